@@ -1,0 +1,66 @@
+/*
+ * ~/.clockwork/config.yaml (or $CLOCKWORK_HOME/config.yaml). A missing file means the
+ * defaults; a present file is parsed strictly: unknown keys, wrong types and bad values
+ * are errors naming the file, line and field.
+ */
+#ifndef CW_CONFIG_H
+#define CW_CONFIG_H
+#include <stddef.h>
+
+#include "policy.h"
+#include "strlist.h"
+
+#define CONFIG_DEFAULT_DOLLARS		2.0
+#define CONFIG_DEFAULT_TURNS		50
+#define CONFIG_DEFAULT_SECONDS		3600
+#define CONFIG_DEFAULT_PORT		7420
+#define CONFIG_DEFAULT_CONCURRENCY	2
+#define CONFIG_DEFAULT_KEEP_RUNS	5
+
+struct config_engine {
+	char		*name;
+	struct policy	 sandbox;
+};
+
+/* A configurable (non-floor) deny rule; floor rules are built in and not listed here. */
+struct config_rule {
+	char	*id;
+	char	*match;		/* fnmatch(3) pattern over the normalised simple command */
+	char	*reason;
+	int	 enabled;
+};
+
+struct config {
+	char			*path;		/* file it came from, or NULL for defaults */
+	struct policy		 sandbox;	/* the global policy */
+	struct config_engine	*engines;
+	size_t			 n_engines;
+	double			 budget_dollars;
+	int			 budget_turns;
+	int			 budget_seconds;
+	struct strlist		 protected_branches;
+	int			 api_port;	/* 0 = pick a free port */
+	int			 max_concurrent_runs;
+	int			 keep_runs;	/* worktrees kept per task */
+	struct config_rule	*rules;
+	size_t			 n_rules;
+};
+
+/* Fill cfg with the built-in defaults. */
+int	config_defaults(struct config *cfg);
+/*
+ * Load path over the defaults. A missing file is not an error (defaults stand) unless
+ * must_exist. On error: -1 and err holds one line "FILE:LINE: FIELD: what is wrong".
+ */
+int	config_load(const char *path, int must_exist, struct config *cfg, char *err,
+	    size_t errlen);
+/* Parse YAML text already in memory; name is used in messages (the fuzz entry point). */
+int	config_parse(const char *name, const char *text, size_t len, struct config *cfg,
+	    char *err, size_t errlen);
+/* The default location: $CLOCKWORK_HOME/config.yaml or ~/.clockwork/config.yaml. */
+int	config_default_path(char *out, size_t outlen);
+void	config_free(struct config *cfg);
+/* The engine's policy, or NULL when the config names none for it. */
+const struct policy *config_engine_policy(const struct config *, const char *engine);
+
+#endif

@@ -1,0 +1,29 @@
+/*
+ * The credential locations no run may ever read (SPEC S4), in one table. Entries are
+ * relative to the user's home, to the Clockwork home, or absolute; a few are patterns.
+ */
+#ifndef CW_CREDPATHS_H
+#define CW_CREDPATHS_H
+#include <stddef.h>
+
+enum credpath_base { CRED_HOME, CRED_CWHOME, CRED_ABS };
+
+struct credpath {
+	enum credpath_base	 base;
+	const char		*path;	/* may hold fnmatch(3) wildcards */
+	const char		*what;	/* short label for errors and reports */
+};
+
+/*
+ * If the canonical absolute path is, or lies inside, a credential location, return
+ * that entry's label; else NULL. cwhome may be NULL.
+ */
+const char	*credpaths_classify(const char *path, const char *home, const char *cwhome);
+/* 1 if some credential location lies strictly inside dir (a grant of dir needs carving). */
+int		 credpaths_inside(const char *dir, const char *home, const char *cwhome);
+const struct credpath *credpaths_table(size_t *count);
+/* Absolute form of entry i (wildcards kept). -1 if it does not fit. */
+int		 credpaths_absolute(const struct credpath *, const char *home,
+		    const char *cwhome, char *out, size_t outlen);
+
+#endif

@@ -1,0 +1,49 @@
+/*
+ * cwctl: the command-line client. Each verb lives in its own file and is listed once in
+ * the table below.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cwctl.h"
+
+static const struct cwctl_verb {
+	const char	*name;
+	int		(*fn)(int, char **);
+	const char	*usage;
+} cwctl_verbs[] = {
+	{ "policy", cwctl_policy, "policy check [--json] -- 'COMMAND'   evaluate a command against the floor, offline" },
+	{ "sandbox", cwctl_sandbox, "sandbox exec --workdir DIR [--engine NAME] -- CMD...   run a command in a run's sandbox" },
+};
+
+static void
+cwctl_usage(FILE *f)
+{
+	fprintf(f, "usage: cwctl VERB [ARGS]\n       cwctl --help | --version\n\nverbs:\n");
+	for (size_t i = 0; i < sizeof cwctl_verbs / sizeof cwctl_verbs[0]; i++)
+		fprintf(f, "  %s\n", cwctl_verbs[i].usage);
+	fprintf(f, "\nexit codes: 0 ok; 1 the thing asked for failed; 2 usage; 3 denied;\n"
+	    "4 clockworkd is not running.\n");
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc < 2) {
+		cwctl_usage(stderr);
+		return CWCTL_EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		cwctl_usage(stdout);
+		return CWCTL_EXIT_OK;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("cwctl %s\n", CW_VERSION);
+		return CWCTL_EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof cwctl_verbs / sizeof cwctl_verbs[0]; i++)
+		if (strcmp(argv[1], cwctl_verbs[i].name) == 0)
+			return cwctl_verbs[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "cwctl: unknown verb or flag '%s' (try cwctl --help)\n", argv[1]);
+	return CWCTL_EXIT_USAGE;
+}
