@@ -1,0 +1,38 @@
+/*
+ * apply_sandbox(): the one way cw-runner starts anything (SPEC S1). It forks; the child
+ * applies every layer in a fixed order (each step mandatory: a failure ends the child
+ * and is reported to the parent, which starts nothing) and execs argv. The parent gets
+ * the child's pid once the exec has happened or the reason it did not.
+ */
+#ifndef CW_SANDBOX_H
+#define CW_SANDBOX_H
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "spec.h"
+
+struct sandbox_launch {
+	char *const	*argv;		/* argv[0] resolved through the spec's PATH */
+	const char	*cwd;		/* NULL: the spec's workdir */
+	int		 fd_in, fd_out, fd_err;	/* -1: /dev/null */
+	int		 new_session;	/* 1: setsid() (own process group and session) */
+};
+
+/* What the running kernel enforced for this run, for the run's report. */
+struct sandbox_report {
+	int		landlock_abi;		/* 0 when Landlock was not applied */
+	int		sandboxed;		/* 0 only for CW_SANDBOX=off */
+	int		mount_namespace;	/* 1 when the mount-namespace layer applied */
+	int		seccomp;		/* 1 when the seccomp filter applied */
+	struct strlist	not_enforced;		/* one sentence per missing layer */
+};
+
+/*
+ * Returns the child's pid, or -1 with err filled ("landlock: ruleset rejected: ...") and
+ * *refused set to 1 when the sandbox could not be enforced (nothing was started).
+ */
+pid_t	apply_sandbox(const struct sandbox_spec *, const struct sandbox_launch *,
+	    struct sandbox_report *, int *refused, char *err, size_t errlen);
+void	sandbox_report_free(struct sandbox_report *);
+
+#endif

@@ -1,0 +1,39 @@
+/*
+ * The sandbox spec: everything apply_sandbox() needs to confine one run, built from the
+ * merged policy and the run context. Every path in it is absolute and canonical.
+ * `cw-runner spec --json` prints it.
+ */
+#ifndef CW_SPEC_H
+#define CW_SPEC_H
+#include <stddef.h>
+
+#include "strlist.h"
+
+struct spec_context {
+	const char	*workdir;	/* worktree or scratch dir: read-write */
+	const char	*engine;	/* "command", "claude", ... */
+	const char	*home;		/* the user's HOME */
+	const char	*cwhome;	/* Clockwork home */
+	const char	*run_id;	/* names the private TMPDIR; NULL for exec */
+	struct strlist	 context_ro;	/* read-only context roots */
+	int		 sandbox_off;	/* CW_SANDBOX=off was asked for */
+};
+
+struct sandbox_spec {
+	int		 enabled;	/* 0 only through CW_SANDBOX=off */
+	char		*workdir;
+	char		*engine;
+	char		*home;
+	char		*tmpdir;	/* private per-run TMPDIR (read-write) */
+	struct strlist	 read_dirs;	/* recursive read + execute */
+	struct strlist	 write_dirs;	/* recursive read-write */
+	struct strlist	 read_files;	/* single files, read-only */
+	struct strlist	 write_files;	/* single files, read-write */
+	struct strlist	 env;		/* the whole environment, "NAME=value" */
+	struct strlist	 hide;		/* sockets and paths hidden by the mount namespace */
+	char		*ssh_auth_sock;	/* feature ssh: the one socket allowed, or NULL */
+};
+
+void	spec_free(struct sandbox_spec *);
+
+#endif
