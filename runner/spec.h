@@ -34,6 +34,18 @@ struct sandbox_spec {
 	char		*ssh_auth_sock;	/* feature ssh: the one socket allowed, or NULL */
 };
 
+struct config;
+
+/*
+ * Build the spec for one run from the config (global + engine policy, merged and
+ * resolved) and the context. Refuses (-1, err names the path and why) a grant or
+ * context root that resolves into a credential location, and a read-only grant under
+ * a prefix that must stay writable. Creates the private TMPDIR and cache directories.
+ */
+int	spec_build(const struct spec_context *, const struct config *,
+	    struct sandbox_spec *out, char *err, size_t errlen);
+/* The spec as JSON text (newly allocated), for `cw-runner spec --json`. */
+char	*spec_to_json(const struct sandbox_spec *);
 void	spec_free(struct sandbox_spec *);
 
 #endif
