@@ -1,0 +1,648 @@
+/*
+ * config.yaml: parsed with libyaml's document API so that every node keeps its line.
+ * The schema is closed: an unknown key, a value of the wrong type or out of range is
+ * an error "FILE:LINE: FIELD: what is wrong", and the caller's config is untouched.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <yaml.h>
+
+#include "config.h"
+#include "paths.h"
+
+#define CONFIG_MAX_SIZE		(1024 * 1024)
+
+static const char *const config_engine_names[] = {
+	"command", "claude", "codex", "opencode", "hermes", "byok",
+};
+
+struct config_parse {
+	const char	*file;
+	yaml_document_t	*doc;
+	char		*err;
+	size_t		 errlen;
+};
+
+static int config_fail(struct config_parse *, const yaml_node_t *, const char *,
+    const char *, ...) __attribute__((format(printf, 4, 5)));
+
+static int
+config_fail(struct config_parse *p, const yaml_node_t *n, const char *field,
+    const char *fmt, ...)
+{
+	char	 msg[512];
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	snprintf(p->err, p->errlen, "%s:%lu: %s: %s", p->file,
+	    n != NULL ? (unsigned long)n->start_mark.line + 1 : 1UL, field, msg);
+	return -1;
+}
+
+static const char *
+config_scalar(const yaml_node_t *n)
+{
+	return (const char *)n->data.scalar.value;
+}
+
+static int
+config_is_scalar(const yaml_node_t *n)
+{
+	return n != NULL && n->type == YAML_SCALAR_NODE;
+}
+
+static int
+config_get_string(struct config_parse *p, const yaml_node_t *n, const char *field,
+    const char **out)
+{
+	if (!config_is_scalar(n))
+		return config_fail(p, n, field, "expected a string");
+	if (n->data.scalar.length != strlen(config_scalar(n)))
+		return config_fail(p, n, field, "contains a NUL byte");
+	*out = config_scalar(n);
+	return 0;
+}
+
+static int
+config_get_long(struct config_parse *p, const yaml_node_t *n, const char *field,
+    long min, long max, long *out)
+{
+	const char	*s;
+	char		*end;
+	long		 v;
+
+	if (!config_is_scalar(n) || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+		return config_fail(p, n, field, "expected an integer");
+	s = config_scalar(n);
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (*s == '\0' || *end != '\0' || errno == ERANGE)
+		return config_fail(p, n, field, "expected an integer, got '%s'", s);
+	if (v < min || v > max)
+		return config_fail(p, n, field, "%ld is out of range (%ld to %ld)",
+		    v, min, max);
+	*out = v;
+	return 0;
+}
+
+static int
+config_get_double(struct config_parse *p, const yaml_node_t *n, const char *field,
+    double min, double max, double *out)
+{
+	const char	*s;
+	char		*end;
+	double		 v;
+
+	if (!config_is_scalar(n) || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+		return config_fail(p, n, field, "expected a number");
+	s = config_scalar(n);
+	errno = 0;
+	v = strtod(s, &end);
+	if (*s == '\0' || *end != '\0' || errno == ERANGE || !isfinite(v))
+		return config_fail(p, n, field, "expected a number, got '%s'", s);
+	if (v < min || v > max)
+		return config_fail(p, n, field, "%g is out of range (%g to %g)", v, min, max);
+	*out = v;
+	return 0;
+}
+
+static int
+config_get_bool(struct config_parse *p, const yaml_node_t *n, const char *field,
+    int *out)
+{
+	const char	*s;
+
+	if (!config_is_scalar(n) || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+		return config_fail(p, n, field, "expected true or false");
+	s = config_scalar(n);
+	if (strcmp(s, "true") == 0)
+		*out = 1;
+	else if (strcmp(s, "false") == 0)
+		*out = 0;
+	else
+		return config_fail(p, n, field, "expected true or false, got '%s'", s);
+	return 0;
+}
+
+/* Valid word characters for names: engine names, rule ids, env variables, branches. */
+static int
+config_valid_name(const char *s, const char *extra, int digit_first)
+{
+	if (*s == '\0' || (!digit_first && s[0] >= '0' && s[0] <= '9'))
+		return 0;
+	for (; *s != '\0'; s++) {
+		if ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		    (*s >= '0' && *s <= '9') || *s == '_')
+			continue;
+		if (strchr(extra, *s) == NULL)
+			return 0;
+	}
+	return 1;
+}
+
+/* Check each item of a sequence and add it; check(NULL) accepts any string. */
+static int
+config_get_list(struct config_parse *p, const yaml_node_t *n, const char *field,
+    int (*check)(const char *), const char *what, struct strlist *out)
+{
+	yaml_node_item_t	*it;
+	const yaml_node_t	*item;
+	const char		*s;
+	char			 sub[128];
+
+	if (n == NULL || n->type != YAML_SEQUENCE_NODE)
+		return config_fail(p, n, field, "expected a list");
+	strlist_free(out);
+	for (it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
+		item = yaml_document_get_node(p->doc, *it);
+		snprintf(sub, sizeof sub, "%s[%ld]", field,
+		    (long)(it - n->data.sequence.items.start));
+		if (config_get_string(p, item, sub, &s) == -1)
+			return -1;
+		if (check != NULL && !check(s))
+			return config_fail(p, item, sub, "'%s' is not %s", s, what);
+		if (strlist_add_unique(out, s) == -1)
+			return config_fail(p, item, sub, "out of memory");
+	}
+	return 0;
+}
+
+static int
+config_check_path(const char *s)
+{
+	return s[0] == '/' || (s[0] == '~' && (s[1] == '\0' || s[1] == '/'));
+}
+
+static int
+config_check_env(const char *s)
+{
+	return config_valid_name(s, "", 0);
+}
+
+static int
+config_check_branch(const char *s)
+{
+	return config_valid_name(s, "-./", 1) && strstr(s, "..") == NULL &&
+	    s[0] != '-' && s[0] != '/';
+}
+
+static int
+config_parse_policy(struct config_parse *p, const yaml_node_t *n, const char *field,
+    struct policy *pol)
+{
+	yaml_node_pair_t	*pair;
+	const yaml_node_t	*k, *v;
+	const char		*key;
+	char			 sub[128];
+	struct strlist		 features = { 0 };
+
+	if (n == NULL || n->type != YAML_MAPPING_NODE)
+		return config_fail(p, n, field, "expected a mapping");
+	for (pair = n->data.mapping.pairs.start; pair < n->data.mapping.pairs.top; pair++) {
+		k = yaml_document_get_node(p->doc, pair->key);
+		v = yaml_document_get_node(p->doc, pair->value);
+		if (!config_is_scalar(k))
+			return config_fail(p, k, field, "keys must be strings");
+		key = config_scalar(k);
+		snprintf(sub, sizeof sub, "%s.%s", field, key);
+		if (strcmp(key, "enabled") == 0) {
+			if (config_get_bool(p, v, sub, &pol->enabled) == -1)
+				return -1;
+		} else if (strcmp(key, "read_dirs") == 0) {
+			if (config_get_list(p, v, sub, config_check_path,
+			    "an absolute or ~ path", &pol->read_dirs) == -1)
+				return -1;
+		} else if (strcmp(key, "write_dirs") == 0) {
+			if (config_get_list(p, v, sub, config_check_path,
+			    "an absolute or ~ path", &pol->write_dirs) == -1)
+				return -1;
+		} else if (strcmp(key, "read_files") == 0) {
+			if (config_get_list(p, v, sub, config_check_path,
+			    "an absolute or ~ path", &pol->read_files) == -1)
+				return -1;
+		} else if (strcmp(key, "write_files") == 0) {
+			if (config_get_list(p, v, sub, config_check_path,
+			    "an absolute or ~ path", &pol->write_files) == -1)
+				return -1;
+		} else if (strcmp(key, "env") == 0) {
+			if (config_get_list(p, v, sub, config_check_env,
+			    "an environment variable name", &pol->env) == -1)
+				return -1;
+		} else if (strcmp(key, "features") == 0) {
+			if (config_get_list(p, v, sub, NULL, NULL, &features) == -1)
+				goto fail;
+			pol->ssh = pol->ssh_keys = 0;
+			for (size_t i = 0; i < features.n; i++) {
+				if (strcmp(features.v[i], "ssh") == 0)
+					pol->ssh = 1;
+				else if (strcmp(features.v[i], "ssh-keys") == 0)
+					pol->ssh = pol->ssh_keys = 1;
+				else {
+					config_fail(p, v, sub, "unknown feature '%s' "
+					    "(known: ssh, ssh-keys)", features.v[i]);
+					goto fail;
+				}
+			}
+			strlist_free(&features);
+		} else
+			return config_fail(p, k, sub, "unknown key");
+	}
+	return 0;
+fail:
+	strlist_free(&features);
+	return -1;
+}
+
+static int
+config_parse_budgets(struct config_parse *p, const yaml_node_t *n, struct config *cfg)
+{
+	yaml_node_pair_t	*pair;
+	const yaml_node_t	*k, *v;
+	const char		*key;
+	char			 sub[128];
+	long			 l;
+
+	if (n == NULL || n->type != YAML_MAPPING_NODE)
+		return config_fail(p, n, "budgets", "expected a mapping");
+	for (pair = n->data.mapping.pairs.start; pair < n->data.mapping.pairs.top; pair++) {
+		k = yaml_document_get_node(p->doc, pair->key);
+		v = yaml_document_get_node(p->doc, pair->value);
+		if (!config_is_scalar(k))
+			return config_fail(p, k, "budgets", "keys must be strings");
+		key = config_scalar(k);
+		snprintf(sub, sizeof sub, "budgets.%s", key);
+		if (strcmp(key, "dollars") == 0) {
+			if (config_get_double(p, v, sub, 0.01, 1000, &cfg->budget_dollars) == -1)
+				return -1;
+		} else if (strcmp(key, "turns") == 0) {
+			if (config_get_long(p, v, sub, 1, 10000, &l) == -1)
+				return -1;
+			cfg->budget_turns = (int)l;
+		} else if (strcmp(key, "seconds") == 0) {
+			if (config_get_long(p, v, sub, 1, 7 * 86400, &l) == -1)
+				return -1;
+			cfg->budget_seconds = (int)l;
+		} else
+			return config_fail(p, k, sub, "unknown key");
+	}
+	return 0;
+}
+
+static int
+config_parse_engines(struct config_parse *p, const yaml_node_t *n, struct config *cfg)
+{
+	yaml_node_pair_t	*pair, *ep;
+	const yaml_node_t	*k, *v, *ek, *ev;
+	const char		*name, *key;
+	char			 sub[128];
+	struct config_engine	*e, *ne;
+	size_t			 i;
+
+	if (n == NULL || n->type != YAML_MAPPING_NODE)
+		return config_fail(p, n, "engines", "expected a mapping of engine names");
+	for (pair = n->data.mapping.pairs.start; pair < n->data.mapping.pairs.top; pair++) {
+		k = yaml_document_get_node(p->doc, pair->key);
+		v = yaml_document_get_node(p->doc, pair->value);
+		if (!config_is_scalar(k))
+			return config_fail(p, k, "engines", "keys must be engine names");
+		name = config_scalar(k);
+		snprintf(sub, sizeof sub, "engines.%s", name);
+		for (i = 0; i < sizeof config_engine_names / sizeof config_engine_names[0]; i++)
+			if (strcmp(name, config_engine_names[i]) == 0)
+				break;
+		if (i == sizeof config_engine_names / sizeof config_engine_names[0])
+			return config_fail(p, k, sub, "unknown engine (known: command, "
+			    "claude, codex, opencode, hermes, byok)");
+		if (config_engine_policy(cfg, name) != NULL)
+			return config_fail(p, k, sub, "engine listed twice");
+		if (v == NULL || v->type != YAML_MAPPING_NODE)
+			return config_fail(p, v, sub, "expected a mapping");
+
+		ne = realloc(cfg->engines, (cfg->n_engines + 1) * sizeof *ne);
+		if (ne == NULL)
+			return config_fail(p, k, sub, "out of memory");
+		cfg->engines = ne;
+		e = &cfg->engines[cfg->n_engines];
+		memset(e, 0, sizeof *e);
+		policy_init(&e->sandbox);
+		if ((e->name = strdup(name)) == NULL)
+			return config_fail(p, k, sub, "out of memory");
+		cfg->n_engines++;
+
+		for (ep = v->data.mapping.pairs.start; ep < v->data.mapping.pairs.top; ep++) {
+			ek = yaml_document_get_node(p->doc, ep->key);
+			ev = yaml_document_get_node(p->doc, ep->value);
+			if (!config_is_scalar(ek))
+				return config_fail(p, ek, sub, "keys must be strings");
+			key = config_scalar(ek);
+			if (strcmp(key, "sandbox") == 0) {
+				char psub[160];
+				snprintf(psub, sizeof psub, "%s.sandbox", sub);
+				if (config_parse_policy(p, ev, psub, &e->sandbox) == -1)
+					return -1;
+			} else {
+				char psub[160];
+				snprintf(psub, sizeof psub, "%s.%s", sub, key);
+				return config_fail(p, ek, psub, "unknown key");
+			}
+		}
+	}
+	return 0;
+}
+
+static int
+config_parse_rules(struct config_parse *p, const yaml_node_t *n, struct config *cfg)
+{
+	yaml_node_item_t	*it;
+	yaml_node_pair_t	*pair;
+	const yaml_node_t	*item, *k, *v;
+	const char		*key, *s;
+	char			 sub[128], fsub[160];
+	struct config_rule	*r, *nr;
+
+	if (n == NULL || n->type != YAML_SEQUENCE_NODE)
+		return config_fail(p, n, "rules", "expected a list");
+	for (it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
+		item = yaml_document_get_node(p->doc, *it);
+		snprintf(sub, sizeof sub, "rules[%ld]", (long)(it - n->data.sequence.items.start));
+		if (item == NULL || item->type != YAML_MAPPING_NODE)
+			return config_fail(p, item, sub, "expected a mapping with id, match, reason");
+		nr = realloc(cfg->rules, (cfg->n_rules + 1) * sizeof *nr);
+		if (nr == NULL)
+			return config_fail(p, item, sub, "out of memory");
+		cfg->rules = nr;
+		r = &cfg->rules[cfg->n_rules++];
+		memset(r, 0, sizeof *r);
+		r->enabled = 1;
+		for (pair = item->data.mapping.pairs.start;
+		    pair < item->data.mapping.pairs.top; pair++) {
+			k = yaml_document_get_node(p->doc, pair->key);
+			v = yaml_document_get_node(p->doc, pair->value);
+			if (!config_is_scalar(k))
+				return config_fail(p, k, sub, "keys must be strings");
+			key = config_scalar(k);
+			snprintf(fsub, sizeof fsub, "%s.%s", sub, key);
+			if (strcmp(key, "enabled") == 0) {
+				if (config_get_bool(p, v, fsub, &r->enabled) == -1)
+					return -1;
+				continue;
+			}
+			if (strcmp(key, "id") != 0 && strcmp(key, "match") != 0 &&
+			    strcmp(key, "reason") != 0)
+				return config_fail(p, k, fsub, "unknown key");
+			if (config_get_string(p, v, fsub, &s) == -1)
+				return -1;
+			if (*s == '\0')
+				return config_fail(p, v, fsub, "must not be empty");
+			if (strcmp(key, "id") == 0) {
+				if (!config_valid_name(s, "-.", 1) || strlen(s) > 48)
+					return config_fail(p, v, fsub, "'%s' is not a rule id "
+					    "(letters, digits, - . _; at most 48)", s);
+				for (size_t i = 0; i + 1 < cfg->n_rules; i++)
+					if (strcmp(cfg->rules[i].id, s) == 0)
+						return config_fail(p, v, fsub,
+						    "rule id '%s' used twice", s);
+				free(r->id);
+				r->id = strdup(s);
+			} else if (strcmp(key, "match") == 0) {
+				free(r->match);
+				r->match = strdup(s);
+			} else {
+				free(r->reason);
+				r->reason = strdup(s);
+			}
+		}
+		if (r->id == NULL || r->match == NULL)
+			return config_fail(p, item, sub, "a rule needs both id and match");
+		if (r->reason == NULL && (r->reason = strdup("blocked by a configured rule")) == NULL)
+			return config_fail(p, item, sub, "out of memory");
+	}
+	return 0;
+}
+
+static int
+config_parse_root(struct config_parse *p, const yaml_node_t *root, struct config *cfg)
+{
+	yaml_node_pair_t	*pair;
+	const yaml_node_t	*k, *v;
+	const char		*key;
+	long			 l;
+
+	if (root == NULL)
+		return 0;	/* an empty file: the defaults stand */
+	if (root->type != YAML_MAPPING_NODE)
+		return config_fail(p, root, "(top level)", "expected a mapping");
+	for (pair = root->data.mapping.pairs.start; pair < root->data.mapping.pairs.top; pair++) {
+		k = yaml_document_get_node(p->doc, pair->key);
+		v = yaml_document_get_node(p->doc, pair->value);
+		if (!config_is_scalar(k))
+			return config_fail(p, k, "(top level)", "keys must be strings");
+		key = config_scalar(k);
+		if (strcmp(key, "sandbox") == 0) {
+			if (config_parse_policy(p, v, "sandbox", &cfg->sandbox) == -1)
+				return -1;
+		} else if (strcmp(key, "engines") == 0) {
+			if (config_parse_engines(p, v, cfg) == -1)
+				return -1;
+		} else if (strcmp(key, "budgets") == 0) {
+			if (config_parse_budgets(p, v, cfg) == -1)
+				return -1;
+		} else if (strcmp(key, "protected_branches") == 0) {
+			if (config_get_list(p, v, key, config_check_branch,
+			    "a branch name", &cfg->protected_branches) == -1)
+				return -1;
+		} else if (strcmp(key, "api_port") == 0) {
+			if (config_get_long(p, v, key, 0, 65535, &l) == -1)
+				return -1;
+			cfg->api_port = (int)l;
+		} else if (strcmp(key, "max_concurrent_runs") == 0) {
+			if (config_get_long(p, v, key, 1, 64, &l) == -1)
+				return -1;
+			cfg->max_concurrent_runs = (int)l;
+		} else if (strcmp(key, "keep_runs") == 0) {
+			if (config_get_long(p, v, key, 0, 10000, &l) == -1)
+				return -1;
+			cfg->keep_runs = (int)l;
+		} else if (strcmp(key, "rules") == 0) {
+			if (config_parse_rules(p, v, cfg) == -1)
+				return -1;
+		} else
+			return config_fail(p, k, key, "unknown key");
+	}
+	return 0;
+}
+
+int
+config_defaults(struct config *cfg)
+{
+	memset(cfg, 0, sizeof *cfg);
+	policy_init(&cfg->sandbox);
+	cfg->budget_dollars = CONFIG_DEFAULT_DOLLARS;
+	cfg->budget_turns = CONFIG_DEFAULT_TURNS;
+	cfg->budget_seconds = CONFIG_DEFAULT_SECONDS;
+	cfg->api_port = CONFIG_DEFAULT_PORT;
+	cfg->max_concurrent_runs = CONFIG_DEFAULT_CONCURRENCY;
+	cfg->keep_runs = CONFIG_DEFAULT_KEEP_RUNS;
+	if (strlist_add(&cfg->protected_branches, "main") == -1 ||
+	    strlist_add(&cfg->protected_branches, "master") == -1) {
+		config_free(cfg);
+		return -1;
+	}
+	return 0;
+}
+
+int
+config_parse(const char *name, const char *text, size_t len, struct config *cfg,
+    char *err, size_t errlen)
+{
+	yaml_parser_t		 parser;
+	yaml_document_t		 doc;
+	struct config		 tmp;
+	struct config_parse	 p = { name, &doc, err, errlen };
+	yaml_node_t		*root;
+	int			 rc;
+
+	if (len > CONFIG_MAX_SIZE) {
+		snprintf(err, errlen, "%s:1: (file): larger than %d bytes", name,
+		    CONFIG_MAX_SIZE);
+		return -1;
+	}
+	if (memchr(text, '\0', len) != NULL) {
+		snprintf(err, errlen, "%s:1: (file): contains a NUL byte", name);
+		return -1;
+	}
+	if (config_defaults(&tmp) == -1) {
+		snprintf(err, errlen, "%s: out of memory", name);
+		return -1;
+	}
+	if (!yaml_parser_initialize(&parser)) {
+		config_free(&tmp);
+		snprintf(err, errlen, "%s: out of memory", name);
+		return -1;
+	}
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	if (!yaml_parser_load(&parser, &doc)) {
+		snprintf(err, errlen, "%s:%lu: (syntax): %s", name,
+		    (unsigned long)parser.problem_mark.line + 1,
+		    parser.problem != NULL ? parser.problem : "malformed YAML");
+		yaml_parser_delete(&parser);
+		config_free(&tmp);
+		return -1;
+	}
+	root = yaml_document_get_root_node(&doc);
+	rc = config_parse_root(&p, root, &tmp);
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+	if (rc == -1) {
+		config_free(&tmp);
+		return -1;
+	}
+	if ((tmp.path = strdup(name)) == NULL) {
+		config_free(&tmp);
+		snprintf(err, errlen, "%s: out of memory", name);
+		return -1;
+	}
+	*cfg = tmp;
+	return 0;
+}
+
+int
+config_load(const char *path, int must_exist, struct config *cfg, char *err,
+    size_t errlen)
+{
+	struct stat	 st;
+	char		*buf;
+	ssize_t		 n;
+	size_t		 off = 0;
+	int		 fd, rc;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+		if (errno == ENOENT && !must_exist)
+			return config_defaults(cfg) == -1 ? -1 : 0;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file", path);
+		close(fd);
+		return -1;
+	}
+	if (st.st_size > CONFIG_MAX_SIZE) {
+		snprintf(err, errlen, "%s:1: (file): larger than %d bytes", path,
+		    CONFIG_MAX_SIZE);
+		close(fd);
+		return -1;
+	}
+	if ((buf = malloc((size_t)st.st_size + 1)) == NULL) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		close(fd);
+		return -1;
+	}
+	while (off < (size_t)st.st_size) {
+		n = read(fd, buf + off, (size_t)st.st_size - off);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		off += (size_t)n;
+	}
+	close(fd);
+	buf[off] = '\0';
+	rc = config_parse(path, buf, off, cfg, err, errlen);
+	free(buf);
+	return rc;
+}
+
+int
+config_default_path(char *out, size_t outlen)
+{
+	char	 root[PATH_MAX];
+
+	if (paths_clockwork_home(root, sizeof root) == -1)
+		return -1;
+	if ((size_t)snprintf(out, outlen, "%s/config.yaml", root) >= outlen) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+void
+config_free(struct config *cfg)
+{
+	free(cfg->path);
+	policy_free(&cfg->sandbox);
+	for (size_t i = 0; i < cfg->n_engines; i++) {
+		free(cfg->engines[i].name);
+		policy_free(&cfg->engines[i].sandbox);
+	}
+	free(cfg->engines);
+	strlist_free(&cfg->protected_branches);
+	for (size_t i = 0; i < cfg->n_rules; i++) {
+		free(cfg->rules[i].id);
+		free(cfg->rules[i].match);
+		free(cfg->rules[i].reason);
+	}
+	free(cfg->rules);
+	memset(cfg, 0, sizeof *cfg);
+}
+
+const struct policy *
+config_engine_policy(const struct config *cfg, const char *engine)
+{
+	for (size_t i = 0; i < cfg->n_engines; i++)
+		if (strcmp(cfg->engines[i].name, engine) == 0)
+			return &cfg->engines[i].sandbox;
+	return NULL;
+}

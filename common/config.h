@@ -49,7 +49,8 @@ struct config {
 /* Fill cfg with the built-in defaults. */
 int	config_defaults(struct config *cfg);
 /*
- * Load path over the defaults. A missing file is not an error (defaults stand) unless
+ * Load path over the defaults into cfg, which is overwritten, never read or freed (to
+ * reload, load into a fresh struct and swap). On error cfg is untouched. A missing file is not an error (defaults stand) unless
  * must_exist. On error: -1 and err holds one line "FILE:LINE: FIELD: what is wrong".
  */
 int	config_load(const char *path, int must_exist, struct config *cfg, char *err,

@@ -1,0 +1,208 @@
+/* config.yaml: good files load, bad files fail with FILE:LINE: FIELD and change nothing. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "config.h"
+
+static int
+parse(const char *text, struct config *cfg, char *err, size_t errlen)
+{
+	return config_parse("test.yaml", text, strlen(text), cfg, err, errlen);
+}
+
+static void
+test_defaults(void **state)
+{
+	struct config	 cfg;
+	char		 err[512];
+
+	(void)state;
+	assert_int_equal(parse("", &cfg, err, sizeof err), 0);
+	assert_true(cfg.budget_dollars == 2.0);
+	assert_int_equal(cfg.budget_turns, 50);
+	assert_int_equal(cfg.budget_seconds, 3600);
+	assert_int_equal(cfg.max_concurrent_runs, 2);
+	assert_int_equal(cfg.protected_branches.n, 2);
+	assert_string_equal(cfg.protected_branches.v[0], "main");
+	assert_string_equal(cfg.protected_branches.v[1], "master");
+	assert_int_equal(cfg.sandbox.enabled, POLICY_UNSET);
+	assert_true(policy_enabled(&cfg.sandbox));
+	config_free(&cfg);
+}
+
+static void
+test_full_file(void **state)
+{
+	struct config		 cfg;
+	const struct policy	*claude;
+	char			 err[512];
+	const char		*text =
+	    "api_port: 7555\n"
+	    "max_concurrent_runs: 4\n"
+	    "keep_runs: 3\n"
+	    "protected_branches: [main, release/1.x]\n"
+	    "budgets:\n"
+	    "  dollars: 0.5\n"
+	    "  turns: 10\n"
+	    "  seconds: 600\n"
+	    "sandbox:\n"
+	    "  enabled: true\n"
+	    "  read_dirs: [~/src/shared, /opt/tools]\n"
+	    "  write_dirs: []\n"
+	    "  read_files: [~/.gitconfig]\n"
+	    "  env: [ANTHROPIC_API_KEY, GOFLAGS]\n"
+	    "  features: [ssh]\n"
+	    "engines:\n"
+	    "  claude:\n"
+	    "    sandbox:\n"
+	    "      write_files: [~/.claude.json, ~/.claude.json.lock]\n"
+	    "      features: [ssh-keys]\n"
+	    "rules:\n"
+	    "  - id: no-curl-pipe\n"
+	    "    match: \"curl *\"\n"
+	    "    reason: piping downloads is not allowed here\n"
+	    "  - id: no-rm-rf\n"
+	    "    match: \"rm -rf /*\"\n"
+	    "    enabled: false\n";
+
+	(void)state;
+	assert_int_equal(parse(text, &cfg, err, sizeof err), 0);
+	assert_int_equal(cfg.api_port, 7555);
+	assert_int_equal(cfg.max_concurrent_runs, 4);
+	assert_int_equal(cfg.keep_runs, 3);
+	assert_string_equal(cfg.protected_branches.v[1], "release/1.x");
+	assert_true(cfg.budget_dollars == 0.5);
+	assert_int_equal(cfg.budget_turns, 10);
+	assert_int_equal(cfg.budget_seconds, 600);
+	assert_int_equal(cfg.sandbox.enabled, 1);
+	assert_int_equal(cfg.sandbox.read_dirs.n, 2);
+	assert_string_equal(cfg.sandbox.read_files.v[0], "~/.gitconfig");
+	assert_int_equal(cfg.sandbox.env.n, 2);
+	assert_int_equal(cfg.sandbox.ssh, 1);
+	assert_int_equal(cfg.sandbox.ssh_keys, 0);
+	claude = config_engine_policy(&cfg, "claude");
+	assert_non_null(claude);
+	assert_int_equal(claude->write_files.n, 2);
+	assert_int_equal(claude->ssh_keys, 1);
+	assert_null(config_engine_policy(&cfg, "codex"));
+	assert_int_equal(cfg.n_rules, 2);
+	assert_string_equal(cfg.rules[0].id, "no-curl-pipe");
+	assert_int_equal(cfg.rules[0].enabled, 1);
+	assert_int_equal(cfg.rules[1].enabled, 0);
+	assert_string_equal(cfg.rules[1].reason, "blocked by a configured rule");
+	config_free(&cfg);
+}
+
+/* Each bad file must fail with exactly this "file:line: field" prefix. */
+static const struct {
+	const char	*text;
+	const char	*prefix;
+} bad[] = {
+	{ "api_port: 70000\n", "test.yaml:1: api_port: 70000 is out of range" },
+	{ "api_port: seven\n", "test.yaml:1: api_port: expected an integer" },
+	{ "api_port: \"7420\"\n", "test.yaml:1: api_port: expected an integer" },
+	{ "colour: blue\n", "test.yaml:1: colour: unknown key" },
+	{ "budgets:\n  dollars: 2\n  minutes: 5\n", "test.yaml:3: budgets.minutes: unknown key" },
+	{ "budgets:\n  dollars: -1\n", "test.yaml:2: budgets.dollars: -1 is out of range" },
+	{ "budgets:\n  turns: 1.5\n", "test.yaml:2: budgets.turns: expected an integer" },
+	{ "budgets:\n  seconds: 0\n", "test.yaml:2: budgets.seconds: 0 is out of range" },
+	{ "budgets: 5\n", "test.yaml:1: budgets: expected a mapping" },
+	{ "sandbox:\n  enabled: yes\n", "test.yaml:2: sandbox.enabled: expected true or false" },
+	{ "sandbox:\n  read_dirs: relative/path\n", "test.yaml:2: sandbox.read_dirs: expected a list" },
+	{ "sandbox:\n  read_dirs:\n    - /ok\n    - relative\n", "test.yaml:4: sandbox.read_dirs[1]: 'relative' is not an absolute or ~ path" },
+	{ "sandbox:\n  env: [GOOD, 'bad-name']\n", "test.yaml:2: sandbox.env[1]: 'bad-name' is not an environment variable name" },
+	{ "sandbox:\n  features: [ssh, telepathy]\n", "test.yaml:2: sandbox.features: unknown feature 'telepathy'" },
+	{ "sandbox:\n  bypass: true\n", "test.yaml:2: sandbox.bypass: unknown key" },
+	{ "engines:\n  gpt9:\n    sandbox: {}\n", "test.yaml:2: engines.gpt9: unknown engine" },
+	{ "engines:\n  claude:\n    permission_mode: bypassPermissions\n", "test.yaml:3: engines.claude.permission_mode: unknown key" },
+	{ "engines:\n  claude:\n    sandbox:\n      write_files: [x]\n", "test.yaml:4: engines.claude.sandbox.write_files[0]: 'x' is not an absolute or ~ path" },
+	{ "protected_branches: [main, '-x']\n", "test.yaml:1: protected_branches[1]: '-x' is not a branch name" },
+	{ "rules:\n  - id: a\n", "test.yaml:2: rules[0]: a rule needs both id and match" },
+	{ "rules:\n  - id: a\n    match: x\n  - id: a\n    match: y\n", "test.yaml:4: rules[1].id: rule id 'a' used twice" },
+	{ "rules:\n  - id: a\n    match: x\n    action: allow\n", "test.yaml:4: rules[0].action: unknown key" },
+	{ "max_concurrent_runs: 0\n", "test.yaml:1: max_concurrent_runs: 0 is out of range" },
+	{ "- just\n- a list\n", "test.yaml:1: (top level): expected a mapping" },
+	{ "sandbox: [unclosed\n", "test.yaml:2: (syntax):" },
+	{ "a: b\n\tc: d\n", "test.yaml:2: (syntax):" },
+};
+
+static void
+test_bad_files(void **state)
+{
+	struct config	 cfg;
+	char		 err[512];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		memset(&cfg, 0xAB, sizeof cfg);
+		err[0] = '\0';
+		if (parse(bad[i].text, &cfg, err, sizeof err) != -1)
+			fail_msg("bad file %zu was accepted: %s", i, bad[i].text);
+		if (strncmp(err, bad[i].prefix, strlen(bad[i].prefix)) != 0)
+			fail_msg("bad file %zu: got '%s', want prefix '%s'", i, err,
+			    bad[i].prefix);
+		/* The caller's struct is untouched on error. */
+		assert_int_equal(((unsigned char *)&cfg)[0], 0xAB);
+		assert_null(strchr(err, '\n'));
+	}
+}
+
+static void
+test_load_files(void **state)
+{
+	char		 dir[] = "/tmp/cwcfgXXXXXX", path[600], err[512];
+	struct config	 cfg;
+	FILE		*f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/config.yaml", dir);
+
+	/* Missing file: defaults, unless it must exist. */
+	assert_int_equal(config_load(path, 0, &cfg, err, sizeof err), 0);
+	assert_int_equal(cfg.budget_turns, 50);
+	config_free(&cfg);
+	assert_int_equal(config_load(path, 1, &cfg, err, sizeof err), -1);
+	assert_non_null(strstr(err, path));
+
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("budgets:\n  turns: 7\n", f);
+	fclose(f);
+	assert_int_equal(config_load(path, 1, &cfg, err, sizeof err), 0);
+	assert_int_equal(cfg.budget_turns, 7);
+	assert_string_equal(cfg.path, path);
+	config_free(&cfg);
+
+	f = fopen(path, "w");
+	fputs("budgets:\n  turns: lots\n", f);
+	fclose(f);
+	assert_int_equal(config_load(path, 0, &cfg, err, sizeof err), -1);
+	assert_true(strncmp(err, path, strlen(path)) == 0);
+	assert_non_null(strstr(err, ":2: budgets.turns:"));
+
+	/* CLOCKWORK_HOME moves the default location. */
+	setenv("CLOCKWORK_HOME", dir, 1);
+	assert_int_equal(config_default_path(err, sizeof err), 0);
+	assert_string_equal(err, path);
+	unlink(path);
+	rmdir(dir);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_full_file),
+		cmocka_unit_test(test_bad_files),
+		cmocka_unit_test(test_load_files),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
