@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Every program answers --help and --version, refuses an unknown flag with exit 2, and a
+# bad config file gets one line naming the file, line and field, with exit 2.
+set -u
+fail=0
+check() {	# check NAME WANT_RC GOT_RC
+  if [ "$2" != "$3" ]; then echo "FAIL: $1: exit $3, want $2"; fail=1; else echo "ok: $1"; fi
+}
+
+for prog in clockworkd cwctl cw-runner cw-floor-hook; do
+  out=$("$CW_BIN/$prog" --help 2>&1); check "$prog --help" 0 $?
+  echo "$out" | grep -qi usage || { echo "FAIL: $prog --help prints no usage"; fail=1; }
+  out=$("$CW_BIN/$prog" --version 2>&1); check "$prog --version" 0 $?
+  echo "$out" | grep -q "^$prog [0-9]" || { echo "FAIL: $prog --version: '$out'"; fail=1; }
+  err=$("$CW_BIN/$prog" --no-such-flag 2>&1 >/dev/null); check "$prog --no-such-flag" 2 $?
+  echo "$err" | grep -q -- '--no-such-flag' || { echo "FAIL: $prog does not name the bad flag: '$err'"; fail=1; }
+done
+
+# The hook is static and small.
+file "$CW_BIN/cw-floor-hook" | grep -q 'statically linked' || { echo "FAIL: cw-floor-hook is not static"; fail=1; }
+size=$(stat -c %s "$CW_BIN/cw-floor-hook")
+[ "$size" -lt $((200 * 1024)) ] || { echo "FAIL: cw-floor-hook is $size bytes (limit 200 KiB)"; fail=1; }
+echo "cw-floor-hook: $size bytes, statically linked"
+
+# A bad config: one line, FILE:LINE: FIELD, exit 2, for each program that loads it.
+t=$(mktemp -d); trap 'rm -rf "$t"' EXIT
+mkdir -p "$t/cw" "$t/home"
+printf 'budgets:\n  dollars: 2\n  turns: many\n' > "$t/cw/config.yaml"
+want="$t/cw/config.yaml:3: budgets.turns:"
+run_bad() {	# run_bad LABEL CMD...
+  local label=$1; shift
+  err=$(HOME="$t/home" CLOCKWORK_HOME="$t/cw" "$@" 2>&1 >/dev/null); rc=$?
+  check "$label with a bad config" 2 $rc
+  lines=$(printf '%s\n' "$err" | grep -c .)
+  if ! printf '%s' "$err" | grep -qF "$want" || [ "$lines" != 1 ]; then
+    echo "FAIL: $label: want one line containing '$want', got: $err"; fail=1
+  fi
+}
+run_bad "clockworkd --foreground" "$CW_BIN/clockworkd" --foreground
+run_bad "cwctl policy check" "$CW_BIN/cwctl" policy check -- ls
+run_bad "cw-runner spec" "$CW_BIN/cw-runner" spec --json --workdir "$t/home"
+exit $fail
