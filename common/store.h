@@ -1,0 +1,308 @@
+/*
+ * The daemon's sqlite3 store (SPEC D1): tasks, runs, run events, approvals, the safety
+ * journal and the audit log, in one file in WAL mode with a busy timeout of 5 s and
+ * foreign keys on. The schema is a list of numbered migrations (store_schema.c), each
+ * applied in its own transaction and recorded in schema_migrations.
+ *
+ * Conventions:
+ *  - One handle per thread. Two handles (or two processes) on one file are fine: WAL
+ *    lets readers run beside a writer and the busy timeout queues writers.
+ *  - Functions return 0 on success and -1 on error; store_errmsg() then says what
+ *    failed in one line and errno tells the kind: ENOENT (no such row), EBUSY (refused:
+ *    task has an active run), EINVAL (bad argument or a CHECK/UNIQUE constraint),
+ *    EIO (anything else from sqlite). Lookups return 1 found, 0 not found, -1 error.
+ *  - Row structs own their strings. store_X_free() frees the members of one row (the
+ *    struct itself is the caller's); store_X_list_free() frees an array from a
+ *    *_list function, members and array. A NULL string member is SQL NULL.
+ *  - JSON columns (report, data, input) must hold valid JSON or NULL: the database
+ *    checks it.
+ *  - Timestamps are ISO-8601 UTC text with milliseconds: "2026-11-30T00:44:35.123Z".
+ *  - The journal and the audit log are append-only: no function here updates or
+ *    deletes them, and triggers in the database abort any UPDATE or DELETE on them.
+ *  - Values are always bound to prepared statements, never spliced into SQL text.
+ */
+#ifndef CW_STORE_H
+#define CW_STORE_H
+#include <stddef.h>
+#include <stdint.h>
+
+struct sqlite3;
+struct store;
+
+#define STORE_SCHEMA_LATEST	4
+#define STORE_TIME_LEN		25	/* "YYYY-MM-DDTHH:MM:SS.mmmZ" + NUL */
+#define STORE_ID_LEN		40	/* room for a generated or caller-chosen id */
+
+/*
+ * Open (creating it 0600 if missing; its directory must exist) and migrate to
+ * STORE_SCHEMA_LATEST. Refused, with the file left unchanged: a file that is not a
+ * sqlite database, and a database whose schema is newer than this code knows.
+ */
+int		 store_open(const char *path, struct store **out, char *err,
+		    size_t errlen);
+/* For tests: as store_open, but migrate only up to version (0..LATEST). */
+int		 store_open_at_version(const char *path, int version, struct store **out,
+		    char *err, size_t errlen);
+void		 store_close(struct store *);
+/* The connection, for modules that run their own prepared statements. */
+struct sqlite3	*store_db(struct store *);
+/* The highest applied migration, or -1 on error. */
+int		 store_schema_version(struct store *);
+/* The last error on this handle, one line; "" when none. */
+const char	*store_errmsg(struct store *);
+
+/*
+ * Group several calls into one write transaction (BEGIN IMMEDIATE: the write lock is
+ * taken up front, so the busy timeout applies and no upgrade can deadlock). Not
+ * nestable; store_rollback is a no-op outside a transaction.
+ */
+int		 store_begin(struct store *);
+int		 store_commit(struct store *);
+void		 store_rollback(struct store *);
+
+/* Now, or ms since the epoch, as the store's timestamp text. */
+void		 store_now(char *buf, size_t len);
+void		 store_format_time(int64_t epoch_ms, char *buf, size_t len);
+
+/* ---- tasks ---------------------------------------------------------------- */
+
+struct store_task {
+	int64_t	 id;
+	char	*name;			/* unique */
+	char	*repo;			/* NULL: a scratch task */
+	char	*prompt;
+	char	*engine;
+	char	*permission_mode;	/* "plan" or "acceptEdits" (database CHECK) */
+	double	 budget_dollars;
+	int	 budget_turns;
+	int	 budget_seconds;
+	char	*schedule;		/* "queued" or a cron expression */
+	int	 enabled;
+	char	*created_at;		/* set by the store */
+	char	*updated_at;		/* set by the store */
+};
+
+/* Insert t (id and timestamps ignored); *id gets the new id. A taken name: EINVAL. */
+int	store_task_add(struct store *, const struct store_task *t, int64_t *id);
+/* Replace the editable fields of task t->id (everything but id and created_at). */
+int	store_task_update(struct store *, const struct store_task *t);
+int	store_task_get(struct store *, int64_t id, struct store_task *out);
+int	store_task_get_by_name(struct store *, const char *name,
+	    struct store_task *out);
+/* All tasks, ordered by name. */
+int	store_task_list(struct store *, struct store_task **out, size_t *n);
+int	store_task_set_enabled(struct store *, int64_t id, int enabled);
+/*
+ * Remove a task with its finished runs, their events and approvals (the journal and
+ * audit log keep their entries). Refused with EBUSY while the task has a run that is
+ * queued, starting or running.
+ */
+int	store_task_remove(struct store *, int64_t id);
+void	store_task_free(struct store_task *);
+void	store_task_list_free(struct store_task *, size_t n);
+
+/* ---- runs ------------------------------------------------------------------ */
+
+enum store_run_status {
+	STORE_RUN_ANY = -1,		/* only as a filter */
+	STORE_RUN_QUEUED = 0,
+	STORE_RUN_STARTING,
+	STORE_RUN_RUNNING,
+	STORE_RUN_COMPLETED,
+	STORE_RUN_FAILED,
+	STORE_RUN_STOPPED,
+	STORE_RUN_INTERRUPTED,
+	STORE_RUN_REFUSED,
+};
+
+enum store_exit_reason {
+	STORE_EXIT_NONE = 0,		/* NULL in the database: not ended yet */
+	STORE_EXIT_COMPLETED,
+	STORE_EXIT_FAILED,
+	STORE_EXIT_BUDGET_SECONDS,
+	STORE_EXIT_BUDGET_TURNS,
+	STORE_EXIT_BUDGET_DOLLARS,
+	STORE_EXIT_STOPPED,
+	STORE_EXIT_INTERRUPTED,
+};
+
+struct store_run {
+	char			*id;
+	int64_t			 task_id;
+	char			*task_name;	/* joined from tasks, for listings */
+	enum store_run_status	 status;
+	enum store_exit_reason	 exit_reason;
+	char			*worktree;
+	char			*branch;
+	char			*base_commit;
+	char			*final_commit;
+	int64_t			 runner_pid;	/* 0: none yet */
+	int64_t			 runner_pgid;
+	int64_t			 runner_start_time; /* field 22 of /proc/<pid>/stat */
+	int			 sandboxed;	/* -1 unknown, 0, 1 */
+	double			 spent_dollars;
+	int			 spent_turns;
+	double			 spent_seconds;
+	char			*report;	/* JSON */
+	char			*log_path;
+	int			 exported;	/* number of proof-of-work exports */
+	char			*created_at;
+	char			*started_at;	/* NULL until it leaves queued */
+	char			*ended_at;	/* NULL until a terminal status */
+};
+
+/* "queued", ... and back. parse returns -1 (or STORE_EXIT_NONE) on unknown text. */
+const char	*store_run_status_name(enum store_run_status);
+int		 store_run_status_parse(const char *);
+const char	*store_exit_reason_name(enum store_exit_reason);	/* NULL for NONE */
+int		 store_exit_reason_parse(const char *);
+/* Completed, failed, stopped, interrupted and refused are terminal. */
+int		 store_run_status_terminal(enum store_run_status);
+
+/*
+ * Create a queued run of task_id. id NULL or "": the store makes one, unique and
+ * safe in a branch name and a path ("20261130-004435-1a2b3c4d"). A caller's id must
+ * be as safe: [A-Za-z0-9._-], not starting with '.' or '-', no "..", shorter than
+ * STORE_ID_LEN (else EINVAL). The id is copied to id_out when given.
+ */
+int	store_run_create(struct store *, int64_t task_id, const char *id,
+	    char *id_out, size_t id_outlen);
+int	store_run_get(struct store *, const char *id, struct store_run *out);
+/* Newest first. task_id 0: any task; status STORE_RUN_ANY: any; limit 0: no limit. */
+int	store_run_list(struct store *, int64_t task_id, int status, size_t limit,
+	    struct store_run **out, size_t *n);
+/* Runs in queued, starting or running, oldest first: what reconciliation looks at. */
+int	store_run_list_unfinished(struct store *, struct store_run **out, size_t *n);
+/*
+ * Move a run to status (exit_reason NONE leaves it NULL). Sets started_at on the way
+ * out of queued and ended_at on a terminal status. A terminal status is final:
+ * returns 1 when the row changed, 0 when the run had already ended, -1 (ENOENT for
+ * no such run).
+ */
+int	store_run_set_status(struct store *, const char *id, enum store_run_status,
+	    enum store_exit_reason);
+int	store_run_set_report(struct store *, const char *id, const char *report_json);
+int	store_run_set_spent(struct store *, const char *id, double dollars, int turns,
+	    double seconds);
+/* NULL arguments leave that column as it is. */
+int	store_run_set_git(struct store *, const char *id, const char *worktree,
+	    const char *branch, const char *base_commit, const char *final_commit);
+int	store_run_set_runner(struct store *, const char *id, int64_t pid, int64_t pgid,
+	    int64_t start_time, int sandboxed);
+int	store_run_set_log_path(struct store *, const char *id, const char *path);
+/* Count one more proof-of-work export. */
+int	store_run_add_export(struct store *, const char *id);
+void	store_run_free(struct store_run *);
+void	store_run_list_free(struct store_run *, size_t n);
+
+/* ---- run events (the run's live event stream) ------------------------------ */
+
+struct store_run_event {
+	int64_t	 id;		/* increasing: follow with ids > the last seen */
+	char	*run_id;
+	char	*ts;
+	char	*kind;
+	char	*data;		/* JSON or NULL */
+};
+
+int	store_run_event_append(struct store *, const char *run_id, const char *kind,
+	    const char *data_json, int64_t *id);
+/* Events of run_id with id > since_id, oldest first; limit 0: no limit. */
+int	store_run_event_list(struct store *, const char *run_id, int64_t since_id,
+	    size_t limit, struct store_run_event **out, size_t *n);
+void	store_run_event_free(struct store_run_event *);
+void	store_run_event_list_free(struct store_run_event *, size_t n);
+
+/* ---- approvals --------------------------------------------------------------- */
+
+enum store_approval_state {
+	STORE_APPROVAL_PENDING = 0,
+	STORE_APPROVAL_ALLOWED,
+	STORE_APPROVAL_DENIED,
+	STORE_APPROVAL_EXPIRED,
+};
+
+struct store_approval {
+	char				*id;
+	char				*run_id;
+	char				*tool;
+	char				*input;		/* JSON */
+	enum store_approval_state	 state;
+	char				*message;
+	char				*answered_by;	/* "inbox", "telegram:<id>", ... */
+	char				*created_at;
+	char				*deadline;	/* NULL: none */
+	char				*answered_at;
+};
+
+const char	*store_approval_state_name(enum store_approval_state);
+int		 store_approval_state_parse(const char *);
+
+/* A pending approval. deadline_ms: ms since the epoch, 0 for none. */
+int	store_approval_create(struct store *, const char *id, const char *run_id,
+	    const char *tool, const char *input_json, int64_t deadline_ms);
+int	store_approval_get(struct store *, const char *id, struct store_approval *out);
+/*
+ * Answer an approval: a compare-and-set from pending, the one respond path for the
+ * Inbox, cwctl and Telegram. Returns 1 when this call changed the row, 0 when it was
+ * already answered, -1 on error (ENOENT: no such approval; EINVAL: new_state pending).
+ */
+int	store_approval_answer(struct store *, const char *id,
+	    enum store_approval_state new_state, const char *message,
+	    const char *answered_by);
+/* Expire every pending approval of run_id (the run ended). Returns the count or -1. */
+int	store_approval_expire_run(struct store *, const char *run_id);
+/* Pending approvals, oldest first; run_id NULL: of every run. */
+int	store_approval_list_pending(struct store *, const char *run_id,
+	    struct store_approval **out, size_t *n);
+void	store_approval_free(struct store_approval *);
+void	store_approval_list_free(struct store_approval *, size_t n);
+
+/* ---- the safety journal (append-only) --------------------------------------- */
+
+struct store_journal_entry {
+	int64_t	 id;
+	char	*ts;
+	char	*run_id;	/* NULL: not about one run */
+	char	*kind;		/* "floor_deny", "sandbox_disabled", ... */
+	char	*data;		/* JSON or NULL */
+};
+
+int	store_journal_append(struct store *, const char *run_id, const char *kind,
+	    const char *data_json);
+/* Entries with id > since_id, oldest first; run_id NULL: all; limit 0: no limit. */
+int	store_journal_list(struct store *, const char *run_id, int64_t since_id,
+	    size_t limit, struct store_journal_entry **out, size_t *n);
+void	store_journal_entry_free(struct store_journal_entry *);
+void	store_journal_list_free(struct store_journal_entry *, size_t n);
+
+/* ---- the audit log (append-only) --------------------------------------------- */
+
+struct store_audit_entry {
+	int64_t	 id;
+	char	*ts;
+	char	*actor;		/* "cwctl", "inbox", "telegram:<user>", "daemon" */
+	char	*action;	/* "task.add", "approval.answer", "run.export", ... */
+	char	*target;
+	char	*data;		/* JSON or NULL */
+};
+
+int	store_audit_append(struct store *, const char *actor, const char *action,
+	    const char *target, const char *data_json);
+/* Entries with id > since_id, oldest first; limit 0: no limit. */
+int	store_audit_list(struct store *, int64_t since_id, size_t limit,
+	    struct store_audit_entry **out, size_t *n);
+void	store_audit_entry_free(struct store_audit_entry *);
+void	store_audit_list_free(struct store_audit_entry *, size_t n);
+
+/* ---- internal to store.c / store_schema.c ------------------------------------ */
+
+struct store_migration {
+	int		 version;
+	const char	*name;
+	const char	*sql;
+};
+extern const struct store_migration	store_migrations[];
+extern const size_t			store_n_migrations;
+
+#endif

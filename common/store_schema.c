@@ -1,0 +1,146 @@
+/*
+ * The store's schema as numbered migrations. A migration, once released, never
+ * changes: a new need is a new entry at the end, and STORE_SCHEMA_LATEST in store.h
+ * follows it. Each runs in its own transaction with its row in schema_migrations.
+ */
+#include <stddef.h>
+
+#include "store.h"
+
+/*
+ * 1: tasks, runs and their event stream. Removing a task takes its history with it
+ * (ON DELETE CASCADE), but never while a run is live: the trigger is the backstop
+ * for store_task_remove's own check, so raw SQL cannot orphan a running runner.
+ */
+static const char store_schema_v1[] =
+"CREATE TABLE tasks ("
+"  id INTEGER PRIMARY KEY,"
+"  name TEXT NOT NULL UNIQUE CHECK (length(name) > 0),"
+"  repo TEXT,"
+"  prompt TEXT NOT NULL,"
+"  engine TEXT NOT NULL,"
+"  permission_mode TEXT NOT NULL DEFAULT 'plan'"
+"    CHECK (permission_mode IN ('plan', 'acceptEdits')),"
+"  budget_dollars REAL NOT NULL DEFAULT 2.0 CHECK (budget_dollars >= 0),"
+"  budget_turns INTEGER NOT NULL DEFAULT 50 CHECK (budget_turns >= 0),"
+"  budget_seconds INTEGER NOT NULL DEFAULT 3600 CHECK (budget_seconds >= 0),"
+"  schedule TEXT NOT NULL DEFAULT 'queued',"
+"  enabled INTEGER NOT NULL DEFAULT 1 CHECK (enabled IN (0, 1)),"
+"  created_at TEXT NOT NULL,"
+"  updated_at TEXT NOT NULL"
+");"
+"CREATE TABLE runs ("
+"  id TEXT PRIMARY KEY,"
+"  task_id INTEGER NOT NULL REFERENCES tasks(id) ON DELETE CASCADE,"
+"  status TEXT NOT NULL DEFAULT 'queued' CHECK (status IN ('queued', 'starting',"
+"    'running', 'completed', 'failed', 'stopped', 'interrupted', 'refused')),"
+"  exit_reason TEXT CHECK (exit_reason IS NULL OR exit_reason IN ('completed',"
+"    'failed', 'budget_seconds', 'budget_turns', 'budget_dollars', 'stopped',"
+"    'interrupted')),"
+"  worktree TEXT,"
+"  branch TEXT,"
+"  base_commit TEXT,"
+"  final_commit TEXT,"
+"  runner_pid INTEGER,"
+"  runner_pgid INTEGER,"
+"  runner_start_time INTEGER,"
+"  sandboxed INTEGER CHECK (sandboxed IS NULL OR sandboxed IN (0, 1)),"
+"  spent_dollars REAL NOT NULL DEFAULT 0,"
+"  spent_turns INTEGER NOT NULL DEFAULT 0,"
+"  spent_seconds REAL NOT NULL DEFAULT 0,"
+"  report TEXT CHECK (report IS NULL OR json_valid(report)),"
+"  log_path TEXT,"
+"  exported INTEGER NOT NULL DEFAULT 0,"
+"  created_at TEXT NOT NULL,"
+"  started_at TEXT,"
+"  ended_at TEXT"
+");"
+"CREATE TABLE run_events ("
+"  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+"  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+"  ts TEXT NOT NULL,"
+"  kind TEXT NOT NULL,"
+"  data TEXT CHECK (data IS NULL OR json_valid(data))"
+");"
+"CREATE TRIGGER tasks_no_remove_active BEFORE DELETE ON tasks"
+"  WHEN EXISTS (SELECT 1 FROM runs WHERE task_id = OLD.id"
+"    AND status IN ('queued', 'starting', 'running'))"
+"  BEGIN SELECT RAISE(ABORT, 'task has an active run'); END;";
+
+/* 2: approvals. An answered approval is final; the answer is a compare-and-set. */
+static const char store_schema_v2[] =
+"CREATE TABLE approvals ("
+"  id TEXT PRIMARY KEY,"
+"  run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+"  tool TEXT NOT NULL,"
+"  input TEXT CHECK (input IS NULL OR json_valid(input)),"
+"  state TEXT NOT NULL DEFAULT 'pending'"
+"    CHECK (state IN ('pending', 'allowed', 'denied', 'expired')),"
+"  message TEXT,"
+"  answered_by TEXT,"
+"  created_at TEXT NOT NULL,"
+"  deadline TEXT,"
+"  answered_at TEXT"
+");"
+"CREATE TRIGGER approvals_answer_final BEFORE UPDATE OF state ON approvals"
+"  WHEN OLD.state <> 'pending'"
+"  BEGIN SELECT RAISE(ABORT, 'approval already answered'); END;";
+
+/*
+ * 3: the safety journal and the audit log. Append-only is enforced here, in the
+ * database, not only by the absence of an API: any UPDATE or DELETE aborts. run_id
+ * is deliberately not a foreign key, so removing a task never touches the journal.
+ */
+static const char store_schema_v3[] =
+"CREATE TABLE journal ("
+"  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+"  ts TEXT NOT NULL,"
+"  run_id TEXT,"
+"  kind TEXT NOT NULL,"
+"  data TEXT CHECK (data IS NULL OR json_valid(data))"
+");"
+"CREATE TABLE audit ("
+"  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+"  ts TEXT NOT NULL,"
+"  actor TEXT NOT NULL,"
+"  action TEXT NOT NULL,"
+"  target TEXT,"
+"  data TEXT CHECK (data IS NULL OR json_valid(data))"
+");"
+"CREATE TRIGGER journal_no_update BEFORE UPDATE ON journal"
+"  BEGIN SELECT RAISE(ABORT, 'journal is append-only'); END;"
+"CREATE TRIGGER journal_no_delete BEFORE DELETE ON journal"
+"  BEGIN SELECT RAISE(ABORT, 'journal is append-only'); END;"
+"CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit"
+"  BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;"
+"CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit"
+"  BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;"
+/*
+ * INSERT OR REPLACE deletes the old row without firing DELETE triggers (unless
+ * recursive_triggers is on, which a stray sqlite3 shell would not set): refuse a
+ * new row that reuses an existing id.
+ */
+"CREATE TRIGGER journal_no_replace BEFORE INSERT ON journal"
+"  WHEN EXISTS (SELECT 1 FROM journal WHERE id = NEW.id)"
+"  BEGIN SELECT RAISE(ABORT, 'journal is append-only'); END;"
+"CREATE TRIGGER audit_no_replace BEFORE INSERT ON audit"
+"  WHEN EXISTS (SELECT 1 FROM audit WHERE id = NEW.id)"
+"  BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;";
+
+/* 4: indexes for the queries the daemon runs on every poll and listing. */
+static const char store_schema_v4[] =
+"CREATE INDEX runs_task ON runs(task_id, created_at);"
+"CREATE INDEX runs_status ON runs(status);"
+"CREATE INDEX run_events_run ON run_events(run_id, id);"
+"CREATE INDEX approvals_run_state ON approvals(run_id, state);"
+"CREATE INDEX approvals_state ON approvals(state);"
+"CREATE INDEX journal_run ON journal(run_id, id);";
+
+const struct store_migration store_migrations[] = {
+	{ 1, "tasks, runs, run_events", store_schema_v1 },
+	{ 2, "approvals", store_schema_v2 },
+	{ 3, "journal and audit log, append-only", store_schema_v3 },
+	{ 4, "indexes", store_schema_v4 },
+};
+const size_t store_n_migrations =
+    sizeof store_migrations / sizeof store_migrations[0];
