@@ -1,0 +1,1249 @@
+/*
+ * The floor: shell.c turns the command line into simple commands, each is normalised
+ * (wrappers such as env, sudo, nice, timeout, xargs and absolute program paths
+ * stripped; sh -c, eval and shells fed on stdin parsed again), and the result is
+ * matched against the always-on floor rules and then the configured ones.
+ *
+ * Where the parser could not know part of a word offline (a variable, a command
+ * substitution), the marker it leaves matches anything. The floor denies when the
+ * visible parts could complete a floor pattern ("npm $VERB", "git push -f origin
+ * $BRANCH"); a command that is hidden entirely ("$CMD") is judged by what is visible.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "credpaths.h"
+#include "floor.h"
+#include "paths.h"
+#include "shell.h"
+
+struct floor_ctx {
+	const struct floor_policy	*pol;
+	const char			*home;		/* as given */
+	char				 home_canon[PATH_MAX];
+	const char			*cwhome;
+	struct floor_result		*out;
+	int				 done;		/* a floor rule hit: stop */
+	int				 cfg_hit;	/* a configured rule hit, kept */
+	struct floor_result		 cfg;
+	int				 oom;
+	int				 forks;		/* second readings taken */
+};
+
+static const char	*floor_default_branches[] = { "main", "master" };
+
+static const char	 floor_split_marker[] = { SHELL_UNKNOWN_SPLIT, '\0' };
+static const char	 floor_one_marker[] = { SHELL_UNKNOWN, '\0' };
+
+static int	floor_text(struct floor_ctx *, const char *, size_t, int);
+static void	floor_argv(struct floor_ctx *, const struct shell_list *, size_t,
+		    const char **, size_t, int);
+
+static int
+floor_has_marker(const char *w)
+{
+	for (; *w != '\0'; w++)
+		if (*w == SHELL_UNKNOWN || *w == SHELL_UNKNOWN_SPLIT)
+			return 1;
+	return 0;
+}
+
+static int
+floor_has_split(const char *w)
+{
+	return strchr(w, SHELL_UNKNOWN_SPLIT) != NULL;
+}
+
+/*
+ * Could word w be lit? Markers in w match any run of characters, everything else
+ * literally. Iterative with one backtrack point: O(|w| * |lit|).
+ */
+static int
+floor_is(const char *w, const char *lit)
+{
+	const char	*sw = NULL, *sl = NULL;
+
+	while (*lit != '\0') {
+		if (*w == SHELL_UNKNOWN || *w == SHELL_UNKNOWN_SPLIT) {
+			sw = w++;
+			sl = lit;
+		} else if (*w == *lit) {
+			w++;
+			lit++;
+		} else if (sw != NULL) {
+			w = sw + 1;
+			lit = ++sl;
+		} else
+			return 0;
+	}
+	while (*w == SHELL_UNKNOWN || *w == SHELL_UNKNOWN_SPLIT)
+		w++;
+	return *w == '\0';
+}
+
+static int
+floor_is_any(const char *w, const char *const *lits)
+{
+	for (; *lits != NULL; lits++)
+		if (floor_is(w, *lits))
+			return 1;
+	return 0;
+}
+
+/* Words in reasons: control bytes and markers shown as '?', home as '~', bounded. */
+static void
+floor_show(const struct floor_ctx *c, const char *w, char *out, size_t outlen)
+{
+	size_t	 n = 0, hl = c->home ? strlen(c->home) : 0;
+
+	if (hl > 1 && strncmp(w, c->home, hl) == 0 && (w[hl] == '/' || w[hl] == '\0')) {
+		out[n++] = '~';
+		w += hl;
+	}
+	for (; *w != '\0' && n + 4 < outlen; w++) {
+		if (n >= 160) {
+			memcpy(out + n, "...", 3);
+			n += 3;
+			break;
+		}
+		out[n++] = ((unsigned char)*w < 0x20 || *w == 0x7f) ? '?' : *w;
+	}
+	out[n] = '\0';
+}
+
+static void
+floor_deny(struct floor_ctx *c, const char *rule, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void
+floor_deny(struct floor_ctx *c, const char *rule, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	if (c->done)
+		return;
+	c->done = 1;
+	c->out->verdict = FLOOR_DENY;
+	c->out->floor = 1;
+	snprintf(c->out->rule, sizeof c->out->rule, "%s", rule);
+	va_start(ap, fmt);
+	vsnprintf(c->out->reason, sizeof c->out->reason, fmt, ap);
+	va_end(ap);
+}
+
+static const char *
+floor_base(const char *prog)
+{
+	const char	*s = strrchr(prog, '/');
+
+	return s != NULL && s[1] != '\0' ? s + 1 : prog;
+}
+
+/* ---- credential paths ---- */
+
+/* Collapse ".", ".." and repeated slashes of an absolute path, without the filesystem. */
+static int
+floor_lexical(const char *in, char *out, size_t outlen)
+{
+	size_t	 n = 0, seg;
+	const char *p = in;
+
+	if (in[0] != '/' || outlen < 2)
+		return -1;
+	out[n++] = '/';
+	while (*p != '\0') {
+		while (*p == '/')
+			p++;
+		if (*p == '\0')
+			break;
+		for (seg = 0; p[seg] != '\0' && p[seg] != '/'; seg++)
+			;
+		if (seg == 1 && p[0] == '.') {
+			/* nothing */
+		} else if (seg == 2 && p[0] == '.' && p[1] == '.') {
+			while (n > 1 && out[n - 1] != '/')
+				n--;
+			if (n > 1)
+				n--;
+		} else {
+			if (n > 1 && out[n - 1] != '/')
+				out[n++] = '/';
+			if (n + seg + 1 >= outlen)
+				return -1;
+			memcpy(out + n, p, seg);
+			n += seg;
+		}
+		p += seg;
+	}
+	if (n > 1 && out[n - 1] == '/')
+		n--;
+	out[n] = '\0';
+	return 0;
+}
+
+static const char *
+floor_classify_lex(struct floor_ctx *c, const char *path)
+{
+	char	 lex[PATH_MAX];
+
+	if (floor_lexical(path, lex, sizeof lex) == -1)
+		return NULL;
+	return credpaths_classify(lex, c->home, c->cwhome);
+}
+
+static const char *
+floor_classify_abs(struct floor_ctx *c, const char *path)
+{
+	char		 lex[PATH_MAX], canon[PATH_MAX];
+	const char	*what;
+
+	if (floor_lexical(path, lex, sizeof lex) == -1)
+		return NULL;
+	if ((what = credpaths_classify(lex, c->home, c->cwhome)) != NULL)
+		return what;
+	/* A symlink elsewhere may lead into a credential location, or home may be one. */
+	if (paths_canonical(lex, canon, sizeof canon) == 0 &&
+	    (what = credpaths_classify(canon, c->home_canon, c->cwhome)) != NULL)
+		return what;
+	return NULL;
+}
+
+/*
+ * A shell glob (or a word with unknown parts, markers read as '*') that could name a
+ * credential location or something inside one. Patterns that only name an ancestor
+ * ("ls ~/" followed by a star) do not count: listing a parent does not read the secret.
+ */
+static const char *
+floor_classify_glob(struct floor_ctx *c, const char *pat, int period)
+{
+	const struct credpath	*t;
+	char			 e[PATH_MAX], pre[PATH_MAX];
+	size_t			 nt, k, i, j;
+
+	t = credpaths_table(&nt);
+	for (i = 0; i < nt; i++) {
+		if (credpaths_absolute(&t[i], c->home, c->cwhome, e, sizeof e) == -1)
+			continue;
+		for (k = 0, j = 0; e[j] != '\0'; j++)
+			if (e[j] == '/')
+				k++;
+		/* The first k components of pat. */
+		for (j = 0; pat[j] != '\0' && j + 1 < sizeof pre; j++) {
+			if (pat[j] == '/' && j > 0 && k-- == 1)
+				break;
+			pre[j] = pat[j];
+		}
+		pre[j] = '\0';
+		if (pat[j] != '\0' && pat[j] != '/')
+			continue;
+		if (k > 1)
+			continue;	/* pat is shorter than the entry */
+		if (fnmatch(pre, e, FNM_PATHNAME | (period ? FNM_PERIOD : 0)) == 0)
+			return t[i].what;
+	}
+	return NULL;
+}
+
+/* Could home/tail be in a credential location? Its first component must fit one. */
+static int
+floor_rel_candidate(const struct floor_ctx *c, const char *tail)
+{
+	const struct credpath	*t;
+	char			 first[256], ent[256];
+	size_t			 n, k, nt, hl;
+
+	for (n = 0; tail[n] != '\0' && tail[n] != '/'; n++)
+		;
+	if (n >= sizeof first)
+		return 0;
+	memcpy(first, tail, n);
+	first[n] = '\0';
+	if (strcmp(first, "..") == 0)
+		return 1;
+	/* The Clockwork home, when it lies in home, is reached by its first component. */
+	hl = strlen(c->home);
+	if (c->cwhome != NULL && strncmp(c->cwhome, c->home, hl) == 0 &&
+	    c->cwhome[hl] == '/') {
+		for (k = 0; c->cwhome[hl + 1 + k] != '\0' && c->cwhome[hl + 1 + k] != '/' &&
+		    k < n + 1; k++)
+			;
+		if (k == n && strncmp(c->cwhome + hl + 1, first, n) == 0)
+			return 1;
+	}
+	t = credpaths_table(&nt);
+	for (size_t i = 0; i < nt; i++) {
+		if (t[i].base != CRED_HOME)
+			continue;
+		for (k = 0; t[i].path[k] != '\0' && t[i].path[k] != '/' &&
+		    k + 1 < sizeof ent; k++)
+			ent[k] = t[i].path[k];
+		ent[k] = '\0';
+		if (fnmatch(ent, first, FNM_PERIOD) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * A relative path is resolved against a working directory the floor does not know.
+ * It counts when it, or any tail of it after a '/', names a credential location
+ * relative to home: "cd ~ && cat .ssh/id_rsa" and "cat ../../home/u/.ssh/x" must not
+ * pass, at the price of denying a project's own ".ssh" or ".npmrc". Only tails that
+ * start like a credential entry (or with "..") are tried; and the check is lexical,
+ * since resolving symlinks against a guessed directory would only be a guess.
+ */
+static const char *
+floor_classify_rel(struct floor_ctx *c, const char *rel)
+{
+	char		 buf[PATH_MAX];
+	const char	*what, *p = rel;
+
+	/* Prose ("see dir/.ssh/x") is not a path; a relative path rarely has blanks. */
+	if (strpbrk(rel, " \t\n") != NULL)
+		return NULL;
+	for (;;) {
+		while (*p == '/')
+			p++;
+		if (*p == '\0')
+			return NULL;
+		if (floor_rel_candidate(c, p) &&
+		    (size_t)snprintf(buf, sizeof buf, "%s/%s", c->home, p) < sizeof buf &&
+		    (what = floor_classify_lex(c, buf)) != NULL)
+			return what;
+		if ((p = strchr(p, '/')) == NULL)
+			return NULL;
+	}
+}
+
+static const char *
+floor_classify_piece(struct floor_ctx *c, const char *piece)
+{
+	char		 buf[PATH_MAX], *q;
+	const char	*what, *last = NULL, *p;
+
+	if (piece[0] == '\0')
+		return NULL;
+	if (piece[0] == '~' && (piece[1] == '/' || piece[1] == '\0') && c->home != NULL) {
+		if ((size_t)snprintf(buf, sizeof buf, "%s%s", c->home, piece + 1) >=
+		    sizeof buf)
+			return NULL;
+		piece = buf;
+	}
+	for (p = piece; *p != '\0'; p++)
+		if (*p == SHELL_UNKNOWN || *p == SHELL_UNKNOWN_SPLIT)
+			last = p;
+	if (last != NULL) {
+		char	 pat[PATH_MAX];
+
+		/* Unknown parts: what follows the last one, read as relative... */
+		if ((what = floor_classify_rel(c, last + 1)) != NULL)
+			return what;
+		/* ...and the whole word as a pattern, when it starts absolute. */
+		if (piece[0] == '/' && strlen(piece) < sizeof pat) {
+			strcpy(pat, piece);
+			for (q = pat; *q != '\0'; q++)
+				if (*q == SHELL_UNKNOWN || *q == SHELL_UNKNOWN_SPLIT)
+					*q = '*';
+			return floor_classify_glob(c, pat, 0);
+		}
+		return NULL;
+	}
+	if (strpbrk(piece, "*?[") != NULL) {
+		if (piece[0] == '/')
+			return floor_classify_glob(c, piece, 1);
+		if (c->home != NULL && (size_t)snprintf(buf, sizeof buf, "%s/%s", c->home,
+		    piece) < sizeof buf && (what = floor_classify_glob(c, buf, 1)) != NULL)
+			return what;
+	}
+	if (piece[0] == '/')
+		return floor_classify_abs(c, piece);
+	return floor_classify_rel(c, piece);
+}
+
+/*
+ * Does word w name a credential location? The whole word, and its parts around '=',
+ * ':' and ',' (--key=~/.ssh/x, -v ~/.aws:/root/.aws, src=...,dst=...) are each read
+ * as a path; a '~/' after one of those or after a short flag (-i~/.ssh/x) counts too,
+ * since the program may expand it itself.
+ */
+static const char *
+floor_cred_word(struct floor_ctx *c, const char *w)
+{
+	char		 piece[PATH_MAX];
+	const char	*what, *p, *q;
+	size_t		 n;
+
+	/* A path as long as PATH_MAX cannot be opened; its pieces still might be. */
+	if (strlen(w) < PATH_MAX && (what = floor_classify_piece(c, w)) != NULL)
+		return what;
+	if (strpbrk(w, "=:,") == NULL && !(w[0] == '-' && w[1] != '\0' && w[2] == '~'))
+		return NULL;
+	if (w[0] == '-' && w[1] != '-' && w[1] != '\0' && w[2] == '~' &&
+	    (what = floor_classify_piece(c, w + 2)) != NULL)
+		return what;
+	for (p = w; *p != '\0'; p = *q ? q + 1 : q) {
+		for (q = p; *q != '\0' && *q != '=' && *q != ':' && *q != ','; q++)
+			;
+		n = q - p;
+		if (n > 0 && n < sizeof piece && !(p == w && *q == '\0')) {
+			memcpy(piece, p, n);
+			piece[n] = '\0';
+			if ((what = floor_classify_piece(c, piece)) != NULL)
+				return what;
+		}
+	}
+	return NULL;
+}
+
+static void
+floor_cred_check(struct floor_ctx *c, const char *w)
+{
+	const char	*what;
+	char		 show[200];
+
+	if (c->done || (what = floor_cred_word(c, w)) == NULL)
+		return;
+	floor_show(c, w, show, sizeof show);
+	floor_deny(c, "floor.credential_path", "'%s' names a credential location (%s); "
+	    "access is blocked by the Clockwork floor", show, what);
+}
+
+/* ---- git push ---- */
+
+static int
+floor_protected(const struct floor_ctx *c, const char *ref, const char **which)
+{
+	const struct strlist	*pb = c->pol->protected_branches;
+	const char		*name = ref;
+	size_t			 n, i;
+
+	if (strncmp(name, "refs/heads/", 11) == 0)
+		name += 11;
+	else if (strncmp(name, "heads/", 6) == 0)
+		name += 6;		/* git resolves heads/x to refs/heads/x */
+	n = (pb != NULL && pb->n > 0) ? pb->n : 2;
+	for (i = 0; i < n; i++) {
+		const char *b = (pb != NULL && pb->n > 0) ? pb->v[i] :
+		    floor_default_branches[i];
+		/* A wildcard refspec (a glob over refs/heads) covers what it matches. */
+		if (floor_has_marker(name) ? floor_is(name, b) :
+		    (fnmatch(b, name, 0) == 0 || fnmatch(name, b, 0) == 0)) {
+			*which = b;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static const char *
+floor_first_protected(const struct floor_ctx *c)
+{
+	const struct strlist	*pb = c->pol->protected_branches;
+
+	return (pb != NULL && pb->n > 0) ? pb->v[0] : floor_default_branches[0];
+}
+
+/*
+ * Is a ("--name" or "--name=value") the long option opt, or a prefix of it at least
+ * min characters long?
+ */
+static int
+floor_git_long(const char *a, const char *opt, size_t min)
+{
+	size_t	 n;
+
+	a += 2;
+	n = strcspn(a, "=");
+	return n >= min && n <= strlen(opt) && strncmp(a, opt, n) == 0;
+}
+
+static void
+floor_git_push(struct floor_ctx *c, const char **av, size_t ac)
+{
+	const char	*refs[256], *which, *a, *s, *colon;
+	size_t		 nrefs = 0, npos = 0, i, k;
+	int		 force = 0, del = 0, mirror = 0, all = 0, maybe = 0, dd = 0;
+	char		 dst[512];
+
+	for (i = 0; i < ac; i++) {
+		a = av[i];
+		if (floor_has_split(a))
+			maybe = 1;
+		if (!dd && strcmp(a, "--") == 0) {
+			dd = 1;
+			continue;
+		}
+		if (!dd && a[0] == '-' && a[1] == '-') {
+			/* git takes any unambiguous prefix of a long option (--force-w). */
+			if (floor_git_long(a, "force", 2) ||
+			    floor_git_long(a, "force-with-lease", 7) ||
+			    floor_git_long(a, "force-if-includes", 7))
+				force = 1;
+			else if (floor_git_long(a, "delete", 3))
+				del = 1;
+			else if (floor_git_long(a, "mirror", 2))
+				mirror = 1;
+			else if (floor_git_long(a, "all", 2) || floor_git_long(a, "branches", 2))
+				all = 1;
+			else if (strcmp(a, "--repo") == 0 || strcmp(a, "--push-option") == 0 ||
+			    strcmp(a, "--receive-pack") == 0 || strcmp(a, "--exec") == 0)
+				i++;
+			continue;
+		}
+		if (!dd && a[0] == '-' && a[1] != '\0') {
+			for (k = 1; a[k] != '\0'; k++) {
+				if (a[k] == 'f')
+					force = 1;
+				else if (a[k] == 'd')
+					del = 1;
+				else if (a[k] == 'o') {
+					if (a[k + 1] == '\0')
+						i++;
+					break;
+				}
+			}
+			continue;
+		}
+		if (npos++ == 0)
+			continue;		/* the repository */
+		if (nrefs < sizeof refs / sizeof refs[0])
+			refs[nrefs++] = a;
+		else
+			maybe = 1;
+	}
+	if (maybe) {
+		floor_deny(c, "floor.force_push", "git push with an unquoted variable or "
+		    "command substitution may force-push to a protected branch, so the "
+		    "Clockwork floor blocks it (quote the expansion)");
+		return;
+	}
+	if (mirror) {
+		floor_deny(c, "floor.force_push", "git push --mirror force-updates and "
+		    "deletes every branch on the remote, including protected branch '%s'; "
+		    "it is blocked by the Clockwork floor", floor_first_protected(c));
+		return;
+	}
+	for (i = 0; i < nrefs; i++) {
+		s = refs[i];
+		int plus = s[0] == '+';
+		s += plus;
+		if ((colon = strchr(s, ':')) != NULL) {
+			snprintf(dst, sizeof dst, "%s", colon + 1);
+			if (colon == s) {
+				if (floor_protected(c, dst, &which))
+					floor_deny(c, "floor.branch_delete", "deleting protected "
+					    "branch '%s' is blocked by the Clockwork floor", which);
+				continue;
+			}
+		} else
+			snprintf(dst, sizeof dst, "%s", s);
+		if (del) {
+			if (floor_protected(c, dst, &which))
+				floor_deny(c, "floor.branch_delete", "deleting protected branch "
+				    "'%s' is blocked by the Clockwork floor", which);
+			continue;
+		}
+		if (!force && !plus)
+			continue;
+		if (strcmp(dst, "HEAD") == 0 || strcmp(dst, "@") == 0 || dst[0] == '\0')
+			floor_deny(c, "floor.force_push", "force-push of HEAD updates the "
+			    "current branch, which may be a protected branch; it is blocked "
+			    "by the Clockwork floor");
+		else if (floor_protected(c, dst, &which))
+			floor_deny(c, "floor.force_push", "force-push to protected branch "
+			    "'%s' is blocked by the Clockwork floor", which);
+	}
+	if (force && all)
+		floor_deny(c, "floor.force_push", "git push --all with force updates every "
+		    "branch, including protected branch '%s'; it is blocked by the "
+		    "Clockwork floor", floor_first_protected(c));
+	else if (force && nrefs == 0 && !del)
+		floor_deny(c, "floor.force_push", "force-push without a refspec updates the "
+		    "current branch, which may be a protected branch; it is blocked by the "
+		    "Clockwork floor");
+}
+
+/* git's global options come before the verb; some take the next word. */
+static void
+floor_git(struct floor_ctx *c, const char **av, size_t ac)
+{
+	static const char *const withval[] = { "-C", "-c", "--git-dir", "--work-tree",
+	    "--namespace", "--config-env", "--super-prefix", NULL };
+	size_t	 i = 1;
+
+	while (i < ac) {
+		const char *a = av[i];
+		if (floor_has_split(a))
+			break;		/* may be the verb itself */
+		if (a[0] != '-' || a[1] == '\0')
+			break;
+		i++;
+		for (size_t k = 0; withval[k] != NULL; k++)
+			if (strcmp(a, withval[k]) == 0)
+				i++;
+	}
+	if (i < ac && floor_is(av[i], "push"))
+		floor_git_push(c, av + i + (floor_has_split(av[i]) ? 0 : 1),
+		    ac - i - (floor_has_split(av[i]) ? 0 : 1));
+}
+
+/* ---- publishing ---- */
+
+/*
+ * Index of the verb: the first word that is not an option, skipping the values of
+ * the options listed in withval. An unknown long option might take a value, so *alt
+ * receives the next candidate in that case (or ac).
+ */
+static size_t
+floor_verb(const char **av, size_t ac, size_t i, const char *const *withval,
+    size_t *alt)
+{
+	int	 unknown = 0;
+
+	*alt = ac;
+	for (; i < ac; i++) {
+		const char *a = av[i];
+		if (strcmp(a, "--") == 0)
+			return i + 1 < ac ? i + 1 : ac;
+		if (a[0] != '-' || a[1] == '\0' || floor_has_split(a)) {
+			if (unknown) {
+				for (size_t j = i + 1; j < ac; j++)
+					if (av[j][0] != '-') {
+						*alt = j;
+						break;
+					}
+			}
+			return i;
+		}
+		unknown = 0;
+		if (strchr(a, '=') != NULL)
+			continue;
+		if (withval != NULL && floor_is_any(a, withval))
+			i++;
+		else if (a[1] == '-')
+			unknown = 1;
+	}
+	return ac;
+}
+
+static int
+floor_verb_is(const char **av, size_t ac, size_t v, size_t alt,
+    const char *const *verbs)
+{
+	return (v < ac && floor_is_any(av[v], verbs)) ||
+	    (alt < ac && floor_is_any(av[alt], verbs));
+}
+
+static const char *
+floor_publish(const char **av, size_t ac)
+{
+	static const char *const npm_pub[] = { "publish", "publis", "publi", "publ",
+	    "pub", "pu", NULL };
+	static const char *const publish[] = { "publish", NULL };
+	static const char *const push[] = { "push", NULL };
+	static const char *const upload[] = { "upload", NULL };
+	static const char *const npm_val[] = { "-w", "--workspace", "--registry",
+	    "--prefix", "--userconfig", "--globalconfig", "--cache", "--otp", "--tag",
+	    "--access", "--loglevel", "-C", "--dir", "--filter", "-F", "--cwd",
+	    "--scope", NULL };
+	static const char *const cargo_val[] = { "-Z", "--config", "-C", "--color",
+	    "--manifest-path", "--registry", "--token", "--index", NULL };
+	static const char *const dotnet_val[] = { "-d", "--diagnostics", NULL };
+	const char	*p = floor_base(av[0]);
+	size_t		 v, alt;
+
+	if (floor_is(p, "npm")) {
+		v = floor_verb(av, ac, 1, npm_val, &alt);
+		if (floor_verb_is(av, ac, v, alt, npm_pub))
+			return "npm publish";
+	}
+	if (floor_is(p, "pnpm") || floor_is(p, "bun")) {
+		v = floor_verb(av, ac, 1, npm_val, &alt);
+		if (floor_verb_is(av, ac, v, alt, publish))
+			return floor_is(p, "pnpm") ? "pnpm publish" : "bun publish";
+	}
+	if (floor_is(p, "yarn")) {
+		static const char *const yval[] = { "--cwd", "--include", "--exclude",
+		    "--from", "-j", "--jobs", "--since", NULL };
+		size_t i = 1;
+
+		for (int guard = 0; guard < 8 && i < ac; guard++) {
+			v = floor_verb(av, ac, i, yval, &alt);
+			if (v >= ac)
+				break;
+			if (floor_verb_is(av, ac, v, alt, publish))
+				return "yarn publish";
+			if (floor_is(av[v], "workspace"))
+				i = v + 2;
+			else if (floor_is(av[v], "workspaces") || floor_is(av[v], "foreach") ||
+			    floor_is(av[v], "npm"))
+				i = v + 1;
+			else
+				break;
+		}
+	}
+	if (floor_is(p, "cargo")) {
+		size_t i = 1;
+		while (i < ac && av[i][0] == '+')
+			i++;	/* +toolchain */
+		v = floor_verb(av, ac, i, cargo_val, &alt);
+		if (floor_verb_is(av, ac, v, alt, publish))
+			return "cargo publish";
+	}
+	if (floor_is(p, "twine")) {
+		v = floor_verb(av, ac, 1, NULL, &alt);
+		if (floor_verb_is(av, ac, v, alt, upload))
+			return "twine upload";
+	}
+	if (floor_is(p, "gem")) {
+		v = floor_verb(av, ac, 1, NULL, &alt);
+		if (floor_verb_is(av, ac, v, alt, push))
+			return "gem push";
+	}
+	if (floor_is(p, "poetry") || floor_is(p, "uv") || floor_is(p, "hatch") ||
+	    floor_is(p, "flit") || floor_is(p, "pdm")) {
+		static const char *const pval[] = { "-C", "--directory", "--project",
+		    "-P", "--config-file", "--cache-dir", "-e", "--env", NULL };
+		v = floor_verb(av, ac, 1, pval, &alt);
+		if (floor_verb_is(av, ac, v, alt, publish))
+			return floor_is(p, "poetry") ? "poetry publish" : floor_is(p, "uv") ?
+			    "uv publish" : floor_is(p, "hatch") ? "hatch publish" :
+			    floor_is(p, "flit") ? "flit publish" : "pdm publish";
+	}
+	if (floor_is(p, "dotnet")) {
+		static const char *const nuget[] = { "nuget", NULL };
+		v = floor_verb(av, ac, 1, dotnet_val, &alt);
+		if (floor_verb_is(av, ac, v, alt, nuget) && v < ac) {
+			size_t v2 = floor_verb(av, ac, v + 1, NULL, &alt);
+			if (floor_verb_is(av, ac, v2, alt, push))
+				return "dotnet nuget push";
+		}
+	}
+	if (floor_is(p, "nuget")) {
+		v = floor_verb(av, ac, 1, NULL, &alt);
+		if (floor_verb_is(av, ac, v, alt, push))
+			return "nuget push";
+	}
+	return NULL;
+}
+
+/* ---- normalisation ---- */
+
+static int
+floor_is_shell(const char *p)
+{
+	static const char *const shells[] = { "sh", "bash", "zsh", "dash", "ksh", "mksh",
+	    "ash", "posh", "yash", "busybox-sh", NULL };
+
+	for (size_t i = 0; shells[i] != NULL; i++)
+		if (strcmp(p, shells[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static int
+floor_is_python(const char *p)
+{
+	if (strcmp(p, "py") == 0)
+		return 1;
+	if (strncmp(p, "python", 6) != 0 && strncmp(p, "pypy", 4) != 0)
+		return 0;
+	p += p[1] == 'y' && p[2] == 'p' ? 4 : 6;
+	for (; *p != '\0'; p++)
+		if ((*p < '0' || *p > '9') && *p != '.')
+			return 0;
+	return 1;
+}
+
+/* Join words with single spaces into a new string. */
+static char *
+floor_join(const char **av, size_t ac)
+{
+	size_t	 n = 1, i;
+	char	*s, *q;
+
+	for (i = 0; i < ac; i++)
+		n += strlen(av[i]) + 1;
+	if ((s = malloc(n)) == NULL)
+		return NULL;
+	for (q = s, i = 0; i < ac; i++) {
+		if (i > 0)
+			*q++ = ' ';
+		q = stpcpy(q, av[i]);
+	}
+	*q = '\0';
+	return s;
+}
+
+static void
+floor_text_join(struct floor_ctx *c, const char **av, size_t ac, int depth)
+{
+	char	*s;
+
+	if (ac == 0)
+		return;
+	if ((s = floor_join(av, ac)) == NULL) {
+		c->oom = 1;
+		return;
+	}
+	if (floor_text(c, s, strlen(s), depth) == -1)
+		c->oom = 1;
+	free(s);
+}
+
+/*
+ * A shell with no -c string and no script reads commands from stdin: a heredoc, a
+ * here-string, or "echo CMD | sh". What else feeds it (curl | sh) is not visible.
+ */
+static void
+floor_shell_stdin(struct floor_ctx *c, const struct shell_list *l, size_t idx,
+    int depth)
+{
+	const struct shell_cmd	*cmd = &l->v[idx], *src;
+	size_t			 i;
+
+	for (i = 0; i < cmd->nredirs; i++) {
+		const struct shell_redir *r = &cmd->redirs[i];
+		if (r->kind == SHELL_REDIR_HEREDOC || r->kind == SHELL_REDIR_HERESTRING)
+			if (floor_text(c, r->word, strlen(r->word), depth) == -1)
+				c->oom = 1;
+	}
+	if (cmd->pipe_in < 0 || (size_t)cmd->pipe_in >= l->n)
+		return;
+	src = &l->v[cmd->pipe_in];
+	if (src->argc < 2)
+		return;
+	const char *p = floor_base(src->argv[0]);
+	if (strcmp(p, "echo") == 0 || strcmp(p, "printf") == 0) {
+		char	*s, *q, *w;
+
+		i = 1;
+		while (i < src->argc && strcmp(p, "echo") == 0 && src->argv[i][0] == '-')
+			i++;
+		if (i >= src->argc)
+			return;
+		if ((s = floor_join((const char **)src->argv + i, src->argc - i)) == NULL) {
+			c->oom = 1;
+			return;
+		}
+		/* printf, and echo in dash, turn \n into a newline: a command separator. */
+		for (q = w = s; *q != '\0'; q++) {
+			if (q[0] == '\\' && (q[1] == 'n' || q[1] == 't' || q[1] == '\\')) {
+				*w++ = q[1] == 'n' ? '\n' : q[1] == 't' ? '\t' : '\\';
+				q++;
+			} else
+				*w++ = *q;
+		}
+		*w = '\0';
+		if (floor_text(c, s, strlen(s), depth) == -1)
+			c->oom = 1;
+		free(s);
+	}
+}
+
+/*
+ * A shell run with -c STRING: the string is parsed as commands one level deeper. Its
+ * options may be clustered (-lc, -ec); -o and -O take a value; the first word that is
+ * not an option is the string (with -c) or a script (without).
+ */
+static void
+floor_shell(struct floor_ctx *c, const struct shell_list *l, size_t idx,
+    const char **av, size_t ac, int depth)
+{
+	size_t	 i;
+	int	 cflag = 0;
+
+	for (i = 1; i < ac; i++) {
+		const char *a = av[i];
+		if (strcmp(a, "--") == 0 || strcmp(a, "-") == 0) {
+			i++;
+			break;
+		}
+		if (a[0] != '-' && a[0] != '+')
+			break;
+		if (a[1] == '-') {
+			if (strcmp(a, "--rcfile") == 0 || strcmp(a, "--init-file") == 0)
+				i++;
+			continue;
+		}
+		for (size_t k = 1; a[k] != '\0'; k++) {
+			if (a[k] == 'c')
+				cflag = 1;
+			else if (a[k] == 'o' || a[k] == 'O') {
+				i++;
+				break;
+			}
+		}
+	}
+	if (cflag) {
+		if (i < ac && floor_text(c, av[i], strlen(av[i]), depth + 1) == -1)
+			c->oom = 1;
+		return;
+	}
+	if (i >= ac)
+		floor_shell_stdin(c, l, idx, depth + 1);
+}
+
+/*
+ * Skip a wrapper's options; withval lists the short options that take a value. A long
+ * option without '=' may or may not take the next word, so there are two readings:
+ * none of them takes one (returned), or all of them do (*alt, 0 when it is the same;
+ * with alt NULL, this second reading is returned). Mixed readings are not tried.
+ */
+static size_t
+floor_skip_opts(const char **av, size_t ac, size_t i, const char *withval,
+    size_t *alt)
+{
+	if (alt != NULL)
+		*alt = 0;
+	for (; i < ac; i++) {
+		const char *a = av[i];
+		if (strcmp(a, "--") == 0)
+			return i + 1;
+		if (a[0] != '-' || a[1] == '\0')
+			return i;
+		if (a[1] == '-') {
+			if (strchr(a, '=') != NULL || i + 1 >= ac)
+				continue;
+			/* The second reading: every such option takes a value. */
+			if (alt == NULL)
+				i++;
+			else if (*alt == 0)
+				*alt = floor_skip_opts(av, ac, i + 2, withval, NULL);
+			continue;
+		}
+		/* -uUSER carries it; -u USER takes the next word. */
+		if (a[2] == '\0' && withval != NULL && strchr(withval, a[1]) != NULL)
+			i++;
+	}
+	return i;
+}
+
+/*
+ * Configured rules see a simple command with the program by its name (/bin/rm is rm),
+ * once as written and once normalised, so a rule can name sudo itself or what it runs.
+ */
+static void
+floor_config(struct floor_ctx *c, const char **av, size_t ac)
+{
+	const char	*saved;
+	char		*norm;
+	size_t		 i;
+
+	if (c->done || c->cfg_hit || c->pol->n_rules == 0 || ac == 0)
+		return;
+	saved = av[0];
+	av[0] = floor_base(av[0]);
+	norm = floor_join(av, ac);
+	av[0] = saved;
+	if (norm == NULL) {
+		c->oom = 1;
+		return;
+	}
+	for (i = 0; i < c->pol->n_rules; i++) {
+		const struct config_rule *r = &c->pol->rules[i];
+		if (!r->enabled || r->match == NULL || r->id == NULL)
+			continue;
+		if (fnmatch(r->match, norm, 0) != 0)
+			continue;
+		c->cfg_hit = 1;
+		c->cfg.verdict = FLOOR_DENY;
+		c->cfg.floor = 0;
+		snprintf(c->cfg.rule, sizeof c->cfg.rule, "config.%s", r->id);
+		if (r->reason != NULL && r->reason[0] != '\0')
+			snprintf(c->cfg.reason, sizeof c->cfg.reason, "%s", r->reason);
+		else
+			snprintf(c->cfg.reason, sizeof c->cfg.reason, "the command matches "
+			    "configured rule '%s'", r->id);
+		break;
+	}
+	free(norm);
+}
+
+/*
+ * Strip the wrappers that run their arguments as a command, then check what is left.
+ * Returns through the checks below; wrappers whose argument is itself shell text
+ * (sh -c, eval, su -c, watch) are parsed again.
+ */
+static void
+floor_argv(struct floor_ctx *c, const struct shell_list *l, size_t idx,
+    const char **av, size_t ac, int depth)
+{
+	const char	*p, *what;
+	size_t		 i, guard, alt;
+
+	for (guard = 0; ac > 0 && guard < 64 && !c->done; guard++) {
+		p = floor_base(av[0]);
+		i = 0;
+		alt = 0;
+		if (strcmp(p, "sudo") == 0 || strcmp(p, "doas") == 0) {
+			i = floor_skip_opts(av, ac, 1, "ugCDhprtUTa", &alt);
+			while (i < ac && strchr(av[i], '=') != NULL && av[i][0] != '=')
+				i++;
+		} else if (strcmp(p, "env") == 0) {
+			for (i = 1; i < ac; i++) {
+				const char *a = av[i];
+				if (strcmp(a, "--") == 0) {
+					i++;
+					break;
+				}
+				if (strcmp(a, "-S") == 0 || strcmp(a, "--split-string") == 0) {
+					/* env -S "cmd args": the string is split into words. */
+					if (i + 1 < ac)
+						floor_text_join(c, av + i + 1, ac - i - 1, depth + 1);
+					return;
+				}
+				if (a[0] == '-' && a[1] != '\0') {
+					if ((a[2] == '\0' && (a[1] == 'u' || a[1] == 'C')) ||
+					    strcmp(a, "--unset") == 0 || strcmp(a, "--chdir") == 0)
+						i++;
+					continue;
+				}
+				if (strchr(a, '=') == NULL)
+					break;
+			}
+		} else if (strcmp(p, "command") == 0 || strcmp(p, "builtin") == 0) {
+			for (i = 1; i < ac && av[i][0] == '-'; i++)
+				if (strchr(av[i], 'v') || strchr(av[i], 'V'))
+					return;		/* only looks the name up */
+		} else if (strcmp(p, "exec") == 0) {
+			i = floor_skip_opts(av, ac, 1, "a", &alt);
+		} else if (strcmp(p, "nohup") == 0 || strcmp(p, "setsid") == 0 ||
+		    strcmp(p, "chronic") == 0 || strcmp(p, "unbuffer") == 0 ||
+		    strcmp(p, "busybox") == 0 || strcmp(p, "corepack") == 0) {
+			i = floor_skip_opts(av, ac, 1, NULL, &alt);
+		} else if (strcmp(p, "time") == 0) {
+			i = floor_skip_opts(av, ac, 1, "fo", &alt);
+		} else if (strcmp(p, "npx") == 0 || strcmp(p, "bunx") == 0 ||
+		    strcmp(p, "pnpx") == 0 || strcmp(p, "uvx") == 0) {
+			/* These run a package's binary: npx npm publish is npm publish. */
+			i = floor_skip_opts(av, ac, 1, "p", &alt);
+		} else if ((strcmp(p, "npm") == 0 || strcmp(p, "pnpm") == 0 ||
+		    strcmp(p, "yarn") == 0 || strcmp(p, "bun") == 0) && ac > 1 &&
+		    (strcmp(av[1], "exec") == 0 || strcmp(av[1], "x") == 0 ||
+		    strcmp(av[1], "dlx") == 0)) {
+			/* npm exec / pnpm dlx / yarn dlx / bun x run a package's binary. */
+			for (i = 2; i < ac; i++) {
+				if (strcmp(av[i], "-c") == 0 || strcmp(av[i], "--call") == 0) {
+					if (i + 1 < ac)
+						floor_text_join(c, av + i + 1, 1, depth + 1);
+					return;
+				}
+				if (strcmp(av[i], "--") == 0) {
+					i++;
+					break;
+				}
+				if (av[i][0] != '-')
+					break;
+				if (strcmp(av[i], "-p") == 0 || strcmp(av[i], "--package") == 0)
+					i++;
+			}
+		} else if (strcmp(p, "nice") == 0) {
+			i = floor_skip_opts(av, ac, 1, "n", &alt);
+		} else if (strcmp(p, "ionice") == 0 || strcmp(p, "stdbuf") == 0) {
+			i = floor_skip_opts(av, ac, 1, "cnioe", &alt);
+		} else if (strcmp(p, "timeout") == 0) {
+			i = floor_skip_opts(av, ac, 1, "sk", &alt) + 1;	/* DURATION */
+			alt += alt != 0;
+		} else if (strcmp(p, "xargs") == 0) {
+			/* -i, -l and -e take their value attached, if at all. */
+			i = floor_skip_opts(av, ac, 1, "InPLdEsa", &alt);
+			if (i >= ac)
+				return;
+			/* xargs appends words from stdin that the floor cannot see. */
+			const char **nv = calloc(ac - i + 1, sizeof *nv);
+			if (nv == NULL) {
+				c->oom = 1;
+				return;
+			}
+			memcpy(nv, av + i, (ac - i) * sizeof *nv);
+			nv[ac - i] = floor_split_marker;
+			floor_argv(c, l, idx, nv, ac - i + 1, depth);
+			free(nv);
+			return;
+		} else if (strcmp(p, "find") == 0) {
+			for (i = 1; i < ac; i++) {
+				if (strcmp(av[i], "-exec") != 0 && strcmp(av[i], "-execdir") != 0 &&
+				    strcmp(av[i], "-ok") != 0 && strcmp(av[i], "-okdir") != 0)
+					continue;
+				size_t s = i + 1, e = s;
+				while (e < ac && strcmp(av[e], ";") != 0 && strcmp(av[e], "+") != 0)
+					e++;
+				const char **nv = calloc(e - s + 1, sizeof *nv);
+				if (nv == NULL) {
+					c->oom = 1;
+					return;
+				}
+				for (size_t k = s; k < e; k++)
+					nv[k - s] = strcmp(av[k], "{}") == 0 ? floor_one_marker :
+					    av[k];
+				floor_argv(c, l, idx, nv, e - s, depth);
+				free(nv);
+				i = e;
+			}
+			break;
+		} else if ((strcmp(p, "uv") == 0 || strcmp(p, "poetry") == 0 ||
+		    strcmp(p, "pdm") == 0 || strcmp(p, "hatch") == 0 ||
+		    strcmp(p, "pipx") == 0 || strcmp(p, "pipenv") == 0) &&
+		    ac > 1 && strcmp(av[1], "run") == 0) {
+			i = floor_skip_opts(av, ac, 2, "pe", &alt);
+		} else if (strcmp(p, "uv") == 0 && ac > 2 && strcmp(av[1], "tool") == 0 &&
+		    strcmp(av[2], "run") == 0) {
+			i = floor_skip_opts(av, ac, 3, NULL, &alt);
+		} else if (floor_is_python(p)) {
+			int	 mod = 0;
+
+			for (i = 1; i < ac && !mod; i++) {
+				const char *a = av[i];
+				if (a[0] != '-' || strcmp(a, "-c") == 0 || strcmp(a, "-") == 0)
+					break;
+				if (strncmp(a, "-m", 2) == 0) {
+					/* python -m MOD args: check as the program MOD. */
+					mod = 1;
+					if (a[2] != '\0') {
+						av[i] = a + 2;
+						i--;
+					}
+				} else if ((a[1] == 'W' || a[1] == 'X') && a[2] == '\0')
+					i++;
+			}
+			if (!mod)
+				break;
+		} else if (floor_is_shell(p)) {
+			floor_shell(c, l, idx, av, ac, depth);
+			return;
+		} else if (strcmp(p, "eval") == 0) {
+			floor_text_join(c, av + 1, ac - 1, depth + 1);
+			return;
+		} else if (strcmp(p, "su") == 0) {
+			for (i = 1; i + 1 < ac; i++)
+				if (strcmp(av[i], "-c") == 0 || strcmp(av[i], "--command") == 0)
+					floor_text_join(c, av + i + 1, 1, depth + 1);
+			return;
+		} else if (strcmp(p, "watch") == 0) {
+			i = floor_skip_opts(av, ac, 1, "nqd", &alt);
+			floor_text_join(c, av + i, ac - i, depth + 1);
+			return;
+		}
+		if (i == 0)
+			break;
+		if (alt != 0 && alt < ac && alt != i && c->forks < 32) {
+			/* The other reading of an ambiguous long option. */
+			c->forks++;
+			floor_argv(c, l, idx, av + alt, ac - alt, depth);
+		}
+		if (i >= ac)
+			return;
+		av += i;
+		ac -= i;
+	}
+	if (ac == 0 || c->done)
+		return;
+
+	p = floor_base(av[0]);
+	if (floor_is(p, "git") || floor_is(p, "hub"))
+		floor_git(c, av, ac);
+	if (!c->done && (what = floor_publish(av, ac)) != NULL)
+		floor_deny(c, "floor.publish", "package publishing (%s) is blocked by the "
+		    "Clockwork floor", what);
+	floor_config(c, av, ac);
+}
+
+static void
+floor_cmd(struct floor_ctx *c, const struct shell_list *l, size_t idx)
+{
+	const struct shell_cmd	*cmd = &l->v[idx];
+	const char		**av;
+	size_t			 i;
+
+	for (i = 0; i < cmd->argc && !c->done; i++)
+		floor_cred_check(c, cmd->argv[i]);
+	for (i = 0; i < cmd->nassigns && !c->done; i++)
+		floor_cred_check(c, cmd->assigns[i]);
+	for (i = 0; i < cmd->nredirs && !c->done; i++)
+		if (cmd->redirs[i].kind == SHELL_REDIR_IN ||
+		    cmd->redirs[i].kind == SHELL_REDIR_OUT)
+			floor_cred_check(c, cmd->redirs[i].word);
+	if (c->done || cmd->argc == 0)
+		return;
+	/* A private copy: normalisation rewrites entries (python -mMOD). */
+	if ((av = calloc(cmd->argc + 1, sizeof *av)) == NULL) {
+		c->oom = 1;
+		return;
+	}
+	memcpy(av, cmd->argv, cmd->argc * sizeof *av);
+	floor_config(c, av, cmd->argc);
+	floor_argv(c, l, idx, av, cmd->argc, cmd->depth);
+	free(av);
+}
+
+static int
+floor_text(struct floor_ctx *c, const char *text, size_t len, int depth)
+{
+	struct shell_list	 l = { 0 };
+	char			 err[160];
+
+	if (c->done)
+		return 0;
+	if (shell_parse(text, len, c->home, depth, &l, err, sizeof err) == -1) {
+		int e = errno;
+		shell_list_free(&l);
+		if (e == ENOMEM)
+			return -1;
+		floor_deny(c, "floor.parse", "the command could not be parsed (%s); the "
+		    "Clockwork floor fails closed", err);
+		return 0;
+	}
+	for (size_t i = 0; i < l.n && !c->done && !c->oom; i++)
+		floor_cmd(c, &l, i);
+	shell_list_free(&l);
+	return c->oom ? -1 : 0;
+}
+
+int
+floor_evaluate(const char *command, const struct floor_policy *pol,
+    struct floor_result *out)
+{
+	struct floor_ctx	 c;
+	char			 home_buf[PATH_MAX];
+	size_t			 len;
+
+	memset(out, 0, sizeof *out);
+	out->verdict = FLOOR_ALLOW;
+	memset(&c, 0, sizeof c);
+	c.pol = pol;
+	c.home = pol->home;
+	c.cwhome = pol->cwhome;
+	if (c.home == NULL || c.home[0] != '/') {
+		/* Credential entries are relative to a home; take the process's. */
+		if (paths_home(c.home_canon, sizeof c.home_canon) == -1)
+			snprintf(c.home_canon, sizeof c.home_canon, "/nonexistent");
+		c.home = home_buf;
+		snprintf(home_buf, sizeof home_buf, "%s", c.home_canon);
+	}
+	c.out = out;
+	if (paths_canonical(c.home, c.home_canon, sizeof c.home_canon) == -1)
+		snprintf(c.home_canon, sizeof c.home_canon, "%s", c.home);
+	len = strnlen(command, FLOOR_MAX_COMMAND + 1);
+	if (len > FLOOR_MAX_COMMAND) {
+		floor_deny(&c, "floor.parse", "the command is longer than %d bytes; the "
+		    "Clockwork floor fails closed", FLOOR_MAX_COMMAND);
+		return 0;
+	}
+	if (floor_text(&c, command, len, 0) == -1 || c.oom) {
+		/* A caller that ignores the -1 still sees a deny. */
+		c.done = 0;
+		floor_deny(&c, "floor.parse", "the command could not be evaluated (out "
+		    "of memory); the Clockwork floor fails closed");
+		errno = ENOMEM;
+		return -1;
+	}
+	if (!c.done && c.cfg_hit)
+		*out = c.cfg;
+	return 0;
+}

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# cwctl policy check, the real program: exit codes, output shapes, --json, a configured
+# rule, and a broken config file that must be named. Runs in a private CLOCKWORK_HOME.
+set -u
+CWCTL="${CW_BIN:?CW_BIN not set}/cwctl"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export HOME="$tmp/home" CLOCKWORK_HOME="$tmp/cw"
+mkdir -p "$HOME" "$CLOCKWORK_HOME"
+fail=0
+
+# expect WANT_RC WANT_GREP ARGS...: run cwctl, check the exit code and that stdout+stderr
+# contains WANT_GREP (a fixed string; "" skips it).
+expect() {
+	local want_rc=$1 want_out=$2 out rc
+	shift 2
+	out=$("$CWCTL" "$@" 2>&1)
+	rc=$?
+	if [ "$rc" -ne "$want_rc" ]; then
+		echo "FAIL: cwctl $* -> exit $rc, want $want_rc; output: $out"
+		fail=1
+	elif [ -n "$want_out" ] && ! grep -qF -- "$want_out" <<<"$out"; then
+		echo "FAIL: cwctl $* -> output lacks '$want_out': $out"
+		fail=1
+	else
+		echo "ok: cwctl $* -> $rc"
+	fi
+}
+
+# allow -> 0 and the word allow; deny -> 3 and the rule named
+expect 0 "allow" policy check -- 'git push origin feature'
+expect 0 "allow" policy check -- echo "npm publish"
+expect 3 "deny floor.force_push:" policy check -- 'git push -f origin main'
+expect 3 "deny floor.force_push:" policy check -- 'cd repo && git -C . push origin +HEAD:main'
+expect 3 "deny floor.branch_delete:" policy check -- git push origin :master
+expect 3 "deny floor.publish:" policy check -- 'FOO=1 npm --registry x publish'
+expect 3 "deny floor.credential_path:" policy check -- 'cat ~/.ssh/id_ed25519'
+expect 3 "deny floor.parse:" policy check -- 'echo "unterminated'
+# several words after -- are joined as one command
+expect 3 "deny floor.publish:" policy check -- cargo publish --allow-dirty
+
+# --json parses, and carries decision/rule/reason/floor
+for cmd in 'npm publish' 'ls -la'; do
+	out=$("$CWCTL" policy check --json -- "$cmd")
+	if ! python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+want = sys.argv[1]
+assert d["decision"] == want, d
+if want == "deny":
+    assert d["rule"] == "floor.publish" and d["floor"] is True and d["reason"], d
+else:
+    assert d["rule"] is None and d["floor"] is False, d
+' "$([ "$cmd" = 'npm publish' ] && echo deny || echo allow)" <<<"$out"; then
+		echo "FAIL: --json output for '$cmd': $out"
+		fail=1
+	else
+		echo "ok: --json '$cmd' -> $out"
+	fi
+done
+
+# bad usage -> 2
+expect 2 "usage" policy
+expect 2 "usage" policy check
+expect 2 "usage" policy check --
+expect 2 "unknown option" policy check --bogus -- ls
+expect 2 "usage" policy frobnicate -- ls
+
+# a configured rule applies and can be switched off; floor rules cannot
+cat >"$CLOCKWORK_HOME/config.yaml" <<'YAML'
+rules:
+  - id: no-curl
+    match: "curl *"
+    reason: "downloads go through the proxy"
+YAML
+expect 3 "deny config.no-curl: downloads go through the proxy" policy check -- 'sudo /usr/bin/curl https://example.com'
+cat >"$CLOCKWORK_HOME/config.yaml" <<'YAML'
+rules:
+  - id: no-curl
+    match: "curl *"
+    enabled: false
+YAML
+expect 0 "allow" policy check -- 'curl https://example.com'
+expect 3 "floor.publish" policy check -- 'npm publish'
+# a protected-branch list from the config
+cat >"$CLOCKWORK_HOME/config.yaml" <<'YAML'
+protected_branches: [trunk]
+YAML
+expect 3 "'trunk'" policy check -- 'git push -f origin trunk'
+
+# a broken config file -> 2, with the file named
+printf 'rules: [\n' >"$CLOCKWORK_HOME/config.yaml"
+expect 2 "$CLOCKWORK_HOME/config.yaml" policy check -- ls
+printf 'no_such_key: 1\n' >"$CLOCKWORK_HOME/config.yaml"
+expect 2 "$CLOCKWORK_HOME/config.yaml" policy check -- ls
+
+exit $fail
