@@ -122,7 +122,9 @@ paths_canonical(const char *path, char *out, size_t outlen)
 		return -1;
 	while ((cut = strrchr(prefix, '/')) != NULL) {
 		if (cut == prefix) {
+			/* Nothing below / exists: append the whole path, not nothing. */
 			strcpy(resolved, "/");
+			prefix[0] = '\0';
 			break;
 		}
 		*cut = '\0';

@@ -25,9 +25,11 @@ struct sandbox_report {
 	int		mount_namespace;	/* 1 when the mount-namespace layer applied */
 	int		seccomp;		/* 1 when the seccomp filter applied */
 	struct strlist	not_enforced;		/* one sentence per missing layer */
+	int		exec_errno;		/* exec itself failed (nothing ran): its errno */
 };
 
 /*
+ * Call from a single-threaded process: the child allocates between fork and exec.
  * Returns the child's pid, or -1 with err filled ("landlock: ruleset rejected: ...") and
  * *refused set to 1 when the sandbox could not be enforced (nothing was started).
  */

@@ -1,6 +1,1041 @@
+/*
+ * The sandbox spec: from the merged policy and the run context, the exact lists of
+ * paths and the environment apply_sandbox() enforces (SPEC S2-S4, K3). Everything here
+ * runs before any sandbox exists, in the runner, so it may create directories (the
+ * private TMPDIR, the tool caches, the engine's state dirs) and read the filesystem to
+ * canonicalise and carve.
+ *
+ * Claude Code's state on Linux (engine "claude", CLI 2.1.332, native binary), found by
+ * running it for real with HOME in a temporary directory:
+ *   strace -f -e trace=%file,unlink,rename,mkdir claude --version
+ *   strace -f -e trace=%file,unlink,rename,mkdir claude -p hello   (model unreachable:
+ *       ANTHROPIC_BASE_URL=http://127.0.0.1:9, so it touches its state and gives up)
+ * and again with TMPDIR set. What it writes:
+ *   ~/.claude/projects/<cwd-slug>/<session>.jsonl and .../memory   transcripts
+ *   ~/.claude/sessions/<pid>.json, <pid>.<hex>.key (tmp + rename) session registry
+ *   ~/.claude/telemetry/1p_failed_events.*.json                    queued telemetry
+ *   ~/.claude/backups/.claude.json.backup.<ms>                      backups of ~/.claude.json
+ *   ~/.claude/plugins/store/<plugin>.json (tmp + rename, mkdir .lock) plugin store
+ *   ~/.claude/.last-cleanup                                         housekeeping stamp
+ *   ~/.claude.json (written as ~/.claude.json.tmp.<pid>.<hex> in $HOME, then renamed;
+ *       locked by mkdir ~/.claude.json.lock in $HOME)
+ *   $TMPDIR/claude-<uid>/ (falls back to /tmp/claude-<uid> and /tmp/cc-socks without
+ *       TMPDIR; with our TMPDIR every temporary file lands in the private one)
+ * What it reads: ~/.claude (settings.json, CLAUDE.md, agents, commands, plugins,
+ * .credentials.json — the login on Linux), ~/.claude.json, its own package directory,
+ * /etc (resolv.conf, hosts, nsswitch.conf, ssl certs), /proc/self.
+ *
+ * What we grant: ~/.claude read-only (the login and the user's settings are needed to
+ * run at all), ~/.claude.json read-only, and read-write only the subdirectories that
+ * hold per-session output: projects, sessions, session-env, shell-snapshots, statsig,
+ * todos, telemetry, file-history, backups, logs, debug, plans. Never writable:
+ * settings.json, settings.local.json, hooks, commands, agents, plugins, CLAUDE.md,
+ * .credentials.json, ~/.claude.json, because each is loaded by later runs (and by the
+ * user's own interactive sessions). The price: writes to ~/.claude.json (onboarding
+ * counters, per-project trust) fail inside the sandbox and the CLI carries on; the
+ * plugin store is not refreshed; an expired OAuth token cannot be refreshed in a run.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <cjson/cJSON.h>
+
+#include "config.h"
+#include "credpaths.h"
+#include "paths.h"
+#include "policy.h"
 #include "spec.h"
+
+/* How deep carving follows a directory tree around credential locations. */
+#define SPEC_CARVE_DEPTH	8
+
+struct spec_build {
+	const struct spec_context	*ctx;
+	struct sandbox_spec		*s;
+	const char			*home, *cwhome;
+	char				*err;
+	size_t				 errlen;
+};
+
+/* System directories every toolchain reads; only those that exist are granted. */
+static const char *const spec_system_dirs[] = {
+	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt",
+	"/usr/local", "/run/systemd/resolve", "/var/lib/ca-certificates",
+	/*
+	 * /proc: toolchains read /proc/self, /proc/cpuinfo, /proc/meminfo. Other
+	 * processes' /proc/<pid>/environ, mem, fd are guarded by ptrace access checks,
+	 * which Landlock restricts to processes inside the same sandbox.
+	 */
+	"/proc", "/sys",
+};
+
+int
+spec_system_root(const char *path, char *root, size_t rootlen)
+{
+	/* Canonical forms, resolved once: this runs for every grant at every spawn. */
+	static char	 canon[sizeof spec_system_dirs / sizeof spec_system_dirs[0]][PATH_MAX];
+	static int	 ready;
+
+	if (!ready) {
+		for (size_t i = 0; i < sizeof spec_system_dirs / sizeof spec_system_dirs[0];
+		    i++)
+			if (paths_canonical(spec_system_dirs[i], canon[i], PATH_MAX) == -1)
+				canon[i][0] = '\0';
+		ready = 1;
+	}
+	for (size_t i = 0; i < sizeof spec_system_dirs / sizeof spec_system_dirs[0]; i++) {
+		if (canon[i][0] == '\0' || !paths_within(path, canon[i]))
+			continue;
+		if ((size_t)snprintf(root, rootlen, "%s", canon[i]) >= rootlen)
+			return 0;
+		return 1;
+	}
+	return 0;
+}
+
+/* Device files a shell and the common tools need. */
+static const char *const spec_dev_write[] = {
+	"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx",
+};
+static const char *const spec_dev_read[] = { "/dev/random", "/dev/urandom" };
+
+/*
+ * Git's global configuration, read-only: git refuses to run at all when it exists but
+ * cannot be read ("unknown error occurred while reading the configuration files"), and
+ * commits need the user's identity. ~/.config/git is not granted whole: its
+ * credentials file is a credential location.
+ */
+static const char *const spec_home_read_files[] = {
+	".gitconfig", ".config/git/config", ".config/git/ignore", ".config/git/attributes",
+};
+
+/* Environment variables passed through from the runner when set. */
+static const char *const spec_env_pass[] = {
+	"PATH", "LANG", "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "TERM", "TZ", "USER",
+	"LOGNAME", "SHELL", "COLORTERM", "NO_COLOR",
+};
+
+/* Tool caches under <cwhome>/cache, and the variables that send each tool there. */
+static const struct spec_cache {
+	const char	*var;
+	const char	*dir;		/* relative to <cwhome>/cache */
+} spec_caches[] = {
+	{ "npm_config_cache", "npm" },
+	{ "PNPM_HOME", "pnpm" },
+	{ "npm_config_store_dir", "pnpm/store" },
+	{ "YARN_CACHE_FOLDER", "yarn" },
+	{ "PIP_CACHE_DIR", "pip" },
+	{ "XDG_CACHE_HOME", "xdg/cache" },
+	{ "XDG_DATA_HOME", "xdg/data" },
+	{ "XDG_STATE_HOME", "xdg/state" },
+	/*
+	 * XDG_CONFIG_HOME is left alone on purpose: a writable config home would let one
+	 * run plant configuration (git aliases, hooks paths) that later runs load.
+	 */
+	{ "CARGO_HOME", "cargo" },
+	{ "GOPATH", "go" },
+	{ "GOMODCACHE", "go/pkg/mod" },
+	{ "GOCACHE", "go-build" },
+	{ "GEM_HOME", "gem" },
+	{ "BUNDLE_PATH", "bundle" },
+	{ "BUNDLE_USER_HOME", "bundle/home" },
+	{ "UV_CACHE_DIR", "uv" },
+	{ "POETRY_CACHE_DIR", "poetry" },
+	{ "GRADLE_USER_HOME", "gradle" },
+	{ "COMPOSER_HOME", "composer" },
+	{ "NUGET_PACKAGES", "nuget" },
+};
+
+/* Claude Code's per-session state under ~/.claude (see the comment at the top). */
+static const char *const spec_claude_write[] = {
+	"projects", "sessions", "session-env", "shell-snapshots", "statsig", "todos",
+	"telemetry", "file-history", "backups", "logs", "debug", "plans",
+};
+
+/* Version managers whose whole root a PATH entry beneath it needs (shims exec into it). */
+static const char *const spec_toolchain_roots[] = {
+	".pyenv", ".rbenv", ".nodenv", ".nvm", ".volta", ".fnm", ".bun", ".deno", ".asdf",
+	".cargo", ".rustup", ".sdkman", ".local/share/mise", ".local/share/pnpm", "go",
+};
+
+static int
+spec_fail(struct spec_build *b, int err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int
+spec_fail(struct spec_build *b, int e, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vsnprintf(b->err, b->errlen, fmt, ap);
+	va_end(ap);
+	errno = e;
+	return -1;
+}
+
+static int
+spec_nomem(struct spec_build *b)
+{
+	return spec_fail(b, ENOMEM, "spec: out of memory");
+}
+
+static int
+spec_note(struct spec_build *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int
+spec_note(struct spec_build *b, const char *fmt, ...)
+{
+	char	 buf[PATH_MAX + 256];
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	return strlist_add_unique(&b->s->notes, buf) == -1 ? spec_nomem(b) : 0;
+}
+
+static int
+spec_is_dir(const char *path)
+{
+	struct stat	 st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Is path already readable through one of the read or write dirs? */
+static int
+spec_covered(const struct sandbox_spec *s, const char *path)
+{
+	for (size_t i = 0; i < s->read_dirs.n; i++)
+		if (paths_within(path, s->read_dirs.v[i]))
+			return 1;
+	for (size_t i = 0; i < s->write_dirs.n; i++)
+		if (paths_within(path, s->write_dirs.v[i]))
+			return 1;
+	return 0;
+}
+
+/*
+ * Grant canon for reading. Landlock cannot deny beneath an allowed directory, so a
+ * directory with a credential location somewhere inside is carved: each child is
+ * granted on its own, credential entries are skipped, and the walk goes deeper where
+ * the credential lies deeper. A credential location itself is never added here.
+ */
+static int
+spec_read_carved(struct spec_build *b, const char *canon, int depth)
+{
+	char		 child[PATH_MAX], target[PATH_MAX];
+	DIR		*d;
+	struct dirent	*de;
+	struct stat	 st;
+	int		 rc = 0;
+
+	if (credpaths_classify(canon, b->home, b->cwhome) != NULL)
+		return 0;
+	if (stat(canon, &st) == -1)
+		return 0;
+	if (!S_ISDIR(st.st_mode))
+		return strlist_add_unique(&b->s->read_files, canon) == -1 ? spec_nomem(b) : 0;
+	if (!credpaths_inside(canon, b->home, b->cwhome))
+		return strlist_add_unique(&b->s->read_dirs, canon) == -1 ? spec_nomem(b) : 0;
+	if (depth >= SPEC_CARVE_DEPTH)
+		return spec_note(b, "read grant %s not carved below depth %d: skipped", canon,
+		    SPEC_CARVE_DEPTH);
+	if ((d = opendir(canon)) == NULL)
+		return spec_note(b, "read grant %s could not be listed for carving (%s): "
+		    "skipped", canon, strerror(errno));
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if ((size_t)snprintf(child, sizeof child, "%s%s%s", canon,
+		    strcmp(canon, "/") == 0 ? "" : "/", de->d_name) >= sizeof child)
+			continue;
+		/*
+		 * A symlink child is granted only when it points back inside the directory
+		 * being carved; one that leads elsewhere grants nothing (its target is
+		 * readable only if the allowlist grants it on its own).
+		 */
+		if (paths_canonical(child, target, sizeof target) == -1 ||
+		    !paths_within(target, canon))
+			continue;
+		if (credpaths_classify(target, b->home, b->cwhome) != NULL ||
+		    credpaths_classify(child, b->home, b->cwhome) != NULL)
+			continue;
+		if (policy_under_writable_prefix(target, b->s->tmpdir))
+			continue;
+		if ((rc = spec_read_carved(b, target, depth + 1)) == -1)
+			break;
+	}
+	closedir(d);
+	if (rc == 0)
+		rc = spec_note(b, "read grant %s holds credential locations: granted child by "
+		    "child without them", canon);
+	return rc;
+}
+
+/* Grant a directory read-write, creating it (0700) if need be. */
+static int
+spec_write_dir(struct spec_build *b, const char *path, int create)
+{
+	char	 canon[PATH_MAX];
+
+	if (create && paths_mkdir_p(path, 0700) == -1)
+		return spec_fail(b, errno, "spec: create %s: %s", path, strerror(errno));
+	if (paths_canonical(path, canon, sizeof canon) == -1)
+		return spec_fail(b, errno, "spec: %s: %s", path, strerror(errno));
+	if (!spec_is_dir(canon))
+		return 0;
+	return strlist_add_unique(&b->s->write_dirs, canon) == -1 ? spec_nomem(b) : 0;
+}
+
+static int
+spec_setenv(struct spec_build *b, const char *name, const char *value)
+{
+	char	*kv;
+	size_t	 len = strlen(name), kvlen;
+	int	 rc;
+
+	/* Later values replace earlier ones: one entry per name. */
+	for (size_t i = 0; i < b->s->env.n; i++)
+		if (strncmp(b->s->env.v[i], name, len) == 0 && b->s->env.v[i][len] == '=') {
+			free(b->s->env.v[i]);
+			b->s->env.v[i] = b->s->env.v[--b->s->env.n];
+			break;
+		}
+	kvlen = len + strlen(value) + 2;
+	if ((kv = malloc(kvlen)) == NULL)
+		return spec_nomem(b);
+	snprintf(kv, kvlen, "%s=%s", name, value);
+	rc = strlist_add(&b->s->env, kv);
+	free(kv);
+	return rc == -1 ? spec_nomem(b) : 0;
+}
+
+/* The private per-run TMPDIR: <cwhome>/tmp/<run-id> (exec: exec-<pid>), mode 0700. */
+static int
+spec_tmpdir(struct spec_build *b)
+{
+	char	 dir[PATH_MAX], canon[PATH_MAX];
+	int	 n;
+
+	if (b->ctx->run_id != NULL && (strchr(b->ctx->run_id, '/') != NULL ||
+	    b->ctx->run_id[0] == '.' || b->ctx->run_id[0] == '\0'))
+		return spec_fail(b, EINVAL, "spec: bad run id '%s'", b->ctx->run_id);
+	if (b->ctx->run_id != NULL)
+		n = snprintf(dir, sizeof dir, "%s/tmp/%s", b->cwhome, b->ctx->run_id);
+	else
+		n = snprintf(dir, sizeof dir, "%s/tmp/exec-%ld", b->cwhome, (long)getpid());
+	if (n < 0 || (size_t)n >= sizeof dir)
+		return spec_fail(b, ENAMETOOLONG, "spec: TMPDIR path too long");
+	if (paths_mkdir_p(dir, 0700) == -1 || chmod(dir, 0700) == -1)
+		return spec_fail(b, errno, "spec: create TMPDIR %s: %s", dir, strerror(errno));
+	if (paths_canonical(dir, canon, sizeof canon) == -1 ||
+	    (b->s->tmpdir = strdup(canon)) == NULL)
+		return spec_nomem(b);
+	if (strlist_add_unique(&b->s->write_dirs, canon) == -1)
+		return spec_nomem(b);
+	return spec_setenv(b, "TMPDIR", canon);
+}
+
+/* <cwhome>/cache is one read-write grant; each tool's variable names its own subdir. */
+static int
+spec_caches_add(struct spec_build *b)
+{
+	char	 dir[PATH_MAX], root[PATH_MAX];
+
+	if ((size_t)snprintf(dir, sizeof dir, "%s/cache", b->cwhome) >= sizeof dir)
+		return spec_fail(b, ENAMETOOLONG, "spec: cache path too long");
+	if (spec_write_dir(b, dir, 1) == -1)
+		return -1;
+	snprintf(root, sizeof root, "%s", b->s->write_dirs.v[b->s->write_dirs.n - 1]);
+	for (size_t i = 0; i < sizeof spec_caches / sizeof spec_caches[0]; i++) {
+		if ((size_t)snprintf(dir, sizeof dir, "%s/%s", root,
+		    spec_caches[i].dir) >= sizeof dir)
+			return spec_fail(b, ENAMETOOLONG, "spec: cache path too long");
+		if (paths_mkdir_p(dir, 0700) == -1)
+			return spec_fail(b, errno, "spec: create %s: %s", dir,
+			    strerror(errno));
+		if (spec_setenv(b, spec_caches[i].var, dir) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+/* Find name through PATH the way execvp would; the real path of what it finds. */
+static int
+spec_which(const char *name, const char *path, char out[PATH_MAX])
+{
+	char		 buf[PATH_MAX];
+	const char	*p, *colon;
+
+	if (strchr(name, '/') != NULL)
+		return realpath(name, out) != NULL ? 0 : -1;
+	for (p = path; p != NULL; p = colon ? colon + 1 : NULL) {
+		size_t	 len;
+
+		colon = strchr(p, ':');
+		len = colon ? (size_t)(colon - p) : strlen(p);
+		if (len == 0 || len + 2 + strlen(name) >= sizeof buf)
+			continue;
+		memcpy(buf, p, len);
+		buf[len] = '/';
+		strcpy(buf + len + 1, name);
+		if (access(buf, X_OK) == 0 && realpath(buf, out) != NULL)
+			return 0;
+	}
+	return -1;
+}
+
+/*
+ * The engine's install: its binary's real path, and the package directory around it
+ * (the nearest ancestor with a package.json, for npm-installed engines), read-only.
+ */
+static int
+spec_engine_install(struct spec_build *b, const char *engine)
+{
+	char	 bin[PATH_MAX], dir[PATH_MAX], cur[PATH_MAX], probe[PATH_MAX + 16], *slash;
+
+	if (strcmp(engine, "command") == 0)
+		return 0;
+	if (spec_which(engine, getenv("PATH"), bin) == -1)
+		return spec_note(b, "engine '%s' not found in PATH: its install is not "
+		    "granted", engine);
+	snprintf(dir, sizeof dir, "%s", bin);
+	if ((slash = strrchr(dir, '/')) != NULL)
+		*slash = '\0';
+	/* An npm package keeps its binary a level or two below its package.json. */
+	snprintf(cur, sizeof cur, "%s", dir);
+	for (int up = 0; up < 4; up++) {
+		snprintf(probe, sizeof probe, "%s/package.json", cur);
+		if (access(probe, F_OK) == 0) {
+			snprintf(dir, sizeof dir, "%s", cur);
+			break;
+		}
+		if ((slash = strrchr(cur, '/')) == NULL || slash == cur ||
+		    strcmp(slash, "/node_modules") == 0)
+			break;
+		*slash = '\0';
+	}
+	if (credpaths_classify(dir, b->home, b->cwhome) != NULL)
+		return spec_fail(b, EPERM, "spec: engine '%s' is installed in %s, a "
+		    "credential location: refused", engine, dir);
+	if (spec_covered(b->s, dir) || policy_under_writable_prefix(dir, b->s->tmpdir))
+		return 0;
+	return spec_read_carved(b, dir, 0);
+}
+
+/* The engine's own state paths. */
+static int
+spec_engine_state(struct spec_build *b, const char *engine)
+{
+	char	 path[PATH_MAX], canon[PATH_MAX];
+
+	if (strcmp(engine, "claude") != 0)
+		return 0;
+	snprintf(path, sizeof path, "%s/.claude", b->home);
+	if (paths_mkdir_p(path, 0700) == -1)
+		return spec_fail(b, errno, "spec: create %s: %s", path, strerror(errno));
+	if (paths_canonical(path, canon, sizeof canon) == -1)
+		return spec_fail(b, errno, "spec: %s: %s", path, strerror(errno));
+	if (credpaths_classify(canon, b->home, b->cwhome) != NULL)
+		return spec_fail(b, EPERM, "spec: %s resolves to %s, a credential location: "
+		    "refused", path, canon);
+	if (spec_read_carved(b, canon, 0) == -1)
+		return -1;
+	for (size_t i = 0; i < sizeof spec_claude_write / sizeof spec_claude_write[0];
+	    i++) {
+		if ((size_t)snprintf(path, sizeof path, "%s/%s", canon,
+		    spec_claude_write[i]) >= sizeof path)
+			return spec_fail(b, ENAMETOOLONG, "spec: %s: path too long", canon);
+		if (spec_write_dir(b, path, 1) == -1)
+			return -1;
+	}
+	snprintf(path, sizeof path, "%s/.claude.json", b->home);
+	if (paths_canonical(path, canon, sizeof canon) == 0 &&
+	    credpaths_classify(canon, b->home, b->cwhome) == NULL &&
+	    access(canon, F_OK) == 0 &&
+	    strlist_add_unique(&b->s->read_files, canon) == -1)
+		return spec_nomem(b);
+	return 0;
+}
+
+/*
+ * If dir lies in a version manager's tree (a component named like root, e.g.
+ * /home/u/.pyenv/shims), the directory that component names, in out.
+ */
+static int
+spec_toolchain_root(const char *dir, const char *root, char *out, size_t outlen)
+{
+	char		 pat[64];
+	const char	*p;
+	size_t		 n;
+
+	snprintf(pat, sizeof pat, "/%s", root);
+	n = strlen(pat);
+	for (p = strstr(dir, pat); p != NULL; p = strstr(p + 1, pat)) {
+		if (p[n] != '/' && p[n] != '\0')
+			continue;
+		if ((size_t)(p - dir) + n >= outlen)
+			return -1;
+		memcpy(out, dir, (size_t)(p - dir) + n);
+		out[(p - dir) + n] = '\0';
+		return spec_is_dir(out) ? 0 : -1;
+	}
+	return -1;
+}
+
+static int
+spec_home_files(struct spec_build *b)
+{
+	char	 path[PATH_MAX], canon[PATH_MAX];
+
+	for (size_t i = 0; i < sizeof spec_home_read_files / sizeof spec_home_read_files[0];
+	    i++) {
+		snprintf(path, sizeof path, "%s/%s", b->home, spec_home_read_files[i]);
+		if (paths_canonical(path, canon, sizeof canon) == -1 ||
+		    access(canon, F_OK) == -1 || spec_is_dir(canon) ||
+		    credpaths_classify(canon, b->home, b->cwhome) != NULL ||
+		    spec_covered(b->s, canon))
+			continue;
+		if (strlist_add_unique(&b->s->read_files, canon) == -1)
+			return spec_nomem(b);
+	}
+	return 0;
+}
+
+/*
+ * PATH entries outside the system directories (version managers, ~/.local/bin, the
+ * engines' .bin dir) are granted read-only, carved, and so is the root of a known
+ * version manager above one, since its shims exec into it.
+ */
+static int
+spec_path_dirs(struct spec_build *b)
+{
+	const char	*path = getenv("PATH");
+	char		*copy, *save = NULL, *e, canon[PATH_MAX], root[PATH_MAX];
+	int		 rc = 0;
+
+	if (path == NULL || (copy = strdup(path)) == NULL)
+		return path == NULL ? 0 : spec_nomem(b);
+	for (e = strtok_r(copy, ":", &save); e != NULL && rc == 0;
+	    e = strtok_r(NULL, ":", &save)) {
+		if (e[0] != '/' || paths_canonical(e, canon, sizeof canon) == -1 ||
+		    !spec_is_dir(canon) || spec_covered(b->s, canon) ||
+		    policy_under_writable_prefix(canon, b->s->tmpdir) ||
+		    credpaths_classify(canon, b->home, b->cwhome) != NULL)
+			continue;
+		for (size_t i = 0; i < sizeof spec_toolchain_roots /
+		    sizeof spec_toolchain_roots[0] && rc == 0; i++) {
+			if (spec_toolchain_root(canon, spec_toolchain_roots[i], root,
+			    sizeof root) == -1 || spec_covered(b->s, root))
+				continue;
+			rc = spec_read_carved(b, root, 0);
+			/* rustup's proxies live in ~/.cargo/bin but run ~/.rustup. */
+			if (rc == 0 && strcmp(spec_toolchain_roots[i], ".cargo") == 0) {
+				char	 rustup[PATH_MAX + 16], rcanon[PATH_MAX];
+
+				snprintf(rustup, sizeof rustup, "%s/../.rustup", root);
+				if (paths_canonical(rustup, rcanon, sizeof rcanon) == 0 &&
+				    spec_is_dir(rcanon) && !spec_covered(b->s, rcanon))
+					rc = spec_read_carved(b, rcanon, 0);
+			}
+		}
+		if (rc == 0 && !spec_covered(b->s, canon))
+			rc = spec_read_carved(b, canon, 0);
+	}
+	free(copy);
+	return rc;
+}
+
+static int
+spec_system(struct spec_build *b)
+{
+	char	 canon[PATH_MAX];
+
+	for (size_t i = 0; i < sizeof spec_system_dirs / sizeof spec_system_dirs[0]; i++) {
+		if (paths_canonical(spec_system_dirs[i], canon, sizeof canon) == -1 ||
+		    !spec_is_dir(canon) || spec_covered(b->s, canon))
+			continue;
+		if (spec_read_carved(b, canon, 0) == -1)
+			return -1;
+	}
+	/* /etc/resolv.conf is often a link into /run; grant where it really is. */
+	if (paths_canonical("/etc/resolv.conf", canon, sizeof canon) == 0 &&
+	    access(canon, F_OK) == 0 && !spec_covered(b->s, canon) &&
+	    !policy_under_writable_prefix(canon, NULL) &&
+	    strlist_add_unique(&b->s->read_files, canon) == -1)
+		return spec_nomem(b);
+	for (size_t i = 0; i < sizeof spec_dev_write / sizeof spec_dev_write[0]; i++)
+		if (access(spec_dev_write[i], F_OK) == 0 &&
+		    strlist_add_unique(&b->s->write_files, spec_dev_write[i]) == -1)
+			return spec_nomem(b);
+	for (size_t i = 0; i < sizeof spec_dev_read / sizeof spec_dev_read[0]; i++)
+		if (access(spec_dev_read[i], F_OK) == 0 &&
+		    strlist_add_unique(&b->s->read_files, spec_dev_read[i]) == -1)
+			return spec_nomem(b);
+	/* A private devpts is mounted over it by the mount namespace (mountns.c). */
+	if (spec_is_dir("/dev/pts") &&
+	    strlist_add_unique(&b->s->write_dirs, "/dev/pts") == -1)
+		return spec_nomem(b);
+	return 0;
+}
+
+/*
+ * A read-only root must not resolve into a credential location, nor sit under a
+ * prefix the sandbox leaves writable, where a read-only grant means nothing (S6).
+ */
+static int
+spec_check_ro(struct spec_build *b, const char *kind, const char *entry, const char *canon)
+{
+	const char	*what;
+
+	if ((what = credpaths_classify(canon, b->home, b->cwhome)) != NULL)
+		return spec_fail(b, EPERM, "%s '%s' resolves to %s, a credential location "
+		    "(%s): refused", kind, entry, canon, what);
+	if (policy_under_writable_prefix(canon, b->s->tmpdir) ||
+	    (b->s->tmpdir != NULL && paths_within(canon, b->s->tmpdir)))
+		return spec_fail(b, EINVAL, "%s '%s' resolves to %s, under a prefix the "
+		    "sandbox must leave writable (/tmp, /var/tmp, /dev/shm, the run's TMPDIR): "
+		    "a read-only grant there cannot be enforced: refused", kind, entry, canon);
+	return 0;
+}
+
+static int
+spec_context_roots(struct spec_build *b)
+{
+	const struct strlist	*l = &b->ctx->context_ro;
+	char			 exp[PATH_MAX], canon[PATH_MAX];
+
+	for (size_t i = 0; i < l->n; i++) {
+		if (paths_expand_home(l->v[i], b->home, exp, sizeof exp) == -1 ||
+		    exp[0] != '/')
+			return spec_fail(b, EINVAL, "context root '%s' is not an absolute or ~ "
+			    "path", l->v[i]);
+		if (paths_canonical(exp, canon, sizeof canon) == -1)
+			return spec_fail(b, errno, "context root '%s': %s", l->v[i],
+			    strerror(errno));
+		if (spec_check_ro(b, "context root", l->v[i], canon) == -1)
+			return -1;
+		if (!spec_is_dir(canon))
+			return spec_fail(b, ENOENT, "context root '%s' (%s) is not a directory",
+			    l->v[i], canon);
+		if (spec_read_carved(b, canon, 0) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+static int
+spec_workdir(struct spec_build *b)
+{
+	char		 canon[PATH_MAX];
+	const char	*what;
+
+	if (b->ctx->workdir == NULL || b->ctx->workdir[0] != '/')
+		return spec_fail(b, EINVAL, "workdir must be an absolute path");
+	if (paths_canonical(b->ctx->workdir, canon, sizeof canon) == -1 || !spec_is_dir(canon))
+		return spec_fail(b, ENOENT, "workdir %s is not a directory", b->ctx->workdir);
+	if ((what = credpaths_classify(canon, b->home, b->cwhome)) != NULL)
+		return spec_fail(b, EPERM, "workdir %s resolves to %s, a credential location "
+		    "(%s): refused", b->ctx->workdir, canon, what);
+	/* A writable root that holds credentials (HOME itself, /) would expose them. */
+	if (credpaths_inside(canon, b->home, b->cwhome))
+		return spec_fail(b, EPERM, "workdir %s (%s) contains credential locations "
+		    "(it would make them writable): refused", b->ctx->workdir, canon);
+	if (paths_within(b->home, canon) || paths_within(b->cwhome, canon))
+		return spec_fail(b, EPERM, "workdir %s (%s) contains the home or Clockwork "
+		    "directory: refused", b->ctx->workdir, canon);
+	if ((b->s->workdir = strdup(canon)) == NULL)
+		return spec_nomem(b);
+	return strlist_add_unique(&b->s->write_dirs, canon) == -1 ? spec_nomem(b) : 0;
+}
+
+/* Read a small file's first line into out (newline stripped). */
+static int
+spec_read_line(const char *path, char *out, size_t outlen)
+{
+	FILE	*f;
+	char	*nl;
+
+	if ((f = fopen(path, "re")) == NULL)
+		return -1;
+	if (fgets(out, (int)outlen, f) == NULL) {
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	if ((nl = strchr(out, '\n')) != NULL)
+		*nl = '\0';
+	return 0;
+}
+
+static int
+spec_add_canon(struct spec_build *b, struct strlist *l, const char *path)
+{
+	char	 canon[PATH_MAX];
+
+	if (paths_canonical(path, canon, sizeof canon) == -1)
+		return spec_fail(b, errno, "spec: %s: %s", path, strerror(errno));
+	return strlist_add_unique(l, canon) == -1 ? spec_nomem(b) : 0;
+}
+
+/*
+ * A linked git worktree (its .git is a file "gitdir: <main>/.git/worktrees/<id>")
+ * commits into the main repository's .git. Grant exactly what a commit on the run's
+ * own branch writes: the object store, the worktree's admin folder, and the directory
+ * of its branch ref and reflog, only when that branch is clockwork/...; the rest of the
+ * common dir is read-only. Hooks, config, info/ and every other ref stay unwritable, so
+ * nothing planted there runs or lands outside the sandbox later. Landlock grants whole
+ * directories, so the admin folder's commondir and gitdir pointers, and the worktree's
+ * own .git file, are made read-only by bind mounts in the mount namespace.
+ */
+static int
+spec_git_worktree(struct spec_build *b)
+{
+	char		 dotgit[PATH_MAX], line[PATH_MAX], admin[PATH_MAX];
+	char		 common[PATH_MAX], p[2 * PATH_MAX + 64], wts[PATH_MAX + 16];
+	const char	*ref, *slash;
+	struct stat	 st;
+
+	snprintf(dotgit, sizeof dotgit, "%s/.git", b->s->workdir);
+	if (lstat(dotgit, &st) == -1 || !S_ISREG(st.st_mode))
+		return 0;
+	if (spec_read_line(dotgit, line, sizeof line) == -1 ||
+	    strncmp(line, "gitdir: ", 8) != 0 || line[8] != '/')
+		return spec_note(b, "workdir .git file is not a worktree pointer: no git grants");
+	if (paths_canonical(line + 8, admin, sizeof admin) == -1 || !spec_is_dir(admin))
+		return spec_note(b, "worktree admin dir %s missing: no git grants", line + 8);
+	snprintf(p, sizeof p, "%s/commondir", admin);
+	if (spec_read_line(p, line, sizeof line) == -1)
+		return spec_note(b, "worktree %s has no commondir: no git grants", admin);
+	if (line[0] == '/')
+		snprintf(p, sizeof p, "%s", line);
+	else
+		snprintf(p, sizeof p, "%s/%s", admin, line);
+	if (paths_canonical(p, common, sizeof common) == -1 || !spec_is_dir(common))
+		return spec_note(b, "worktree common dir %s missing: no git grants", p);
+	/* The admin dir must be the common dir's own worktrees/<id>, nothing else. */
+	snprintf(wts, sizeof wts, "%s/worktrees", common);
+	if (!paths_within(admin, wts) || strcmp(admin, wts) == 0 ||
+	    strchr(admin + strlen(wts) + 1, '/') != NULL)
+		return spec_note(b, "worktree admin dir %s is not under %s: no git grants",
+		    admin, wts);
+	if (credpaths_classify(common, b->home, b->cwhome) != NULL ||
+	    credpaths_inside(common, b->home, b->cwhome))
+		return spec_fail(b, EPERM, "worktree's repository %s is or holds a credential "
+		    "location: refused", common);
+	if (!spec_covered(b->s, common) &&
+	    strlist_add_unique(&b->s->read_dirs, common) == -1)
+		return spec_nomem(b);
+	snprintf(p, sizeof p, "%s/objects", common);
+	if (spec_is_dir(p) && spec_add_canon(b, &b->s->write_dirs, p) == -1)
+		return -1;
+	if (spec_add_canon(b, &b->s->write_dirs, admin) == -1)
+		return -1;
+	/* The run's branch: its ref's directory and its reflog's, created if missing. */
+	snprintf(p, sizeof p, "%s/HEAD", admin);
+	if (spec_read_line(p, line, sizeof line) == 0 &&
+	    strncmp(line, "ref: refs/heads/clockwork/", 26) == 0 &&
+	    strstr(line, "..") == NULL && (slash = strrchr(line, '/')) != NULL) {
+		ref = line + 5;
+		for (int logs = 0; logs < 2; logs++) {
+			snprintf(p, sizeof p, "%s/%s%.*s", common, logs ? "logs/" : "",
+			    (int)(slash - ref), ref);
+			if (spec_write_dir(b, p, 1) == -1)
+				return -1;
+		}
+	} else if (spec_note(b, "worktree HEAD is not on a clockwork/ branch: commits cannot "
+	    "move any ref") == -1)
+		return -1;
+	/*
+	 * Pointers that later git commands outside the sandbox follow: read-only binds.
+	 * config.worktree (read when the repository enables worktreeConfig) would let a
+	 * run plant hooksPath or fsmonitor; a bind needs something to cover, so an empty
+	 * one is created first.
+	 */
+	if (strlist_add_unique(&b->s->ro_binds, dotgit) == -1)
+		return spec_nomem(b);
+	snprintf(p, sizeof p, "%s/config.worktree", admin);
+	{
+		int	 fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+		    0644);
+
+		if (fd == -1 && errno != EEXIST)
+			return spec_fail(b, errno, "spec: create %s: %s", p, strerror(errno));
+		if (fd != -1)
+			close(fd);
+	}
+	{
+		static const char *const pointers[] = { "commondir", "gitdir", "config.worktree" };
+
+		for (size_t i = 0; i < sizeof pointers / sizeof pointers[0]; i++) {
+			snprintf(p, sizeof p, "%s/%s", admin, pointers[i]);
+			if (access(p, F_OK) == 0 &&
+			    strlist_add_unique(&b->s->ro_binds, p) == -1)
+				return spec_nomem(b);
+		}
+	}
+	return 0;
+}
+
+/* Resolved policy grants: writes as given; reads through the carving walk. */
+static int
+spec_policy_grants(struct spec_build *b, const struct policy_resolved *r)
+{
+	for (size_t i = 0; i < r->write_dirs.n; i++)
+		if (strlist_add_unique(&b->s->write_dirs, r->write_dirs.v[i]) == -1)
+			return spec_nomem(b);
+	for (size_t i = 0; i < r->write_files.n; i++) {
+		if (strlist_add_unique(&b->s->write_files, r->write_files.v[i]) == -1)
+			return spec_nomem(b);
+		if (access(r->write_files.v[i], F_OK) == -1 && spec_note(b, "write_files "
+		    "grant %s does not exist: Landlock cannot grant a file that is not there, "
+		    "so it stays unwritable until it exists at the start of a run",
+		    r->write_files.v[i]) == -1)
+			return -1;
+	}
+	for (size_t i = 0; i < r->read_files.n; i++) {
+		if (spec_check_ro(b, "read_files entry", r->read_files.v[i],
+		    r->read_files.v[i]) == -1)
+			return -1;
+		if (strlist_add_unique(&b->s->read_files, r->read_files.v[i]) == -1)
+			return spec_nomem(b);
+		if (access(r->read_files.v[i], F_OK) == -1 && spec_note(b, "read_files grant "
+		    "%s does not exist yet: skipped at apply time until it does",
+		    r->read_files.v[i]) == -1)
+			return -1;
+	}
+	for (size_t i = 0; i < r->read_dirs.n; i++) {
+		/* ssh-keys: policy_resolve added ~/.ssh on purpose; grant it as is. */
+		if (r->ssh_keys && credpaths_classify(r->read_dirs.v[i], b->home,
+		    b->cwhome) != NULL) {
+			if (strlist_add_unique(&b->s->read_dirs, r->read_dirs.v[i]) == -1)
+				return spec_nomem(b);
+			continue;
+		}
+		if (spec_check_ro(b, "read_dirs entry", r->read_dirs.v[i],
+		    r->read_dirs.v[i]) == -1 ||
+		    spec_read_carved(b, r->read_dirs.v[i], 0) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+static int
+spec_environment(struct spec_build *b, const struct policy_resolved *r)
+{
+	extern char	**environ;
+	const char	 *v;
+
+	if (spec_setenv(b, "HOME", b->home) == -1)
+		return -1;
+	for (size_t i = 0; i < sizeof spec_env_pass / sizeof spec_env_pass[0]; i++)
+		if ((v = getenv(spec_env_pass[i])) != NULL &&
+		    spec_setenv(b, spec_env_pass[i], v) == -1)
+			return -1;
+	if (getenv("PATH") == NULL && spec_setenv(b, "PATH",
+	    "/usr/local/bin:/usr/bin:/bin") == -1)
+		return -1;
+	/* The configured keys: passed through, and masked whenever the spec is shown. */
+	for (size_t i = 0; i < r->env.n; i++) {
+		if (strchr(r->env.v[i], '=') != NULL)
+			continue;
+		if ((v = getenv(r->env.v[i])) != NULL &&
+		    spec_setenv(b, r->env.v[i], v) == -1)
+			return -1;
+		if (strlist_add_unique(&b->s->env_secret, r->env.v[i]) == -1)
+			return spec_nomem(b);
+	}
+	/* Clockwork's own CW_* (CW_SANDBOX included, so a child knows what it runs under). */
+	for (char **e = environ; *e != NULL; e++) {
+		char	 name[128];
+		char	*eq = strchr(*e, '=');
+
+		if (strncmp(*e, "CW_", 3) != 0 || eq == NULL ||
+		    (size_t)(eq - *e) >= sizeof name)
+			continue;
+		memcpy(name, *e, (size_t)(eq - *e));
+		name[eq - *e] = '\0';
+		if (spec_setenv(b, name, eq + 1) == -1)
+			return -1;
+	}
+	if (r->ssh && b->s->ssh_auth_sock != NULL &&
+	    spec_setenv(b, "SSH_AUTH_SOCK", b->s->ssh_auth_sock) == -1)
+		return -1;
+	return 0;
+}
+
+/*
+ * Named unix sockets reachable by connect() whatever Landlock says, outside the
+ * directories mountns.c always covers: ssh-agent, gpg-agent, the runtime dir, docker.
+ */
+static int
+spec_hide(struct spec_build *b, const struct policy_resolved *r)
+{
+	static const char *const home_hide[] = {
+		".gnupg", ".ssh", ".1password", ".docker/run", ".docker",
+	};
+	const char	*sock = getenv("SSH_AUTH_SOCK"), *xdg = getenv("XDG_RUNTIME_DIR");
+	char		 path[PATH_MAX], canon[PATH_MAX];
+
+	/* Only the sockets: covering the directories would turn EACCES into ENOENT. */
+	for (size_t i = 0; i < sizeof home_hide / sizeof home_hide[0]; i++) {
+		DIR		*d;
+		struct dirent	*de;
+		struct stat	 st;
+
+		snprintf(path, sizeof path, "%s/%s", b->home, home_hide[i]);
+		if ((d = opendir(path)) == NULL)
+			continue;
+		while ((de = readdir(d)) != NULL) {
+			if ((size_t)snprintf(canon, sizeof canon, "%s/%s", path,
+			    de->d_name) >= sizeof canon)
+				continue;
+			if (lstat(canon, &st) == 0 && S_ISSOCK(st.st_mode) &&
+			    strlist_add_unique(&b->s->hide, canon) == -1) {
+				closedir(d);
+				return spec_nomem(b);
+			}
+		}
+		closedir(d);
+	}
+	if (xdg != NULL && xdg[0] == '/' && paths_canonical(xdg, canon, sizeof canon) == 0 &&
+	    spec_is_dir(canon) && strlist_add_unique(&b->s->hide, canon) == -1)
+		return spec_nomem(b);
+	if (sock != NULL && sock[0] == '/' &&
+	    paths_canonical(sock, canon, sizeof canon) == 0) {
+		if (r->ssh) {
+			if ((b->s->ssh_auth_sock = strdup(canon)) == NULL)
+				return spec_nomem(b);
+		} else if (strlist_add_unique(&b->s->hide, canon) == -1)
+			return spec_nomem(b);
+	}
+	return 0;
+}
+
+int
+spec_build(const struct spec_context *ctx, const struct config *cfg,
+    struct sandbox_spec *out, char *err, size_t errlen)
+{
+	struct spec_build	 b = { ctx, out, ctx->home, ctx->cwhome, err, errlen };
+	struct policy		 merged;
+	struct policy_resolved	 r;
+	const char		*engine = ctx->engine ? ctx->engine : "command";
+	int			 rc = -1;
+
+	memset(out, 0, sizeof *out);
+	memset(&r, 0, sizeof r);
+	err[0] = '\0';
+	if (ctx->home == NULL || ctx->home[0] != '/' || ctx->cwhome == NULL ||
+	    ctx->cwhome[0] != '/') {
+		snprintf(err, errlen, "spec: home and Clockwork home must be absolute");
+		errno = EINVAL;
+		return -1;
+	}
+	if (policy_merge(&cfg->sandbox, config_engine_policy(cfg, engine), &merged) == -1) {
+		snprintf(err, errlen, "spec: out of memory");
+		return -1;
+	}
+	out->enabled = !ctx->sandbox_off && policy_enabled(&merged);
+	if (!out->enabled && (out->disabled_by = strdup(ctx->sandbox_off ?
+	    "CW_SANDBOX=off" : "config: sandbox.enabled is false")) == NULL)
+		goto nomem;
+	if ((out->engine = strdup(engine)) == NULL || (out->home = strdup(ctx->home)) == NULL)
+		goto nomem;
+	if (spec_workdir(&b) == -1 || spec_tmpdir(&b) == -1)
+		goto out;
+	if (policy_resolve(&merged, ctx->home, ctx->cwhome, &r, err, errlen) == -1)
+		goto out;
+	if (spec_system(&b) == -1 || spec_caches_add(&b) == -1 ||
+	    spec_context_roots(&b) == -1 || spec_git_worktree(&b) == -1 ||
+	    spec_policy_grants(&b, &r) == -1 ||
+	    spec_engine_install(&b, engine) == -1 || spec_engine_state(&b, engine) == -1 ||
+	    spec_path_dirs(&b) == -1 || spec_home_files(&b) == -1 ||
+	    spec_hide(&b, &r) == -1 ||
+	    spec_environment(&b, &r) == -1)
+		goto out;
+	rc = 0;
+	goto out;
+nomem:
+	snprintf(err, errlen, "spec: out of memory");
+	errno = ENOMEM;
+out:
+	policy_free(&merged);
+	policy_resolved_free(&r);
+	if (rc == -1) {
+		int	 save = errno;
+
+		spec_free(out);
+		errno = save;
+	}
+	return rc;
+}
+
+static cJSON *
+spec_json_list(const struct strlist *l)
+{
+	cJSON	*a = cJSON_CreateArray();
+
+	for (size_t i = 0; a != NULL && i < l->n; i++)
+		if (!cJSON_AddItemToArray(a, cJSON_CreateString(l->v[i]))) {
+			cJSON_Delete(a);
+			return NULL;
+		}
+	return a;
+}
+
+char *
+spec_to_json(const struct sandbox_spec *s)
+{
+	cJSON	*o, *env;
+	char	*text = NULL;
+
+	if ((o = cJSON_CreateObject()) == NULL)
+		return NULL;
+	cJSON_AddBoolToObject(o, "enabled", s->enabled);
+	if (s->disabled_by != NULL)
+		cJSON_AddStringToObject(o, "disabled_by", s->disabled_by);
+	cJSON_AddStringToObject(o, "engine", s->engine ? s->engine : "");
+	cJSON_AddStringToObject(o, "workdir", s->workdir ? s->workdir : "");
+	cJSON_AddStringToObject(o, "home", s->home ? s->home : "");
+	cJSON_AddStringToObject(o, "tmpdir", s->tmpdir ? s->tmpdir : "");
+	cJSON_AddItemToObject(o, "read_dirs", spec_json_list(&s->read_dirs));
+	cJSON_AddItemToObject(o, "write_dirs", spec_json_list(&s->write_dirs));
+	cJSON_AddItemToObject(o, "read_files", spec_json_list(&s->read_files));
+	cJSON_AddItemToObject(o, "write_files", spec_json_list(&s->write_files));
+	cJSON_AddItemToObject(o, "hide", spec_json_list(&s->hide));
+	cJSON_AddItemToObject(o, "ro_binds", spec_json_list(&s->ro_binds));
+	if (s->ssh_auth_sock != NULL)
+		cJSON_AddStringToObject(o, "ssh_auth_sock", s->ssh_auth_sock);
+	else
+		cJSON_AddNullToObject(o, "ssh_auth_sock");
+	if ((env = cJSON_AddObjectToObject(o, "env")) != NULL) {
+		for (size_t i = 0; i < s->env.n; i++) {
+			char	*eq = strchr(s->env.v[i], '='), *name;
+
+			if (eq == NULL || (name = strndup(s->env.v[i],
+			    (size_t)(eq - s->env.v[i]))) == NULL)
+				continue;
+			/* Configured keys are secrets by assumption: never printed. */
+			cJSON_AddStringToObject(env, name, strlist_contains(&s->env_secret,
+			    name) ? "***" : eq + 1);
+			free(name);
+		}
+	}
+	cJSON_AddItemToObject(o, "notes", spec_json_list(&s->notes));
+	text = cJSON_Print(o);
+	cJSON_Delete(o);
+	return text;
+}
 
 void
 spec_free(struct sandbox_spec *s)
@@ -10,10 +1045,15 @@ spec_free(struct sandbox_spec *s)
 	free(s->home);
 	free(s->tmpdir);
 	free(s->ssh_auth_sock);
+	free(s->disabled_by);
 	strlist_free(&s->read_dirs);
 	strlist_free(&s->write_dirs);
 	strlist_free(&s->read_files);
 	strlist_free(&s->write_files);
 	strlist_free(&s->env);
 	strlist_free(&s->hide);
+	strlist_free(&s->ro_binds);
+	strlist_free(&s->env_secret);
+	strlist_free(&s->notes);
+	memset(s, 0, sizeof *s);
 }

@@ -31,7 +31,12 @@ struct sandbox_spec {
 	struct strlist	 write_files;	/* single files, read-write */
 	struct strlist	 env;		/* the whole environment, "NAME=value" */
 	struct strlist	 hide;		/* sockets and paths hidden by the mount namespace */
+	struct strlist	 ro_binds;	/* made read-only by the mount namespace, inside
+					   writable grants (a worktree's .git pointer) */
 	char		*ssh_auth_sock;	/* feature ssh: the one socket allowed, or NULL */
+	char		*disabled_by;	/* why enabled is 0: "CW_SANDBOX=off" or the config */
+	struct strlist	 env_secret;	/* names whose values spec_to_json masks */
+	struct strlist	 notes;		/* grants skipped or narrowed, one sentence each */
 };
 
 struct config;
@@ -44,6 +49,13 @@ struct config;
  */
 int	spec_build(const struct spec_context *, const struct config *,
 	    struct sandbox_spec *out, char *err, size_t errlen);
+/*
+ * If path lies in one of the system locations every spec grants for reading (/usr,
+ * /etc, /opt, /lib*, /proc, /sys, ...), return 1 and that location's canonical path in
+ * root. The mount namespace binds those whole and read-only, which stops what Landlock
+ * does not check there (chmod, utimes, xattrs by a root run).
+ */
+int	spec_system_root(const char *path, char *root, size_t rootlen);
 /* The spec as JSON text (newly allocated), for `cw-runner spec --json`. */
 char	*spec_to_json(const struct sandbox_spec *);
 void	spec_free(struct sandbox_spec *);

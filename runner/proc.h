@@ -1,0 +1,34 @@
+/*
+ * Process supervision (issue 3 item 6): the runner is a child subreaper, and when a run
+ * ends every descendant is ended, including those that called setsid() or double-forked.
+ * A signal is only ever sent through a pidfd whose process was checked against the start
+ * time recorded when it was found, never to a bare pid that may have been reused.
+ */
+#ifndef CW_PROC_H
+#define CW_PROC_H
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Make the calling process the subreaper of its descendants. 0 or -1 (errno). */
+int	proc_subreaper(void);
+/* The start time (clock ticks since boot, /proc/<pid>/stat field 22) and parent of pid. */
+int	proc_stat(pid_t pid, unsigned long long *start, pid_t *ppid, char *state);
+/*
+ * A pidfd for pid, verified to be the process that started at start. -1 with errno
+ * ESRCH when pid is gone or now names another process.
+ */
+int	proc_pidfd_verified(pid_t pid, unsigned long long start);
+/* Send sig to the process pid that started at start, through a verified pidfd. */
+int	proc_signal_verified(pid_t pid, unsigned long long start, int sig);
+
+/*
+ * End every descendant of the calling process: SIGTERM, then SIGKILL to whatever is
+ * left after grace_ms, repeated until none remain (new children of dying processes
+ * included), and reap them. If main (> 0) is reaped here, its wait status goes in
+ * *main_status and *main_reaped is set. Returns the number of processes signalled, or
+ * -1 with err filled when some could not be ended.
+ */
+int	proc_kill_tree(int grace_ms, pid_t main, int *main_status, int *main_reaped,
+	    char *err, size_t errlen);
+
+#endif

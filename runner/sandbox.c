@@ -1,0 +1,420 @@
+/*
+ * apply_sandbox(): the one place cw-runner starts a process (SPEC S1), and the one place
+ * a process is narrowed. The child takes every step below in this order; each is
+ * mandatory, and a failure is written to the parent (step, errno) before the child
+ * exits, so nothing unconfined ever runs. The order matters:
+ *
+ *   1. signals reset          a clean slate before anything else runs
+ *   2. session / group        the run is one killable group, detached from our tty
+ *   3. stdio, other fds       nothing of the runner's leaks in (close_range)
+ *   4. mount namespace        needs CAP_SYS_ADMIN (or a user namespace): before caps go
+ *   5. working directory      chdir before Landlock narrows the view
+ *   6. no_new_privs           required by Landlock and seccomp without privilege, and
+ *                             makes setuid/file capabilities inert across exec
+ *   7. Landlock               filesystem allowlist, signal and abstract-socket scoping
+ *   8. capabilities           bounding, ambient, securebits, then capset to zero: root
+ *                             inside is an ordinary uid that Landlock still confines
+ *   9. seccomp                last, so the steps above may still use what it denies
+ *  10. exec                   argv[0] resolved through the spec's PATH, the spec's env
+ *
+ * With CW_SANDBOX=off only 1-3, 5 and 10 run; the caller says so loudly (S7).
+ */
+#define _GNU_SOURCE	/* O_PATH, pipe2, dup3 */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/capability.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "landlock.h"
+#include "mountns.h"
+#include "sandbox.h"
+#include "syscallfilter.h"
+
+#ifndef SECBIT_NOROOT
+#define SECBIT_NOROOT				(1 << 0)
+#define SECBIT_NOROOT_LOCKED			(1 << 1)
+#define SECBIT_NO_SETUID_FIXUP			(1 << 2)
+#define SECBIT_NO_SETUID_FIXUP_LOCKED		(1 << 3)
+#define SECBIT_KEEP_CAPS_LOCKED			(1 << 5)
+#define SECBIT_NO_CAP_AMBIENT_RAISE		(1 << 6)
+#define SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED	(1 << 7)
+#endif
+
+/* The child's messages to the parent: notes, or the one fatal error. */
+enum sandbox_msgkind { SANDBOX_MSG_NOTE = 1, SANDBOX_MSG_FATAL, SANDBOX_MSG_EXEC };
+
+struct sandbox_msg {
+	int	kind;
+	int	err;		/* errno of the failed step */
+	char	text[500];	/* "step: detail" */
+};
+
+/* The child's descriptor for messages, after it has been moved to fd 3. */
+#define SANDBOX_MSGFD	3
+
+static void
+sandbox_send(int kind, int err, const char *text)
+{
+	struct sandbox_msg	 m;
+	ssize_t			 n;
+
+	memset(&m, 0, sizeof m);
+	m.kind = kind;
+	m.err = err;
+	snprintf(m.text, sizeof m.text, "%s", text);
+	/* One record is well under PIPE_BUF, so the write is atomic. */
+	do
+		n = write(SANDBOX_MSGFD, &m, sizeof m);
+	while (n == -1 && errno == EINTR);
+}
+
+static void __attribute__((noreturn))
+sandbox_die(int kind, const char *text)
+{
+	sandbox_send(kind, errno, text);
+	_exit(127);
+}
+
+static void __attribute__((noreturn))
+sandbox_die_step(const char *step)
+{
+	char	 buf[256];
+	int	 save = errno;
+
+	snprintf(buf, sizeof buf, "%s: %s", step, strerror(save));
+	errno = save;
+	sandbox_die(SANDBOX_MSG_FATAL, buf);
+}
+
+static void
+sandbox_reset_signals(void)
+{
+	sigset_t	 all;
+
+	for (int sig = 1; sig < NSIG; sig++)
+		signal(sig, SIG_DFL);
+	sigemptyset(&all);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+}
+
+/*
+ * Put in, out and err on 0, 1, 2 and the message pipe on 3, then close everything
+ * else. Each is first lifted above 3 so the dup2s cannot clobber one another.
+ */
+static int
+sandbox_fds(int in, int out, int err, int msg)
+{
+	int	 fds[4] = { in, out, err, msg }, hi[4];
+
+	for (int i = 0; i < 3; i++)
+		if (fds[i] < 0 && (fds[i] = open("/dev/null", O_RDWR | O_CLOEXEC)) == -1)
+			return -1;
+	for (int i = 0; i < 4; i++)
+		if ((hi[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 10)) == -1)
+			return -1;
+	for (int i = 0; i < 3; i++)
+		if (dup2(hi[i], i) == -1)
+			return -1;
+	if (dup3(hi[3], SANDBOX_MSGFD, O_CLOEXEC) == -1)
+		return -1;
+	if (syscall(SYS_close_range, SANDBOX_MSGFD + 1, ~0U, 0) == -1) {
+		/* Pre-5.9 kernels: close them one by one. */
+		for (int fd = SANDBOX_MSGFD + 1; fd < 65536; fd++)
+			close(fd);
+	}
+	return 0;
+}
+
+/* Empty the bounding, ambient, inheritable, permitted and effective sets, and lock root out. */
+static int
+sandbox_drop_caps(const char **step)
+{
+	struct __user_cap_header_struct	 h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct	 d[2];
+	int				 setpcap;
+
+	*step = "capabilities: capget";
+	memset(d, 0, sizeof d);
+	if (syscall(SYS_capget, &h, d) == -1)
+		return -1;
+	setpcap = (d[0].effective & (1U << CAP_SETPCAP)) != 0;
+	if (setpcap) {
+		*step = "capabilities: bounding set";
+		for (int cap = 0; cap < 64; cap++)
+			if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == -1) {
+				if (errno == EINVAL)
+					break;
+				return -1;
+			}
+		/*
+		 * uid 0 regains a full set at every exec unless told not to: NOROOT
+		 * stops that, and the locks keep the process from undoing it.
+		 */
+		*step = "capabilities: securebits";
+		if (prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED |
+		    SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED |
+		    SECBIT_KEEP_CAPS_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE |
+		    SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED, 0, 0, 0) == -1)
+			return -1;
+	}
+	*step = "capabilities: ambient";
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) == -1 && errno != EINVAL)
+		return -1;
+	*step = "capabilities: capset";
+	memset(d, 0, sizeof d);
+	if (syscall(SYS_capset, &h, d) == -1)
+		return -1;
+	*step = "capabilities: verify";
+	if (syscall(SYS_capget, &h, d) == -1)
+		return -1;
+	for (int i = 0; i < 2; i++)
+		if (d[i].effective || d[i].permitted || d[i].inheritable) {
+			errno = EPERM;
+			return -1;
+		}
+	return 0;
+}
+
+/* The value of NAME in a "NAME=value" list, or NULL. */
+static const char *
+sandbox_getenv(const struct strlist *env, const char *name)
+{
+	size_t	 len = strlen(name);
+
+	for (size_t i = 0; i < env->n; i++)
+		if (strncmp(env->v[i], name, len) == 0 && env->v[i][len] == '=')
+			return env->v[i] + len + 1;
+	return NULL;
+}
+
+/* execve argv[0] as found through the spec's PATH, the way execvp would. */
+static void
+sandbox_exec(char *const argv[], char *const envp[], const char *path)
+{
+	char		 buf[PATH_MAX];
+	const char	*p, *colon;
+	int		 saw_eacces = 0;
+
+	if (strchr(argv[0], '/') != NULL) {
+		execve(argv[0], argv, envp);
+		return;
+	}
+	if (path == NULL)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (p = path; ; p = colon + 1) {
+		size_t	 len;
+
+		colon = strchr(p, ':');
+		len = colon ? (size_t)(colon - p) : strlen(p);
+		if (len > 0 && len + 1 + strlen(argv[0]) < sizeof buf) {
+			memcpy(buf, p, len);
+			buf[len] = '/';
+			strcpy(buf + len + 1, argv[0]);
+			execve(buf, argv, envp);
+			if (errno == EACCES)
+				saw_eacces = 1;
+			else if (errno != ENOENT && errno != ENOTDIR)
+				return;
+		}
+		if (colon == NULL)
+			break;
+	}
+	errno = saw_eacces ? EACCES : ENOENT;
+}
+
+static void __attribute__((noreturn))
+sandbox_child(const struct sandbox_spec *s, const struct sandbox_launch *l, int abi,
+    int msgfd)
+{
+	struct mountns_result	 mr;
+	struct landlock_extra	 lx;
+	const char		*cwd = l->cwd ? l->cwd : s->workdir, *step;
+	char			 err[512], **envp;
+	int			 rc;
+
+	/* 1 */
+	sandbox_reset_signals();
+	/* 2 */
+	if (l->new_session ? setsid() == -1 : setpgid(0, 0) == -1) {
+		/* sandbox_send needs fd 3: report through the pipe's own number. */
+		char	 buf[128];
+		struct sandbox_msg m = { SANDBOX_MSG_FATAL, errno, "" };
+
+		snprintf(buf, sizeof buf, "%s: %s", l->new_session ? "setsid" : "setpgid",
+		    strerror(errno));
+		snprintf(m.text, sizeof m.text, "%s", buf);
+		(void)!write(msgfd, &m, sizeof m);
+		_exit(127);
+	}
+	/* 3 */
+	if (sandbox_fds(l->fd_in, l->fd_out, l->fd_err, msgfd) == -1) {
+		struct sandbox_msg m = { SANDBOX_MSG_FATAL, errno, "" };
+
+		snprintf(m.text, sizeof m.text, "stdio: %s", strerror(errno));
+		(void)!write(msgfd, &m, sizeof m);
+		_exit(127);
+	}
+	memset(&lx, 0, sizeof lx);
+	if (s->enabled) {
+		/* 4 */
+		rc = mountns_apply(s, cwd, &mr, err, sizeof err);
+		if (rc == -1)
+			sandbox_die(SANDBOX_MSG_FATAL, err);
+		if (rc == 1) {
+			sandbox_send(SANDBOX_MSG_NOTE, errno, "mount namespace unavailable: "
+			    "named unix sockets (ssh-agent, D-Bus, docker.sock) are reachable, "
+			    "and no pseudo-terminals are available inside");
+			if (s->ro_binds.n > 0)
+				sandbox_send(SANDBOX_MSG_NOTE, errno, "mount namespace "
+				    "unavailable: the worktree's .git pointer files stay "
+				    "writable");
+		} else {
+			lx.ptys = mr.ptys;
+			if (!mr.overlay)
+				sandbox_send(SANDBOX_MSG_NOTE, 0, "mount namespace: overlay "
+				    "view unavailable (overlayfs refused the host root, as it "
+				    "does in a user namespace): only sockets under /tmp, "
+				    "/var/tmp, /run and the known agent sockets are hidden; "
+				    "other named unix sockets are reachable, and chmod/utimes "
+				    "reach files Landlock lets the run read");
+			if (!mr.ptys && strlist_contains(&s->write_dirs, "/dev/pts"))
+				sandbox_send(SANDBOX_MSG_NOTE, 0, "mount namespace: no private "
+				    "devpts, so no pseudo-terminals are available inside");
+		}
+	}
+	/* 5 */
+	if (cwd != NULL && chdir(cwd) == -1)
+		sandbox_die_step("chdir");
+	if (s->enabled) {
+		/* 6 */
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
+			sandbox_die_step("no_new_privs");
+		/* 7 */
+		if (landlock_apply(abi, s, &lx, err, sizeof err) == -1)
+			sandbox_die(SANDBOX_MSG_FATAL, err);
+		/* 8 */
+		if (sandbox_drop_caps(&step) == -1)
+			sandbox_die_step(step);
+		/* 9 */
+		if (syscallfilter_apply(err, sizeof err) == -1)
+			sandbox_die(SANDBOX_MSG_FATAL, err);
+	}
+	/* 10 */
+	if ((envp = calloc(s->env.n + 1, sizeof *envp)) == NULL)
+		sandbox_die_step("environment");
+	for (size_t i = 0; i < s->env.n; i++)
+		envp[i] = s->env.v[i];
+	sandbox_exec(l->argv, envp, sandbox_getenv(&s->env, "PATH"));
+	snprintf(err, sizeof err, "exec %s: %s", l->argv[0], strerror(errno));
+	sandbox_die(SANDBOX_MSG_EXEC, err);
+}
+
+pid_t
+apply_sandbox(const struct sandbox_spec *s, const struct sandbox_launch *l,
+    struct sandbox_report *r, int *refused, char *err, size_t errlen)
+{
+	struct sandbox_msg	 m;
+	int			 p[2], abi = 0, st, fatal = 0;
+	pid_t			 pid;
+	ssize_t			 n;
+
+	*refused = 0;
+	memset(r, 0, sizeof *r);
+	if (l->argv == NULL || l->argv[0] == NULL) {
+		snprintf(err, errlen, "nothing to run");
+		errno = EINVAL;
+		return -1;
+	}
+	r->sandboxed = s->enabled;
+	if (!s->enabled) {
+		if (strlist_add(&r->not_enforced, "sandbox disabled (CW_SANDBOX=off): no layer "
+		    "is applied, the command runs with the runner's own rights") == -1)
+			goto nomem;
+	} else {
+		/* Fail closed (S6): without Landlock there is no allowlist at all. */
+		if ((abi = landlock_abi()) < 1) {
+			*refused = 1;
+			snprintf(err, errlen, "landlock: not available in this kernel; refusing "
+			    "to run unconfined (CW_SANDBOX=off would run it without a sandbox)");
+			errno = ENOSYS;
+			return -1;
+		}
+		if (landlock_limits(abi, &r->not_enforced) == -1)
+			goto nomem;
+	}
+	if (pipe2(p, O_CLOEXEC) == -1) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	if ((pid = fork()) == -1) {
+		snprintf(err, errlen, "fork: %s", strerror(errno));
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		close(p[0]);
+		sandbox_child(s, l, abi, p[1]);
+	}
+	close(p[1]);
+
+	/* EOF without a fatal record: the exec happened (the pipe was close-on-exec). */
+	for (;;) {
+		n = read(p[0], &m, sizeof m);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n != (ssize_t)sizeof m)
+			break;
+		m.text[sizeof m.text - 1] = '\0';
+		if (m.kind == SANDBOX_MSG_NOTE) {
+			if (strlist_add(&r->not_enforced, m.text) == -1)
+				goto nomem_child;
+			continue;
+		}
+		snprintf(err, errlen, "%s", m.text);
+		fatal = m.kind;
+		if (m.kind == SANDBOX_MSG_EXEC)
+			r->exec_errno = m.err;
+		errno = m.err;
+	}
+	close(p[0]);
+	if (fatal) {
+		int	 save = errno;
+
+		while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
+			;
+		*refused = fatal == SANDBOX_MSG_FATAL && s->enabled;
+		errno = save;
+		return -1;
+	}
+	r->landlock_abi = s->enabled ? abi : 0;
+	r->seccomp = s->enabled;
+	r->mount_namespace = s->enabled;
+	for (size_t i = 0; i < r->not_enforced.n; i++)
+		if (strncmp(r->not_enforced.v[i], "mount namespace unavailable", 27) == 0)
+			r->mount_namespace = 0;
+	return pid;
+nomem_child:
+	close(p[0]);
+	kill(pid, SIGKILL);
+	while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
+		;
+nomem:
+	snprintf(err, errlen, "%s", strerror(ENOMEM));
+	errno = ENOMEM;
+	return -1;
+}
+
+void
+sandbox_report_free(struct sandbox_report *r)
+{
+	strlist_free(&r->not_enforced);
+}

@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# cw-runner exec smoke checks through the real binary on this kernel: writes land only
+# in the workdir, $HOME and planted keys stay out of reach, the command's status comes
+# back, descendants that setsid() away are ended, CW_SANDBOX=off is loud, and a context
+# root into ~/.ssh is refused with exit 3 before anything runs. The big escape matrix is
+# test/escape/matrix.sh; this file keeps to the basics of `exec` itself.
+set -u
+fail=0
+ok() { echo "ok: $1"; }
+bad() { echo "FAIL: $1"; fail=1; }
+
+R="$CW_BIN/cw-runner"
+# Not under /tmp: the sandbox covers /tmp, and these checks want Landlock's own answer.
+base=${CW_BUILD:-$(dirname "$CW_BIN")}
+t=$(mktemp -d "$base/sandbox-exec.XXXXXX")
+trap 'rm -rf "$t"' EXIT
+mkdir -p "$t/home/.ssh" "$t/work" "$t/ctx"
+echo "-----BEGIN OPENSSH PRIVATE KEY----- planted" > "$t/home/.ssh/id_ed25519"
+echo "outside" > "$t/outside.txt"
+export HOME="$t/home"
+unset CLOCKWORK_HOME CW_SANDBOX
+run() { "$R" exec --workdir "$t/work" "$@"; }
+
+# 1. Writing in the workdir works.
+run -- sh -c 'echo inside > made.txt' 2>/dev/null
+[ "$(cat "$t/work/made.txt" 2>/dev/null)" = inside ] && ok "write in workdir" || bad "write in workdir"
+
+# 2. Writing to $HOME is refused by the kernel, and nothing appears.
+err=$(run -- sh -c 'echo x > "$HOME/planted"' 2>&1); rc=$?
+if [ $rc -ne 0 ] && [ ! -e "$t/home/planted" ] && printf '%s' "$err" | grep -q 'Permission denied'; then
+  ok "write to HOME refused (EACCES)"
+else bad "write to HOME: rc=$rc, exists=$([ -e "$t/home/planted" ] && echo yes || echo no), $err"; fi
+
+# 3. The planted ssh key cannot be read, directly or through a link in the workdir.
+ln -s "$t/home/.ssh/id_ed25519" "$t/work/key-link"
+out=$(run -- sh -c 'cat "$HOME/.ssh/id_ed25519"; cat key-link' 2>&1); rc=$?
+if [ $rc -ne 0 ] && ! printf '%s' "$out" | grep -q 'PRIVATE KEY' && printf '%s' "$out" | grep -q 'Permission denied'; then
+  ok "ssh key unreadable"
+else bad "ssh key read: rc=$rc: $out"; fi
+
+# 4. A file outside every grant is unreadable and unwritable.
+out=$(run -- sh -c "cat '$t/outside.txt'; echo y > '$t/outside.txt'" 2>&1)
+[ "$(cat "$t/outside.txt")" = outside ] && ! printf '%s' "$out" | grep -qx outside &&
+  ok "outside file untouched" || bad "outside file: $out"
+
+# 5. Exit status passes through; death by signal N is 128+N.
+run -- sh -c 'exit 42' 2>/dev/null; rc=$?
+[ $rc -eq 42 ] && ok "exit status 42 passed through" || bad "exit status: $rc, want 42"
+run -- sh -c 'kill -TERM $$' 2>/dev/null; rc=$?
+[ $rc -eq 143 ] && ok "signal death is 128+15" || bad "signal status: $rc, want 143"
+run -- /no/such/program 2>/dev/null; rc=$?
+[ $rc -eq 127 ] && ok "missing program: 127" || bad "missing program: $rc, want 127"
+
+# 6. Descendants are ended when the command exits, even one that left with setsid.
+run -- sh -c 'setsid sleep 300 & echo $! > bg.pid; sleep 300 & echo $! > bg2.pid' 2>/dev/null
+for f in bg.pid bg2.pid; do
+  p=$(cat "$t/work/$f" 2>/dev/null)
+  if [ -n "$p" ] && ! kill -0 "$p" 2>/dev/null; then ok "descendant $f ended"
+  else bad "descendant $f (pid ${p:-?}) still alive"; kill "$p" 2>/dev/null; fi
+done
+
+# 7. The environment is an allowlist: an unlisted variable does not get in.
+out=$(SECRET_X=leak run -- sh -c 'echo "[${SECRET_X:-}] [$TMPDIR] [$npm_config_cache]"' 2>/dev/null)
+case "$out" in
+  "[] [$t/home/.clockwork/tmp/"*"] [$t/home/.clockwork/cache/npm]") ok "environment allowlist and redirects" ;;
+  *) bad "environment: $out" ;;
+esac
+
+# 8. Capabilities are gone even for root, and no new ones come through exec.
+out=$(run -- sh -c 'grep -E "^Cap(Eff|Prm|Bnd|Amb)" /proc/self/status' 2>/dev/null)
+[ "$(printf '%s\n' "$out" | grep -cv '0000000000000000$')" = 0 ] && [ -n "$out" ] &&
+  ok "no capabilities inside" || bad "capabilities: $out"
+
+# 9. CW_SANDBOX=off runs unconfined and says so loudly.
+err=$(CW_SANDBOX=off run -- sh -c 'echo x > "$HOME/off-proof"' 2>&1 >/dev/null); rc=$?
+if [ $rc -eq 0 ] && [ -e "$t/home/off-proof" ] && printf '%s' "$err" | grep -q 'SANDBOX DISABLED (CW_SANDBOX=off)'; then
+  ok "CW_SANDBOX=off is loud"
+else bad "CW_SANDBOX=off: rc=$rc: $err"; fi
+
+# 10. A context root into ~/.ssh is refused, exit 3, and nothing ran.
+err=$(run --context '~/.ssh:ro' -- sh -c 'touch ran' 2>&1); rc=$?
+if [ $rc -eq 3 ] && [ ! -e "$t/work/ran" ] && printf '%s' "$err" | grep -q 'credential'; then
+  ok "context root into ~/.ssh refused (exit 3)"
+else bad "context refusal: rc=$rc: $err"; fi
+
+# 11. A context root is readable and not writable.
+echo ctx > "$t/ctx/file"
+out=$(run --context "$t/ctx:ro" -- sh -c "cat '$t/ctx/file'; echo w >> '$t/ctx/file'" 2>&1)
+[ "$(cat "$t/ctx/file")" = ctx ] && printf '%s' "$out" | grep -qx ctx &&
+  ok "context root read-only" || bad "context root: $out"
+
+# 12. cwctl sandbox exec is the same command.
+"$CW_BIN/cwctl" sandbox exec --workdir "$t/work" -- sh -c 'exit 5' 2>/dev/null; rc=$?
+[ $rc -eq 5 ] && ok "cwctl sandbox exec passes status" || bad "cwctl sandbox exec: $rc"
+
+# 13. cw-runner spec --json prints the spec, and the workdir is in it.
+"$R" spec --json --workdir "$t/work" | grep -q "\"$t/work\"" && ok "spec --json" || bad "spec --json"
+
+# 14. A named unix socket outside the grants refuses connections (the overlay view),
+#     and the listener outside never sees one.
+PY=/usr/bin/python3
+$PY - "$t/outside.sock" "$t/accepted" "$t/listening" "cw-sandbox-exec-$$" <<'PYEOF' &
+import socket, sys
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(1); s.settimeout(15)
+a = socket.socket(socket.AF_UNIX); a.bind("\0" + sys.argv[4]); a.listen(1)
+open(sys.argv[3], "w").close()
+try:
+    s.accept(); open(sys.argv[2], "w").write("accepted")
+except OSError:
+    pass
+PYEOF
+lpid=$!
+for _ in $(seq 500); do [ -e "$t/listening" ] && break; sleep 0.01; done
+out=$(run -- $PY -c "import socket; socket.socket(socket.AF_UNIX).connect('$t/outside.sock')" 2>&1)
+if [ ! -e "$t/accepted" ] && printf '%s' "$out" | grep -q 'ConnectionRefusedError'; then
+  ok "outside named socket refuses connections"
+else bad "outside named socket: accepted=$([ -e "$t/accepted" ] && echo yes || echo no): $out"; fi
+
+# 15. The same outside process's abstract socket is out of reach (Landlock scoping).
+out=$(run -- $PY -c "import socket; socket.socket(socket.AF_UNIX).connect('\0cw-sandbox-exec-$$')" 2>&1)
+printf '%s' "$out" | grep -q 'PermissionError' && ok "abstract socket scoped (EPERM)" ||
+  bad "abstract socket: $out"
+kill $lpid 2>/dev/null; wait $lpid 2>/dev/null
+
+# 16. A system file's mode cannot be changed (read-only mount: Landlock does not check chmod).
+probe=/etc/cw-sandbox-exec-$$
+echo probe > "$probe" && chmod 644 "$probe"
+out=$(run -- chmod 666 "$probe" 2>&1)
+[ "$(stat -c %a "$probe")" = 644 ] && printf '%s' "$out" | grep -q 'Read-only file system' &&
+  ok "chmod of a system file refused (EROFS)" || bad "chmod of system file: $(stat -c %a "$probe"): $out"
+rm -f "$probe"
+
+# 17. Git works with the user's global config, read-only (git refuses to run when it
+#     exists and cannot be read), and commits under the identity it gives.
+printf '[user]\n\tname = Sandbox Test\n\temail = sbx@example.invalid\n' > "$t/home/.gitconfig"
+mkdir -p "$t/work/repo"
+out=$(run -- sh -c 'cd repo && git init -q . && git commit -q --allow-empty -m x && git log -1 --format=%an; git config --global user.name Evil' 2>&1)
+if printf '%s' "$out" | grep -qx 'Sandbox Test' && grep -q 'Sandbox Test' "$t/home/.gitconfig" &&
+   ! grep -q Evil "$t/home/.gitconfig"; then ok "git reads ~/.gitconfig, cannot change it"
+else bad "git with ~/.gitconfig: $out"; fi
+
+exit $fail

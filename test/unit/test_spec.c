@@ -1,0 +1,489 @@
+/*
+ * spec_build() against a planted home: credential grants refused (directly, through a
+ * symlink, as a context root), read-only grants under /tmp refused, carving, the
+ * environment allowlist and the cache redirects. The home lives under the build
+ * directory, not /tmp, because a read-only grant under /tmp is itself refused.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <cjson/cJSON.h>
+
+#include "config.h"
+#include "paths.h"
+#include "spec.h"
+
+static char	 root[1024];	/* the temporary tree */
+static char	 home[1024];	/* canonical */
+static char	 cwhome[1100];
+static char	 work[1100];
+
+static void
+mkfile(const char *rel, const char *text)
+{
+	char	 p[PATH_MAX];
+	int	 fd;
+
+	snprintf(p, sizeof p, "%s/%s", home, rel);
+	assert_int_equal(paths_mkdir_p(p, 0700), 0);
+	assert_int_equal(rmdir(p), 0);
+	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+static void
+mkdirs(const char *rel)
+{
+	char	 p[PATH_MAX];
+
+	snprintf(p, sizeof p, "%s/%s", home, rel);
+	assert_int_equal(paths_mkdir_p(p, 0700), 0);
+}
+
+static void
+link_in_home(const char *target_rel, const char *link_rel)
+{
+	char	 t[PATH_MAX], l[PATH_MAX];
+
+	snprintf(t, sizeof t, "%s/%s", home, target_rel);
+	snprintf(l, sizeof l, "%s/%s", home, link_rel);
+	assert_int_equal(symlink(t, l), 0);
+}
+
+static int
+setup(void **state)
+{
+	char	 tmpl[PATH_MAX];
+
+	(void)state;
+	snprintf(tmpl, sizeof tmpl, "%s/test-spec-XXXXXX", CW_BIN_DIR "/..");
+	assert_non_null(mkdtemp(tmpl));
+	{
+		char	 canon[PATH_MAX];
+
+		assert_non_null(realpath(tmpl, canon));
+		assert_true(strlen(canon) < sizeof root);
+		strcpy(root, canon);
+	}
+	snprintf(home, sizeof home, "%s/home", root);
+	snprintf(cwhome, sizeof cwhome, "%s/.clockwork", home);
+	snprintf(work, sizeof work, "%s/work", root);
+	assert_int_equal(paths_mkdir_p(home, 0700), 0);
+	assert_int_equal(paths_mkdir_p(work, 0700), 0);
+	mkfile(".ssh/id_ed25519", "PRIVATE KEY\n");
+	mkfile(".aws/credentials", "[default]\n");
+	mkfile(".aws/sub/more", "x\n");
+	mkfile(".bash_history", "export TOKEN=1\n");
+	mkfile(".bashrc", "# rc\n");
+	mkfile(".config/gcloud/creds.json", "{}\n");
+	mkfile(".config/git/config", "[user]\n");
+	mkfile(".config/nvim/init.vim", "set nu\n");
+	mkdirs("src/proj");
+	mkdirs("proj");
+	link_in_home(".ssh", "proj/keys");
+	link_in_home(".aws/sub", "ctx");
+	setenv("HOME", home, 1);
+	unsetenv("CLOCKWORK_HOME");
+	unsetenv("CW_SANDBOX");
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	char	 cmd[PATH_MAX + 32];
+
+	(void)state;
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Build with a fresh default config that the caller may have extended. */
+static int
+build(struct config *cfg, struct strlist *context, int off, struct sandbox_spec *s,
+    char *err, size_t errlen)
+{
+	struct spec_context	 ctx;
+
+	memset(&ctx, 0, sizeof ctx);
+	ctx.workdir = work;
+	ctx.engine = "command";
+	ctx.home = home;
+	ctx.cwhome = cwhome;
+	ctx.run_id = "test-run";
+	if (context != NULL)
+		ctx.context_ro = *context;
+	ctx.sandbox_off = off;
+	return spec_build(&ctx, cfg, s, err, errlen);
+}
+
+static int
+within_any(const struct strlist *l, const char *path)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (paths_within(l->v[i], path) || paths_within(path, l->v[i]))
+			return 1;
+	return 0;
+}
+
+static const char *
+env_get(const struct sandbox_spec *s, const char *name)
+{
+	size_t	 n = strlen(name);
+
+	for (size_t i = 0; i < s->env.n; i++)
+		if (strncmp(s->env.v[i], name, n) == 0 && s->env.v[i][n] == '=')
+			return s->env.v[i] + n + 1;
+	return NULL;
+}
+
+/* Expect a refusal whose message holds each of the given words. */
+static void
+expect_refused(struct config *cfg, struct strlist *context, const char *w1,
+    const char *w2)
+{
+	struct sandbox_spec	 s;
+	char			 err[1024] = "";
+
+	assert_int_equal(build(cfg, context, 0, &s, err, sizeof err), -1);
+	if (strstr(err, w1) == NULL || (w2 != NULL && strstr(err, w2) == NULL))
+		fail_msg("error '%s' lacks '%s' / '%s'", err, w1, w2 ? w2 : "");
+}
+
+static void
+test_credential_grant_refused(void **state)
+{
+	struct config	 cfg;
+
+	(void)state;
+	config_defaults(&cfg);
+	strlist_add(&cfg.sandbox.read_dirs, "~/.ssh");
+	expect_refused(&cfg, NULL, ".ssh", "credential");
+	config_free(&cfg);
+}
+
+static void
+test_credential_grant_through_symlink_refused(void **state)
+{
+	struct config	 cfg;
+
+	(void)state;
+	config_defaults(&cfg);
+	strlist_add(&cfg.sandbox.read_dirs, "~/proj/keys");	/* -> ~/.ssh */
+	expect_refused(&cfg, NULL, "/.ssh", "credential");
+	config_free(&cfg);
+	config_defaults(&cfg);
+	strlist_add(&cfg.sandbox.read_files, "~/proj/keys/id_ed25519");
+	expect_refused(&cfg, NULL, "/.ssh/id_ed25519", "credential");
+	config_free(&cfg);
+}
+
+static void
+test_context_root_credential_refused(void **state)
+{
+	struct config	 cfg;
+	struct strlist	 ctx = { 0 };
+
+	(void)state;
+	config_defaults(&cfg);
+	strlist_add(&ctx, "~/.aws");
+	expect_refused(&cfg, &ctx, "context root", "AWS");
+	strlist_free(&ctx);
+	strlist_add(&ctx, "~/ctx");			/* -> ~/.aws/sub */
+	expect_refused(&cfg, &ctx, "/.aws/sub", "credential");
+	strlist_free(&ctx);
+	config_free(&cfg);
+}
+
+static void
+test_readonly_under_tmp_refused(void **state)
+{
+	struct config	 cfg;
+	struct strlist	 ctx = { 0 };
+	char		 t[] = "/tmp/cw-test-spec-XXXXXX";
+
+	(void)state;
+	assert_non_null(mkdtemp(t));
+	config_defaults(&cfg);
+	strlist_add(&cfg.sandbox.read_dirs, t);
+	expect_refused(&cfg, NULL, t, "writable");
+	config_free(&cfg);
+	config_defaults(&cfg);
+	strlist_add(&ctx, t);
+	expect_refused(&cfg, &ctx, "context root", "writable");
+	strlist_free(&ctx);
+	config_free(&cfg);
+	rmdir(t);
+}
+
+static void
+test_missing_dir_dropped_missing_file_kept(void **state)
+{
+	struct config		 cfg;
+	struct sandbox_spec	 s;
+	char			 err[1024], p[PATH_MAX];
+
+	(void)state;
+	config_defaults(&cfg);
+	strlist_add(&cfg.sandbox.read_dirs, "~/nope/not/here");
+	strlist_add(&cfg.sandbox.write_files, "~/later.lock");
+	strlist_add(&cfg.sandbox.read_dirs, "~/src");	/* ~ expanded */
+	assert_int_equal(build(&cfg, NULL, 0, &s, err, sizeof err), 0);
+	snprintf(p, sizeof p, "%s/nope/not/here", home);
+	assert_false(within_any(&s.read_dirs, p));
+	snprintf(p, sizeof p, "%s/later.lock", home);
+	assert_true(strlist_contains(&s.write_files, p));
+	snprintf(p, sizeof p, "%s/src", home);
+	assert_true(strlist_contains(&s.read_dirs, p));
+	assert_true(s.enabled);
+	spec_free(&s);
+	config_free(&cfg);
+}
+
+static void
+test_carving(void **state)
+{
+	struct config		 cfg;
+	struct sandbox_spec	 s;
+	char			 err[1024], p[PATH_MAX];
+	const struct strlist	*lists[] = { &s.read_dirs, &s.read_files, &s.write_dirs,
+	    &s.write_files };
+
+	(void)state;
+	config_defaults(&cfg);
+	strlist_add(&cfg.sandbox.read_dirs, "~");
+	assert_int_equal(build(&cfg, NULL, 0, &s, err, sizeof err), 0);
+	/* Home itself is not granted whole; its harmless children are. */
+	assert_false(strlist_contains(&s.read_dirs, home));
+	snprintf(p, sizeof p, "%s/src", home);
+	assert_true(strlist_contains(&s.read_dirs, p));
+	snprintf(p, sizeof p, "%s/.bashrc", home);
+	assert_true(strlist_contains(&s.read_files, p));
+	/* Carved one level deeper where the credential is deeper. */
+	snprintf(p, sizeof p, "%s/.config", home);
+	assert_false(strlist_contains(&s.read_dirs, p));
+	snprintf(p, sizeof p, "%s/.config/nvim", home);
+	assert_true(strlist_contains(&s.read_dirs, p));
+	/* ~/.config/git may hold a credential store: its files are granted one by one. */
+	snprintf(p, sizeof p, "%s/.config/git/config", home);
+	assert_true(strlist_contains(&s.read_files, p));
+	/* No grant reaches a credential location. */
+	for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) {
+		for (size_t j = 0; j < lists[i]->n; j++) {
+			const char	*g = lists[i]->v[j];
+			char		 c[PATH_MAX];
+
+			snprintf(c, sizeof c, "%s/.ssh", home);
+			assert_false(paths_within(g, c) || paths_within(c, g));
+			snprintf(c, sizeof c, "%s/.aws", home);
+			assert_false(paths_within(g, c) || paths_within(c, g));
+			snprintf(c, sizeof c, "%s/.config/gcloud", home);
+			assert_false(paths_within(g, c) || paths_within(c, g));
+			snprintf(c, sizeof c, "%s/.bash_history", home);
+			assert_false(paths_within(g, c));
+			assert_string_not_equal(g, "/etc/shadow");
+		}
+	}
+	/* /etc is carved around /etc/shadow the same way. */
+	assert_false(strlist_contains(&s.read_dirs, "/etc"));
+	if (access("/etc/passwd", F_OK) == 0)
+		assert_true(strlist_contains(&s.read_files, "/etc/passwd"));
+	spec_free(&s);
+	config_free(&cfg);
+}
+
+static void
+test_env_allowlist(void **state)
+{
+	struct config		 cfg;
+	struct sandbox_spec	 s;
+	char			 err[1024], *json;
+
+	(void)state;
+	setenv("SECRET_X", "leak-me-not", 1);
+	setenv("MY_API_KEY", "sk-configured-value", 1);
+	setenv("CW_RUN_TEST", "1", 1);
+	config_defaults(&cfg);
+	strlist_add(&cfg.sandbox.env, "MY_API_KEY");
+	assert_int_equal(build(&cfg, NULL, 0, &s, err, sizeof err), 0);
+	assert_null(env_get(&s, "SECRET_X"));
+	assert_string_equal(env_get(&s, "MY_API_KEY"), "sk-configured-value");
+	assert_string_equal(env_get(&s, "CW_RUN_TEST"), "1");
+	assert_string_equal(env_get(&s, "HOME"), home);
+	assert_non_null(env_get(&s, "PATH"));
+	for (size_t i = 0; i < s.env.n; i++)
+		assert_null(strstr(s.env.v[i], "leak-me-not"));
+	/* The configured key's value never appears in the printed spec. */
+	json = spec_to_json(&s);
+	assert_non_null(json);
+	assert_null(strstr(json, "sk-configured-value"));
+	assert_null(strstr(json, "leak-me-not"));
+	{
+		cJSON	*o = cJSON_Parse(json);
+
+		assert_non_null(o);
+		assert_true(cJSON_IsArray(cJSON_GetObjectItem(o, "read_dirs")));
+		assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(o, "env"),
+		    "MY_API_KEY")->valuestring, "***");
+		cJSON_Delete(o);
+	}
+	free(json);
+	unsetenv("SECRET_X");
+	unsetenv("MY_API_KEY");
+	unsetenv("CW_RUN_TEST");
+	spec_free(&s);
+	config_free(&cfg);
+}
+
+static void
+test_cache_redirects_and_tmpdir(void **state)
+{
+	static const char *const vars[] = {
+		"npm_config_cache", "PNPM_HOME", "YARN_CACHE_FOLDER", "PIP_CACHE_DIR",
+		"XDG_CACHE_HOME", "CARGO_HOME", "GOPATH", "GOMODCACHE", "GOCACHE", "GEM_HOME",
+		"BUNDLE_PATH", "UV_CACHE_DIR", "POETRY_CACHE_DIR", "GRADLE_USER_HOME",
+		"COMPOSER_HOME", "NUGET_PACKAGES",
+	};
+	struct config		 cfg;
+	struct sandbox_spec	 s;
+	struct stat		 st;
+	char			 err[1024], cache[PATH_MAX], tmp[PATH_MAX];
+	const char		*v;
+
+	(void)state;
+	config_defaults(&cfg);
+	assert_int_equal(build(&cfg, NULL, 0, &s, err, sizeof err), 0);
+	snprintf(cache, sizeof cache, "%s/cache", cwhome);
+	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+		v = env_get(&s, vars[i]);
+		if (v == NULL)
+			fail_msg("%s not redirected", vars[i]);
+		assert_true(paths_within(v, cache));
+		assert_int_equal(stat(v, &st), 0);
+		assert_true(S_ISDIR(st.st_mode));
+		assert_true(within_any(&s.write_dirs, v));
+	}
+	/* XDG_CONFIG_HOME stays unset: a writable config home would persist config. */
+	assert_null(env_get(&s, "XDG_CONFIG_HOME"));
+	snprintf(tmp, sizeof tmp, "%s/tmp/test-run", cwhome);
+	assert_string_equal(s.tmpdir, tmp);
+	assert_string_equal(env_get(&s, "TMPDIR"), tmp);
+	assert_int_equal(stat(tmp, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0700);
+	assert_true(strlist_contains(&s.write_dirs, work));
+	assert_false(strlist_contains(&s.write_dirs, home));
+	spec_free(&s);
+	config_free(&cfg);
+}
+
+static void
+test_off_and_workdir_refusals(void **state)
+{
+	struct config		 cfg;
+	struct sandbox_spec	 s;
+	struct spec_context	 ctx;
+	char			 err[1024];
+
+	(void)state;
+	config_defaults(&cfg);
+	assert_int_equal(build(&cfg, NULL, 1, &s, err, sizeof err), 0);
+	assert_false(s.enabled);
+	assert_string_equal(s.disabled_by, "CW_SANDBOX=off");
+	spec_free(&s);
+	/* A workdir holding credentials (HOME itself) would make them writable. */
+	memset(&ctx, 0, sizeof ctx);
+	ctx.workdir = home;
+	ctx.engine = "command";
+	ctx.home = home;
+	ctx.cwhome = cwhome;
+	assert_int_equal(spec_build(&ctx, &cfg, &s, err, sizeof err), -1);
+	assert_non_null(strstr(err, "credential"));
+	config_free(&cfg);
+}
+
+static void
+test_git_worktree_grants(void **state)
+{
+	struct config		 cfg;
+	struct sandbox_spec	 s;
+	struct spec_context	 ctx;
+	char			 cmd[3 * PATH_MAX], wt[2048], git[2048], p[PATH_MAX + 64];
+	char			 err[1024];
+
+	(void)state;
+	snprintf(git, sizeof git, "%s/repo/.git", root);
+	snprintf(wt, sizeof wt, "%s/wt", root);
+	snprintf(cmd, sizeof cmd, "set -e; cd '%s'; git init -q -b main repo; "
+	    "git -C repo -c user.name=t -c user.email=t@t commit -q --allow-empty -m i; "
+	    "git -C repo worktree add -q -b clockwork/t1/r1 '%s'", root, wt);
+	assert_int_equal(system(cmd), 0);
+	config_defaults(&cfg);
+	memset(&ctx, 0, sizeof ctx);
+	ctx.workdir = wt;
+	ctx.engine = "command";
+	ctx.home = home;
+	ctx.cwhome = cwhome;
+	ctx.run_id = "test-run";
+	assert_int_equal(spec_build(&ctx, &cfg, &s, err, sizeof err), 0);
+	/* Read the repository, write only what a commit on the run's branch writes. */
+	assert_true(strlist_contains(&s.read_dirs, git));
+	assert_false(strlist_contains(&s.write_dirs, git));
+	snprintf(p, sizeof p, "%s/objects", git);
+	assert_true(strlist_contains(&s.write_dirs, p));
+	snprintf(p, sizeof p, "%s/worktrees/wt", git);
+	assert_true(strlist_contains(&s.write_dirs, p));
+	snprintf(p, sizeof p, "%s/refs/heads/clockwork/t1", git);
+	assert_true(strlist_contains(&s.write_dirs, p));
+	snprintf(p, sizeof p, "%s/logs/refs/heads/clockwork/t1", git);
+	assert_true(strlist_contains(&s.write_dirs, p));
+	for (size_t i = 0; i < s.write_dirs.n; i++) {
+		snprintf(p, sizeof p, "%s/hooks", git);
+		assert_false(paths_within(p, s.write_dirs.v[i]));
+		snprintf(p, sizeof p, "%s/config", git);
+		assert_false(paths_within(p, s.write_dirs.v[i]));
+		snprintf(p, sizeof p, "%s/refs/heads/main", git);
+		assert_false(paths_within(p, s.write_dirs.v[i]));
+	}
+	/* The pointers later git commands follow are made read-only by the mount namespace. */
+	snprintf(p, sizeof p, "%s/.git", wt);
+	assert_true(strlist_contains(&s.ro_binds, p));
+	snprintf(p, sizeof p, "%s/worktrees/wt/commondir", git);
+	assert_true(strlist_contains(&s.ro_binds, p));
+	/* config.worktree exists (empty) so that it can be pinned too. */
+	snprintf(p, sizeof p, "%s/worktrees/wt/config.worktree", git);
+	assert_true(strlist_contains(&s.ro_binds, p));
+	assert_int_equal(access(p, F_OK), 0);
+	spec_free(&s);
+	config_free(&cfg);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_credential_grant_refused),
+		cmocka_unit_test(test_credential_grant_through_symlink_refused),
+		cmocka_unit_test(test_context_root_credential_refused),
+		cmocka_unit_test(test_readonly_under_tmp_refused),
+		cmocka_unit_test(test_missing_dir_dropped_missing_file_kept),
+		cmocka_unit_test(test_carving),
+		cmocka_unit_test(test_env_allowlist),
+		cmocka_unit_test(test_cache_redirects_and_tmpdir),
+		cmocka_unit_test(test_off_and_workdir_refusals),
+		cmocka_unit_test(test_git_worktree_grants),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
