@@ -75,6 +75,11 @@ test_canonical_and_classify(void **state)
 	snprintf(p, sizeof p, "%s/work/other/f", home);
 	assert_string_equal(out, p);
 	assert_int_equal(paths_canonical("relative/x", out, sizeof out), -1);
+	/* Nothing below / exists: the whole path stays, it never collapses to "/". */
+	assert_int_equal(paths_canonical("/no-such-top/x/y", out, sizeof out), 0);
+	assert_string_equal(out, "/no-such-top/x/y");
+	assert_int_equal(paths_canonical("/no-such-top", out, sizeof out), 0);
+	assert_string_equal(out, "/no-such-top");
 
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
 	assert_int_equal(system(cmd), 0);
