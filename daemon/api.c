@@ -1,1 +1,1157 @@
-#include "strlist.h"
+/*
+ * The local HTTP API (SPEC D2), on libevent's evhttp, bound to 127.0.0.1 only.
+ *
+ * Every request passes three checks, in this order, before any route runs:
+ *  1. Host must be 127.0.0.1:<port> or localhost:<port> (403). A web page that
+ *     re-binds its own DNS name to 127.0.0.1 still sends its own name as Host, so this
+ *     stops DNS rebinding even before the token is looked at.
+ *  2. Authorization: Bearer <token from api.token> (401, compared in constant time).
+ *  3. On state-changing methods, Origin absent or the daemon's own origin (403), so a
+ *     page in a browser cannot drive the API even with a leaked token in a form.
+ * Bodies are bounded by evhttp (413 past DAEMON_MAX_BODY, never read further). Errors
+ * are {"error":{"code":"...","message":"..."}}. A malformed request is answered and
+ * logged; it never ends the daemon. Everything that leaves is secret-masked where it
+ * carries run output (reports, logs, journal data).
+ */
+#define _GNU_SOURCE
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <netinet/in.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/event.h>
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+#include <sqlite3.h>
+
+#include "daemon.h"
+#include "json.h"
+#include "log.h"
+#include "mask.h"
+
+#define API_MAX_SEGS	6
+#define API_LOG_CHUNK	(256 * 1024)
+
+struct api_req {
+	struct daemon		*d;
+	struct evhttp_request	*req;
+	enum evhttp_cmd_type	 method;
+	const char		*seg[API_MAX_SEGS];
+	size_t			 nseg;
+	struct evkeyvalq	 query;
+	char			 actor[40];
+	char			 pathbuf[512];
+	char			 segbuf[512];	/* seg[] points into it */
+};
+
+static const char *
+api_reason(int code)
+{
+	switch (code) {
+	case 200: return "OK";
+	case 201: return "Created";
+	case 400: return "Bad Request";
+	case 401: return "Unauthorized";
+	case 403: return "Forbidden";
+	case 404: return "Not Found";
+	case 405: return "Method Not Allowed";
+	case 409: return "Conflict";
+	case 413: return "Payload Too Large";
+	case 503: return "Service Unavailable";
+	default: return code >= 500 ? "Internal Server Error" : "Error";
+	}
+}
+
+static void
+api_send(struct evhttp_request *req, int code, cJSON *body)
+{
+	struct evbuffer	*buf = evbuffer_new();
+	struct evkeyvalq *h = evhttp_request_get_output_headers(req);
+	char		*text;
+
+	evhttp_add_header(h, "Content-Type", "application/json");
+	evhttp_add_header(h, "Cache-Control", "no-store");
+	evhttp_add_header(h, "X-Content-Type-Options", "nosniff");
+	if (buf != NULL && body != NULL && (text = json_print(body)) != NULL) {
+		evbuffer_add(buf, text, strlen(text));
+		evbuffer_add(buf, "\n", 1);
+		cJSON_free(text);
+	}
+	evhttp_send_reply(req, code, api_reason(code), buf);
+	if (buf != NULL)
+		evbuffer_free(buf);
+	cJSON_Delete(body);
+}
+
+static void
+api_error(struct api_req *q, int code, const char *ecode, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void
+api_error(struct api_req *q, int code, const char *ecode, const char *fmt, ...)
+{
+	char	 msg[768];
+	va_list	 ap;
+	cJSON	*o, *e;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (code >= 500)
+		log_error("api: %s %s: %s", ecode, q->pathbuf, msg);
+	else
+		log_info("api: %d %s %s: %s", code, ecode, q->pathbuf, msg);
+	o = cJSON_CreateObject();
+	e = cJSON_AddObjectToObject(o, "error");
+	json_add_string(e, "code", ecode);
+	json_add_string(e, "message", msg);
+	if (code == 401)
+		evhttp_add_header(evhttp_request_get_output_headers(q->req),
+		    "WWW-Authenticate", "Bearer realm=\"clockworkd\"");
+	api_send(q->req, code, o);
+}
+
+static void
+api_ok(struct api_req *q, int code, cJSON *body)
+{
+	api_send(q->req, code, body);
+}
+
+/* The body as JSON; answers 400 itself and returns NULL when it is not. */
+static cJSON *
+api_body(struct api_req *q)
+{
+	struct evbuffer	*in = evhttp_request_get_input_buffer(q->req);
+	size_t		 len = evbuffer_get_length(in);
+	cJSON		*j;
+
+	if (len == 0) {
+		api_error(q, 400, "bad_request", "a JSON body is required");
+		return NULL;
+	}
+	if (len > DAEMON_MAX_BODY) {
+		api_error(q, 413, "too_large", "body larger than %d bytes", DAEMON_MAX_BODY);
+		return NULL;
+	}
+	j = json_parse((const char *)evbuffer_pullup(in, -1), len);
+	if (j == NULL || !cJSON_IsObject(j)) {
+		cJSON_Delete(j);
+		api_error(q, 400, "bad_json", "the body is not a JSON object");
+		return NULL;
+	}
+	return j;
+}
+
+static int
+api_host_ok(struct daemon *d, const char *host)
+{
+	char	a[64], b[64];
+
+	if (host == NULL)
+		return 0;
+	snprintf(a, sizeof a, "127.0.0.1:%d", d->port);
+	snprintf(b, sizeof b, "localhost:%d", d->port);
+	return strcasecmp(host, a) == 0 || strcasecmp(host, b) == 0;
+}
+
+static int
+api_origin_ok(struct daemon *d, const char *origin)
+{
+	char	a[64], b[64];
+
+	if (origin == NULL)
+		return 1;
+	snprintf(a, sizeof a, "http://127.0.0.1:%d", d->port);
+	snprintf(b, sizeof b, "http://localhost:%d", d->port);
+	return strcasecmp(origin, a) == 0 || strcasecmp(origin, b) == 0;
+}
+
+static const char *
+api_param(struct api_req *q, const char *key)
+{
+	return evhttp_find_header(&q->query, key);
+}
+
+static int
+api_param_int(struct api_req *q, const char *key, long long lo, long long hi,
+    long long def, long long *out)
+{
+	const char	*s = api_param(q, key);
+	char		*end;
+	long long	 v;
+
+	*out = def;
+	if (s == NULL)
+		return 0;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno != 0 || *end != '\0' || end == s || v < lo || v > hi) {
+		api_error(q, 400, "invalid_parameter", "%s must be a whole number from %lld "
+		    "to %lld", key, lo, hi);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static cJSON *
+api_masked_json(const char *text)
+{
+	char	*m;
+	cJSON	*j = NULL;
+
+	if (text == NULL)
+		return cJSON_CreateNull();
+	if ((m = mask_secrets(text)) != NULL) {
+		j = json_parse(m, strlen(m));
+		free(m);
+	}
+	return j != NULL ? j : cJSON_CreateNull();
+}
+
+static int
+api_count_queued(struct daemon *d)
+{
+	sqlite3_stmt	*st;
+	int		 n = 0;
+
+	if (sqlite3_prepare_v2(store_db(d->store),
+	    "SELECT count(*) FROM runs WHERE status = 'queued'", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
+/* ---- status ------------------------------------------------------------------- */
+
+static void
+api_status(struct api_req *q)
+{
+	struct daemon	*d = q->d;
+	cJSON		*o = cJSON_CreateObject(), *r;
+
+	json_add_string(o, "version", CW_VERSION);
+	cJSON_AddNumberToObject(o, "pid", getpid());
+	cJSON_AddNumberToObject(o, "port", d->port);
+	json_add_string(o, "home", d->home);
+	json_add_string(o, "config", d->cfg.path);
+	json_add_string(o, "runner", d->runner_path);
+	cJSON_AddNumberToObject(o, "uptime_seconds", (double)(time(NULL) - d->started));
+	cJSON_AddBoolToObject(o, "shutting_down", d->shutting_down);
+	cJSON_AddNumberToObject(o, "max_concurrent_runs", d->cfg.max_concurrent_runs);
+	cJSON_AddNumberToObject(o, "keep_runs", d->cfg.keep_runs);
+	if ((r = cJSON_AddObjectToObject(o, "runs")) != NULL) {
+		cJSON_AddNumberToObject(r, "live", (double)d->n_runs);
+		cJSON_AddNumberToObject(r, "queued", api_count_queued(d));
+	}
+	api_ok(q, 200, o);
+}
+
+/* ---- tasks -------------------------------------------------------------------- */
+
+static int
+api_task_lookup(struct api_req *q, const char *name, struct store_task *t)
+{
+	int	rc;
+
+	if (!tasks_name_valid(name)) {
+		api_error(q, 404, "not_found", "no task named '%.64s'", name);
+		return -1;
+	}
+	if ((rc = store_task_get_by_name(q->d->store, name, t)) == -1) {
+		api_error(q, 500, "internal", "%s", store_errmsg(q->d->store));
+		return -1;
+	}
+	if (rc == 0) {
+		api_error(q, 404, "not_found", "no task named '%s'", name);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+api_tasks_list(struct api_req *q)
+{
+	struct store_task	*v;
+	size_t			 n;
+	cJSON			*o, *a;
+
+	if (store_task_list(q->d->store, &v, &n) == -1) {
+		api_error(q, 500, "internal", "%s", store_errmsg(q->d->store));
+		return;
+	}
+	o = cJSON_CreateObject();
+	a = cJSON_AddArrayToObject(o, "tasks");
+	for (size_t i = 0; i < n; i++)
+		cJSON_AddItemToArray(a, tasks_to_json(&v[i]));
+	store_task_list_free(v, n);
+	api_ok(q, 200, o);
+}
+
+static cJSON *
+api_task_audit_data(const struct store_task *t)
+{
+	cJSON	*j = cJSON_CreateObject();
+
+	json_add_string(j, "engine", t->engine);
+	json_add_string(j, "permission_mode", t->permission_mode);
+	json_add_string(j, "repo", t->repo);
+	json_add_string(j, "schedule", t->schedule);
+	cJSON_AddBoolToObject(j, "enabled", t->enabled);
+	return j;
+}
+
+static void
+api_task_add(struct api_req *q)
+{
+	struct store_task	 t, got;
+	char			 field[64], err[512];
+	cJSON			*body;
+	int64_t			 id;
+
+	if ((body = api_body(q)) == NULL)
+		return;
+	if (tasks_from_json(q->d, body, NULL, &t, field, sizeof field, err,
+	    sizeof err) == -1) {
+		cJSON_Delete(body);
+		api_error(q, 400, "invalid_field", "%s: %s", field, err);
+		return;
+	}
+	cJSON_Delete(body);
+	if (store_task_get_by_name(q->d->store, t.name, &got) == 1) {
+		store_task_free(&got);
+		api_error(q, 409, "exists", "a task named '%s' already exists", t.name);
+		store_task_free(&t);
+		return;
+	}
+	if (store_task_add(q->d->store, &t, &id) == -1) {
+		api_error(q, errno == EINVAL ? 400 : 500, errno == EINVAL ? "invalid_field" :
+		    "internal", "%s", store_errmsg(q->d->store));
+		store_task_free(&t);
+		return;
+	}
+	journal_audit(q->d, q->actor, "task.add", t.name, api_task_audit_data(&t));
+	store_task_free(&t);
+	if (store_task_get(q->d->store, id, &got) != 1) {
+		api_error(q, 500, "internal", "%s", store_errmsg(q->d->store));
+		return;
+	}
+	api_ok(q, 201, tasks_to_json(&got));
+	store_task_free(&got);
+}
+
+static void
+api_task_update(struct api_req *q, const char *name)
+{
+	struct store_task	 base, t;
+	char			 field[64], err[512];
+	cJSON			*body;
+
+	if ((body = api_body(q)) == NULL)
+		return;
+	if (api_task_lookup(q, name, &base) == -1) {
+		cJSON_Delete(body);
+		return;
+	}
+	if (tasks_from_json(q->d, body, &base, &t, field, sizeof field, err,
+	    sizeof err) == -1) {
+		cJSON_Delete(body);
+		store_task_free(&base);
+		api_error(q, 400, "invalid_field", "%s: %s", field, err);
+		return;
+	}
+	cJSON_Delete(body);
+	store_task_free(&base);
+	if (store_task_update(q->d->store, &t) == -1) {
+		api_error(q, 500, "internal", "%s", store_errmsg(q->d->store));
+		store_task_free(&t);
+		return;
+	}
+	journal_audit(q->d, q->actor, "task.update", t.name, api_task_audit_data(&t));
+	store_task_free(&t);
+	if (api_task_lookup(q, name, &t) == -1)
+		return;
+	api_ok(q, 200, tasks_to_json(&t));
+	store_task_free(&t);
+}
+
+static void
+api_task_remove(struct api_req *q, const char *name)
+{
+	struct store_task	 t;
+	cJSON			*o;
+
+	if (api_task_lookup(q, name, &t) == -1)
+		return;
+	if (store_task_remove(q->d->store, t.id) == -1) {
+		if (errno == EBUSY)
+			api_error(q, 409, "busy", "task '%s' has a queued or live run; stop it "
+			    "first", t.name);
+		else
+			api_error(q, 500, "internal", "%s", store_errmsg(q->d->store));
+		store_task_free(&t);
+		return;
+	}
+	journal_audit(q->d, q->actor, "task.remove", t.name, NULL);
+	o = cJSON_CreateObject();
+	json_add_string(o, "removed", t.name);
+	store_task_free(&t);
+	api_ok(q, 200, o);
+}
+
+/* ---- runs --------------------------------------------------------------------- */
+
+static int
+api_run_lookup(struct api_req *q, const char *id, struct store_run *r)
+{
+	int	rc;
+
+	if (strlen(id) >= STORE_ID_LEN) {
+		api_error(q, 404, "not_found", "no run '%.48s'", id);
+		return -1;
+	}
+	if ((rc = store_run_get(q->d->store, id, r)) == -1) {
+		api_error(q, 500, "internal", "%s", store_errmsg(q->d->store));
+		return -1;
+	}
+	if (rc == 0) {
+		api_error(q, 404, "not_found", "no run '%s'", id);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+api_run_start(struct api_req *q)
+{
+	struct store_task	 t;
+	struct store_run	 r;
+	const char		*name;
+	char			 id[STORE_ID_LEN], err[512];
+	cJSON			*body, *a;
+
+	if ((body = api_body(q)) == NULL)
+		return;
+	cJSON_ArrayForEach(a, body)
+		if (a->string == NULL || strcmp(a->string, "task") != 0) {
+			api_error(q, 400, "invalid_field", "%.64s: unknown field",
+			    a->string != NULL ? a->string : "?");
+			cJSON_Delete(body);
+			return;
+		}
+	if ((name = json_get_string(body, "task")) == NULL) {
+		cJSON_Delete(body);
+		api_error(q, 400, "invalid_field", "task: the task's name is required");
+		return;
+	}
+	if (api_task_lookup(q, name, &t) == -1) {
+		cJSON_Delete(body);
+		return;
+	}
+	cJSON_Delete(body);
+	if (q->d->shutting_down) {
+		store_task_free(&t);
+		api_error(q, 503, "shutting_down", "clockworkd is shutting down");
+		return;
+	}
+	if (!t.enabled) {
+		api_error(q, 409, "task_disabled", "task '%s' is disabled; enable it first "
+		    "(cwctl task enable %s)", t.name, t.name);
+		store_task_free(&t);
+		return;
+	}
+	if (runs_enqueue(q->d, &t, id, sizeof id, err, sizeof err) == -1) {
+		store_task_free(&t);
+		api_error(q, 500, "internal", "%s", err);
+		return;
+	}
+	a = cJSON_CreateObject();
+	json_add_string(a, "task", t.name);
+	journal_audit(q->d, q->actor, "run.start", id, a);
+	store_task_free(&t);
+	if (api_run_lookup(q, id, &r) == -1)
+		return;
+	api_ok(q, 201, runs_to_json(&r, 0));
+	store_run_free(&r);
+}
+
+static void
+api_runs_list(struct api_req *q)
+{
+	struct store_task	 t;
+	struct store_run	*v;
+	size_t			 n;
+	long long		 limit;
+	int64_t			 task_id = 0;
+	int			 status = STORE_RUN_ANY;
+	const char		*s;
+	cJSON			*o, *a;
+
+	if (api_param_int(q, "limit", 0, 100000, 100, &limit) == -1)
+		return;
+	if ((s = api_param(q, "status")) != NULL &&
+	    (status = store_run_status_parse(s)) == -1) {
+		api_error(q, 400, "invalid_parameter", "status: unknown status '%.32s'", s);
+		return;
+	}
+	if ((s = api_param(q, "task")) != NULL) {
+		if (api_task_lookup(q, s, &t) == -1)
+			return;
+		task_id = t.id;
+		store_task_free(&t);
+	}
+	if (store_run_list(q->d->store, task_id, status, (size_t)limit, &v, &n) == -1) {
+		api_error(q, 500, "internal", "%s", store_errmsg(q->d->store));
+		return;
+	}
+	o = cJSON_CreateObject();
+	a = cJSON_AddArrayToObject(o, "runs");
+	for (size_t i = 0; i < n; i++)
+		cJSON_AddItemToArray(a, runs_to_json(&v[i], 0));
+	store_run_list_free(v, n);
+	api_ok(q, 200, o);
+}
+
+static void
+api_run_show(struct api_req *q, const char *id)
+{
+	struct store_run	r;
+
+	if (api_run_lookup(q, id, &r) == -1)
+		return;
+	api_ok(q, 200, runs_to_json(&r, 1));
+	store_run_free(&r);
+}
+
+static void
+api_run_stop(struct api_req *q, const char *id)
+{
+	struct store_run	 r;
+	struct run		*live;
+	cJSON			*o;
+
+	if (api_run_lookup(q, id, &r) == -1)
+		return;
+	if (store_run_status_terminal(r.status)) {
+		api_error(q, 409, "run_ended", "run %s has already ended (%s)", r.id,
+		    store_run_status_name(r.status));
+		store_run_free(&r);
+		return;
+	}
+	if ((live = runs_find(q->d, r.id)) != NULL)
+		runs_stop(live, STORE_EXIT_STOPPED, "stopped on request");
+	else if (r.status == STORE_RUN_QUEUED)
+		store_run_set_status(q->d->store, r.id, STORE_RUN_STOPPED, STORE_EXIT_STOPPED);
+	journal_audit(q->d, q->actor, "run.stop", r.id, NULL);
+	o = cJSON_CreateObject();
+	json_add_string(o, "id", r.id);
+	json_add_string(o, "stopping", live != NULL ? "yes" : "was queued");
+	store_run_free(&r);
+	api_ok(q, 200, o);
+}
+
+/* A chunk of the live log from offset; "done" once the run has ended and all is read. */
+static void
+api_run_log(struct api_req *q, const char *id)
+{
+	struct store_run	 r;
+	long long		 off, max;
+	struct stat		 st;
+	char			*buf = NULL, *m;
+	size_t			 mlen = 0;
+	ssize_t			 got = 0;
+	int			 fd, done;
+	cJSON			*o;
+
+	if (api_param_int(q, "offset", 0, INT64_MAX / 2, 0, &off) == -1 ||
+	    api_param_int(q, "max", 1, API_LOG_CHUNK, API_LOG_CHUNK, &max) == -1)
+		return;
+	if (api_run_lookup(q, id, &r) == -1)
+		return;
+	done = store_run_status_terminal(r.status);
+	o = cJSON_CreateObject();
+	if (r.log_path != NULL && (fd = open(r.log_path, O_RDONLY | O_CLOEXEC)) != -1) {
+		if (fstat(fd, &st) == 0 && st.st_size > off &&
+		    (buf = malloc((size_t)max)) != NULL &&
+		    (got = pread(fd, buf, (size_t)max, off)) < 0)
+			got = 0;
+		if (done && fstat(fd, &st) == 0 && off + got < st.st_size)
+			done = 0;
+		close(fd);
+	}
+	cJSON_AddNumberToObject(o, "offset", (double)off);
+	cJSON_AddNumberToObject(o, "next", (double)(off + got));
+	if (got > 0 && (m = mask_secrets_buf(buf, (size_t)got, &mlen)) != NULL) {
+		char	*z = realloc(m, mlen + 1);
+
+		if (z != NULL) {
+			z[mlen] = '\0';
+			json_add_string(o, "data", z);
+			free(z);
+		} else
+			free(m);
+	} else
+		json_add_string(o, "data", "");
+	cJSON_AddBoolToObject(o, "done", done);
+	json_add_string(o, "status", store_run_status_name(r.status));
+	free(buf);
+	store_run_free(&r);
+	api_ok(q, 200, o);
+}
+
+static void
+api_run_events(struct api_req *q, const char *id)
+{
+	struct store_run	 r;
+	struct store_run_event	*v;
+	size_t			 n;
+	long long		 since, limit;
+	cJSON			*o, *a, *e;
+
+	if (api_param_int(q, "since", 0, INT64_MAX / 2, 0, &since) == -1 ||
+	    api_param_int(q, "limit", 0, 100000, 1000, &limit) == -1)
+		return;
+	if (api_run_lookup(q, id, &r) == -1)
+		return;
+	store_run_free(&r);
+	if (store_run_event_list(q->d->store, id, since, (size_t)limit, &v, &n) == -1) {
+		api_error(q, 500, "internal", "%s", store_errmsg(q->d->store));
+		return;
+	}
+	o = cJSON_CreateObject();
+	a = cJSON_AddArrayToObject(o, "events");
+	for (size_t i = 0; i < n; i++) {
+		e = cJSON_CreateObject();
+		cJSON_AddNumberToObject(e, "id", (double)v[i].id);
+		json_add_string(e, "ts", v[i].ts);
+		json_add_string(e, "kind", v[i].kind);
+		cJSON_AddItemToObject(e, "data", api_masked_json(v[i].data));
+		cJSON_AddItemToArray(a, e);
+	}
+	store_run_event_list_free(v, n);
+	api_ok(q, 200, o);
+}
+
+/* ---- approvals ---------------------------------------------------------------- */
+
+static cJSON *
+api_approval_json(const struct store_approval *a)
+{
+	cJSON	*o = cJSON_CreateObject();
+
+	json_add_string(o, "id", a->id);
+	json_add_string(o, "run_id", a->run_id);
+	json_add_string(o, "tool", a->tool);
+	cJSON_AddItemToObject(o, "input", api_masked_json(a->input));
+	json_add_string(o, "state", store_approval_state_name(a->state));
+	json_add_string(o, "message", a->message);
+	json_add_string(o, "answered_by", a->answered_by);
+	json_add_string(o, "created_at", a->created_at);
+	json_add_string(o, "deadline", a->deadline);
+	json_add_string(o, "answered_at", a->answered_at);
+	return o;
+}
+
+static void
+api_approvals_list(struct api_req *q)
+{
+	struct store_approval	*v;
+	size_t			 n;
+	cJSON			*o, *a;
+
+	if (store_approval_list_pending(q->d->store, api_param(q, "run"), &v, &n) == -1) {
+		api_error(q, 500, "internal", "%s", store_errmsg(q->d->store));
+		return;
+	}
+	o = cJSON_CreateObject();
+	a = cJSON_AddArrayToObject(o, "approvals");
+	for (size_t i = 0; i < n; i++)
+		cJSON_AddItemToArray(a, api_approval_json(&v[i]));
+	store_approval_list_free(v, n);
+	api_ok(q, 200, o);
+}
+
+/*
+ * The one respond path. The answer is a compare-and-set in the store, so two
+ * answerers racing (cwctl and the Inbox, say) cannot both win; only the winner's
+ * decision goes down to the runner, by the runner's own request id.
+ */
+enum api_respond_result
+api_respond(struct daemon *d, const char *id, int allow, const char *message,
+    const char *actor, char *why, size_t whylen)
+{
+	struct store_approval	 a;
+	struct run		*r;
+	struct run_approval	*ra = NULL;
+	cJSON			*m, *j;
+	int			 rc;
+
+	why[0] = '\0';
+	if (strlen(id) >= STORE_ID_LEN || (rc = store_approval_get(d->store, id, &a)) == 0) {
+		snprintf(why, whylen, "no approval '%.48s'", id);
+		return API_RESPOND_NOT_FOUND;
+	}
+	if (rc == -1) {
+		snprintf(why, whylen, "%s", store_errmsg(d->store));
+		return API_RESPOND_ERROR;
+	}
+	if (a.state == STORE_APPROVAL_EXPIRED) {
+		snprintf(why, whylen, "approval %s expired: its run %s has ended or its "
+		    "deadline passed", a.id, a.run_id);
+		store_approval_free(&a);
+		return API_RESPOND_RUN_ENDED;
+	}
+	if (a.state != STORE_APPROVAL_PENDING) {
+		snprintf(why, whylen, "approval %s was already answered (%s by %s)", a.id,
+		    store_approval_state_name(a.state),
+		    a.answered_by != NULL ? a.answered_by : "?");
+		store_approval_free(&a);
+		return API_RESPOND_ALREADY;
+	}
+	if ((r = runs_find(d, a.run_id)) != NULL)
+		TAILQ_FOREACH(ra, &r->approvals, entry)
+			if (strcmp(ra->id, a.id) == 0)
+				break;
+	if (r == NULL || ra == NULL || r->down == NULL) {
+		store_approval_answer(d->store, a.id, STORE_APPROVAL_EXPIRED,
+		    "the run is no longer live", "clockworkd");
+		snprintf(why, whylen, "run %s is no longer live; approval %s cannot be "
+		    "answered", a.run_id, a.id);
+		store_approval_free(&a);
+		return API_RESPOND_RUN_ENDED;
+	}
+	rc = store_approval_answer(d->store, a.id, allow ? STORE_APPROVAL_ALLOWED :
+	    STORE_APPROVAL_DENIED, message, actor);
+	if (rc == -1) {
+		snprintf(why, whylen, "%s", store_errmsg(d->store));
+		store_approval_free(&a);
+		return API_RESPOND_ERROR;
+	}
+	if (rc == 0) {
+		snprintf(why, whylen, "approval %s was already answered", a.id);
+		store_approval_free(&a);
+		return API_RESPOND_ALREADY;
+	}
+	if ((m = cJSON_CreateObject()) != NULL) {
+		json_add_string(m, "type", "decision");
+		json_add_string(m, "id", ra->runner_id);
+		json_add_string(m, "behavior", allow ? "allow" : "deny");
+		if (message != NULL)
+			json_add_string(m, "message", message);
+		if (runs_send(r, m) == -1)
+			log_warn("run %s: cannot forward the decision on %s", r->id, a.id);
+	}
+	if ((j = cJSON_CreateObject()) != NULL) {
+		json_add_string(j, "approval", a.id);
+		json_add_string(j, "tool", a.tool);
+		json_add_string(j, "decision", allow ? "allow" : "deny");
+		json_add_string(j, "by", actor);
+		if (message != NULL)
+			json_add_string(j, "message", message);
+		journal_add(d, a.run_id, "approval_answer", j);
+	}
+	runs_approval_forget(ra);
+	store_approval_free(&a);
+	return API_RESPOND_OK;
+}
+
+static void
+api_approval_answer(struct api_req *q, const char *id)
+{
+	struct store_approval	 a;
+	const char		*dec, *msg;
+	char			 why[512];
+	cJSON			*body, *j;
+	int			 allow;
+
+	if ((body = api_body(q)) == NULL)
+		return;
+	dec = json_get_string(body, "decision");
+	msg = json_get_string(body, "message");
+	if (dec == NULL || (strcmp(dec, "allow") != 0 && strcmp(dec, "deny") != 0)) {
+		cJSON_Delete(body);
+		api_error(q, 400, "invalid_field", "decision: must be \"allow\" or \"deny\"");
+		return;
+	}
+	if (msg != NULL && strlen(msg) > 4096) {
+		cJSON_Delete(body);
+		api_error(q, 400, "invalid_field", "message: at most 4096 bytes");
+		return;
+	}
+	allow = strcmp(dec, "allow") == 0;
+	j = cJSON_CreateObject();
+	json_add_string(j, "decision", dec);
+	switch (api_respond(q->d, id, allow, msg, q->actor, why, sizeof why)) {
+	case API_RESPOND_OK:
+		journal_audit(q->d, q->actor, "approval.answer", id, j);
+		cJSON_Delete(body);
+		if (store_approval_get(q->d->store, id, &a) == 1) {
+			api_ok(q, 200, api_approval_json(&a));
+			store_approval_free(&a);
+		} else
+			api_error(q, 500, "internal", "%s", store_errmsg(q->d->store));
+		return;
+	case API_RESPOND_NOT_FOUND:
+		api_error(q, 404, "not_found", "%s", why);
+		break;
+	case API_RESPOND_ALREADY:
+		api_error(q, 409, "already_answered", "%s", why);
+		break;
+	case API_RESPOND_RUN_ENDED:
+		api_error(q, 409, "run_ended", "%s", why);
+		break;
+	default:
+		api_error(q, 500, "internal", "%s", why);
+		break;
+	}
+	cJSON_Delete(j);
+	cJSON_Delete(body);
+}
+
+/* ---- journal, audit, gc ------------------------------------------------------- */
+
+static void
+api_journal(struct api_req *q)
+{
+	struct store_journal_entry	*v;
+	size_t				 n;
+	long long			 since, limit;
+	cJSON				*o, *a, *e;
+
+	if (api_param_int(q, "since", 0, INT64_MAX / 2, 0, &since) == -1 ||
+	    api_param_int(q, "limit", 0, 100000, 0, &limit) == -1)
+		return;
+	if (store_journal_list(q->d->store, api_param(q, "run"), since, (size_t)limit, &v,
+	    &n) == -1) {
+		api_error(q, 500, "internal", "%s", store_errmsg(q->d->store));
+		return;
+	}
+	o = cJSON_CreateObject();
+	a = cJSON_AddArrayToObject(o, "entries");
+	for (size_t i = 0; i < n; i++) {
+		e = cJSON_CreateObject();
+		cJSON_AddNumberToObject(e, "id", (double)v[i].id);
+		json_add_string(e, "ts", v[i].ts);
+		json_add_string(e, "run_id", v[i].run_id);
+		json_add_string(e, "kind", v[i].kind);
+		cJSON_AddItemToObject(e, "data", api_masked_json(v[i].data));
+		cJSON_AddItemToArray(a, e);
+	}
+	store_journal_list_free(v, n);
+	api_ok(q, 200, o);
+}
+
+static void
+api_audit(struct api_req *q)
+{
+	struct store_audit_entry	*v;
+	size_t				 n;
+	long long			 since, limit;
+	cJSON				*o, *a, *e;
+
+	if (api_param_int(q, "since", 0, INT64_MAX / 2, 0, &since) == -1 ||
+	    api_param_int(q, "limit", 0, 100000, 0, &limit) == -1)
+		return;
+	if (store_audit_list(q->d->store, since, (size_t)limit, &v, &n) == -1) {
+		api_error(q, 500, "internal", "%s", store_errmsg(q->d->store));
+		return;
+	}
+	o = cJSON_CreateObject();
+	a = cJSON_AddArrayToObject(o, "entries");
+	for (size_t i = 0; i < n; i++) {
+		e = cJSON_CreateObject();
+		cJSON_AddNumberToObject(e, "id", (double)v[i].id);
+		json_add_string(e, "ts", v[i].ts);
+		json_add_string(e, "actor", v[i].actor);
+		json_add_string(e, "action", v[i].action);
+		json_add_string(e, "target", v[i].target);
+		cJSON_AddItemToObject(e, "data", api_masked_json(v[i].data));
+		cJSON_AddItemToArray(a, e);
+	}
+	store_audit_list_free(v, n);
+	api_ok(q, 200, o);
+}
+
+static void
+api_gc(struct api_req *q)
+{
+	struct store_task	 t;
+	struct gc_result	 res;
+	struct evbuffer		*in = evhttp_request_get_input_buffer(q->req);
+	cJSON			*body = NULL, *o, *list;
+	const char		*name;
+	int64_t			 task_id = 0;
+	int			 force = 0;
+
+	if (evbuffer_get_length(in) > 0) {
+		if ((body = api_body(q)) == NULL)
+			return;
+		if (json_get_bool(body, "force", &force) == -1 &&
+		    cJSON_GetObjectItemCaseSensitive(body, "force") != NULL) {
+			cJSON_Delete(body);
+			api_error(q, 400, "invalid_field", "force: must be true or false");
+			return;
+		}
+		if ((name = json_get_string(body, "task")) != NULL) {
+			if (api_task_lookup(q, name, &t) == -1) {
+				cJSON_Delete(body);
+				return;
+			}
+			task_id = t.id;
+			store_task_free(&t);
+		}
+		cJSON_Delete(body);
+	}
+	o = cJSON_CreateObject();
+	list = cJSON_AddArrayToObject(o, "pruned");
+	if (gc_run(q->d, task_id, force, &res, list) == -1) {
+		cJSON_Delete(o);
+		api_error(q, 500, "internal", "gc failed: %s", store_errmsg(q->d->store));
+		return;
+	}
+	cJSON_AddNumberToObject(o, "kept", (double)res.kept);
+	body = cJSON_CreateObject();
+	cJSON_AddBoolToObject(body, "force", force);
+	cJSON_AddNumberToObject(body, "pruned", (double)res.pruned);
+	journal_audit(q->d, q->actor, "gc", NULL, body);
+	api_ok(q, 200, o);
+}
+
+/* ---- routing ------------------------------------------------------------------ */
+
+static int
+api_split(struct api_req *q, const char *path)
+{
+	char	*p, *save = NULL, *s;
+
+	if (strlen(path) >= sizeof q->pathbuf)
+		return -1;
+	snprintf(q->pathbuf, sizeof q->pathbuf, "%s", path);
+	snprintf(q->segbuf, sizeof q->segbuf, "%s", path);
+	p = q->segbuf;
+	for (s = strtok_r(p, "/", &save); s != NULL; s = strtok_r(NULL, "/", &save)) {
+		if (q->nseg == API_MAX_SEGS)
+			return -1;
+		q->seg[q->nseg++] = s;
+	}
+	return 0;
+}
+
+static int
+api_is(struct api_req *q, size_t n, ...)
+{
+	va_list		 ap;
+	const char	*s;
+	int		 ok = q->nseg == n;
+
+	va_start(ap, n);
+	for (size_t i = 0; ok && i < n; i++) {
+		s = va_arg(ap, const char *);
+		if (s != NULL && strcmp(q->seg[i], s) != 0)
+			ok = 0;
+	}
+	va_end(ap);
+	return ok;
+}
+
+static void
+api_route(struct api_req *q)
+{
+	enum evhttp_cmd_type	m = q->method;
+
+	if (q->nseg < 2 || strcmp(q->seg[0], "api") != 0)
+		goto notfound;
+	if (api_is(q, 2, "api", "status")) {
+		if (m == EVHTTP_REQ_GET)
+			return api_status(q);
+	} else if (api_is(q, 2, "api", "tasks")) {
+		if (m == EVHTTP_REQ_GET)
+			return api_tasks_list(q);
+		if (m == EVHTTP_REQ_POST)
+			return api_task_add(q);
+	} else if (api_is(q, 3, "api", "tasks", NULL)) {
+		struct store_task	t;
+
+		if (m == EVHTTP_REQ_GET) {
+			if (api_task_lookup(q, q->seg[2], &t) == -1)
+				return;
+			api_ok(q, 200, tasks_to_json(&t));
+			store_task_free(&t);
+			return;
+		}
+		if (m == EVHTTP_REQ_PATCH)
+			return api_task_update(q, q->seg[2]);
+		if (m == EVHTTP_REQ_DELETE)
+			return api_task_remove(q, q->seg[2]);
+	} else if (api_is(q, 2, "api", "runs")) {
+		if (m == EVHTTP_REQ_GET)
+			return api_runs_list(q);
+		if (m == EVHTTP_REQ_POST)
+			return api_run_start(q);
+	} else if (api_is(q, 3, "api", "runs", NULL)) {
+		if (m == EVHTTP_REQ_GET)
+			return api_run_show(q, q->seg[2]);
+	} else if (api_is(q, 4, "api", "runs", NULL, "stop")) {
+		if (m == EVHTTP_REQ_POST)
+			return api_run_stop(q, q->seg[2]);
+	} else if (api_is(q, 4, "api", "runs", NULL, "log")) {
+		if (m == EVHTTP_REQ_GET)
+			return api_run_log(q, q->seg[2]);
+	} else if (api_is(q, 4, "api", "runs", NULL, "events")) {
+		if (m == EVHTTP_REQ_GET)
+			return api_run_events(q, q->seg[2]);
+	} else if (api_is(q, 2, "api", "approvals")) {
+		if (m == EVHTTP_REQ_GET)
+			return api_approvals_list(q);
+	} else if (api_is(q, 3, "api", "approvals", NULL)) {
+		if (m == EVHTTP_REQ_POST)
+			return api_approval_answer(q, q->seg[2]);
+	} else if (api_is(q, 2, "api", "journal")) {
+		if (m == EVHTTP_REQ_GET)
+			return api_journal(q);
+	} else if (api_is(q, 2, "api", "audit")) {
+		if (m == EVHTTP_REQ_GET)
+			return api_audit(q);
+	} else if (api_is(q, 2, "api", "gc")) {
+		if (m == EVHTTP_REQ_POST)
+			return api_gc(q);
+	} else
+		goto notfound;
+	api_error(q, 405, "method_not_allowed", "method not allowed on %s", q->pathbuf);
+	return;
+notfound:
+	api_error(q, 404, "not_found", "no such endpoint: %.200s", q->pathbuf);
+}
+
+static void
+api_cb(struct evhttp_request *req, void *arg)
+{
+	struct api_req		 q;
+	struct daemon		*d = arg;
+	struct evkeyvalq	*h = evhttp_request_get_input_headers(req);
+	const struct evhttp_uri	*uri = evhttp_request_get_evhttp_uri(req);
+	const char		*path, *auth, *client, *query;
+
+	memset(&q, 0, sizeof q);
+	TAILQ_INIT(&q.query);
+	q.d = d;
+	q.req = req;
+	q.method = evhttp_request_get_command(req);
+	path = uri != NULL ? evhttp_uri_get_path(uri) : NULL;
+	snprintf(q.pathbuf, sizeof q.pathbuf, "%.400s", path != NULL ? path : "?");
+
+	if (!api_host_ok(d, evhttp_find_header(h, "Host"))) {
+		api_error(&q, 403, "forbidden_host", "the Host header must be 127.0.0.1:%d "
+		    "or localhost:%d", d->port, d->port);
+		return;
+	}
+	auth = evhttp_find_header(h, "Authorization");
+	if (auth == NULL || strncmp(auth, "Bearer ", 7) != 0 ||
+	    !token_equal(auth + 7, d->token)) {
+		api_error(&q, 401, "unauthorized", "a valid bearer token is required (it is "
+		    "in %s/api.token)", d->home);
+		return;
+	}
+	if (q.method != EVHTTP_REQ_GET && q.method != EVHTTP_REQ_HEAD &&
+	    !api_origin_ok(d, evhttp_find_header(h, "Origin"))) {
+		api_error(&q, 403, "forbidden_origin", "cross-origin requests that change "
+		    "state are refused");
+		return;
+	}
+	client = evhttp_find_header(h, "X-Clockwork-Client");
+	if (client != NULL && strlen(client) > 0 && strlen(client) < 32 &&
+	    strspn(client, "abcdefghijklmnopqrstuvwxyz0123456789-_") == strlen(client))
+		snprintf(q.actor, sizeof q.actor, "%s", client);
+	else
+		snprintf(q.actor, sizeof q.actor, "api");
+	if (path == NULL || api_split(&q, path) == -1) {
+		api_error(&q, 404, "not_found", "no such endpoint");
+		return;
+	}
+	if ((query = evhttp_uri_get_query(uri)) != NULL &&
+	    evhttp_parse_query_str(query, &q.query) == -1) {
+		api_error(&q, 400, "bad_query", "cannot parse the query string");
+		return;
+	}
+	api_route(&q);
+	evhttp_clear_headers(&q.query);
+}
+
+static int
+api_write_port(struct daemon *d)
+{
+	char	path[PATH_MAX], tmp[PATH_MAX];
+	FILE	*f;
+
+	if ((size_t)snprintf(path, sizeof path, "%s/clockworkd.port", d->home) >=
+	    sizeof path || (size_t)snprintf(tmp, sizeof tmp, "%s.tmp", path) >= sizeof tmp) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if ((f = fopen(tmp, "we")) == NULL)
+		return -1;
+	fprintf(f, "%d\n", d->port);
+	if (fclose(f) != 0)
+		return -1;
+	return rename(tmp, path);
+}
+
+int
+api_start(struct daemon *d, char *err, size_t errlen)
+{
+	struct evhttp_bound_socket	*bs;
+	struct sockaddr_in		 sin;
+	socklen_t			 slen = sizeof sin;
+
+	if ((d->http = evhttp_new(d->base)) == NULL) {
+		snprintf(err, errlen, "cannot create the HTTP server");
+		return -1;
+	}
+	evhttp_set_max_body_size(d->http, DAEMON_MAX_BODY);
+	evhttp_set_max_headers_size(d->http, 16 * 1024);
+	evhttp_set_timeout(d->http, 30);
+	evhttp_set_allowed_methods(d->http, EVHTTP_REQ_GET | EVHTTP_REQ_POST |
+	    EVHTTP_REQ_PATCH | EVHTTP_REQ_DELETE | EVHTTP_REQ_HEAD);
+	evhttp_set_gencb(d->http, api_cb, d);
+	/* Loopback only, by construction: no configuration can widen this. */
+	if ((bs = evhttp_bind_socket_with_handle(d->http, "127.0.0.1",
+	    (ev_uint16_t)d->cfg.api_port)) == NULL) {
+		snprintf(err, errlen, "cannot listen on 127.0.0.1:%d: %s", d->cfg.api_port,
+		    strerror(errno));
+		return -1;
+	}
+	if (getsockname(evhttp_bound_socket_get_fd(bs), (struct sockaddr *)&sin,
+	    &slen) == -1) {
+		snprintf(err, errlen, "getsockname: %s", strerror(errno));
+		return -1;
+	}
+	d->port = ntohs(sin.sin_port);
+	if (api_write_port(d) == -1) {
+		snprintf(err, errlen, "%s/clockworkd.port: %s", d->home, strerror(errno));
+		return -1;
+	}
+	log_info("API on http://127.0.0.1:%d", d->port);
+	return 0;
+}
+
+void
+api_stop(struct daemon *d)
+{
+	char	path[PATH_MAX];
+
+	if (d->http != NULL)
+		evhttp_free(d->http);
+	d->http = NULL;
+	if ((size_t)snprintf(path, sizeof path, "%s/clockworkd.port", d->home) <
+	    sizeof path)
+		unlink(path);
+}

@@ -12,6 +12,16 @@ static const struct cwctl_verb {
 	int		(*fn)(int, char **);
 	const char	*usage;
 } cwctl_verbs[] = {
+	{ "status", cwctl_status, "status [--json]   is clockworkd running, and what is it doing" },
+	{ "task", cwctl_task, "task add NAME --prompt TEXT [--repo DIR] [--engine E] [--mode M] ...\n"
+	    "  task list|show NAME|enable NAME|disable NAME|rm NAME [--json]" },
+	{ "run", cwctl_run, "run start TASK [--wait] | list | show RUN | stop RUN | logs [-f] RUN [--json]" },
+	{ "approvals", cwctl_approvals, "approvals [--run RUN] [--json]   approvals waiting for an answer" },
+	{ "approve", cwctl_approve, "approve ID   allow a pending tool call" },
+	{ "deny", cwctl_deny, "deny ID [--message TEXT]   deny a pending tool call" },
+	{ "journal", cwctl_journal, "journal [--run RUN | --audit] [--json]   the safety journal or the audit log" },
+	{ "gc", cwctl_gc, "gc [--task NAME] [--force] [--json]   prune finished runs' worktrees now" },
+	{ "service", cwctl_service, "service install [--print]   write the systemd user unit (launchd agent on macOS)" },
 	{ "policy", cwctl_policy, "policy check [--json] -- 'COMMAND'   evaluate a command against the floor, offline" },
 	{ "sandbox", cwctl_sandbox, "sandbox exec --workdir DIR [--engine NAME] -- CMD...   run a command in a run's sandbox" },
 };

@@ -11,5 +11,17 @@
 
 int	cwctl_policy(int argc, char **argv);	/* cwctl-policy.c */
 int	cwctl_sandbox(int argc, char **argv);	/* cwctl-sandbox.c */
+int	cwctl_status(int argc, char **argv);	/* cwctl-status.c */
+int	cwctl_task(int argc, char **argv);	/* cwctl-task.c */
+int	cwctl_run(int argc, char **argv);	/* cwctl-run.c */
+int	cwctl_approvals(int argc, char **argv);	/* cwctl-approvals.c */
+int	cwctl_approve(int argc, char **argv);	/* cwctl-approve.c */
+int	cwctl_deny(int argc, char **argv);	/* cwctl-deny.c */
+int	cwctl_answer(int argc, char **argv, int allow);	/* cwctl-approve.c */
+int	cwctl_journal(int argc, char **argv);	/* cwctl-journal.c */
+int	cwctl_gc(int argc, char **argv);	/* cwctl-gc.c */
+int	cwctl_service(int argc, char **argv);	/* cwctl-service.c */
+extern const char cwctl_service_systemd[], cwctl_service_launchd[];
+char	*cwctl_service_render(const char *tmpl, const char *bindir);
 
 #endif

@@ -1,0 +1,58 @@
+/*
+ * cwctl approve ID and cwctl deny ID [--message M]: both answer through the daemon's
+ * one respond path. An approval already answered, or whose run has ended, is refused
+ * (exit 3) with the reason.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "client.h"
+#include "cwctl.h"
+#include "json.h"
+
+int
+cwctl_answer(int argc, char **argv, int allow)
+{
+	const char	*id = NULL, *msg = NULL;
+	char		 path[256], esc[160];
+	cJSON		*b, *o = NULL;
+	int		 json = 0, rc;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0)
+			json = 1;
+		else if (strcmp(argv[i], "--message") == 0 && i + 1 < argc)
+			msg = argv[++i];
+		else if (argv[i][0] == '-' || id != NULL)
+			goto usage;
+		else
+			id = argv[i];
+	}
+	if (id == NULL || client_escape(id, esc, sizeof esc) == -1)
+		goto usage;
+	snprintf(path, sizeof path, "/api/approvals/%s", esc);
+	b = cJSON_CreateObject();
+	json_add_string(b, "decision", allow ? "allow" : "deny");
+	if (msg != NULL)
+		json_add_string(b, "message", msg);
+	rc = client_call("POST", path, b, &o);
+	cJSON_Delete(b);
+	if (rc != 0)
+		return rc;
+	if (json)
+		client_print_json(o);
+	else
+		printf("approval %s %s\n", id, allow ? "allowed" : "denied");
+	cJSON_Delete(o);
+	return CWCTL_EXIT_OK;
+usage:
+	fprintf(stderr, "usage: cwctl %s ID%s [--json]\n", allow ? "approve" : "deny",
+	    allow ? "" : " [--message TEXT]");
+	return CWCTL_EXIT_USAGE;
+}
+
+int
+cwctl_approve(int argc, char **argv)
+{
+	return cwctl_answer(argc, argv, 1);
+}

@@ -1,0 +1,304 @@
+/* cwctl run start|list|show|stop|logs. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "client.h"
+#include "cwctl.h"
+#include "json.h"
+
+#define CWCTL_RUN_POLL_MS	150
+
+static int
+cwctl_run_usage(void)
+{
+	fprintf(stderr,
+	    "usage: cwctl run start TASK [--wait] [--json]\n"
+	    "       cwctl run list [--task NAME] [--status S] [--limit N] [--json]\n"
+	    "       cwctl run show RUN [--json]\n"
+	    "       cwctl run stop RUN\n"
+	    "       cwctl run logs [-f] RUN\n");
+	return CWCTL_EXIT_USAGE;
+}
+
+static void
+cwctl_run_pause(void)
+{
+	struct timespec	ts = { 0, CWCTL_RUN_POLL_MS * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static int
+cwctl_run_terminal(const char *s)
+{
+	return s != NULL && strcmp(s, "queued") != 0 && strcmp(s, "starting") != 0 &&
+	    strcmp(s, "running") != 0;
+}
+
+static void
+cwctl_run_print(const cJSON *r)
+{
+	const cJSON	*sp, *rep;
+	const char	*s;
+	double		 n;
+	int		 b;
+
+	printf("run:          %s\n", json_get_string(r, "id"));
+	printf("task:         %s\n", (s = json_get_string(r, "task")) ? s : "?");
+	printf("status:       %s", json_get_string(r, "status"));
+	if ((s = json_get_string(r, "exit_reason")) != NULL)
+		printf(" (%s)", s);
+	printf("\n");
+	if (json_get_bool(r, "sandboxed", &b) == 0)
+		printf("sandboxed:    %s\n", b ? "yes" : "NO");
+	if ((s = json_get_string(r, "worktree")) != NULL)
+		printf("worktree:     %s\n", s);
+	if ((s = json_get_string(r, "branch")) != NULL)
+		printf("branch:       %s\n", s);
+	if ((s = json_get_string(r, "base_commit")) != NULL)
+		printf("base commit:  %s\n", s);
+	if ((s = json_get_string(r, "final_commit")) != NULL)
+		printf("final commit: %s\n", s);
+	if ((sp = cJSON_GetObjectItemCaseSensitive(r, "spent")) != NULL) {
+		json_get_number(sp, "dollars", &n);
+		printf("spent:        $%.2f", n);
+		json_get_number(sp, "turns", &n);
+		printf(", %.0f turns", n);
+		json_get_number(sp, "seconds", &n);
+		printf(", %.1f s\n", n);
+	}
+	if ((s = json_get_string(r, "log_path")) != NULL)
+		printf("log:          %s\n", s);
+	printf("created:      %s\n", (s = json_get_string(r, "created_at")) ? s : "-");
+	if ((s = json_get_string(r, "ended_at")) != NULL)
+		printf("ended:        %s\n", s);
+	if ((rep = cJSON_GetObjectItemCaseSensitive(r, "report")) != NULL &&
+	    cJSON_IsObject(rep)) {
+		printf("report:\n");
+		client_print_json(rep);
+	}
+}
+
+static int
+cwctl_run_get(const char *id, cJSON **o)
+{
+	char	path[256], esc[160];
+
+	if (client_escape(id, esc, sizeof esc) == -1) {
+		fprintf(stderr, "cwctl: run id too long\n");
+		return CWCTL_EXIT_USAGE;
+	}
+	snprintf(path, sizeof path, "/api/runs/%s", esc);
+	return client_call("GET", path, NULL, o);
+}
+
+static int
+cwctl_run_wait(const char *id, int json)
+{
+	cJSON	*o = NULL;
+	int	 rc, ok;
+
+	for (;;) {
+		if ((rc = cwctl_run_get(id, &o)) != 0)
+			return rc;
+		if (cwctl_run_terminal(json_get_string(o, "status")))
+			break;
+		cJSON_Delete(o);
+		o = NULL;
+		cwctl_run_pause();
+	}
+	if (json)
+		client_print_json(o);
+	else
+		cwctl_run_print(o);
+	ok = strcmp(json_get_string(o, "status"), "completed") == 0;
+	cJSON_Delete(o);
+	return ok ? CWCTL_EXIT_OK : CWCTL_EXIT_FAILURE;
+}
+
+static int
+cwctl_run_start(int argc, char **argv)
+{
+	const char	*task = NULL;
+	cJSON		*b, *o = NULL;
+	char		 id[64];
+	int		 wait = 0, json = 0, rc;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--wait") == 0)
+			wait = 1;
+		else if (strcmp(argv[i], "--json") == 0)
+			json = 1;
+		else if (argv[i][0] == '-' || task != NULL)
+			return cwctl_run_usage();
+		else
+			task = argv[i];
+	}
+	if (task == NULL)
+		return cwctl_run_usage();
+	b = cJSON_CreateObject();
+	json_add_string(b, "task", task);
+	rc = client_call("POST", "/api/runs", b, &o);
+	cJSON_Delete(b);
+	if (rc != 0)
+		return rc;
+	snprintf(id, sizeof id, "%s", json_get_string(o, "id") ? json_get_string(o, "id") :
+	    "");
+	if (!wait) {
+		if (json)
+			client_print_json(o);
+		else
+			printf("%s\n", id);
+		cJSON_Delete(o);
+		return CWCTL_EXIT_OK;
+	}
+	cJSON_Delete(o);
+	if (!json)
+		fprintf(stderr, "run %s queued; waiting for it to end\n", id);
+	return cwctl_run_wait(id, json);
+}
+
+static int
+cwctl_run_list(int argc, char **argv)
+{
+	char		 path[512], esc[160];
+	cJSON		*o = NULL, *a, *r;
+	const char	*s;
+	size_t		 off;
+	int		 json = 0, rc, b;
+
+	off = (size_t)snprintf(path, sizeof path, "/api/runs?x=1");
+	for (int i = 1; i < argc; i++) {
+		const char *a1 = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (strcmp(a1, "--json") == 0) {
+			json = 1;
+			continue;
+		}
+		if (v == NULL || client_escape(v, esc, sizeof esc) == -1 ||
+		    off + strlen(esc) + 16 >= sizeof path)
+			return cwctl_run_usage();
+		i++;
+		if (strcmp(a1, "--task") == 0)
+			off += (size_t)snprintf(path + off, sizeof path - off, "&task=%s", esc);
+		else if (strcmp(a1, "--status") == 0)
+			off += (size_t)snprintf(path + off, sizeof path - off, "&status=%s", esc);
+		else if (strcmp(a1, "--limit") == 0)
+			off += (size_t)snprintf(path + off, sizeof path - off, "&limit=%s", esc);
+		else
+			return cwctl_run_usage();
+	}
+	if ((rc = client_call("GET", path, NULL, &o)) != 0)
+		return rc;
+	a = cJSON_GetObjectItemCaseSensitive(o, "runs");
+	if (json)
+		client_print_json(a);
+	else {
+		printf("%-26s %-20s %-11s %-15s %-9s %s\n", "RUN", "TASK", "STATUS", "REASON",
+		    "SANDBOX", "CREATED");
+		cJSON_ArrayForEach(r, a) {
+			b = -1;
+			json_get_bool(r, "sandboxed", &b);
+			s = json_get_string(r, "exit_reason");
+			printf("%-26s %-20s %-11s %-15s %-9s %s\n", json_get_string(r, "id"),
+			    json_get_string(r, "task"), json_get_string(r, "status"),
+			    s != NULL ? s : "-", b == -1 ? "-" : b ? "yes" : "NO",
+			    json_get_string(r, "created_at"));
+		}
+	}
+	cJSON_Delete(o);
+	return CWCTL_EXIT_OK;
+}
+
+/* Print the log from the start; with follow, keep reading until the run has ended. */
+static int
+cwctl_run_logs(const char *id, int follow)
+{
+	char		 path[320], esc[160];
+	cJSON		*o = NULL;
+	const char	*data;
+	double		 next = 0;
+	int		 rc, done;
+
+	if (client_escape(id, esc, sizeof esc) == -1)
+		return cwctl_run_usage();
+	for (;;) {
+		snprintf(path, sizeof path, "/api/runs/%s/log?offset=%.0f", esc, next);
+		if ((rc = client_call("GET", path, NULL, &o)) != 0)
+			return rc;
+		if ((data = json_get_string(o, "data")) != NULL && data[0] != '\0') {
+			fputs(data, stdout);
+			fflush(stdout);
+		}
+		json_get_number(o, "next", &next);
+		done = 0;
+		json_get_bool(o, "done", &done);
+		if (!follow || (done && (data == NULL || data[0] == '\0'))) {
+			cJSON_Delete(o);
+			return CWCTL_EXIT_OK;
+		}
+		if (data == NULL || data[0] == '\0')
+			cwctl_run_pause();
+		cJSON_Delete(o);
+		o = NULL;
+	}
+}
+
+int
+cwctl_run(int argc, char **argv)
+{
+	char		 path[256], esc[160];
+	cJSON		*o = NULL;
+	const char	*sub, *id = NULL;
+	int		 json = 0, follow = 0, rc;
+
+	if (argc < 2)
+		return cwctl_run_usage();
+	sub = argv[1];
+	if (strcmp(sub, "start") == 0)
+		return cwctl_run_start(argc - 1, argv + 1);
+	if (strcmp(sub, "list") == 0 || strcmp(sub, "ls") == 0)
+		return cwctl_run_list(argc - 1, argv + 1);
+	for (int i = 2; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0)
+			json = 1;
+		else if (strcmp(argv[i], "-f") == 0 || strcmp(argv[i], "--follow") == 0)
+			follow = 1;
+		else if (argv[i][0] == '-' || id != NULL)
+			return cwctl_run_usage();
+		else
+			id = argv[i];
+	}
+	if (id == NULL)
+		return cwctl_run_usage();
+	if (strcmp(sub, "show") == 0) {
+		if ((rc = cwctl_run_get(id, &o)) != 0)
+			return rc;
+		if (json)
+			client_print_json(o);
+		else
+			cwctl_run_print(o);
+		cJSON_Delete(o);
+		return CWCTL_EXIT_OK;
+	}
+	if (strcmp(sub, "stop") == 0) {
+		if (client_escape(id, esc, sizeof esc) == -1)
+			return cwctl_run_usage();
+		snprintf(path, sizeof path, "/api/runs/%s/stop", esc);
+		if ((rc = client_call("POST", path, NULL, &o)) != 0)
+			return rc;
+		if (json)
+			client_print_json(o);
+		else
+			printf("stopping run %s\n", id);
+		cJSON_Delete(o);
+		return CWCTL_EXIT_OK;
+	}
+	if (strcmp(sub, "logs") == 0 || strcmp(sub, "log") == 0)
+		return cwctl_run_logs(id, follow);
+	return cwctl_run_usage();
+}

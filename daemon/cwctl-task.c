@@ -1,0 +1,213 @@
+/* cwctl task add|list|show|enable|disable|rm. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client.h"
+#include "cwctl.h"
+#include "json.h"
+
+static int
+cwctl_task_usage(void)
+{
+	fprintf(stderr,
+	    "usage: cwctl task add NAME --prompt TEXT [--repo DIR] [--engine command|claude]\n"
+	    "                [--mode plan|acceptEdits] [--dollars N] [--turns N] [--seconds N]\n"
+	    "                [--schedule queued|'CRON'] [--disabled] [--json]\n"
+	    "       cwctl task list [--json]\n"
+	    "       cwctl task show NAME [--json]\n"
+	    "       cwctl task enable|disable|rm NAME\n");
+	return CWCTL_EXIT_USAGE;
+}
+
+static void
+cwctl_task_print(const cJSON *t)
+{
+	const char	*s;
+	double		 n;
+	int		 b;
+
+	printf("name:            %s\n", (s = json_get_string(t, "name")) ? s : "?");
+	printf("repo:            %s\n", (s = json_get_string(t, "repo")) ? s :
+	    "(none: scratch directory)");
+	printf("engine:          %s\n", (s = json_get_string(t, "engine")) ? s : "?");
+	printf("permission_mode: %s\n", (s = json_get_string(t, "permission_mode")) ? s : "?");
+	json_get_number(t, "budget_dollars", &n);
+	printf("budget:          $%.2f", n);
+	json_get_number(t, "budget_turns", &n);
+	printf(", %.0f turns", n);
+	json_get_number(t, "budget_seconds", &n);
+	printf(", %.0f s\n", n);
+	printf("schedule:        %s\n", (s = json_get_string(t, "schedule")) ? s : "?");
+	b = 0;
+	json_get_bool(t, "enabled", &b);
+	printf("enabled:         %s\n", b ? "yes" : "no");
+	printf("prompt:          %s\n", (s = json_get_string(t, "prompt")) ? s : "");
+}
+
+static int
+cwctl_task_add(int argc, char **argv)
+{
+	cJSON		*b, *o = NULL;
+	char		 real[PATH_MAX], *end;
+	int		 json = 0, rc;
+	double		 d;
+	long		 l;
+
+	if (argc < 2 || argv[1][0] == '-')
+		return cwctl_task_usage();
+	b = cJSON_CreateObject();
+	json_add_string(b, "name", argv[1]);
+	for (int i = 2; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (strcmp(a, "--json") == 0) {
+			json = 1;
+			continue;
+		}
+		if (strcmp(a, "--disabled") == 0) {
+			cJSON_AddBoolToObject(b, "enabled", 0);
+			continue;
+		}
+		if (v == NULL)
+			goto usage;
+		i++;
+		if (strcmp(a, "--prompt") == 0)
+			json_add_string(b, "prompt", v);
+		else if (strcmp(a, "--repo") == 0) {
+			/* The daemon wants an absolute path; resolve relative ones here. */
+			if (realpath(v, real) == NULL) {
+				fprintf(stderr, "cwctl: %s: %s\n", v, strerror(errno));
+				cJSON_Delete(b);
+				return CWCTL_EXIT_FAILURE;
+			}
+			json_add_string(b, "repo", real);
+		} else if (strcmp(a, "--engine") == 0)
+			json_add_string(b, "engine", v);
+		else if (strcmp(a, "--mode") == 0 || strcmp(a, "--permission-mode") == 0)
+			json_add_string(b, "permission_mode", v);
+		else if (strcmp(a, "--schedule") == 0)
+			json_add_string(b, "schedule", v);
+		else if (strcmp(a, "--dollars") == 0) {
+			d = strtod(v, &end);
+			if (*end != '\0' || end == v)
+				goto usage;
+			cJSON_AddNumberToObject(b, "budget_dollars", d);
+		} else if (strcmp(a, "--turns") == 0 || strcmp(a, "--seconds") == 0) {
+			errno = 0;
+			l = strtol(v, &end, 10);
+			if (*end != '\0' || end == v || errno != 0)
+				goto usage;
+			cJSON_AddNumberToObject(b, strcmp(a, "--turns") == 0 ? "budget_turns" :
+			    "budget_seconds", (double)l);
+		} else
+			goto usage;
+	}
+	if (cJSON_GetObjectItemCaseSensitive(b, "prompt") == NULL)
+		goto usage;
+	rc = client_call("POST", "/api/tasks", b, &o);
+	cJSON_Delete(b);
+	if (rc != 0)
+		return rc;
+	if (json)
+		client_print_json(o);
+	else
+		printf("task %s added\n", json_get_string(o, "name"));
+	cJSON_Delete(o);
+	return CWCTL_EXIT_OK;
+usage:
+	cJSON_Delete(b);
+	return cwctl_task_usage();
+}
+
+static int
+cwctl_task_list(int json)
+{
+	cJSON		*o = NULL, *a, *t;
+	const char	*s;
+	int		 rc, en;
+
+	if ((rc = client_call("GET", "/api/tasks", NULL, &o)) != 0)
+		return rc;
+	a = cJSON_GetObjectItemCaseSensitive(o, "tasks");
+	if (json)
+		client_print_json(a);
+	else {
+		printf("%-24s %-8s %-11s %-8s %-16s %s\n", "NAME", "ENGINE", "MODE", "ENABLED",
+		    "SCHEDULE", "REPO");
+		cJSON_ArrayForEach(t, a) {
+			en = 0;
+			json_get_bool(t, "enabled", &en);
+			s = json_get_string(t, "repo");
+			printf("%-24s %-8s %-11s %-8s %-16s %s\n", json_get_string(t, "name"),
+			    json_get_string(t, "engine"), json_get_string(t, "permission_mode"),
+			    en ? "yes" : "no", json_get_string(t, "schedule"),
+			    s != NULL ? s : "-");
+		}
+	}
+	cJSON_Delete(o);
+	return CWCTL_EXIT_OK;
+}
+
+int
+cwctl_task(int argc, char **argv)
+{
+	char		 path[256], name[200];
+	cJSON		*o = NULL, *b;
+	const char	*sub;
+	int		 json = 0, rc, n = 0;
+	char		*pos[2] = { NULL, NULL };
+
+	if (argc < 2)
+		return cwctl_task_usage();
+	sub = argv[1];
+	if (strcmp(sub, "add") == 0)
+		return cwctl_task_add(argc - 1, argv + 1);
+	for (int i = 2; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0)
+			json = 1;
+		else if (argv[i][0] == '-' || n == 2)
+			return cwctl_task_usage();
+		else
+			pos[n++] = argv[i];
+	}
+	if (strcmp(sub, "list") == 0 || strcmp(sub, "ls") == 0) {
+		if (n != 0)
+			return cwctl_task_usage();
+		return cwctl_task_list(json);
+	}
+	if (n != 1 || client_escape(pos[0], name, sizeof name) == -1)
+		return cwctl_task_usage();
+	snprintf(path, sizeof path, "/api/tasks/%s", name);
+	if (strcmp(sub, "show") == 0) {
+		if ((rc = client_call("GET", path, NULL, &o)) != 0)
+			return rc;
+		if (json)
+			client_print_json(o);
+		else
+			cwctl_task_print(o);
+	} else if (strcmp(sub, "enable") == 0 || strcmp(sub, "disable") == 0) {
+		b = cJSON_CreateObject();
+		cJSON_AddBoolToObject(b, "enabled", strcmp(sub, "enable") == 0);
+		rc = client_call("PATCH", path, b, &o);
+		cJSON_Delete(b);
+		if (rc != 0)
+			return rc;
+		if (json)
+			client_print_json(o);
+		else
+			printf("task %s %sd\n", pos[0], sub);
+	} else if (strcmp(sub, "rm") == 0 || strcmp(sub, "remove") == 0) {
+		if ((rc = client_call("DELETE", path, NULL, &o)) != 0)
+			return rc;
+		if (json)
+			client_print_json(o);
+		else
+			printf("task %s removed\n", pos[0]);
+	} else
+		return cwctl_task_usage();
+	cJSON_Delete(o);
+	return CWCTL_EXIT_OK;
+}

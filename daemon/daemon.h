@@ -1,0 +1,245 @@
+/*
+ * clockworkd's internals: one struct daemon passed to every module, and each module's
+ * functions, prefixed with its file's name (api.c -> api_*, runs.c -> runs_*, ...).
+ * Everything runs on one libevent loop in one thread; nothing here locks.
+ */
+#ifndef CW_DAEMON_H
+#define CW_DAEMON_H
+#include <sys/queue.h>
+#include <sys/types.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <cjson/cJSON.h>
+
+#include "config.h"
+#include "store.h"
+
+#ifndef TAILQ_FOREACH_SAFE
+#define TAILQ_FOREACH_SAFE(var, head, field, tvar)			\
+	for ((var) = TAILQ_FIRST(head);					\
+	    (var) != NULL && ((tvar) = TAILQ_NEXT(var, field), 1);	\
+	    (var) = (tvar))
+#endif
+
+struct event_base;
+struct event;
+struct evhttp;
+struct bufferevent;
+
+#define DAEMON_HOME_MAX		1024		/* longer homes are refused */
+#define DAEMON_TOKEN_BYTES	32		/* 64 hex characters on disk */
+#define DAEMON_MAX_BODY		(1024 * 1024)	/* API request bodies */
+#define DAEMON_STOP_GRACE_MS	5000		/* SIGTERM -> SIGKILL */
+#define DAEMON_BUDGET_GRACE_MS	2000		/* + stop grace, after the runner's budget */
+#define DAEMON_TASK_NAME_MAX	64
+#define DAEMON_PROMPT_MAX	(64 * 1024)
+
+/* A process we have seen belong to a run: the start time makes the pid an identity. */
+struct supervise_proc {
+	pid_t			pid;
+	unsigned long long	start;		/* field 22 of /proc/<pid>/stat */
+};
+
+struct supervise_set {
+	struct supervise_proc	*v;
+	size_t			 n, cap;
+};
+
+/* One pending approval of a live run: the daemon's id and the runner's own. */
+struct run_approval {
+	char			 id[STORE_ID_LEN];
+	char			*runner_id;
+	struct event		*deadline_ev;
+	struct run		*run;
+	TAILQ_ENTRY(run_approval) entry;
+};
+
+/* A live run: one cw-runner child and its pipes. Queued runs live only in the store. */
+struct run {
+	struct daemon		*d;
+	char			 id[STORE_ID_LEN];
+	int64_t			 task_id;
+	char			 task_name[DAEMON_TASK_NAME_MAX + 1];
+	char			*repo;		/* NULL: scratch */
+	char			 workdir[PATH_MAX];
+	char			 log_path[PATH_MAX];
+	char			 pids_path[PATH_MAX];
+	char			*branch;
+	char			 base_commit[64];
+	int			 budget_seconds;
+	int			 budget_turns;
+	double			 budget_dollars;
+
+	pid_t			 pid;		/* the runner: also its pgid */
+	unsigned long long	 start;		/* its start time, for identity checks */
+	int			 pidfd;
+	int			 log_fd;
+	struct bufferevent	*up;		/* runner stdout: JSON lines to us */
+	struct bufferevent	*down;		/* runner stdin: JSON lines from us */
+	struct supervise_set	 procs;		/* every process seen in the run */
+
+	struct timespec		 t0;
+	struct event		*budget_ev;
+	struct event		*grace_ev;
+	int			 reaped;	/* waitpid() collected the runner */
+	int			 wstatus;
+	int			 eof;		/* its stdout closed */
+	int			 stopping;	/* a stop was asked */
+	enum store_exit_reason	 stop_reason;
+	char			*stop_message;
+	int			 protocol_error;
+	cJSON			*report;	/* the runner's report line, if any */
+	cJSON			*denials;	/* array, from events */
+	int			 n_approvals;
+	double			 spent_dollars;
+	int			 spent_turns;
+	int			 sandboxed;	/* -1 until the runner says */
+	int			 journaled_sandbox_off;
+
+	TAILQ_HEAD(, run_approval) approvals;
+	TAILQ_ENTRY(run)	 entry;
+};
+TAILQ_HEAD(runs_head, run);
+
+struct daemon {
+	struct event_base	*base;
+	struct evhttp		*http;
+	struct store		*store;
+	struct config		 cfg;
+	char			 home[DAEMON_HOME_MAX];
+	char			 config_path[PATH_MAX];
+	char			 runner_path[PATH_MAX];
+	char			 token[DAEMON_TOKEN_BYTES * 2 + 1];
+	int			 port;
+	int			 foreground;
+	int			 stop_grace_ms;
+	int			 shutting_down;
+	int			 ticks_idle;	/* supervise ticks since the last run */
+	time_t			 started;
+	struct runs_head	 runs;		/* live runs */
+	size_t			 n_runs;
+	struct event		*ev_term, *ev_int, *ev_hup, *ev_chld;
+	struct event		*ev_supervise;	/* samples run process trees */
+	struct event		*ev_cron;	/* once a minute */
+	struct event		*ev_pump;	/* start queued runs, deferred */
+	struct event		*ev_exit;	/* shutdown deadline */
+};
+
+/* token.c: the API bearer token in $CLOCKWORK_HOME/api.token (0600). */
+int	token_load_or_create(const char *home, char *out, size_t outlen, char *err,
+	    size_t errlen);
+int	token_equal(const char *a, const char *b);
+
+/* server.c: start-up, signals, shutdown. */
+struct server_options {
+	int		 foreground;
+	const char	*config_path;	/* NULL: the default */
+	const char	*runner_path;	/* NULL: cw-runner next to clockworkd */
+	int		 stop_grace_ms;
+	int		 ready_fd;	/* written "ok\n" once serving, or -1 */
+};
+int	server_main(const struct server_options *);
+void	server_reload(struct daemon *);
+
+/* api.c: the HTTP API. */
+int	api_start(struct daemon *, char *err, size_t errlen);
+void	api_stop(struct daemon *);
+/* Answer one approval: the one respond path (cwctl, Inbox, Telegram). */
+enum api_respond_result {
+	API_RESPOND_OK = 0,
+	API_RESPOND_NOT_FOUND,
+	API_RESPOND_ALREADY,		/* already answered */
+	API_RESPOND_RUN_ENDED,
+	API_RESPOND_ERROR,
+};
+enum api_respond_result api_respond(struct daemon *, const char *approval_id, int allow,
+	    const char *message, const char *actor, char *why, size_t whylen);
+
+/* tasks.c: validation of task documents and their JSON form. */
+int	tasks_from_json(struct daemon *, const cJSON *in, const struct store_task *base,
+	    struct store_task *out, char *field, size_t fieldlen, char *err, size_t errlen);
+cJSON	*tasks_to_json(const struct store_task *);
+int	tasks_name_valid(const char *);
+
+/* runs.c: the run manager. */
+int	runs_enqueue(struct daemon *, const struct store_task *, char *id_out,
+	    size_t idlen, char *err, size_t errlen);
+void	runs_pump(struct daemon *);
+void	runs_pump_later(struct daemon *);
+struct run *runs_find(struct daemon *, const char *id);
+int	runs_stop(struct run *, enum store_exit_reason, const char *message);
+void	runs_stop_all(struct daemon *);
+void	runs_sigchld(struct daemon *);
+void	runs_supervise_tick(struct daemon *);
+int	runs_recover(struct daemon *);
+cJSON	*runs_to_json(const struct store_run *, int with_report);
+int	runs_send(struct run *, cJSON *msg);
+void	runs_approval_forget(struct run_approval *);
+
+/* supervise.c: process identity and identity-verified kills. */
+int	supervise_stat(pid_t, pid_t *ppid, pid_t *pgid, unsigned long long *start);
+int	supervise_pidfd(pid_t, unsigned long long start);
+int	supervise_set_add(struct supervise_set *, pid_t, unsigned long long start);
+int	supervise_set_has(const struct supervise_set *, pid_t, unsigned long long start);
+void	supervise_set_free(struct supervise_set *);
+/* Grow set with every live descendant of its members and every member of pgid. */
+int	supervise_collect(struct supervise_set *, pid_t pgid);
+/* Signal every live, identity-checked member. Returns how many were signalled. */
+int	supervise_signal(const struct supervise_set *, int sig);
+/* Stop every member and its descendants, then SIGKILL them all. Returns the count. */
+int	supervise_kill_tree(struct supervise_set *, pid_t pgid);
+/* Children of this process that are not in keep (orphans re-parented to us). */
+int	supervise_orphans(pid_t self, struct supervise_set *out);
+int	supervise_save(const struct supervise_set *, const char *path);
+int	supervise_load(struct supervise_set *, const char *path);
+
+/* worktree.c: git worktrees of repository runs (libgit2). */
+struct worktree_stat {
+	size_t	files, insertions, deletions;
+};
+void	worktree_init(void);
+void	worktree_shutdown(void);
+int	worktree_create(const char *repo, const char *path, const char *branch,
+	    const char *name, char *base_out, size_t baselen, char *err, size_t errlen);
+int	worktree_finish(const char *path, const char *base, char *final_out,
+	    size_t finallen, struct worktree_stat *, char *err, size_t errlen);
+/* 1 when nothing would be lost by pruning: branch merged into repo HEAD, tree clean. */
+int	worktree_merged(const char *repo, const char *path, const char *branch);
+int	worktree_remove(const char *repo, const char *path, const char *name,
+	    const char *branch, int delete_branch, char *err, size_t errlen);
+int	worktree_is_repo(const char *path);
+
+/* gc.c: retention of finished runs' worktrees. */
+struct gc_result {
+	size_t	pruned, kept;
+};
+int	gc_run(struct daemon *, int64_t task_id, int force, struct gc_result *,
+	    cJSON *pruned_list);
+
+/* cron.c: 5-field cron expressions (untrusted text: bounds-checked). */
+struct cron {
+	uint64_t	minute;		/* bit n: minute n */
+	uint32_t	hour;
+	uint32_t	dom;		/* bits 1..31 */
+	uint16_t	month;		/* bits 1..12 */
+	uint8_t		dow;		/* bits 0..6, Sunday 0 */
+	int		dom_star, dow_star;
+};
+int	cron_parse(const char *expr, struct cron *, char *err, size_t errlen);
+int	cron_match(const struct cron *, const struct tm *);
+/* The first minute strictly after t that matches (local time), or -1 within 5 years. */
+time_t	cron_next(const struct cron *, time_t t);
+
+/* sched.c: cron schedules. */
+void	sched_start(struct daemon *);
+void	sched_tick(struct daemon *, time_t now);
+
+/* journal.c: the safety journal and audit log, with one log line each. */
+void	journal_add(struct daemon *, const char *run_id, const char *kind, cJSON *data);
+void	journal_audit(struct daemon *, const char *actor, const char *action,
+	    const char *target, cJSON *data);
+
+#endif

@@ -1,0 +1,1302 @@
+/*
+ * The run manager (SPEC D3, W1). A queued run lives only in the store; when a slot is
+ * free it gets a worktree (or a scratch directory), a live log and one cw-runner child
+ * in its own process group, spoken to only over its stdin and stdout in JSON lines
+ * (common/wire.h). Every message the runner sends up is checked for size and shape
+ * before use; a malformed one is a protocol error that ends that run, never the daemon.
+ *
+ * Ending a run: a stop line down the pipe and SIGTERM to the runner's group, then,
+ * after the grace period, SIGKILL to every process the run ever had (supervise.c). The
+ * daemon's own wall-clock timer fires budget_seconds plus a grace after the start, so
+ * a runner that hangs is still ended. When the runner has been reaped and its stdout
+ * is closed, whatever is left of its tree is killed, and the report is written.
+ */
+#define _GNU_SOURCE
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <sqlite3.h>
+
+#include "daemon.h"
+#include "json.h"
+#include "log.h"
+#include "mask.h"
+#include "paths.h"
+#include "wire.h"
+
+extern char **environ;
+
+/* Variables a runner may inherit; anything else, keys included, stays behind. */
+static const char *const runs_env_allow[] = {
+	"PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "TZ", "USER",
+	"LOGNAME", "SHELL", "TERM", "TMPDIR", "CW_SANDBOX",
+};
+
+/* Event kinds that also go to the safety journal. */
+static const char *const runs_journal_kinds[] = {
+	"floor_deny", "floor_hit", "deny_list_hit", "policy_deny", "sandbox_disabled",
+	"approval_timeout", "approval_expired", "approval_limit", "bridge_limit",
+};
+
+static void	runs_finish(struct run *);
+static void	runs_read_cb(struct bufferevent *, void *);
+
+static void
+runs_elapsed(const struct run *r, double *secs)
+{
+	struct timespec	now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	*secs = (double)(now.tv_sec - r->t0.tv_sec) +
+	    (double)(now.tv_nsec - r->t0.tv_nsec) / 1e9;
+}
+
+static void
+runs_log_line(struct run *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* A line of the daemon's own in the run's live log, marked as such. */
+static void
+runs_log_line(struct run *r, const char *fmt, ...)
+{
+	char	buf[1024];
+	va_list	ap;
+	int	n;
+
+	if (r->log_fd == -1)
+		return;
+	n = snprintf(buf, sizeof buf, "[clockworkd] ");
+	va_start(ap, fmt);
+	n += vsnprintf(buf + n, sizeof buf - (size_t)n - 1, fmt, ap);
+	va_end(ap);
+	if (n > (int)sizeof buf - 2)
+		n = (int)sizeof buf - 2;
+	buf[n++] = '\n';
+	if (write(r->log_fd, buf, (size_t)n) == -1)
+		log_warn("run %s: cannot write its log: %s", r->id, strerror(errno));
+}
+
+struct run *
+runs_find(struct daemon *d, const char *id)
+{
+	struct run	*r;
+
+	TAILQ_FOREACH(r, &d->runs, entry)
+		if (strcmp(r->id, id) == 0)
+			return r;
+	return NULL;
+}
+
+int
+runs_send(struct run *r, cJSON *msg)
+{
+	char	*text;
+	int	 rc = -1;
+
+	if (r->down == NULL) {
+		cJSON_Delete(msg);
+		errno = EPIPE;
+		return -1;
+	}
+	cJSON_AddNumberToObject(msg, "v", CW_WIRE_VERSION);
+	if ((text = json_print(msg)) != NULL) {
+		if (bufferevent_write(r->down, text, strlen(text)) == 0 &&
+		    bufferevent_write(r->down, "\n", 1) == 0)
+			rc = 0;
+		cJSON_free(text);
+	}
+	cJSON_Delete(msg);
+	return rc;
+}
+
+/* The environment a runner starts with: the allowlist, plus names the policy grants. */
+static char **
+runs_env(struct daemon *d)
+{
+	struct strlist	 names = { 0 }, env = { 0 };
+	char		 buf[PATH_MAX + 32];
+	const char	*v;
+	char		**out;
+
+	for (size_t i = 0; i < sizeof runs_env_allow / sizeof runs_env_allow[0]; i++)
+		strlist_add_unique(&names, runs_env_allow[i]);
+	strlist_extend(&names, &d->cfg.sandbox.env);
+	for (size_t i = 0; i < d->cfg.n_engines; i++)
+		strlist_extend(&names, &d->cfg.engines[i].sandbox.env);
+	for (size_t i = 0; i < names.n; i++) {
+		if (strcmp(names.v[i], "CLOCKWORK_HOME") == 0 ||
+		    (v = getenv(names.v[i])) == NULL)
+			continue;
+		if (strcmp(names.v[i], "PATH") == 0 && v[0] == '\0')
+			continue;
+		snprintf(buf, sizeof buf, "%s=%s", names.v[i], v);
+		strlist_add(&env, buf);
+	}
+	if (getenv("PATH") == NULL)
+		strlist_add(&env, "PATH=/usr/local/bin:/usr/bin:/bin");
+	snprintf(buf, sizeof buf, "CLOCKWORK_HOME=%s", d->home);
+	strlist_add(&env, buf);
+	strlist_free(&names);
+	if ((out = calloc(env.n + 1, sizeof *out)) == NULL) {
+		strlist_free(&env);
+		return NULL;
+	}
+	for (size_t i = 0; i < env.n; i++)
+		out[i] = env.v[i];	/* ownership moves to out */
+	free(env.v);
+	return out;
+}
+
+static void
+runs_env_free(char **env)
+{
+	for (size_t i = 0; env != NULL && env[i] != NULL; i++)
+		free(env[i]);
+	free(env);
+}
+
+/*
+ * fork and exec the runner. The child: its own process group, default signal
+ * dispositions and an empty mask, stdin/stdout the pipes, stderr the live log, every
+ * other descriptor closed. Returns the pid or -1.
+ */
+static pid_t
+runs_spawn(struct daemon *d, struct run *r, int *down_fd, int *up_fd)
+{
+	int		 in[2] = { -1, -1 }, out[2] = { -1, -1 };
+	char		*argv[] = { "cw-runner", "run", NULL };
+	char		**env;
+	sigset_t	 all;
+	pid_t		 pid;
+
+	if ((env = runs_env(d)) == NULL)
+		return -1;
+	if (pipe2(in, O_CLOEXEC) == -1 || pipe2(out, O_CLOEXEC) == -1) {
+		if (in[0] != -1) {
+			close(in[0]);
+			close(in[1]);
+		}
+		runs_env_free(env);
+		return -1;
+	}
+	switch ((pid = fork())) {
+	case -1:
+		close(in[0]); close(in[1]); close(out[0]); close(out[1]);
+		runs_env_free(env);
+		return -1;
+	case 0:
+		setpgid(0, 0);
+		for (int sig = 1; sig < NSIG; sig++)
+			signal(sig, SIG_DFL);
+		sigemptyset(&all);
+		sigprocmask(SIG_SETMASK, &all, NULL);
+		if (dup2(in[0], 0) == -1 || dup2(out[1], 1) == -1 ||
+		    dup2(r->log_fd, 2) == -1)
+			_exit(127);
+		if (syscall(SYS_close_range, 3, ~0U, 0) == -1)
+			for (int fd = 3; fd < 1024; fd++)
+				close(fd);
+		execve(d->runner_path, argv, env);
+		dprintf(2, "[clockworkd] cannot run %s: %s\n", d->runner_path,
+		    strerror(errno));
+		_exit(127);
+	}
+	/* Both sides set the group, so it exists before either acts on it. */
+	setpgid(pid, pid);
+	close(in[0]);
+	close(out[1]);
+	runs_env_free(env);
+	*down_fd = in[1];
+	*up_fd = out[0];
+	return pid;
+}
+
+static void
+runs_budget_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct run	*r = arg;
+	char		 msg[128];
+
+	snprintf(msg, sizeof msg, "wall-clock budget of %d s exceeded (ended by clockworkd)",
+	    r->budget_seconds);
+	runs_stop(r, STORE_EXIT_BUDGET_SECONDS, msg);
+}
+
+static void
+runs_grace_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct run	*r = arg;
+	int		 n;
+
+	n = supervise_kill_tree(&r->procs, r->reaped ? 0 : r->pid);
+	if (n > 0) {
+		log_info("run %s: SIGKILL to %d process(es) after the grace period", r->id, n);
+		runs_log_line(r, "killed %d process(es) that outlived the grace period", n);
+	}
+	/* Pipes may still be held by something we could not see: finish regardless. */
+	if (r->reaped && !r->eof) {
+		r->eof = 1;
+		runs_finish(r);
+	}
+}
+
+/* The one place a live run's identity-verified group signal goes out. */
+static void
+runs_signal_group(struct run *r, int sig)
+{
+	/*
+	 * The runner is our child and unreaped, so its pid, and with it the group's id,
+	 * cannot have been reused: killpg is safe exactly while !reaped. After that each
+	 * process is reached through a pidfd checked against its start time.
+	 */
+	/*
+	 * Look before signalling: once a member dies its children are re-parented to us and
+	 * no longer hang off the run's tree.
+	 */
+	supervise_collect(&r->procs, r->reaped ? 0 : r->pid);
+	if (!r->reaped && killpg(r->pid, sig) == -1 && errno != ESRCH)
+		log_warn("run %s: killpg %d: %s", r->id, (int)r->pid, strerror(errno));
+	supervise_signal(&r->procs, sig);
+}
+
+int
+runs_stop(struct run *r, enum store_exit_reason reason, const char *message)
+{
+	struct timeval	 tv;
+	cJSON		*m;
+
+	if (r->stopping)
+		return 0;
+	r->stopping = 1;
+	r->stop_reason = reason;
+	free(r->stop_message);
+	r->stop_message = strdup(message != NULL ? message : "stopped");
+	log_info("run %s: stopping (%s): %s", r->id, store_exit_reason_name(reason),
+	    r->stop_message != NULL ? r->stop_message : "");
+	runs_log_line(r, "stopping: %s", r->stop_message != NULL ? r->stop_message : "");
+	if ((m = cJSON_CreateObject()) != NULL) {
+		json_add_string(m, "type", "stop");
+		json_add_string(m, "reason", store_exit_reason_name(reason));
+		runs_send(r, m);
+	}
+	runs_signal_group(r, SIGTERM);
+	tv.tv_sec = r->d->stop_grace_ms / 1000;
+	tv.tv_usec = (r->d->stop_grace_ms % 1000) * 1000;
+	evtimer_add(r->grace_ev, &tv);
+	return 0;
+}
+
+void
+runs_stop_all(struct daemon *d)
+{
+	struct run	*r, *next;
+
+	TAILQ_FOREACH_SAFE(r, &d->runs, entry, next)
+		runs_stop(r, STORE_EXIT_STOPPED, "clockworkd is shutting down");
+}
+
+static int
+runs_is_journal_kind(const char *kind)
+{
+	for (size_t i = 0; i < sizeof runs_journal_kinds / sizeof runs_journal_kinds[0]; i++)
+		if (strcmp(kind, runs_journal_kinds[i]) == 0)
+			return 1;
+	return strncmp(kind, "floor_", 6) == 0;
+}
+
+static void
+runs_protocol_error(struct run *r, const char *why)
+{
+	cJSON	*data;
+
+	if (r->protocol_error)
+		return;
+	r->protocol_error = 1;
+	log_warn("run %s: protocol error from cw-runner: %s", r->id, why);
+	runs_log_line(r, "protocol error from cw-runner: %s", why);
+	if ((data = cJSON_CreateObject()) != NULL) {
+		json_add_string(data, "error", why);
+		char *t = json_print(data);
+		store_run_event_append(r->d->store, r->id, "protocol_error", t, NULL);
+		cJSON_free(t);
+		cJSON_Delete(data);
+	}
+	runs_stop(r, STORE_EXIT_FAILED, "protocol error from cw-runner");
+}
+
+static void
+runs_approval_deadline_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct run_approval	*a = arg;
+	cJSON			*j;
+
+	if (store_approval_answer(a->run->d->store, a->id, STORE_APPROVAL_EXPIRED,
+	    "no answer before its deadline", "clockworkd") == 1 &&
+	    (j = cJSON_CreateObject()) != NULL) {
+		json_add_string(j, "approval", a->id);
+		journal_add(a->run->d, a->run->id, "approval_expired", j);
+	}
+	runs_approval_forget(a);
+}
+
+void
+runs_approval_forget(struct run_approval *a)
+{
+	TAILQ_REMOVE(&a->run->approvals, a, entry);
+	if (a->deadline_ev != NULL)
+		event_free(a->deadline_ev);
+	free(a->runner_id);
+	free(a);
+}
+
+static void
+runs_approval_request(struct run *r, const cJSON *msg, const char *line)
+{
+	struct run_approval	*a;
+	const cJSON		*input;
+	const char		*rid, *tool;
+	char			*itext = NULL;
+	double			 deadline = 0;
+	size_t			 pending = 0;
+	cJSON			*j, *dec;
+	struct timeval		 tv;
+	int64_t			 now_ms;
+	struct timespec		 ts;
+
+	rid = json_get_string(msg, "id");
+	tool = json_get_string(msg, "tool");
+	input = cJSON_GetObjectItemCaseSensitive(msg, "input");
+	if (rid == NULL || strlen(rid) == 0 || strlen(rid) > 128 || tool == NULL ||
+	    strlen(tool) > 256) {
+		runs_protocol_error(r, "approval_request without a valid id and tool");
+		return;
+	}
+	json_get_number(msg, "deadline", &deadline);
+	TAILQ_FOREACH(a, &r->approvals, entry)
+		pending++;
+	if (pending >= CW_BRIDGE_MAX_PENDING) {
+		if ((dec = cJSON_CreateObject()) != NULL) {
+			json_add_string(dec, "type", "decision");
+			json_add_string(dec, "id", rid);
+			json_add_string(dec, "behavior", "deny");
+			json_add_string(dec, "message", "too many approvals pending for this run");
+			runs_send(r, dec);
+		}
+		return;
+	}
+	if ((a = calloc(1, sizeof *a)) == NULL || (a->runner_id = strdup(rid)) == NULL) {
+		free(a);
+		return;
+	}
+	a->run = r;
+	{
+		unsigned char	raw[6];
+
+		if (getrandom(raw, sizeof raw, 0) != sizeof raw)
+			memset(raw, 0, sizeof raw);
+		snprintf(a->id, sizeof a->id, "ap-%02x%02x%02x%02x%02x%02x", raw[0], raw[1],
+		    raw[2], raw[3], raw[4], raw[5]);
+	}
+	if (input != NULL)
+		itext = json_print(input);
+	/* Deadlines arrive in ms since the epoch; a smaller number is taken as seconds. */
+	if (deadline > 0 && deadline < 1e11)
+		deadline *= 1000;
+	if (store_approval_create(r->d->store, a->id, r->id, tool, itext,
+	    (int64_t)deadline) == -1) {
+		log_error("run %s: cannot store approval: %s", r->id, store_errmsg(r->d->store));
+		cJSON_free(itext);
+		free(a->runner_id);
+		free(a);
+		return;
+	}
+	cJSON_free(itext);
+	TAILQ_INSERT_TAIL(&r->approvals, a, entry);
+	r->n_approvals++;
+	if (deadline > 0) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		now_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+		if ((int64_t)deadline < now_ms)
+			deadline = (double)now_ms;
+		tv.tv_sec = ((int64_t)deadline - now_ms) / 1000;
+		tv.tv_usec = (((int64_t)deadline - now_ms) % 1000) * 1000;
+		a->deadline_ev = evtimer_new(r->d->base, runs_approval_deadline_cb, a);
+		if (a->deadline_ev != NULL)
+			evtimer_add(a->deadline_ev, &tv);
+	}
+	if ((j = cJSON_CreateObject()) != NULL) {
+		json_add_string(j, "approval", a->id);
+		json_add_string(j, "tool", tool);
+		journal_add(r->d, r->id, "approval_request", j);
+	}
+	(void)line;
+}
+
+static void
+runs_handle_event(struct run *r, const cJSON *msg, const char *line)
+{
+	const char		*kind = json_get_string(msg, "kind"), *rid;
+	struct run_approval	*a;
+	int			 b;
+
+	if (kind == NULL || strlen(kind) > 64) {
+		runs_protocol_error(r, "event without a kind");
+		return;
+	}
+	if (strcmp(kind, "sandbox_disabled") == 0)
+		r->sandboxed = 0;
+	if (json_get_bool(msg, "sandboxed", &b) == 0)
+		r->sandboxed = b;
+	if (strcmp(kind, "floor_deny") == 0 || strcmp(kind, "policy_deny") == 0 ||
+	    strcmp(kind, "deny_list_hit") == 0 || strcmp(kind, "floor_hit") == 0) {
+		cJSON *copy = cJSON_Duplicate(msg, 1);
+
+		if (copy != NULL) {
+			cJSON_DeleteItemFromObjectCaseSensitive(copy, "v");
+			cJSON_DeleteItemFromObjectCaseSensitive(copy, "type");
+			cJSON_AddItemToArray(r->denials, copy);
+		}
+	}
+	/* The runner gave up on an approval (deadline, limit): it is no longer answerable. */
+	if ((strcmp(kind, "approval_timeout") == 0 || strcmp(kind, "approval_limit") == 0) &&
+	    (rid = json_get_string(msg, "id")) != NULL) {
+		TAILQ_FOREACH(a, &r->approvals, entry)
+			if (strcmp(a->runner_id, rid) == 0)
+				break;
+		if (a != NULL) {
+			store_approval_answer(r->d->store, a->id, STORE_APPROVAL_EXPIRED,
+			    kind, "cw-runner");
+			runs_approval_forget(a);
+		}
+	}
+	if (runs_is_journal_kind(kind)) {
+		cJSON *copy = cJSON_Duplicate(msg, 1);
+
+		if (copy != NULL) {
+			cJSON_DeleteItemFromObjectCaseSensitive(copy, "v");
+			cJSON_DeleteItemFromObjectCaseSensitive(copy, "type");
+		}
+		if (strcmp(kind, "sandbox_disabled") == 0)
+			r->journaled_sandbox_off = 1;
+		journal_add(r->d, r->id, kind, copy);
+	}
+	(void)line;
+}
+
+static void
+runs_handle_usage(struct run *r, const cJSON *msg)
+{
+	double	 dollars;
+	int	 turns;
+	char	 why[128];
+
+	if (json_get_number(msg, "dollars", &dollars) == 0 && dollars >= 0)
+		r->spent_dollars = dollars;
+	if (json_get_int(msg, "turns", &turns) == 0 && turns >= 0)
+		r->spent_turns = turns;
+	store_run_set_spent(r->d->store, r->id, r->spent_dollars, r->spent_turns, 0);
+	/* The runner enforces these itself; this is the backstop. */
+	if (r->spent_dollars > r->budget_dollars && r->budget_dollars > 0) {
+		snprintf(why, sizeof why, "dollar budget of %.2f exceeded", r->budget_dollars);
+		runs_stop(r, STORE_EXIT_BUDGET_DOLLARS, why);
+	} else if (r->spent_turns > r->budget_turns) {
+		snprintf(why, sizeof why, "turn budget of %d exceeded", r->budget_turns);
+		runs_stop(r, STORE_EXIT_BUDGET_TURNS, why);
+	}
+}
+
+/* One line from the runner, already bounded in length. */
+static void
+runs_handle_line(struct run *r, const char *line, size_t len)
+{
+	cJSON		*msg;
+	const char	*type, *text;
+	int		 v;
+
+	if ((msg = json_parse(line, len)) == NULL || !cJSON_IsObject(msg)) {
+		cJSON_Delete(msg);
+		runs_protocol_error(r, "a line that is not a JSON object");
+		return;
+	}
+	type = json_get_string(msg, "type");
+	if (json_get_int(msg, "v", &v) == -1 || v != CW_WIRE_VERSION || type == NULL) {
+		cJSON_Delete(msg);
+		runs_protocol_error(r, "a message without \"v\":1 and a type");
+		return;
+	}
+	if (strcmp(type, "log") == 0) {
+		if ((text = json_get_string(msg, "text")) != NULL && r->log_fd != -1) {
+			size_t	tl = strlen(text);
+
+			if (write(r->log_fd, text, tl) == -1 ||
+			    (tl > 0 && text[tl - 1] != '\n' && write(r->log_fd, "\n", 1) == -1))
+				log_warn("run %s: cannot write its log: %s", r->id,
+				    strerror(errno));
+		}
+		cJSON_Delete(msg);
+		return;
+	}
+	if (strcmp(type, "report") == 0) {
+		if (r->report == NULL)
+			r->report = cJSON_Duplicate(msg, 1);
+	} else if (strcmp(type, "hello") == 0) {
+		int	sb;
+
+		if (json_get_bool(msg, "sandboxed", &sb) == 0)
+			r->sandboxed = sb;
+	} else if (strcmp(type, "event") == 0)
+		runs_handle_event(r, msg, line);
+	else if (strcmp(type, "approval_request") == 0)
+		runs_approval_request(r, msg, line);
+	else if (strcmp(type, "usage") == 0)
+		runs_handle_usage(r, msg);
+	else
+		log_debug("run %s: ignoring message type %.32s", r->id, type);
+	if (store_run_event_append(r->d->store, r->id,
+	    strcmp(type, "event") == 0 ? json_get_string(msg, "kind") : type,
+	    line, NULL) == -1)
+		log_warn("run %s: cannot store event: %s", r->id, store_errmsg(r->d->store));
+	cJSON_Delete(msg);
+}
+
+static void
+runs_read_cb(struct bufferevent *bev, void *arg)
+{
+	struct run	*r = arg;
+	struct evbuffer	*in = bufferevent_get_input(bev);
+	char		*line;
+	size_t		 len;
+
+	while (!r->protocol_error &&
+	    (line = evbuffer_readln(in, &len, EVBUFFER_EOL_LF)) != NULL) {
+		if (len > CW_WIRE_MAX_LINE)
+			runs_protocol_error(r, "a line longer than the protocol allows");
+		else if (len > 0)
+			runs_handle_line(r, line, len);
+		free(line);
+	}
+	if (!r->protocol_error && evbuffer_get_length(in) > CW_WIRE_MAX_LINE)
+		runs_protocol_error(r, "a line longer than the protocol allows");
+	if (r->protocol_error)
+		evbuffer_drain(in, evbuffer_get_length(in));
+}
+
+static void
+runs_up_event_cb(struct bufferevent *bev, short what, void *arg)
+{
+	struct run	*r = arg;
+
+	if (!(what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)))
+		return;
+	runs_read_cb(bev, r);
+	bufferevent_free(r->up);
+	r->up = NULL;
+	r->eof = 1;
+	if (r->reaped)
+		runs_finish(r);
+}
+
+static void
+runs_down_event_cb(struct bufferevent *bev, short what, void *arg)
+{
+	struct run	*r = arg;
+
+	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)) {
+		bufferevent_free(r->down);
+		r->down = NULL;
+	}
+}
+
+/* The run message: everything the runner needs, keys included, down the pipe. */
+static int
+runs_send_spec(struct run *r, const struct store_task *t)
+{
+	cJSON	*m, *b, *pb, *argv;
+
+	if ((m = cJSON_CreateObject()) == NULL)
+		return -1;
+	json_add_string(m, "type", "run");
+	json_add_string(m, "run_id", r->id);
+	json_add_string(m, "task", t->name);
+	json_add_string(m, "engine", t->engine);
+	json_add_string(m, "prompt", t->prompt);
+	/* The command engine's prompt is a shell command line, run by sh -c in the sandbox. */
+	if (strcmp(t->engine, "command") == 0 &&
+	    (argv = cJSON_AddArrayToObject(m, "argv")) != NULL) {
+		cJSON_AddItemToArray(argv, cJSON_CreateString("/bin/sh"));
+		cJSON_AddItemToArray(argv, cJSON_CreateString("-c"));
+		cJSON_AddItemToArray(argv, cJSON_CreateString(t->prompt));
+	}
+	json_add_string(m, "permission_mode", t->permission_mode);
+	json_add_string(m, "workdir", r->workdir);
+	json_add_string(m, "repo", t->repo);
+	json_add_string(m, "branch", r->branch);
+	json_add_string(m, "clockwork_home", r->d->home);
+	if ((b = cJSON_AddObjectToObject(m, "budget")) != NULL) {
+		cJSON_AddNumberToObject(b, "dollars", t->budget_dollars);
+		cJSON_AddNumberToObject(b, "turns", t->budget_turns);
+		cJSON_AddNumberToObject(b, "seconds", t->budget_seconds);
+	}
+	if ((pb = cJSON_AddArrayToObject(m, "protected_branches")) != NULL)
+		for (size_t i = 0; i < r->d->cfg.protected_branches.n; i++)
+			cJSON_AddItemToArray(pb,
+			    cJSON_CreateString(r->d->cfg.protected_branches.v[i]));
+	return runs_send(r, m);
+}
+
+static void
+runs_free(struct run *r)
+{
+	struct run_approval	*a;
+
+	while ((a = TAILQ_FIRST(&r->approvals)) != NULL)
+		runs_approval_forget(a);
+	if (r->up != NULL)
+		bufferevent_free(r->up);
+	if (r->down != NULL)
+		bufferevent_free(r->down);
+	if (r->budget_ev != NULL)
+		event_free(r->budget_ev);
+	if (r->grace_ev != NULL)
+		event_free(r->grace_ev);
+	if (r->pidfd != -1)
+		close(r->pidfd);
+	if (r->log_fd != -1)
+		close(r->log_fd);
+	supervise_set_free(&r->procs);
+	cJSON_Delete(r->report);
+	cJSON_Delete(r->denials);
+	free(r->stop_message);
+	free(r->repo);
+	free(r->branch);
+	free(r);
+}
+
+/* End a run that never got a runner: record why, keep the daemon going. */
+static void
+runs_fail_early(struct daemon *d, const char *id, enum store_run_status status,
+    const char *why)
+{
+	cJSON	*rep;
+	char	*text;
+
+	log_warn("run %s: %s", id, why);
+	if ((rep = cJSON_CreateObject()) != NULL) {
+		json_add_string(rep, "run_id", id);
+		json_add_string(rep, "status", store_run_status_name(status));
+		json_add_string(rep, "exit_reason", "failed");
+		json_add_string(rep, "error", why);
+		if ((text = json_print(rep)) != NULL) {
+			store_run_set_report(d->store, id, text);
+			cJSON_free(text);
+		}
+		cJSON_Delete(rep);
+	}
+	store_run_set_status(d->store, id, status, STORE_EXIT_FAILED);
+	if (status == STORE_RUN_REFUSED && (rep = cJSON_CreateObject()) != NULL) {
+		json_add_string(rep, "reason", why);
+		journal_add(d, id, "run_refused", rep);
+	}
+}
+
+static int
+runs_start(struct daemon *d, const char *id)
+{
+	struct store_run	 sr;
+	struct store_task	 t;
+	struct run		*r;
+	char			 dir[2048], err[512], name[STORE_ID_LEN + 16];
+	int			 down_fd, up_fd;
+	struct timeval		 tv;
+
+	memset(&t, 0, sizeof t);
+	if (store_run_get(d->store, id, &sr) != 1)
+		return -1;
+	if (store_task_get(d->store, sr.task_id, &t) != 1) {
+		runs_fail_early(d, id, STORE_RUN_FAILED, "its task no longer exists");
+		store_run_free(&sr);
+		return -1;
+	}
+	if ((r = calloc(1, sizeof *r)) == NULL) {
+		store_run_free(&sr);
+		store_task_free(&t);
+		return -1;
+	}
+	r->d = d;
+	r->pidfd = r->log_fd = -1;
+	r->sandboxed = -1;
+	TAILQ_INIT(&r->approvals);
+	snprintf(r->id, sizeof r->id, "%s", sr.id);
+	snprintf(r->task_name, sizeof r->task_name, "%s", t.name);
+	r->task_id = t.id;
+	r->budget_seconds = t.budget_seconds;
+	r->budget_turns = t.budget_turns;
+	r->budget_dollars = t.budget_dollars;
+	r->denials = cJSON_CreateArray();
+	r->budget_ev = evtimer_new(d->base, runs_budget_cb, r);
+	r->grace_ev = evtimer_new(d->base, runs_grace_cb, r);
+	store_run_free(&sr);
+	clock_gettime(CLOCK_MONOTONIC, &r->t0);
+	store_run_set_status(d->store, r->id, STORE_RUN_STARTING, STORE_EXIT_NONE);
+
+	snprintf(dir, sizeof dir, "%s/runs", d->home);
+	snprintf(r->log_path, sizeof r->log_path, "%s/runs/%s.log", d->home, r->id);
+	snprintf(r->pids_path, sizeof r->pids_path, "%s/runs/%s.pids", d->home, r->id);
+	if (paths_mkdir_p(dir, 0700) == -1 ||
+	    (r->log_fd = open(r->log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
+	    0600)) == -1) {
+		snprintf(err, sizeof err, "cannot open its log %.400s: %s", r->log_path,
+		    strerror(errno));
+		goto fail;
+	}
+	store_run_set_log_path(d->store, r->id, r->log_path);
+
+	snprintf(dir, sizeof dir, "%s/worktrees/%s", d->home, r->task_name);
+	snprintf(r->workdir, sizeof r->workdir, "%s/%s", dir, r->id);
+	if (paths_mkdir_p(dir, 0700) == -1) {
+		snprintf(err, sizeof err, "cannot create %.400s: %s", dir, strerror(errno));
+		goto fail;
+	}
+	if (t.repo != NULL) {
+		if ((r->repo = strdup(t.repo)) == NULL ||
+		    asprintf(&r->branch, "clockwork/%s/%s", r->task_name, r->id) == -1) {
+			r->branch = NULL;
+			snprintf(err, sizeof err, "out of memory");
+			goto fail;
+		}
+		snprintf(name, sizeof name, "%s", r->id);
+		if (worktree_create(t.repo, r->workdir, r->branch, name, r->base_commit,
+		    sizeof r->base_commit, err, sizeof err) == -1)
+			goto fail;
+		store_run_set_git(d->store, r->id, r->workdir, r->branch, r->base_commit, NULL);
+		runs_log_line(r, "worktree %s on branch %s from %s", r->workdir, r->branch,
+		    r->base_commit);
+	} else {
+		if (mkdir(r->workdir, 0700) == -1) {
+			snprintf(err, sizeof err, "cannot create %.400s: %s", r->workdir,
+			    strerror(errno));
+			goto fail;
+		}
+		store_run_set_git(d->store, r->id, r->workdir, NULL, NULL, NULL);
+		runs_log_line(r, "scratch directory %s", r->workdir);
+	}
+
+	if ((r->pid = runs_spawn(d, r, &down_fd, &up_fd)) == -1) {
+		snprintf(err, sizeof err, "cannot start %.400s: %s", d->runner_path,
+		    strerror(errno));
+		goto fail;
+	}
+	if (supervise_stat(r->pid, NULL, NULL, &r->start) == 0)
+		supervise_set_add(&r->procs, r->pid, r->start);
+	r->pidfd = supervise_pidfd(r->pid, r->start);
+	evutil_make_socket_nonblocking(down_fd);
+	evutil_make_socket_nonblocking(up_fd);
+	r->up = bufferevent_socket_new(d->base, up_fd, BEV_OPT_CLOSE_ON_FREE);
+	r->down = bufferevent_socket_new(d->base, down_fd, BEV_OPT_CLOSE_ON_FREE);
+	if (r->up == NULL || r->down == NULL) {
+		if (r->up == NULL)
+			close(up_fd);
+		if (r->down == NULL)
+			close(down_fd);
+	} else {
+		bufferevent_setcb(r->up, runs_read_cb, NULL, runs_up_event_cb, r);
+		bufferevent_setcb(r->down, NULL, NULL, runs_down_event_cb, r);
+		bufferevent_enable(r->up, EV_READ);
+		bufferevent_enable(r->down, EV_WRITE);
+	}
+	TAILQ_INSERT_TAIL(&d->runs, r, entry);
+	d->n_runs++;
+	store_run_set_runner(d->store, r->id, r->pid, r->pid, (int64_t)r->start, -1);
+	store_run_set_status(d->store, r->id, STORE_RUN_RUNNING, STORE_EXIT_NONE);
+	supervise_save(&r->procs, r->pids_path);
+	log_info("run %s: task %s, runner pid %d, workdir %s", r->id, r->task_name,
+	    (int)r->pid, r->workdir);
+	runs_log_line(r, "run %s of task %s started (runner pid %d)", r->id, r->task_name,
+	    (int)r->pid);
+	if (r->up == NULL || r->down == NULL || runs_send_spec(r, &t) == -1)
+		runs_stop(r, STORE_EXIT_FAILED, "cannot talk to cw-runner");
+	/* The runner ends its own budget first; this fires only if it did not. */
+	tv.tv_sec = r->budget_seconds + (d->stop_grace_ms + DAEMON_BUDGET_GRACE_MS) / 1000;
+	tv.tv_usec = ((d->stop_grace_ms + DAEMON_BUDGET_GRACE_MS) % 1000) * 1000;
+	evtimer_add(r->budget_ev, &tv);
+	store_task_free(&t);
+	return 0;
+fail:
+	runs_log_line(r, "run could not start: %s", err);
+	runs_fail_early(d, r->id, STORE_RUN_FAILED, err);
+	store_task_free(&t);
+	runs_free(r);
+	return -1;
+}
+
+static enum store_run_status
+runs_status_for(enum store_exit_reason why)
+{
+	switch (why) {
+	case STORE_EXIT_COMPLETED:
+		return STORE_RUN_COMPLETED;
+	case STORE_EXIT_STOPPED:
+	case STORE_EXIT_BUDGET_SECONDS:
+	case STORE_EXIT_BUDGET_TURNS:
+	case STORE_EXIT_BUDGET_DOLLARS:
+		return STORE_RUN_STOPPED;
+	case STORE_EXIT_INTERRUPTED:
+		return STORE_RUN_INTERRUPTED;
+	default:
+		return STORE_RUN_FAILED;
+	}
+}
+
+/* The stored report: the runner's own, with the daemon's facts laid over it. */
+static void
+runs_finish(struct run *r)
+{
+	struct daemon		*d = r->d;
+	enum store_exit_reason	 why;
+	enum store_run_status	 status;
+	struct worktree_stat	 ws;
+	char			 final[64] = "", err[512];
+	const char		*rs, *es;
+	cJSON			*rep, *j, *git, *spent, *runner, *ap;
+	char			*text;
+	double			 secs;
+	int			 refused = 0, sb, n, gitok = 0;
+
+	/* Whatever the run left running ends with it. */
+	n = supervise_kill_tree(&r->procs, 0);
+	if (n > 0) {
+		log_info("run %s: ended %d leftover process(es)", r->id, n);
+		runs_log_line(r, "ended %d leftover process(es)", n);
+	}
+	evtimer_del(r->budget_ev);
+	evtimer_del(r->grace_ev);
+	runs_elapsed(r, &secs);
+
+	rep = r->report != NULL ? cJSON_Duplicate(r->report, 1) : cJSON_CreateObject();
+	if (rep == NULL)
+		rep = cJSON_CreateObject();
+	cJSON_DeleteItemFromObjectCaseSensitive(rep, "v");
+	cJSON_DeleteItemFromObjectCaseSensitive(rep, "type");
+
+	if (r->stopping && r->stop_reason != STORE_EXIT_FAILED)
+		why = r->stop_reason;
+	else if (r->protocol_error || r->stopping)
+		why = STORE_EXIT_FAILED;
+	else if ((rs = json_get_string(r->report, "exit_reason")) != NULL &&
+	    store_exit_reason_parse(rs) > 0)
+		why = (enum store_exit_reason)store_exit_reason_parse(rs);
+	else if (r->report != NULL && (rs = json_get_string(r->report, "status")) != NULL &&
+	    (strcmp(rs, "succeeded") == 0 || strcmp(rs, "completed") == 0))
+		why = STORE_EXIT_COMPLETED;
+	else
+		why = STORE_EXIT_FAILED;
+	status = runs_status_for(why);
+	if (!r->stopping && WIFEXITED(r->wstatus) && WEXITSTATUS(r->wstatus) == 3) {
+		/* The runner could not enforce the sandbox: nothing ran. */
+		status = STORE_RUN_REFUSED;
+		why = STORE_EXIT_FAILED;
+		refused = 1;
+	}
+	if (r->report == NULL && !r->stopping && !refused)
+		json_add_string(rep, "error", "cw-runner ended without a report");
+	if (r->report != NULL && (rs = json_get_string(r->report, "status")) != NULL &&
+	    strcmp(rs, "refused") == 0) {
+		status = STORE_RUN_REFUSED;
+		refused = 1;
+	}
+
+	if (json_get_bool(rep, "sandboxed", &sb) == 0)
+		r->sandboxed = sb;
+	cJSON_DeleteItemFromObjectCaseSensitive(rep, "run_id");
+	cJSON_DeleteItemFromObjectCaseSensitive(rep, "status");
+	cJSON_DeleteItemFromObjectCaseSensitive(rep, "exit_reason");
+	cJSON_DeleteItemFromObjectCaseSensitive(rep, "sandboxed");
+	json_add_string(rep, "run_id", r->id);
+	json_add_string(rep, "task", r->task_name);
+	json_add_string(rep, "status", store_run_status_name(status));
+	json_add_string(rep, "exit_reason", store_exit_reason_name(why));
+	if (r->sandboxed == -1)
+		cJSON_AddNullToObject(rep, "sandboxed");
+	else
+		cJSON_AddBoolToObject(rep, "sandboxed", r->sandboxed);
+	if (cJSON_GetObjectItemCaseSensitive(rep, "not_enforced") == NULL)
+		cJSON_AddArrayToObject(rep, "not_enforced");
+	if (r->stop_message != NULL)
+		json_add_string(rep, "message", r->stop_message);
+
+	/* Spent: the runner's figures when it gave them, the daemon's clock for time. */
+	if ((spent = cJSON_GetObjectItemCaseSensitive(rep, "spent")) != NULL &&
+	    cJSON_IsObject(spent)) {
+		double	dd;
+		int	tt;
+
+		if (json_get_number(spent, "dollars", &dd) == 0 && dd > r->spent_dollars)
+			r->spent_dollars = dd;
+		if (json_get_int(spent, "turns", &tt) == 0 && tt > r->spent_turns)
+			r->spent_turns = tt;
+	}
+	cJSON_DeleteItemFromObjectCaseSensitive(rep, "spent");
+	if ((spent = cJSON_AddObjectToObject(rep, "spent")) != NULL) {
+		cJSON_AddNumberToObject(spent, "dollars", r->spent_dollars);
+		cJSON_AddNumberToObject(spent, "turns", r->spent_turns);
+		cJSON_AddNumberToObject(spent, "seconds", (double)(int64_t)(secs * 1000) / 1000);
+	}
+	if (cJSON_GetObjectItemCaseSensitive(rep, "denials") == NULL)
+		cJSON_AddItemToObject(rep, "denials", cJSON_Duplicate(r->denials, 1));
+	if ((ap = cJSON_GetObjectItemCaseSensitive(rep, "approvals")) == NULL) {
+		ap = cJSON_AddObjectToObject(rep, "approvals");
+		if (ap != NULL)
+			cJSON_AddNumberToObject(ap, "requested", r->n_approvals);
+	}
+
+	cJSON_DeleteItemFromObjectCaseSensitive(rep, "git");
+	if ((git = cJSON_AddObjectToObject(rep, "git")) != NULL) {
+		json_add_string(git, "repo", r->repo);
+		json_add_string(git, "worktree", r->workdir);
+		json_add_string(git, "branch", r->branch);
+		if (r->repo != NULL) {
+			gitok = worktree_finish(r->workdir, r->base_commit, final, sizeof final,
+			    &ws, err, sizeof err) == 0;
+			json_add_string(git, "base_commit", r->base_commit);
+			json_add_string(git, "final_commit", final[0] ? final : NULL);
+			if (gitok && (j = cJSON_AddObjectToObject(git, "diffstat")) != NULL) {
+				cJSON_AddNumberToObject(j, "files_changed", (double)ws.files);
+				cJSON_AddNumberToObject(j, "insertions", (double)ws.insertions);
+				cJSON_AddNumberToObject(j, "deletions", (double)ws.deletions);
+			} else if (!gitok)
+				json_add_string(git, "error", err);
+			if (final[0])
+				store_run_set_git(d->store, r->id, NULL, NULL, NULL, final);
+		}
+	}
+	if ((runner = cJSON_AddObjectToObject(rep, "runner")) != NULL) {
+		cJSON_AddNumberToObject(runner, "pid", r->pid);
+		if (r->reaped && WIFEXITED(r->wstatus))
+			cJSON_AddNumberToObject(runner, "exit_status", WEXITSTATUS(r->wstatus));
+		else if (r->reaped && WIFSIGNALED(r->wstatus))
+			cJSON_AddNumberToObject(runner, "signal", WTERMSIG(r->wstatus));
+	}
+
+	if ((text = json_print(rep)) != NULL) {
+		if (store_run_set_report(d->store, r->id, text) == -1)
+			log_error("run %s: cannot store report: %s", r->id,
+			    store_errmsg(d->store));
+		cJSON_free(text);
+	}
+	store_run_set_spent(d->store, r->id, r->spent_dollars, r->spent_turns, secs);
+	store_run_set_runner(d->store, r->id, r->pid, r->pid, (int64_t)r->start,
+	    r->sandboxed);
+	if (store_run_set_status(d->store, r->id, status, why) == -1)
+		log_error("run %s: cannot record its end: %s", r->id, store_errmsg(d->store));
+	store_approval_expire_run(d->store, r->id);
+
+	if (r->sandboxed == 0 && !r->journaled_sandbox_off &&
+	    (j = cJSON_CreateObject()) != NULL) {
+		json_add_string(j, "source", "report");
+		journal_add(d, r->id, "sandbox_disabled", j);
+	}
+	if (refused && (j = cJSON_CreateObject()) != NULL) {
+		es = json_get_string(rep, "error");
+		json_add_string(j, "reason", es != NULL ? es : "cw-runner refused the run");
+		journal_add(d, r->id, "run_refused", j);
+	}
+	cJSON_Delete(rep);
+
+	log_info("run %s: %s (%s) after %.1f s", r->id, store_run_status_name(status),
+	    store_exit_reason_name(why), secs);
+	runs_log_line(r, "run ended: %s (%s) after %.1f s", store_run_status_name(status),
+	    store_exit_reason_name(why), secs);
+	unlink(r->pids_path);
+	TAILQ_REMOVE(&d->runs, r, entry);
+	d->n_runs--;
+	{
+		int64_t	task_id = r->task_id;
+
+		runs_free(r);
+		if (!d->shutting_down) {
+			struct gc_result	res;
+
+			gc_run(d, task_id, 0, &res, NULL);
+		}
+	}
+	if (d->shutting_down && d->n_runs == 0)
+		event_base_loopexit(d->base, NULL);
+	else
+		runs_pump_later(d);
+}
+
+void
+runs_sigchld(struct daemon *d)
+{
+	struct run	*r;
+	pid_t		 pid;
+	int		 status;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		TAILQ_FOREACH(r, &d->runs, entry)
+			if (r->pid == pid && !r->reaped)
+				break;
+		if (r == NULL) {
+			log_debug("reaped pid %d (not a runner)", (int)pid);
+			continue;
+		}
+		r->reaped = 1;
+		r->wstatus = status;
+		if (r->eof)
+			runs_finish(r);
+		else {
+			/* Its stdout may be held open by a leftover: end those, then finish. */
+			struct timeval	tv = { 1, 0 };
+
+			supervise_kill_tree(&r->procs, 0);
+			evtimer_del(r->grace_ev);
+			evtimer_add(r->grace_ev, &tv);
+		}
+	}
+}
+
+/* Once a second while runs are live: remember every process each run has. */
+void
+runs_supervise_tick(struct daemon *d)
+{
+	struct run		*r;
+	struct supervise_set	 orphans = { 0 }, strays = { 0 };
+	size_t			 before;
+	int			 owned;
+
+	TAILQ_FOREACH(r, &d->runs, entry) {
+		before = r->procs.n;
+		supervise_collect(&r->procs, r->reaped ? 0 : r->pid);
+		if (r->procs.n != before)
+			supervise_save(&r->procs, r->pids_path);
+	}
+	/*
+	 * clockworkd is a child subreaper: a process whose parent died inside a run is
+	 * re-parented here. It belongs to a live run if that run has seen it; otherwise it
+	 * escaped every run's supervision and is ended.
+	 */
+	if (supervise_orphans(getpid(), &orphans) == 0) {
+		for (size_t i = 0; i < orphans.n; i++) {
+			owned = 0;
+			TAILQ_FOREACH(r, &d->runs, entry)
+				if (supervise_set_has(&r->procs, orphans.v[i].pid,
+				    orphans.v[i].start))
+					owned = 1;
+			if (!owned)
+				supervise_set_add(&strays, orphans.v[i].pid, orphans.v[i].start);
+		}
+		if (strays.n > 0) {
+			int n = supervise_kill_tree(&strays, 0);
+
+			log_warn("ended %d process(es) that left their run's supervision", n);
+		}
+	}
+	supervise_set_free(&orphans);
+	supervise_set_free(&strays);
+}
+
+static int
+runs_next_queued(struct daemon *d, char *id, size_t idlen)
+{
+	sqlite3_stmt	*st;
+	int		 found = 0;
+
+	if (sqlite3_prepare_v2(store_db(d->store), "SELECT id FROM runs WHERE status = "
+	    "'queued' ORDER BY created_at, rowid LIMIT 1", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		snprintf(id, idlen, "%s", (const char *)sqlite3_column_text(st, 0));
+		found = 1;
+	}
+	sqlite3_finalize(st);
+	return found;
+}
+
+/* Start queued runs, oldest first, while there are free slots. */
+void
+runs_pump(struct daemon *d)
+{
+	char	id[STORE_ID_LEN];
+	int	limit = d->cfg.max_concurrent_runs > 0 ? d->cfg.max_concurrent_runs : 1;
+
+	while (!d->shutting_down && d->n_runs < (size_t)limit &&
+	    runs_next_queued(d, id, sizeof id) == 1)
+		runs_start(d, id);
+}
+
+static void
+runs_pump_cb(evutil_socket_t fd, short what, void *arg)
+{
+	runs_pump(arg);
+}
+
+void
+runs_pump_later(struct daemon *d)
+{
+	if (d->ev_pump == NULL)
+		d->ev_pump = evtimer_new(d->base, runs_pump_cb, d);
+	/*
+	 * A moment later, not at once: the reply to the request that queued the run goes
+	 * out first, instead of waiting for a worktree and a fork.
+	 */
+	if (d->ev_pump != NULL && !evtimer_pending(d->ev_pump, NULL)) {
+		struct timeval	tv = { 0, 1000 };
+
+		evtimer_add(d->ev_pump, &tv);
+	}
+}
+
+int
+runs_enqueue(struct daemon *d, const struct store_task *t, char *id_out, size_t idlen,
+    char *err, size_t errlen)
+{
+	if (store_run_create(d->store, t->id, NULL, id_out, idlen) == -1) {
+		snprintf(err, errlen, "%s", store_errmsg(d->store));
+		return -1;
+	}
+	log_info("run %s: queued for task %s", id_out, t->name);
+	runs_pump_later(d);
+	return 0;
+}
+
+/*
+ * After a crash (SPEC D4): runs left starting or running are interrupted. Every
+ * process they had (the runner's group and the tree remembered in runs/<id>.pids,
+ * each checked by start time) is ended; worktrees stay for inspection. Queued runs
+ * stay queued.
+ */
+int
+runs_recover(struct daemon *d)
+{
+	struct store_run	*v;
+	struct supervise_set	 set;
+	char			 path[PATH_MAX];
+	size_t			 n;
+	cJSON			*rep, *j;
+	char			*text;
+	int			 killed;
+
+	if (store_run_list_unfinished(d->store, &v, &n) == -1) {
+		log_error("recovery: %s", store_errmsg(d->store));
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].status == STORE_RUN_QUEUED)
+			continue;
+		memset(&set, 0, sizeof set);
+		snprintf(path, sizeof path, "%s/runs/%s.pids", d->home, v[i].id);
+		supervise_load(&set, path);
+		if (v[i].runner_pid > 1)
+			supervise_set_add(&set, (pid_t)v[i].runner_pid,
+			    (unsigned long long)v[i].runner_start_time);
+		killed = supervise_kill_tree(&set, v[i].runner_pgid > 1 &&
+		    supervise_set_has(&set, (pid_t)v[i].runner_pgid,
+		    (unsigned long long)v[i].runner_start_time) ? (pid_t)v[i].runner_pgid : 0);
+		supervise_set_free(&set);
+		if (killed < 0)
+			killed = 0;
+		if ((rep = v[i].report != NULL ? json_parse(v[i].report,
+		    strlen(v[i].report)) : NULL) == NULL)
+			rep = cJSON_CreateObject();
+		if (rep != NULL) {
+			cJSON_DeleteItemFromObjectCaseSensitive(rep, "status");
+			cJSON_DeleteItemFromObjectCaseSensitive(rep, "exit_reason");
+			json_add_string(rep, "run_id", v[i].id);
+			json_add_string(rep, "task", v[i].task_name);
+			json_add_string(rep, "status", "interrupted");
+			json_add_string(rep, "exit_reason", "interrupted");
+			json_add_string(rep, "message", "clockworkd stopped while the run was "
+			    "live; its processes were ended at the next start and its worktree "
+			    "was kept");
+			cJSON_AddNumberToObject(rep, "processes_ended", killed);
+			if ((j = cJSON_AddObjectToObject(rep, "git")) != NULL) {
+				json_add_string(j, "worktree", v[i].worktree);
+				json_add_string(j, "branch", v[i].branch);
+				json_add_string(j, "base_commit", v[i].base_commit);
+			}
+			if ((text = json_print(rep)) != NULL) {
+				store_run_set_report(d->store, v[i].id, text);
+				cJSON_free(text);
+			}
+			cJSON_Delete(rep);
+		}
+		store_run_set_status(d->store, v[i].id, STORE_RUN_INTERRUPTED,
+		    STORE_EXIT_INTERRUPTED);
+		store_approval_expire_run(d->store, v[i].id);
+		if ((j = cJSON_CreateObject()) != NULL) {
+			cJSON_AddNumberToObject(j, "runner_pid", (double)v[i].runner_pid);
+			cJSON_AddNumberToObject(j, "processes_ended", killed);
+			json_add_string(j, "previous_status",
+			    store_run_status_name(v[i].status));
+			journal_add(d, v[i].id, "run_interrupted", j);
+		}
+		unlink(path);
+		log_warn("recovery: run %s interrupted; %d process(es) ended", v[i].id, killed);
+	}
+	store_run_list_free(v, n);
+	return 0;
+}
+
+/* A run as the API shows it; the report is masked on the way out. */
+cJSON *
+runs_to_json(const struct store_run *sr, int with_report)
+{
+	cJSON	*o = cJSON_CreateObject(), *s, *rep;
+	char	*masked;
+
+	if (o == NULL)
+		return NULL;
+	json_add_string(o, "id", sr->id);
+	cJSON_AddNumberToObject(o, "task_id", (double)sr->task_id);
+	json_add_string(o, "task", sr->task_name);
+	json_add_string(o, "status", store_run_status_name(sr->status));
+	json_add_string(o, "exit_reason", store_exit_reason_name(sr->exit_reason));
+	json_add_string(o, "worktree", sr->worktree);
+	json_add_string(o, "branch", sr->branch);
+	json_add_string(o, "base_commit", sr->base_commit);
+	json_add_string(o, "final_commit", sr->final_commit);
+	if (sr->runner_pid > 0)
+		cJSON_AddNumberToObject(o, "runner_pid", (double)sr->runner_pid);
+	else
+		cJSON_AddNullToObject(o, "runner_pid");
+	if (sr->sandboxed == -1)
+		cJSON_AddNullToObject(o, "sandboxed");
+	else
+		cJSON_AddBoolToObject(o, "sandboxed", sr->sandboxed);
+	if ((s = cJSON_AddObjectToObject(o, "spent")) != NULL) {
+		cJSON_AddNumberToObject(s, "dollars", sr->spent_dollars);
+		cJSON_AddNumberToObject(s, "turns", sr->spent_turns);
+		cJSON_AddNumberToObject(s, "seconds", sr->spent_seconds);
+	}
+	json_add_string(o, "log_path", sr->log_path);
+	cJSON_AddNumberToObject(o, "exported", sr->exported);
+	json_add_string(o, "created_at", sr->created_at);
+	json_add_string(o, "started_at", sr->started_at);
+	json_add_string(o, "ended_at", sr->ended_at);
+	if (with_report) {
+		rep = NULL;
+		if (sr->report != NULL && (masked = mask_secrets(sr->report)) != NULL) {
+			rep = json_parse(masked, strlen(masked));
+			free(masked);
+		}
+		if (rep != NULL)
+			cJSON_AddItemToObject(o, "report", rep);
+		else
+			cJSON_AddNullToObject(o, "report");
+	}
+	return o;
+}

@@ -1,0 +1,87 @@
+/*
+ * Cron schedules (SPEC W3). A timer fires at the start of every minute; each enabled
+ * task whose cron expression matches that minute gets a queued run, unless it already
+ * has one queued or live (a slow task does not pile up runs). Minutes the daemon was
+ * not running for are not caught up.
+ */
+#define _GNU_SOURCE
+#include <string.h>
+
+#include <event2/event.h>
+
+#include "daemon.h"
+#include "log.h"
+
+static void
+sched_arm(struct daemon *d)
+{
+	struct timeval	tv;
+	time_t		now = time(NULL);
+
+	tv.tv_sec = 60 - now % 60;
+	tv.tv_usec = 0;
+	evtimer_add(d->ev_cron, &tv);
+}
+
+static void
+sched_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct daemon	*d = arg;
+
+	sched_tick(d, time(NULL));
+	sched_arm(d);
+}
+
+void
+sched_tick(struct daemon *d, time_t now)
+{
+	struct store_task	*tv;
+	struct store_run	*rv;
+	struct cron		 c;
+	struct tm		 tm;
+	size_t			 n, nr;
+	char			 err[160], id[STORE_ID_LEN];
+	int			 busy;
+
+	if (d->shutting_down || localtime_r(&now, &tm) == NULL)
+		return;
+	if (store_task_list(d->store, &tv, &n) == -1) {
+		log_error("schedule: %s", store_errmsg(d->store));
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!tv[i].enabled || tv[i].schedule == NULL ||
+		    strcmp(tv[i].schedule, "queued") == 0)
+			continue;
+		if (cron_parse(tv[i].schedule, &c, err, sizeof err) == -1) {
+			log_warn("schedule: task %s: %s", tv[i].name, err);
+			continue;
+		}
+		if (!cron_match(&c, &tm))
+			continue;
+		busy = 0;
+		if (store_run_list(d->store, tv[i].id, STORE_RUN_ANY, 5, &rv, &nr) == 0) {
+			for (size_t k = 0; k < nr; k++)
+				if (!store_run_status_terminal(rv[k].status))
+					busy = 1;
+			store_run_list_free(rv, nr);
+		}
+		if (busy) {
+			log_info("schedule: task %s is still running; this minute is skipped",
+			    tv[i].name);
+			continue;
+		}
+		if (runs_enqueue(d, &tv[i], id, sizeof id, err, sizeof err) == 0)
+			journal_audit(d, "scheduler", "run.start", id, NULL);
+		else
+			log_error("schedule: task %s: %s", tv[i].name, err);
+	}
+	store_task_list_free(tv, n);
+}
+
+void
+sched_start(struct daemon *d)
+{
+	if ((d->ev_cron = evtimer_new(d->base, sched_cb, d)) != NULL)
+		sched_arm(d);
+}

@@ -1,0 +1,311 @@
+/*
+ * clockworkd's life: start-up in a fixed order (home, log, single-instance lock,
+ * configuration, token, store, recovery, API), one libevent loop, and a shutdown that
+ * ends every live run and records it as stopped before the loop exits.
+ */
+#define _GNU_SOURCE
+#include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "daemon.h"
+#include "log.h"
+#include "paths.h"
+
+static void
+server_exit_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct daemon	*d = arg;
+	struct run	*r, *next;
+
+	/* The grace has passed and runs are still live: kill what is left, record, go. */
+	TAILQ_FOREACH_SAFE(r, &d->runs, entry, next) {
+		supervise_kill_tree(&r->procs, r->reaped ? 0 : r->pid);
+		store_run_set_status(d->store, r->id, STORE_RUN_STOPPED, STORE_EXIT_STOPPED);
+		log_warn("run %s: recorded as stopped at shutdown", r->id);
+	}
+	event_base_loopexit(d->base, NULL);
+}
+
+/* On the way out: nothing that came out of a run outlives the daemon's clean exit. */
+static void
+server_sweep(struct daemon *d)
+{
+	struct supervise_set	strays = { 0 };
+	int			n;
+
+	if (supervise_orphans(getpid(), &strays) == 0 && strays.n > 0) {
+		n = supervise_kill_tree(&strays, 0);
+		log_warn("ended %d process(es) left over from runs at shutdown", n);
+	}
+	supervise_set_free(&strays);
+}
+
+static void
+server_signal_cb(evutil_socket_t sig, short what, void *arg)
+{
+	struct daemon	*d = arg;
+	struct timeval	 tv;
+
+	switch (sig) {
+	case SIGCHLD:
+		runs_sigchld(d);
+		return;
+	case SIGHUP:
+		server_reload(d);
+		return;
+	}
+	if (d->shutting_down) {
+		log_warn("second signal: exiting now");
+		server_exit_cb(-1, 0, d);
+		return;
+	}
+	log_info("%s: shutting down; stopping %zu live run(s)", strsignal((int)sig),
+	    d->n_runs);
+	d->shutting_down = 1;
+	if (d->n_runs == 0) {
+		event_base_loopexit(d->base, NULL);
+		return;
+	}
+	runs_stop_all(d);
+	tv.tv_sec = d->stop_grace_ms / 1000 + 5;
+	tv.tv_usec = 0;
+	d->ev_exit = evtimer_new(d->base, server_exit_cb, d);
+	if (d->ev_exit != NULL)
+		evtimer_add(d->ev_exit, &tv);
+}
+
+static void
+server_supervise_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct daemon	*d = arg;
+
+	/* Keep looking for a few seconds after the last run, for late orphans. */
+	if (d->n_runs > 0)
+		d->ticks_idle = 0;
+	else if (d->ticks_idle++ > 5)
+		return;
+	runs_supervise_tick(d);
+}
+
+/* SIGHUP: a bad file keeps the running configuration, and says why. */
+void
+server_reload(struct daemon *d)
+{
+	struct config	 cfg;
+	char		 err[512];
+
+	memset(&cfg, 0, sizeof cfg);
+	if (config_load(d->config_path, 0, &cfg, err, sizeof err) == -1) {
+		log_error("reload: %s; keeping the running configuration", err);
+		config_free(&cfg);
+		return;
+	}
+	if (cfg.api_port != d->cfg.api_port)
+		log_warn("reload: api_port changes at the next start");
+	cfg.api_port = d->cfg.api_port;
+	config_free(&d->cfg);
+	d->cfg = cfg;
+	log_info("reload: %s (max_concurrent_runs %d, keep_runs %d)",
+	    d->config_path, d->cfg.max_concurrent_runs, d->cfg.keep_runs);
+	runs_pump_later(d);
+}
+
+static int
+server_lock(const char *home, int *fdp)
+{
+	char	path[PATH_MAX], buf[32];
+	ssize_t	n;
+	int	fd;
+
+	snprintf(path, sizeof path, "%s/clockworkd.pid", home);
+	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600)) == -1) {
+		log_error("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
+		n = read(fd, buf, sizeof buf - 1);
+		buf[n > 0 ? n : 0] = '\0';
+		buf[strcspn(buf, "\n")] = '\0';
+		log_error("clockworkd is already running for %s (pid %s)", home,
+		    buf[0] ? buf : "?");
+		close(fd);
+		return -1;
+	}
+	snprintf(buf, sizeof buf, "%d\n", (int)getpid());
+	if (ftruncate(fd, 0) == -1 || pwrite(fd, buf, strlen(buf), 0) == -1) {
+		log_error("%s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	*fdp = fd;
+	return 0;
+}
+
+static int
+server_find_runner(struct daemon *d, const char *given)
+{
+	char	exe[PATH_MAX];
+	ssize_t	n;
+
+	if (given != NULL) {
+		if (paths_canonical(given[0] == '/' ? given : "/", d->runner_path,
+		    sizeof d->runner_path) == -1 || given[0] != '/') {
+			log_error("--runner needs an absolute path");
+			return -1;
+		}
+	} else {
+		if ((n = readlink("/proc/self/exe", exe, sizeof exe - 1)) == -1) {
+			log_error("/proc/self/exe: %s", strerror(errno));
+			return -1;
+		}
+		exe[n] = '\0';
+		snprintf(d->runner_path, sizeof d->runner_path, "%s/cw-runner", dirname(exe));
+	}
+	if (access(d->runner_path, X_OK) == -1)
+		log_warn("%s: %s; runs will fail until it is installed", d->runner_path,
+		    strerror(errno));
+	return 0;
+}
+
+int
+server_main(const struct server_options *o)
+{
+	struct daemon	 d;
+	char		 err[1024], path[PATH_MAX];
+	int		 lockfd = -1, rc = 1;
+	struct timeval	 one = { 1, 0 };
+
+	memset(&d, 0, sizeof d);
+	TAILQ_INIT(&d.runs);
+	d.foreground = o->foreground;
+	d.stop_grace_ms = o->stop_grace_ms > 0 ? o->stop_grace_ms : DAEMON_STOP_GRACE_MS;
+	d.started = time(NULL);
+	log_init("clockworkd", LOG_INFO, 1);
+
+	if (paths_clockwork_home(d.home, sizeof d.home) == -1) {
+		log_error("cannot find the Clockwork home ($CLOCKWORK_HOME must be absolute): "
+		    "%s", strerror(errno));
+		return 1;
+	}
+	if (paths_mkdir_p(d.home, 0700) == -1) {
+		log_error("%s: %s", d.home, strerror(errno));
+		return 1;
+	}
+	snprintf(path, sizeof path, "%s/clockworkd.log", d.home);
+	if (log_open_file(path) == -1)
+		log_warn("%s: %s; logging to stderr only", path, strerror(errno));
+	if (server_lock(d.home, &lockfd) == -1)
+		return 1;
+
+	if (o->config_path != NULL)
+		snprintf(d.config_path, sizeof d.config_path, "%s", o->config_path);
+	else if (config_default_path(d.config_path, sizeof d.config_path) == -1) {
+		log_error("cannot find the configuration file: %s", strerror(errno));
+		goto out;
+	}
+	if (config_load(d.config_path, o->config_path != NULL, &d.cfg, err,
+	    sizeof err) == -1) {
+		log_error("%s", err);
+		rc = 2;		/* a bad configuration is a usage error */
+		goto out;
+	}
+	if (token_load_or_create(d.home, d.token, sizeof d.token, err, sizeof err) == -1) {
+		log_error("%s", err);
+		goto out;
+	}
+	snprintf(path, sizeof path, "%s/clockwork.db", d.home);
+	if (store_open(path, &d.store, err, sizeof err) == -1) {
+		log_error("%s", err);
+		goto out;
+	}
+	if (server_find_runner(&d, o->runner_path) == -1)
+		goto out;
+	/*
+	 * A child subreaper: a process whose parent dies inside a run comes to us instead
+	 * of init, so it can be found, attributed and ended (supervise.c).
+	 */
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) == -1)
+		log_warn("PR_SET_CHILD_SUBREAPER: %s", strerror(errno));
+	worktree_init();
+	signal(SIGPIPE, SIG_IGN);
+
+	if ((d.base = event_base_new()) == NULL) {
+		log_error("cannot create the event loop");
+		goto out;
+	}
+	d.ev_term = evsignal_new(d.base, SIGTERM, server_signal_cb, &d);
+	d.ev_int = evsignal_new(d.base, SIGINT, server_signal_cb, &d);
+	d.ev_hup = evsignal_new(d.base, SIGHUP, server_signal_cb, &d);
+	d.ev_chld = evsignal_new(d.base, SIGCHLD, server_signal_cb, &d);
+	if (d.ev_term == NULL || d.ev_int == NULL || d.ev_hup == NULL || d.ev_chld == NULL ||
+	    evsignal_add(d.ev_term, NULL) == -1 || evsignal_add(d.ev_int, NULL) == -1 ||
+	    evsignal_add(d.ev_hup, NULL) == -1 || evsignal_add(d.ev_chld, NULL) == -1) {
+		log_error("cannot install signal handlers");
+		goto out;
+	}
+
+	if (runs_recover(&d) == -1)
+		goto out;
+	if (api_start(&d, err, sizeof err) == -1) {
+		log_error("%s", err);
+		goto out;
+	}
+	d.ev_supervise = event_new(d.base, -1, EV_PERSIST, server_supervise_cb, &d);
+	if (d.ev_supervise != NULL)
+		evtimer_add(d.ev_supervise, &one);
+	sched_start(&d);
+	runs_pump_later(&d);
+
+	log_info("clockworkd %s started: pid %d, home %s, port %d", CW_VERSION,
+	    (int)getpid(), d.home, d.port);
+	if (o->ready_fd != -1) {
+		char	line[32];
+
+		snprintf(line, sizeof line, "%d\n", d.port);
+		if (write(o->ready_fd, line, strlen(line)) == -1)
+			log_warn("readiness pipe: %s", strerror(errno));
+		close(o->ready_fd);
+	}
+	if (!d.foreground)
+		log_init("clockworkd", LOG_INFO, 0);
+	if (event_base_dispatch(d.base) == -1)
+		log_error("event loop failed");
+	else
+		rc = 0;
+	server_sweep(&d);
+	log_info("clockworkd stopped");
+out:
+	api_stop(&d);
+	if (d.ev_term) event_free(d.ev_term);
+	if (d.ev_int) event_free(d.ev_int);
+	if (d.ev_hup) event_free(d.ev_hup);
+	if (d.ev_chld) event_free(d.ev_chld);
+	if (d.ev_supervise) event_free(d.ev_supervise);
+	if (d.ev_cron) event_free(d.ev_cron);
+	if (d.ev_pump) event_free(d.ev_pump);
+	if (d.ev_exit) event_free(d.ev_exit);
+	if (d.store != NULL)
+		store_close(d.store);
+	if (d.base != NULL)
+		event_base_free(d.base);
+	config_free(&d.cfg);
+	worktree_shutdown();
+	if (lockfd != -1) {
+		snprintf(path, sizeof path, "%s/clockworkd.pid", d.home);
+		unlink(path);
+		close(lockfd);
+	}
+	log_close();
+	return rc;
+}

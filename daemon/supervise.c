@@ -1,0 +1,330 @@
+/*
+ * Process identity and identity-verified kills (SPEC D3, D4).
+ *
+ * A pid alone is not an identity: it is recycled. Every process we act on is named by
+ * its pid and its start time (field 22 of /proc/<pid>/stat), and every signal goes
+ * through a pidfd opened and then checked against that start time, so a signal can
+ * never reach a process that merely inherited a number.
+ *
+ * A run's processes are its runner's process group, every descendant of the runner,
+ * and everything seen in the run before (a process that called setsid() leaves the
+ * group but not the tree; once its parent dies it is re-parented to clockworkd, which
+ * is a child subreaper, and the set still names it). Killing a tree first stops every
+ * member with SIGSTOP, re-collecting until no new process appears (a stopped process
+ * cannot fork), then sends SIGKILL: so no child escapes between the scan and the kill.
+ */
+#define _GNU_SOURCE
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemon.h"
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_pidfd_send_signal
+#define SYS_pidfd_send_signal 424
+#endif
+
+struct supervise_snap {
+	pid_t			pid, ppid, pgid;
+	unsigned long long	start;
+};
+
+/* Parse /proc/<pid>/stat. The command name may hold spaces and ')': skip to the last. */
+int
+supervise_stat(pid_t pid, pid_t *ppid, pid_t *pgid, unsigned long long *start)
+{
+	char			 path[64], buf[1024], *p, *save = NULL, *tok;
+	ssize_t			 n;
+	int			 fd, field;
+	long			 pp = 0, pg = 0;
+	unsigned long long	 st = 0;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0) {
+		errno = ESRCH;
+		return -1;
+	}
+	buf[n] = '\0';
+	if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ') {
+		errno = EINVAL;
+		return -1;
+	}
+	/* Field 3 (state) follows ") "; count from there. */
+	field = 3;
+	for (tok = strtok_r(p + 2, " ", &save); tok != NULL;
+	    tok = strtok_r(NULL, " ", &save), field++) {
+		if (field == 3 && tok[0] == 'Z') {
+			errno = ESRCH;	/* a zombie cannot be signalled usefully */
+			return -1;
+		}
+		if (field == 4)
+			pp = strtol(tok, NULL, 10);
+		else if (field == 5)
+			pg = strtol(tok, NULL, 10);
+		else if (field == 22) {
+			st = strtoull(tok, NULL, 10);
+			break;
+		}
+	}
+	if (field != 22) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (ppid != NULL)
+		*ppid = (pid_t)pp;
+	if (pgid != NULL)
+		*pgid = (pid_t)pg;
+	if (start != NULL)
+		*start = st;
+	return 0;
+}
+
+/* A pidfd for pid, only if it is still the process that started at start. */
+int
+supervise_pidfd(pid_t pid, unsigned long long start)
+{
+	unsigned long long	 now;
+	int			 fd;
+
+	if (pid <= 1) {
+		errno = EINVAL;
+		return -1;
+	}
+	if ((fd = (int)syscall(SYS_pidfd_open, pid, 0)) == -1)
+		return -1;
+	/* Checked after opening: the pidfd pins the process, so the check cannot go stale. */
+	if (supervise_stat(pid, NULL, NULL, &now) == -1 || now != start) {
+		close(fd);
+		errno = ESRCH;
+		return -1;
+	}
+	return fd;
+}
+
+int
+supervise_set_add(struct supervise_set *s, pid_t pid, unsigned long long start)
+{
+	struct supervise_proc	*nv;
+
+	if (supervise_set_has(s, pid, start))
+		return 0;
+	if (s->n == s->cap) {
+		size_t	ncap = s->cap ? s->cap * 2 : 16;
+
+		if ((nv = reallocarray(s->v, ncap, sizeof *nv)) == NULL)
+			return -1;
+		s->v = nv;
+		s->cap = ncap;
+	}
+	s->v[s->n].pid = pid;
+	s->v[s->n].start = start;
+	s->n++;
+	return 1;
+}
+
+int
+supervise_set_has(const struct supervise_set *s, pid_t pid, unsigned long long start)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i].pid == pid && s->v[i].start == start)
+			return 1;
+	return 0;
+}
+
+void
+supervise_set_free(struct supervise_set *s)
+{
+	free(s->v);
+	s->v = NULL;
+	s->n = s->cap = 0;
+}
+
+static int
+supervise_snapshot(struct supervise_snap **out, size_t *nout)
+{
+	DIR			*dir;
+	struct dirent		*de;
+	struct supervise_snap	*v = NULL, *nv;
+	size_t			 n = 0, cap = 0;
+	char			*end;
+	long			 pid;
+
+	if ((dir = opendir("/proc")) == NULL)
+		return -1;
+	while ((de = readdir(dir)) != NULL) {
+		pid = strtol(de->d_name, &end, 10);
+		if (*end != '\0' || pid <= 0)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 256;
+			if ((nv = reallocarray(v, cap, sizeof *v)) == NULL) {
+				free(v);
+				closedir(dir);
+				return -1;
+			}
+			v = nv;
+		}
+		v[n].pid = (pid_t)pid;
+		if (supervise_stat(v[n].pid, &v[n].ppid, &v[n].pgid, &v[n].start) == 0)
+			n++;
+	}
+	closedir(dir);
+	*out = v;
+	*nout = n;
+	return 0;
+}
+
+/*
+ * Grow s to a fixed point: members of pgid (when > 1), and children of members.
+ * Members that died stay in the set (their ids cannot match anything new).
+ */
+int
+supervise_collect(struct supervise_set *s, pid_t pgid)
+{
+	struct supervise_snap	*snap;
+	size_t			 n;
+	int			 added, any;
+
+	if (supervise_snapshot(&snap, &n) == -1)
+		return -1;
+	/*
+	 * A group outlives its leader, and its id cannot be reused while it has members;
+	 * but once it is empty a new process may get that number. A live process whose
+	 * pid is pgid and which is not ours means the number is a stranger's now.
+	 */
+	for (size_t i = 0; pgid > 1 && i < n; i++)
+		if (snap[i].pid == pgid && !supervise_set_has(s, snap[i].pid, snap[i].start))
+			pgid = 0;
+	do {
+		added = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (supervise_set_has(s, snap[i].pid, snap[i].start))
+				continue;
+			any = pgid > 1 && snap[i].pgid == pgid;
+			for (size_t j = 0; !any && j < n; j++)
+				if (snap[j].pid == snap[i].ppid &&
+				    supervise_set_has(s, snap[j].pid, snap[j].start))
+					any = 1;
+			if (any) {
+				if (supervise_set_add(s, snap[i].pid, snap[i].start) == -1) {
+					free(snap);
+					return -1;
+				}
+				added = 1;
+			}
+		}
+	} while (added);
+	free(snap);
+	return 0;
+}
+
+int
+supervise_signal(const struct supervise_set *s, int sig)
+{
+	int	fd, count = 0;
+
+	for (size_t i = 0; i < s->n; i++) {
+		if ((fd = supervise_pidfd(s->v[i].pid, s->v[i].start)) == -1)
+			continue;
+		if (syscall(SYS_pidfd_send_signal, fd, sig, NULL, 0) == 0)
+			count++;
+		close(fd);
+	}
+	return count;
+}
+
+int
+supervise_kill_tree(struct supervise_set *s, pid_t pgid)
+{
+	size_t	before;
+	int	rounds = 0;
+
+	/* Freeze: stop everything, look again, until a look finds nothing new. */
+	do {
+		before = s->n;
+		if (supervise_collect(s, pgid) == -1)
+			return -1;
+		supervise_signal(s, SIGSTOP);
+	} while (s->n != before && ++rounds < 64);
+	return supervise_signal(s, SIGKILL);
+}
+
+/* Our own children that are not runners: processes that left a run's tree. */
+int
+supervise_orphans(pid_t self, struct supervise_set *out)
+{
+	struct supervise_snap	*snap;
+	size_t			 n;
+
+	if (supervise_snapshot(&snap, &n) == -1)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (snap[i].ppid == self && supervise_set_add(out, snap[i].pid,
+		    snap[i].start) == -1) {
+			free(snap);
+			return -1;
+		}
+	free(snap);
+	return 0;
+}
+
+/* Written to a temporary file and renamed, so a crash never leaves half a list. */
+int
+supervise_save(const struct supervise_set *s, const char *path)
+{
+	char	 tmp[PATH_MAX];
+	FILE	*f;
+	int	 fd;
+
+	if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", path) >= sizeof tmp) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) == -1)
+		return -1;
+	if ((f = fdopen(fd, "w")) == NULL) {
+		close(fd);
+		return -1;
+	}
+	for (size_t i = 0; i < s->n; i++)
+		fprintf(f, "%d %llu\n", (int)s->v[i].pid, s->v[i].start);
+	if (fflush(f) != 0 || fsync(fileno(f)) == -1) {
+		fclose(f);
+		unlink(tmp);
+		return -1;
+	}
+	fclose(f);
+	return rename(tmp, path);
+}
+
+int
+supervise_load(struct supervise_set *s, const char *path)
+{
+	FILE			*f;
+	int			 pid;
+	unsigned long long	 start;
+
+	if ((f = fopen(path, "re")) == NULL)
+		return errno == ENOENT ? 0 : -1;
+	while (fscanf(f, "%d %llu", &pid, &start) == 2)
+		if (pid > 1 && supervise_set_add(s, pid, start) == -1) {
+			fclose(f);
+			return -1;
+		}
+	fclose(f);
+	return 0;
+}
