@@ -33,4 +33,56 @@
 #define CW_BRIDGE_MAX_BODY	(4 * 1024 * 1024)
 #define CW_BRIDGE_MAX_PENDING	16
 
+/*
+ * The run message (daemon -> runner, first line), field by field. Unknown fields are
+ * ignored; a missing or ill-shaped required field refuses the run with a report.
+ *   run_id           string, [A-Za-z0-9._-], 1..CW_RUN_ID_MAX bytes       required
+ *   task             string                                               optional
+ *   engine           "command" | "claude"                                 required
+ *   prompt           string (command: exported to the engine as CW_PROMPT) claude: required
+ *   argv             array of strings (engine "command" only)             command: required
+ *   workdir          absolute path: the worktree or scratch directory     required
+ *   context          array of absolute paths, read-only context roots     optional
+ *   permission_mode  "plan" | "acceptEdits" (nothing else exists)         claude: required
+ *   budget           {"dollars":D,"turns":N,"seconds":N}                  seconds required
+ *   key              string: the provider key for engines that need one; it travels
+ *                    only here, never through the runner's environment or argv
+ *   env              {"NAME":"value",...} extra engine variables (e.g. ANTHROPIC_BASE_URL);
+ *                    names matching CW_RUN_ENV_DENY are refused
+ *   state_dir        absolute path of the run's private state (settings, MCP config);
+ *                    default $CLOCKWORK_HOME/runs/<run_id>; never inside workdir
+ *   hook_path        absolute path of cw-floor-hook (default: beside cw-runner)
+ *   (engine binaries are found through the runner's PATH, where spec_build() finds
+ *   them to grant their install)
+ *
+ * decision: "id" names an approval_request; anything else (unknown id, already answered)
+ * changes nothing and is reported as an event of kind "decision_unknown_id".
+ *
+ * The report (runner -> daemon, last line):
+ *   run_id, status ("succeeded"|"failed"|"stopped"|"refused"), exit_reason
+ *   ("completed"|"failed"|"budget_seconds"|"budget_turns"|"budget_dollars"|"stopped"),
+ *   exit_code / signal of the engine (absent when it never started), error (one line,
+ *   on refused/failed), sandboxed, not_enforced [..], landlock_abi,
+ *   spent {"dollars","turns","seconds"}, denials {"count","list":[{rule,reason,command}]},
+ *   approvals {"count","list":[{id,tool,behavior,by,message}]} where by is
+ *   "human" | "timeout" | "floor" | "limit" | "stopped" | "malformed" | "client_gone".
+ *   cw-runner run exits 0 when the run completed, 1 when it failed, was stopped or hit
+ *   a budget, 2 when the run message was unusable, 3 when the sandbox or the floor
+ *   hook could not be put in place (nothing ran).
+ *
+ * Event kinds the runner emits: sandbox_disabled, engine_started, floor_deny,
+ * approval_answered, approval_timeout, approval_limit, approval_abandoned (the engine
+ * hung up on a held approval), decision_unknown_id, malformed_line, budget_exceeded,
+ * stop_requested, daemon_gone. Every event carries run_id. A log line's "stream" is
+ * "stdout" or "stderr" for the engine's output and "runner" for the runner's own
+ * notes (the CW_SANDBOX=off warning among them).
+ */
+#define CW_RUN_ID_MAX		64
+#define CW_RUN_LOG_MAX_LINE	(16 * 1024)	/* engine output per log line; longer is cut */
+#define CW_RUN_ENV_DENY		"LD_*, HOME, PATH, TMPDIR, CW_*, MCP_TOOL_TIMEOUT"
+#define CW_RUN_KILL_GRACE_MS	3000		/* SIGTERM to SIGKILL for the engine's group */
+
+/* MCP protocol versions the bridge speaks, newest first. */
+#define CW_MCP_VERSIONS		{ "2025-06-18", "2025-03-26", "2024-11-05" }
+
 #endif

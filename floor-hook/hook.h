@@ -11,4 +11,31 @@
 #define HOOK_EXIT_ALLOW	0
 #define HOOK_EXIT_DENY	2
 
+#define HOOK_MAX_ANSWER	(64 * 1024)	/* bytes of the bridge's answer we read */
+#define HOOK_MAX_TOKEN	128
+
+/*
+ * Parse argv: --port N --run TOKEN. Returns 0, or -1 with a message in err. The token
+ * must be printable ASCII without spaces (it goes into an HTTP header).
+ */
+int	hook_args(int argc, char **argv, int *port, const char **token, char *err,
+	    size_t errlen);
+/* 0 when buf looks like one JSON object (starts with '{', ends with '}', no NUL). */
+int	hook_input_ok(const char *buf, size_t len);
+/* The request head for a body of bodylen bytes; its length, or -1 if out is short. */
+int	hook_request_head(char *out, size_t outlen, int port, const char *token,
+	    size_t bodylen);
+/*
+ * Judge the bridge's raw HTTP answer: HOOK_EXIT_ALLOW only for status 200 and a body
+ * whose top-level "decision" is exactly "allow"; anything else is HOOK_EXIT_DENY with
+ * a reason (the bridge's, or what was wrong) in reason, always NUL-terminated.
+ */
+int	hook_parse_answer(const char *resp, size_t len, char *reason, size_t reasonlen);
+/*
+ * The whole check: POST body to 127.0.0.1:port/floor within timeout_ms and judge the
+ * answer. Returns an exit code; reason is filled on deny.
+ */
+int	hook_check(int port, const char *token, const char *body, size_t len,
+	    int timeout_ms, char *reason, size_t reasonlen);
+
 #endif

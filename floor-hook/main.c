@@ -1,25 +1,103 @@
 /*
  * cw-floor-hook: a Claude Code PreToolUse hook. It forwards the hook's JSON to the
- * runner's bridge and exits 0 (allow) or 2 (deny, reason on stderr). Every error is 2.
+ * runner's bridge and exits 0 (allow) or 2 (deny, reason on stderr).
+ *
+ * Exit codes: 0 the bridge allowed the call; 2 everything else: a deny, a usage error,
+ * input that is oversized or not a JSON object, a bridge that cannot be reached or
+ * does not answer within CW_HOOK_TIMEOUT_MS, an answer that is not an unmistakable
+ * allow. Claude Code blocks a call only on 2, so no failure may exit otherwise.
  */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "hook.h"
+#include "wire.h"
+
+static char	hook_in[CW_HOOK_MAX_INPUT + 1];
+
+static int
+main_deny(const char *why)
+{
+	fprintf(stderr, "Clockwork floor: %s\n", why);
+	return HOOK_EXIT_DENY;
+}
+
+static long
+main_now_ms(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Read all of stdin, at most CW_HOOK_MAX_INPUT bytes, within timeout_ms in total. */
+static long
+main_read_input(int timeout_ms)
+{
+	struct pollfd	pfd = { .fd = 0, .events = POLLIN };
+	long		deadline = main_now_ms() + timeout_ms, left;
+	size_t		got = 0;
+	ssize_t		n;
+	int		r;
+
+	for (;;) {
+		if ((left = deadline - main_now_ms()) <= 0)
+			return -1;
+		r = poll(&pfd, 1, (int)left);
+		if (r == -1 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		n = read(0, hook_in + got, sizeof hook_in - got);
+		if (n == -1 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n == -1)
+			return -1;
+		if (n == 0)
+			return (long)got;
+		got += (size_t)n;
+		if (got > CW_HOOK_MAX_INPUT)
+			return -2;
+	}
+}
 
 int
 main(int argc, char **argv)
 {
+	const char	*token;
+	char		 err[256], reason[1024];
+	long		 len;
+	int		 port, rc;
+
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--help") == 0) {
-			printf("usage: cw-floor-hook --port PORT --run TOKEN < hook.json\n");
-			return 0;
+			printf("usage: cw-floor-hook --port PORT --run TOKEN < hook.json\n"
+			    "exit codes: 0 allow; 2 deny or any error (reason on stderr)\n");
+			return HOOK_EXIT_ALLOW;
 		}
 		if (strcmp(argv[i], "--version") == 0) {
 			printf("cw-floor-hook %s\n", CW_VERSION);
-			return 0;
+			return HOOK_EXIT_ALLOW;
 		}
 	}
-	fprintf(stderr, "cw-floor-hook: not yet able to reach the bridge; denying\n");
-	return HOOK_EXIT_DENY;
+	signal(SIGPIPE, SIG_IGN);
+	if (hook_args(argc, argv, &port, &token, err, sizeof err) == -1)
+		return main_deny(err);
+	if ((len = main_read_input(CW_HOOK_TIMEOUT_MS)) == -2)
+		return main_deny("hook input is larger than the limit");
+	if (len < 0)
+		return main_deny("cannot read the hook input");
+	if (hook_input_ok(hook_in, (size_t)len) == -1)
+		return main_deny("hook input is not a JSON object");
+	rc = hook_check(port, token, hook_in, (size_t)len, CW_HOOK_TIMEOUT_MS, reason,
+	    sizeof reason);
+	if (rc != HOOK_EXIT_ALLOW)
+		return main_deny(reason);
+	return HOOK_EXIT_ALLOW;
 }

@@ -1,12 +1,1238 @@
-#include <stdio.h>
+/*
+ * cw-runner run: one run, driven by the daemon over JSON lines (common/wire.h).
+ *
+ * One libevent loop serves the daemon's stdin, the engine's stdout and stderr, the
+ * permission bridge and the budget timers. The engine is started only through
+ * spec_build() + apply_sandbox(), in its own session; the runner is the subreaper of
+ * everything below it, and when the run ends every descendant is ended
+ * (proc_kill_tree). Exactly one report is the last line written.
+ *
+ * Exit codes: 0 the run completed; 1 it failed, was stopped or exceeded a budget;
+ * 2 the run message was unusable; 3 the sandbox could not be enforced (nothing ran).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* asprintf, pipe2 */
+#endif
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+
+#include "bridge.h"
 #include "commands.h"
+#include "config.h"
+#include "engine_claude.h"
+#include "floor.h"
+#include "json.h"
+#include "log.h"
+#include "paths.h"
+#include "proc.h"
+#include "sandbox.h"
+#include "spec.h"
+#include "wire.h"
+
+#define RUN_PARSE_MAX	(1024 * 1024)	/* engine lines longer than this are not parsed */
+
+struct run_pipe {
+	struct run		*run;
+	struct bufferevent	*bev;
+	const char		*name;		/* "stdout" | "stderr" */
+	int			 skipping;	/* inside an over-long line */
+	int			 eof;
+};
+
+struct run {
+	struct event_base	*base;
+	struct bufferevent	*in;
+	struct event		*ev_chld, *ev_term, *ev_int;
+	struct event		*ev_budget, *ev_kill, *ev_drain, *ev_soft;
+	struct run_pipe		 out, err;
+	struct bridge		*bridge;
+	struct config		 cfg;
+	int			 have_cfg;
+	struct floor_policy	 policy;
+	char			 home[PATH_MAX], cwhome[PATH_MAX];
+
+	/* the run message */
+	int			 have_run;
+	char			*run_id, *task, *engine, *prompt, *workdir, *mode, *key;
+	char			*state_dir, *hook_path;
+	struct strlist		 argv, context, env;
+	double			 budget_dollars;
+	int			 budget_turns, budget_seconds;
+
+	/* the engine */
+	pid_t			 pid;
+	int			 exited, status;
+	struct timespec		 t0;
+	struct engine_claude_usage usage;
+	struct sandbox_report	 sreport;
+	int			 sreport_set;
+	int			 sandbox_off;
+	char			 token[33];
+
+	/* the ending */
+	const char		*reason;	/* exit_reason once decided */
+	int			 stopping, finished, code;
+	char			 error[1024];
+};
+
+/* ---- output ------------------------------------------------------------------- */
+
+static void
+run_write_all(const char *p, size_t len)
+{
+	ssize_t	n;
+
+	while (len > 0) {
+		n = write(STDOUT_FILENO, p, len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;		/* the daemon is gone: nobody left to tell */
+		p += n;
+		len -= (size_t)n;
+	}
+}
+
+/* Write one wire message (and free it). */
+static void
+run_emit(struct run *r, cJSON *msg)
+{
+	char	*text;
+
+	(void)r;
+	if (msg == NULL)
+		return;
+	if ((text = json_print(msg)) != NULL) {
+		run_write_all(text, strlen(text));
+		run_write_all("\n", 1);
+		cJSON_free(text);
+	}
+	cJSON_Delete(msg);
+}
+
+static void
+run_emit_cb(void *arg, cJSON *msg)
+{
+	run_emit(arg, msg);
+}
+
+static cJSON *
+run_msg(const char *type)
+{
+	cJSON	*m;
+
+	if ((m = cJSON_CreateObject()) == NULL)
+		return NULL;
+	cJSON_AddNumberToObject(m, "v", CW_WIRE_VERSION);
+	cJSON_AddStringToObject(m, "type", type);
+	return m;
+}
+
+static cJSON *
+run_event(struct run *r, const char *kind)
+{
+	cJSON	*m;
+
+	if ((m = run_msg("event")) == NULL)
+		return NULL;
+	cJSON_AddStringToObject(m, "kind", kind);
+	if (r->run_id != NULL)
+		cJSON_AddStringToObject(m, "run_id", r->run_id);
+	return m;
+}
+
+static void
+run_log_line(struct run *r, const char *stream, const char *text, size_t len,
+    int truncated)
+{
+	cJSON	*m;
+	char	*t;
+
+	if ((m = run_msg("log")) == NULL || (t = malloc(len + 1)) == NULL) {
+		cJSON_Delete(m);
+		return;
+	}
+	memcpy(t, text, len);
+	t[len] = '\0';
+	cJSON_AddStringToObject(m, "stream", stream);
+	json_add_string(m, "text", t);
+	if (truncated)
+		cJSON_AddBoolToObject(m, "truncated", 1);
+	free(t);
+	run_emit(r, m);
+}
+
+/* A line of the runner's own, for the run's live log. */
+static void
+run_note(struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void
+run_note(struct run *r, const char *fmt, ...)
+{
+	char	buf[1024];
+	va_list	ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	run_log_line(r, "runner", buf, strlen(buf), 0);
+}
+
+static double
+run_elapsed(const struct run *r)
+{
+	struct timespec	now;
+
+	if (r->t0.tv_sec == 0 && r->t0.tv_nsec == 0)
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - r->t0.tv_sec) +
+	    (double)(now.tv_nsec - r->t0.tv_nsec) / 1e9;
+}
+
+static void
+run_usage(struct run *r)
+{
+	cJSON	*m;
+
+	if ((m = run_msg("usage")) == NULL)
+		return;
+	cJSON_AddStringToObject(m, "run_id", r->run_id);
+	cJSON_AddNumberToObject(m, "dollars", r->usage.dollars);
+	cJSON_AddNumberToObject(m, "turns", r->usage.turns);
+	cJSON_AddNumberToObject(m, "seconds", (int)run_elapsed(r));
+	run_emit(r, m);
+}
+
+/* ---- the report ----------------------------------------------------------------- */
+
+static void
+run_report(struct run *r, const char *status)
+{
+	cJSON	*m, *spent, *ne, *empty;
+	size_t	 i;
+
+	if ((m = run_msg("report")) == NULL)
+		return;
+	json_add_string(m, "run_id", r->run_id);
+	cJSON_AddStringToObject(m, "status", status);
+	cJSON_AddStringToObject(m, "exit_reason", r->reason != NULL ? r->reason : "failed");
+	if (r->pid > 0 && r->exited) {
+		if (WIFEXITED(r->status))
+			cJSON_AddNumberToObject(m, "exit_code", WEXITSTATUS(r->status));
+		else if (WIFSIGNALED(r->status))
+			cJSON_AddNumberToObject(m, "signal", WTERMSIG(r->status));
+	}
+	if (r->error[0] != '\0')
+		cJSON_AddStringToObject(m, "error", r->error);
+	cJSON_AddBoolToObject(m, "sandboxed", r->sreport_set ? r->sreport.sandboxed :
+	    !r->sandbox_off);
+	ne = cJSON_AddArrayToObject(m, "not_enforced");
+	if (r->sreport_set)
+		for (i = 0; i < r->sreport.not_enforced.n; i++)
+			cJSON_AddItemToArray(ne,
+			    cJSON_CreateString(r->sreport.not_enforced.v[i]));
+	cJSON_AddNumberToObject(m, "landlock_abi", r->sreport_set ?
+	    r->sreport.landlock_abi : 0);
+	spent = cJSON_AddObjectToObject(m, "spent");
+	cJSON_AddNumberToObject(spent, "dollars", r->usage.dollars);
+	cJSON_AddNumberToObject(spent, "turns", r->usage.turns);
+	cJSON_AddNumberToObject(spent, "seconds", (int)(run_elapsed(r) + 0.5));
+	if (r->bridge != NULL) {
+		cJSON_AddItemToObject(m, "denials", bridge_denials(r->bridge));
+		cJSON_AddItemToObject(m, "approvals", bridge_approvals(r->bridge));
+	} else {
+		empty = cJSON_AddObjectToObject(m, "denials");
+		cJSON_AddNumberToObject(empty, "count", 0);
+		cJSON_AddArrayToObject(empty, "list");
+		empty = cJSON_AddObjectToObject(m, "approvals");
+		cJSON_AddNumberToObject(empty, "count", 0);
+		cJSON_AddArrayToObject(empty, "list");
+	}
+	run_emit(r, m);
+}
+
+/* Refuse the run before anything started: one report, and the exit code to use. */
+static int
+run_refuse(struct run *r, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int
+run_refuse(struct run *r, int code, const char *fmt, ...)
+{
+	va_list	ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->error, sizeof r->error, fmt, ap);
+	va_end(ap);
+	log_error("run %s refused: %s", r->run_id != NULL ? r->run_id : "?", r->error);
+	r->reason = "failed";
+	run_report(r, "refused");
+	r->finished = 1;
+	r->code = code;
+	return code;
+}
+
+/* ---- stopping and finishing ------------------------------------------------------ */
+
+static void
+run_kill_group(struct run *r, int sig)
+{
+	/* The engine is our unreaped child, so its pid (= its group) cannot be reused. */
+	if (r->pid > 0 && !r->exited)
+		(void)kill(-r->pid, sig);
+}
+
+static void
+run_kill_cb(evutil_socket_t fd, short what, void *arg)
+{
+	run_kill_group(arg, SIGKILL);
+}
+
+static void
+run_soft_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct run	*r = arg;
+	struct timeval	 tv = { CW_RUN_KILL_GRACE_MS / 1000,
+			    (CW_RUN_KILL_GRACE_MS % 1000) * 1000 };
+
+	run_kill_group(r, SIGTERM);
+	event_add(r->ev_kill, &tv);
+}
+
+/*
+ * End the engine for reason (the first reason wins): SIGTERM, then SIGKILL after the
+ * grace period. Held approvals are denied first; when there were some, the engine gets
+ * a moment to read those denials before the signal, so the record it keeps (and the
+ * model sees) says why the call did not run.
+ */
+static void
+run_stop(struct run *r, const char *reason)
+{
+	struct timeval	tv = { 0, 0 };
+	int		had = 0;
+
+	if (r->reason == NULL)
+		r->reason = reason;
+	if (r->bridge != NULL) {
+		had = bridge_pending(r->bridge);
+		bridge_expire(r->bridge, strcmp(reason, "budget_seconds") == 0 ?
+		    BRIDGE_TIMEOUT_MESSAGE : "the run was stopped before an answer came",
+		    strcmp(reason, "budget_seconds") == 0 ? "timeout" : "stopped");
+	}
+	if (r->stopping)
+		return;
+	r->stopping = 1;
+	if (r->pid <= 0 || r->exited) {
+		event_base_loopbreak(r->base);
+		return;
+	}
+	if (had > 0)
+		tv.tv_sec = 1;
+	event_add(r->ev_soft, &tv);
+}
+
+static void
+run_maybe_done(struct run *r)
+{
+	struct timeval	tv = { 2, 0 };
+
+	if (!r->exited)
+		return;
+	if (r->out.eof && r->err.eof) {
+		event_base_loopbreak(r->base);
+		return;
+	}
+	/* A descendant may hold the pipes open: do not wait for it for long. */
+	if (!event_pending(r->ev_drain, EV_TIMEOUT, NULL))
+		event_add(r->ev_drain, &tv);
+}
+
+static void
+run_drain_cb(evutil_socket_t fd, short what, void *arg)
+{
+	event_base_loopbreak(((struct run *)arg)->base);
+}
+
+static void
+run_budget_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct run	*r = arg;
+	cJSON		*ev;
+
+	if ((ev = run_event(r, "budget_exceeded")) != NULL) {
+		cJSON_AddStringToObject(ev, "budget", "seconds");
+		cJSON_AddNumberToObject(ev, "limit", r->budget_seconds);
+		run_emit(r, ev);
+	}
+	run_note(r, "wall-clock budget of %d s reached: stopping the engine",
+	    r->budget_seconds);
+	run_stop(r, "budget_seconds");
+}
+
+static void
+run_chld_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct run	*r = arg;
+	pid_t		 p;
+	int		 st;
+
+	/* Reap only the engine here; proc_kill_tree() collects the rest at the end. */
+	if (r->pid <= 0 || r->exited)
+		return;
+	while ((p = waitpid(r->pid, &st, WNOHANG)) == -1 && errno == EINTR)
+		;
+	if (p == r->pid) {
+		r->exited = 1;
+		r->status = st;
+		run_maybe_done(r);
+	}
+}
+
+static void
+run_signal_cb(evutil_socket_t sig, short what, void *arg)
+{
+	struct run	*r = arg;
+	cJSON		*ev;
+
+	if ((ev = run_event(r, "stop_requested")) != NULL) {
+		cJSON_AddStringToObject(ev, "by", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+		run_emit(r, ev);
+	}
+	run_stop(r, "stopped");
+}
+
+/* ---- the engine's output ---------------------------------------------------------- */
+
+static void
+run_check_usage(struct run *r)
+{
+	const char	*which = NULL;
+	cJSON		*ev;
+
+	run_usage(r);
+	if (r->usage.have_result) {
+		if (strcmp(r->usage.subtype, "error_max_turns") == 0)
+			which = "turns";
+		else if (strncmp(r->usage.subtype, "error_max_budget", 16) == 0)
+			which = "dollars";
+	}
+	if (which == NULL && r->budget_turns > 0 && r->usage.turns > r->budget_turns)
+		which = "turns";
+	if (which == NULL && r->budget_dollars > 0 && r->usage.dollars > r->budget_dollars)
+		which = "dollars";
+	if (which == NULL || r->reason != NULL)
+		return;
+	if ((ev = run_event(r, "budget_exceeded")) != NULL) {
+		cJSON_AddStringToObject(ev, "budget", which);
+		run_emit(r, ev);
+	}
+	run_note(r, "%s budget exceeded: stopping the engine", which);
+	run_stop(r, strcmp(which, "turns") == 0 ? "budget_turns" : "budget_dollars");
+}
+
+static void
+run_engine_line(struct run *r, struct run_pipe *p, const char *line, size_t len,
+    int cut)
+{
+	run_log_line(r, p->name, line, len > CW_RUN_LOG_MAX_LINE ? CW_RUN_LOG_MAX_LINE :
+	    len, cut || len > CW_RUN_LOG_MAX_LINE);
+	if (!cut && p == &r->out && strcmp(r->engine, "claude") == 0 &&
+	    engine_claude_line(line, len, &r->usage) == 1)
+		run_check_usage(r);
+}
+
+static void
+run_pipe_read(struct bufferevent *bev, void *arg)
+{
+	struct run_pipe		*p = arg;
+	struct evbuffer		*in = bufferevent_get_input(bev);
+	struct evbuffer_ptr	 eol;
+	size_t			 n, eol_len;
+	char			*line;
+
+	for (;;) {
+		eol = evbuffer_search_eol(in, NULL, &eol_len, EVBUFFER_EOL_LF);
+		if (eol.pos == -1) {
+			n = evbuffer_get_length(in);
+			if (n <= RUN_PARSE_MAX)
+				return;
+			/* An over-long line: log its start, drop the rest up to its end. */
+			if (!p->skipping) {
+				line = (char *)evbuffer_pullup(in, CW_RUN_LOG_MAX_LINE);
+				run_engine_line(p->run, p, line, CW_RUN_LOG_MAX_LINE, 1);
+			}
+			p->skipping = 1;
+			evbuffer_drain(in, n);
+			continue;
+		}
+		n = (size_t)eol.pos;
+		if (p->skipping) {
+			p->skipping = 0;
+		} else {
+			line = (char *)evbuffer_pullup(in, (ev_ssize_t)(n + eol_len));
+			if (line != NULL)
+				run_engine_line(p->run, p, line, n, 0);
+		}
+		evbuffer_drain(in, n + eol_len);
+	}
+}
+
+static void
+run_pipe_event(struct bufferevent *bev, short what, void *arg)
+{
+	struct run_pipe		*p = arg;
+	struct evbuffer		*in = bufferevent_get_input(bev);
+	size_t			 n;
+
+	if (!(what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)))
+		return;
+	run_pipe_read(bev, p);
+	if ((n = evbuffer_get_length(in)) > 0 && !p->skipping)
+		run_engine_line(p->run, p, (char *)evbuffer_pullup(in, -1), n, 0);
+	evbuffer_drain(in, n);
+	bufferevent_disable(bev, EV_READ);
+	p->eof = 1;
+	run_maybe_done(p->run);
+}
+
+/* ---- the daemon's lines ------------------------------------------------------------ */
+
+static int	run_start(struct run *);
+
+static char *
+run_strdup_field(const cJSON *j, const char *key)
+{
+	const char	*s;
+
+	return (s = json_get_string(j, key)) != NULL ? strdup(s) : NULL;
+}
+
+static int
+run_id_ok(const char *s)
+{
+	size_t	n = 0;
+
+	if (s == NULL)
+		return 0;
+	for (; s[n] != '\0'; n++)
+		if (strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		    "0123456789._-", s[n]) == NULL)
+			return 0;
+	return n > 0 && n <= CW_RUN_ID_MAX && strcmp(s, ".") != 0 && strcmp(s, "..") != 0;
+}
+
+/* A variable the run message may not set: the sandbox and the runner own these. */
+static int
+run_env_denied(const char *name)
+{
+	static const char *deny[] = { "HOME", "PATH", "TMPDIR", "MCP_TOOL_TIMEOUT" };
+	size_t	i;
+
+	if (strncmp(name, "LD_", 3) == 0 || strncmp(name, "CW_", 3) == 0)
+		return 1;
+	for (i = 0; i < sizeof deny / sizeof deny[0]; i++)
+		if (strcmp(name, deny[i]) == 0)
+			return 1;
+	for (i = 0; name[i] != '\0'; i++)
+		if (strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_"
+		    "0123456789", name[i]) == NULL || (i == 0 && name[i] >= '0' &&
+		    name[i] <= '9'))
+			return 1;
+	return i == 0;
+}
+
+static int
+run_abs_list(const cJSON *arr, struct strlist *out, int need_abs)
+{
+	const cJSON	*e;
+
+	if (arr == NULL)
+		return 0;
+	if (!cJSON_IsArray(arr))
+		return -1;
+	cJSON_ArrayForEach(e, arr) {
+		if (!cJSON_IsString(e) || (need_abs && e->valuestring[0] != '/') ||
+		    strlist_add(out, e->valuestring) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+/* Take the run message apart; -1 with r->error on anything missing or ill-shaped. */
+static int
+run_parse(struct run *r, const cJSON *j)
+{
+	const cJSON	*b, *env, *e;
+	char		 kv[8192];
+	double		 d;
+
+#define RUN_FAIL(...) do { snprintf(r->error, sizeof r->error, __VA_ARGS__); return -1; } while (0)
+	r->run_id = run_strdup_field(j, "run_id");
+	if (!run_id_ok(r->run_id)) {
+		free(r->run_id);
+		r->run_id = NULL;
+		RUN_FAIL("run_id is missing or not [A-Za-z0-9._-]{1,%d}", CW_RUN_ID_MAX);
+	}
+	r->task = run_strdup_field(j, "task");
+	r->engine = run_strdup_field(j, "engine");
+	r->prompt = run_strdup_field(j, "prompt");
+	r->workdir = run_strdup_field(j, "workdir");
+	r->mode = run_strdup_field(j, "permission_mode");
+	r->key = run_strdup_field(j, "key");
+	r->state_dir = run_strdup_field(j, "state_dir");
+	r->hook_path = run_strdup_field(j, "hook_path");
+	if (r->engine == NULL || (strcmp(r->engine, "command") != 0 &&
+	    strcmp(r->engine, "claude") != 0))
+		RUN_FAIL("engine must be \"command\" or \"claude\"");
+	if (r->workdir == NULL || r->workdir[0] != '/')
+		RUN_FAIL("workdir must be an absolute path");
+	if (r->state_dir != NULL && r->state_dir[0] != '/')
+		RUN_FAIL("state_dir must be an absolute path");
+	if (r->hook_path != NULL && r->hook_path[0] != '/')
+		RUN_FAIL("hook_path must be an absolute path");
+	if (run_abs_list(cJSON_GetObjectItemCaseSensitive(j, "context"), &r->context, 1))
+		RUN_FAIL("context must be an array of absolute paths");
+	if (run_abs_list(cJSON_GetObjectItemCaseSensitive(j, "argv"), &r->argv, 0))
+		RUN_FAIL("argv must be an array of strings");
+	if (strcmp(r->engine, "command") == 0 && r->argv.n == 0)
+		RUN_FAIL("engine \"command\" needs a non-empty argv");
+	if (strcmp(r->engine, "claude") == 0) {
+		if (r->prompt == NULL || r->prompt[0] == '\0')
+			RUN_FAIL("engine \"claude\" needs a prompt");
+		if (r->mode == NULL || (strcmp(r->mode, "plan") != 0 &&
+		    strcmp(r->mode, "acceptEdits") != 0))
+			RUN_FAIL("permission_mode must be \"plan\" or \"acceptEdits\"");
+	} else if (r->mode != NULL && strcmp(r->mode, "plan") != 0 &&
+	    strcmp(r->mode, "acceptEdits") != 0)
+		RUN_FAIL("permission_mode must be \"plan\" or \"acceptEdits\"");
+	b = cJSON_GetObjectItemCaseSensitive(j, "budget");
+	if (!cJSON_IsObject(b) || json_get_int(b, "seconds", &r->budget_seconds) == -1 ||
+	    r->budget_seconds <= 0)
+		RUN_FAIL("budget.seconds must be a positive integer");
+	if (cJSON_HasObjectItem(b, "turns") && (json_get_int(b, "turns",
+	    &r->budget_turns) == -1 || r->budget_turns < 0))
+		RUN_FAIL("budget.turns must be a non-negative integer");
+	if (cJSON_HasObjectItem(b, "dollars")) {
+		if (json_get_number(b, "dollars", &d) == -1 || d < 0)
+			RUN_FAIL("budget.dollars must be a non-negative number");
+		r->budget_dollars = d;
+	}
+	env = cJSON_GetObjectItemCaseSensitive(j, "env");
+	if (env != NULL && !cJSON_IsObject(env))
+		RUN_FAIL("env must be an object of strings");
+	cJSON_ArrayForEach(e, env) {
+		if (!cJSON_IsString(e) || run_env_denied(e->string))
+			RUN_FAIL("env: variable '%s' may not be set by a run", e->string);
+		if ((size_t)snprintf(kv, sizeof kv, "%s=%s", e->string, e->valuestring) >=
+		    sizeof kv)
+			RUN_FAIL("env: variable '%s' is too long", e->string);
+		if (strlist_add(&r->env, kv) == -1)
+			RUN_FAIL("out of memory");
+	}
+#undef RUN_FAIL
+	return 0;
+}
+
+static void
+run_decision(struct run *r, const cJSON *j)
+{
+	const char	*id, *behavior, *message;
+	cJSON		*ev;
+
+	id = json_get_string(j, "id");
+	behavior = json_get_string(j, "behavior");
+	message = json_get_string(j, "message");
+	if (id == NULL || behavior == NULL || (strcmp(behavior, "allow") != 0 &&
+	    strcmp(behavior, "deny") != 0)) {
+		run_note(r, "ignored a decision without an id or an allow/deny behavior");
+		return;
+	}
+	if (r->bridge == NULL || bridge_decide(r->bridge, id,
+	    strcmp(behavior, "allow") == 0, message) == -1) {
+		log_warn("decision for unknown approval id ignored");
+		if ((ev = run_event(r, "decision_unknown_id")) != NULL) {
+			json_add_string(ev, "id", id);
+			run_emit(r, ev);
+		}
+	}
+}
+
+static void
+run_malformed(struct run *r, const char *why)
+{
+	cJSON	*ev;
+
+	log_warn("ignored a line from the daemon: %s", why);
+	if ((ev = run_event(r, "malformed_line")) != NULL) {
+		cJSON_AddStringToObject(ev, "reason", why);
+		run_emit(r, ev);
+	}
+}
+
+static void
+run_line(struct run *r, const char *line, size_t len)
+{
+	const char	*type;
+	cJSON		*j;
+	int		 v;
+
+	if ((j = json_parse(line, len)) == NULL || !cJSON_IsObject(j)) {
+		run_malformed(r, "not a JSON object");
+		goto out;
+	}
+	type = json_get_string(j, "type");
+	if (json_get_int(j, "v", &v) == -1 || v != CW_WIRE_VERSION || type == NULL) {
+		run_malformed(r, "missing or unsupported v/type");
+		goto out;
+	}
+	if (strcmp(type, "run") == 0) {
+		if (r->have_run) {
+			run_malformed(r, "a second run message");
+			goto out;
+		}
+		r->have_run = 1;
+		if (run_parse(r, j) == -1) {
+			char	why[sizeof r->error];
+
+			memcpy(why, r->error, sizeof why);
+			(void)run_refuse(r, RUNNER_EXIT_USAGE, "%s", why);
+			event_base_loopbreak(r->base);
+			goto out;
+		}
+		if (run_start(r) == -1)
+			event_base_loopbreak(r->base);
+	} else if (strcmp(type, "decision") == 0) {
+		run_decision(r, j);
+	} else if (strcmp(type, "stop") == 0) {
+		cJSON	*ev;
+
+		if ((ev = run_event(r, "stop_requested")) != NULL) {
+			cJSON_AddStringToObject(ev, "by", "daemon");
+			json_add_string(ev, "reason", json_get_string(j, "reason"));
+			run_emit(r, ev);
+		}
+		run_stop(r, "stopped");
+	} else
+		run_malformed(r, "unknown message type");
+out:
+	cJSON_Delete(j);
+}
+
+static void
+run_stdin_read(struct bufferevent *bev, void *arg)
+{
+	struct run	*r = arg;
+	struct evbuffer	*in = bufferevent_get_input(bev);
+	char		*line;
+	size_t		 n;
+
+	while (!r->finished && (line = evbuffer_readln(in, &n, EVBUFFER_EOL_LF)) != NULL) {
+		run_line(r, line, n);
+		free(line);
+	}
+	if (!r->finished && evbuffer_get_length(in) > CW_WIRE_MAX_LINE) {
+		/* wire.h: an over-long line is a protocol error that ends the run. */
+		evbuffer_drain(in, evbuffer_get_length(in));
+		run_malformed(r, "line longer than the protocol allows");
+		if (!r->have_run) {
+			(void)run_refuse(r, RUNNER_EXIT_USAGE, "run message too long");
+			event_base_loopbreak(r->base);
+		} else
+			run_stop(r, "failed");
+	}
+}
+
+static void
+run_stdin_event(struct bufferevent *bev, short what, void *arg)
+{
+	struct run	*r = arg;
+	cJSON		*ev;
+
+	if (!(what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)))
+		return;
+	bufferevent_disable(bev, EV_READ);
+	if (r->finished)
+		return;
+	/* The daemon is gone: nobody can answer or watch, so the run ends. */
+	log_warn("stdin closed: stopping the run");
+	if ((ev = run_event(r, "daemon_gone")) != NULL)
+		run_emit(r, ev);
+	if (!r->have_run) {
+		r->finished = 1;
+		event_base_loopbreak(r->base);
+		return;
+	}
+	run_stop(r, "stopped");
+}
+
+/* ---- starting the engine ----------------------------------------------------------- */
+
+static int
+run_token(char *out, size_t outlen)
+{
+	unsigned char	b[16];
+	size_t		i;
+
+	if (outlen < 2 * sizeof b + 1 || getrandom(b, sizeof b, 0) != (ssize_t)sizeof b)
+		return -1;
+	for (i = 0; i < sizeof b; i++)
+		snprintf(out + 2 * i, 3, "%02x", b[i]);
+	return 0;
+}
+
+/* cw-floor-hook beside our own binary, unless the run message names one. */
+static int
+run_default_hook(char *out, size_t outlen)
+{
+	char	self[PATH_MAX], *slash;
+	ssize_t	n;
+
+	if ((n = readlink("/proc/self/exe", self, sizeof self - 1)) <= 0)
+		return -1;
+	self[n] = '\0';
+	if ((slash = strrchr(self, '/')) == NULL)
+		return -1;
+	*slash = '\0';
+	if ((size_t)snprintf(out, outlen, "%s/cw-floor-hook", self) >= outlen)
+		return -1;
+	return 0;
+}
+
+static int
+run_set_env(struct strlist *env, const char *kv)
+{
+	size_t	i, nl = strcspn(kv, "=");
+	char	*c;
+
+	for (i = 0; i < env->n; i++)
+		if (strncmp(env->v[i], kv, nl) == 0 && env->v[i][nl] == '=') {
+			if ((c = strdup(kv)) == NULL)
+				return -1;
+			free(env->v[i]);
+			env->v[i] = c;
+			return 0;
+		}
+	return strlist_add(env, kv);
+}
+
+static int
+run_open_pipe(struct run *r, struct run_pipe *p, const char *name, int fd)
+{
+	p->run = r;
+	p->name = name;
+	evutil_make_socket_nonblocking(fd);
+	if ((p->bev = bufferevent_socket_new(r->base, fd, BEV_OPT_CLOSE_ON_FREE)) == NULL)
+		return -1;
+	bufferevent_setcb(p->bev, run_pipe_read, NULL, run_pipe_event, p);
+	bufferevent_enable(p->bev, EV_READ);
+	return 0;
+}
+
+static int
+run_prepare_claude(struct run *r, struct strlist *argv, struct strlist *env,
+    struct strlist *files, char *err, size_t errlen)
+{
+	struct engine_claude_opts	o;
+	struct bridge_config		bc;
+	char				hook[PATH_MAX], dir[PATH_MAX], w[PATH_MAX], s[PATH_MAX];
+
+	if (r->hook_path == NULL) {
+		if (run_default_hook(hook, sizeof hook) == -1) {
+			snprintf(err, errlen, "cannot locate cw-floor-hook beside cw-runner");
+			return -1;
+		}
+	} else
+		snprintf(hook, sizeof hook, "%s", r->hook_path);
+	/* The floor must be in place before the engine exists: no hook, no run. */
+	if (engine_claude_check_hook(hook, err, errlen) == -1)
+		return -1;
+	if (r->state_dir != NULL)
+		snprintf(dir, sizeof dir, "%s", r->state_dir);
+	else if ((size_t)snprintf(dir, sizeof dir, "%s/runs/%s", r->cwhome, r->run_id) >=
+	    sizeof dir) {
+		snprintf(err, errlen, "state directory path too long");
+		return -1;
+	}
+	if (paths_mkdir_p(dir, 0700) == -1) {
+		snprintf(err, errlen, "cannot create state directory %.900s: %s", dir,
+		    strerror(errno));
+		return -1;
+	}
+	if (paths_canonical(dir, s, sizeof s) == -1 ||
+	    paths_canonical(r->workdir, w, sizeof w) == -1 || paths_within(s, w)) {
+		snprintf(err, errlen, "state directory %.900s must exist outside the workdir",
+		    dir);
+		return -1;
+	}
+	if (run_token(r->token, sizeof r->token) == -1) {
+		snprintf(err, errlen, "getrandom: %s", strerror(errno));
+		return -1;
+	}
+	memset(&bc, 0, sizeof bc);
+	bc.run_id = r->run_id;
+	bc.token = r->token;
+	bc.policy = &r->policy;
+	bc.hold_seconds = r->budget_seconds;
+	bc.emit = run_emit_cb;
+	bc.arg = r;
+	if ((r->bridge = bridge_new(r->base, &bc, err, errlen)) == NULL)
+		return -1;
+	memset(&o, 0, sizeof o);
+	/* Through PATH, as spec_build() found it to grant its install. */
+	o.engine_path = "claude";
+	o.hook_path = hook;
+	o.state_dir = s;
+	o.prompt = r->prompt;
+	o.permission_mode = r->mode;
+	o.token = r->token;
+	o.port = bridge_port(r->bridge);
+	o.max_turns = r->budget_turns;
+	o.max_dollars = r->budget_dollars;
+	/* Hold an approval for the whole budget, and then some, so ours ends it first. */
+	o.tool_timeout_ms = ((long)r->budget_seconds + 60) * 1000;
+	if (engine_claude_prepare(&o, argv, env, files, err, errlen) == -1)
+		return -1;
+	/* Claude Code starts the hook from inside the sandbox: it must be executable there. */
+	if (strlist_add(files, hook) == -1) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (r->key != NULL) {
+		char	*kv;
+
+		if (asprintf(&kv, "ANTHROPIC_API_KEY=%s", r->key) == -1)
+			return -1;
+		if (strlist_add(env, kv) == -1) {
+			free(kv);
+			return -1;
+		}
+		free(kv);
+	}
+	return 0;
+}
+
+/* Build the spec, start the engine in the sandbox, arm the budget. -1: refused. */
+static int
+run_start(struct run *r)
+{
+	struct spec_context	 ctx;
+	struct sandbox_spec	 spec;
+	struct sandbox_launch	 l;
+	struct strlist		 argv = { 0 }, env = { 0 }, files = { 0 };
+	struct timeval		 tv;
+	char			 err[1024], cfgpath[PATH_MAX], *kv, **cargv = NULL;
+	int			 outp[2] = { -1, -1 }, errp[2] = { -1, -1 };
+	int			 refused = 0, rc = -1, code = RUNNER_EXIT_FAILURE;
+	size_t			 i;
+	cJSON			*ev;
+
+	memset(&spec, 0, sizeof spec);
+	err[0] = '\0';
+	if (paths_home(r->home, sizeof r->home) == -1 ||
+	    paths_clockwork_home(r->cwhome, sizeof r->cwhome) == -1) {
+		snprintf(err, sizeof err, "cannot find HOME or the Clockwork home: %s",
+		    strerror(errno));
+		goto refuse;
+	}
+	if (config_default_path(cfgpath, sizeof cfgpath) == -1 ||
+	    config_load(cfgpath, 0, &r->cfg, err, sizeof err) == -1)
+		goto refuse;
+	r->have_cfg = 1;
+	r->policy.protected_branches = r->cfg.protected_branches.n > 0 ?
+	    &r->cfg.protected_branches : NULL;
+	r->policy.home = r->home;
+	r->policy.cwhome = r->cwhome;
+	r->policy.rules = r->cfg.rules;
+	r->policy.n_rules = r->cfg.n_rules;
+
+	if (strcmp(r->engine, "claude") == 0) {
+		/* Without its hook and bridge the floor is not in place: nothing runs. */
+		if (run_prepare_claude(r, &argv, &env, &files, err, sizeof err) == -1) {
+			code = RUNNER_EXIT_REFUSED;
+			goto refuse;
+		}
+	} else {
+		for (i = 0; i < r->argv.n; i++)
+			if (strlist_add(&argv, r->argv.v[i]) == -1)
+				goto nomem;
+		if (r->prompt != NULL) {
+			if (asprintf(&kv, "CW_PROMPT=%s", r->prompt) == -1)
+				goto nomem;
+			i = (size_t)strlist_add(&env, kv);
+			free(kv);
+			if (i != 0)
+				goto nomem;
+		}
+	}
+	if (asprintf(&kv, "CW_RUN_ID=%s", r->run_id) == -1)
+		goto nomem;
+	i = (size_t)strlist_add(&env, kv);
+	free(kv);
+	if (i != 0)
+		goto nomem;
+
+	memset(&ctx, 0, sizeof ctx);
+	ctx.workdir = r->workdir;
+	ctx.engine = r->engine;
+	ctx.home = r->home;
+	ctx.cwhome = r->cwhome;
+	ctx.run_id = r->run_id;
+	ctx.context_ro = r->context;
+	ctx.sandbox_off = r->sandbox_off;
+	if (spec_build(&ctx, &r->cfg, &spec, err, sizeof err) == -1) {
+		code = RUNNER_EXIT_REFUSED;
+		goto refuse;
+	}
+	/* The run's own variables go on top of the allowlisted environment. */
+	for (i = 0; i < r->env.n; i++)
+		if (run_set_env(&spec.env, r->env.v[i]) == -1)
+			goto nomem;
+	for (i = 0; i < env.n; i++)
+		if (run_set_env(&spec.env, env.v[i]) == -1)
+			goto nomem;
+	/* The engine reads its settings and runs the hook; it must never rewrite them. */
+	for (i = 0; i < files.n; i++)
+		if (strlist_add_unique(&spec.read_files, files.v[i]) == -1)
+			goto nomem;
+	if ((cargv = calloc(argv.n + 1, sizeof *cargv)) == NULL)
+		goto nomem;
+	for (i = 0; i < argv.n; i++)
+		cargv[i] = argv.v[i];
+	if (!spec.enabled || r->sandbox_off) {
+		/* SPEC S7: the escape hatch is loud, in the live log and as an event. */
+		run_note(r, "WARNING: CW_SANDBOX=off: this run is NOT sandboxed; the engine "
+		    "runs with every permission of your user");
+		if ((ev = run_event(r, "sandbox_disabled")) != NULL) {
+			cJSON_AddStringToObject(ev, "by", "CW_SANDBOX=off");
+			run_emit(r, ev);
+		}
+	}
+
+	if (pipe2(outp, O_CLOEXEC) == -1 || pipe2(errp, O_CLOEXEC) == -1) {
+		snprintf(err, sizeof err, "pipe: %s", strerror(errno));
+		goto refuse;
+	}
+	memset(&l, 0, sizeof l);
+	l.argv = cargv;
+	l.cwd = NULL;
+	l.fd_in = -1;
+	l.fd_out = outp[1];
+	l.fd_err = errp[1];
+	l.new_session = 1;
+	clock_gettime(CLOCK_MONOTONIC, &r->t0);
+	r->pid = apply_sandbox(&spec, &l, &r->sreport, &refused, err, sizeof err);
+	r->sreport_set = 1;
+	close(outp[1]);
+	close(errp[1]);
+	outp[1] = errp[1] = -1;
+	if (r->pid == -1) {
+		r->pid = 0;
+		code = RUNNER_EXIT_REFUSED;
+		r->t0.tv_sec = r->t0.tv_nsec = 0;
+		goto refuse;
+	}
+	if (run_open_pipe(r, &r->out, "stdout", outp[0]) == -1 ||
+	    run_open_pipe(r, &r->err, "stderr", errp[0]) == -1)
+		goto nomem;
+	outp[0] = errp[0] = -1;
+	if ((ev = run_event(r, "engine_started")) != NULL) {
+		cJSON_AddStringToObject(ev, "engine", r->engine);
+		cJSON_AddNumberToObject(ev, "pid", r->pid);
+		cJSON_AddNumberToObject(ev, "pgid", r->pid);
+		cJSON_AddBoolToObject(ev, "sandboxed", r->sreport.sandboxed);
+		cJSON_AddNumberToObject(ev, "landlock_abi", r->sreport.landlock_abi);
+		if (r->bridge != NULL)
+			cJSON_AddNumberToObject(ev, "bridge_port", bridge_port(r->bridge));
+		run_emit(r, ev);
+	}
+	tv.tv_sec = r->budget_seconds;
+	tv.tv_usec = 0;
+	event_add(r->ev_budget, &tv);
+	rc = 0;
+	goto out;
+nomem:
+	snprintf(err, sizeof err, "out of memory");
+refuse:
+	if (r->pid > 0) {
+		/* Started but cannot be watched: end it, and report a failure. */
+		run_kill_group(r, SIGKILL);
+		r->reason = "failed";
+		snprintf(r->error, sizeof r->error, "%s", err);
+		r->stopping = 1;
+		rc = -1;
+		goto out;
+	}
+	(void)run_refuse(r, code, "%s", err);
+	rc = -1;
+out:
+	if (outp[0] != -1)
+		close(outp[0]);
+	if (errp[0] != -1)
+		close(errp[0]);
+	if (outp[1] != -1)
+		close(outp[1]);
+	if (errp[1] != -1)
+		close(errp[1]);
+	strlist_free(&argv);
+	strlist_free(&env);
+	strlist_free(&files);
+	spec_free(&spec);
+	free(cargv);
+	return rc;
+}
+
+/* ---- main -------------------------------------------------------------------------- */
+
+static void
+run_free(struct run *r)
+{
+	if (r->in != NULL)
+		bufferevent_free(r->in);
+	if (r->out.bev != NULL)
+		bufferevent_free(r->out.bev);
+	if (r->err.bev != NULL)
+		bufferevent_free(r->err.bev);
+	bridge_free(r->bridge);
+	if (r->ev_chld != NULL)
+		event_free(r->ev_chld);
+	if (r->ev_term != NULL)
+		event_free(r->ev_term);
+	if (r->ev_int != NULL)
+		event_free(r->ev_int);
+	if (r->ev_budget != NULL)
+		event_free(r->ev_budget);
+	if (r->ev_kill != NULL)
+		event_free(r->ev_kill);
+	if (r->ev_drain != NULL)
+		event_free(r->ev_drain);
+	if (r->ev_soft != NULL)
+		event_free(r->ev_soft);
+	if (r->base != NULL)
+		event_base_free(r->base);
+	if (r->have_cfg)
+		config_free(&r->cfg);
+	if (r->sreport_set)
+		sandbox_report_free(&r->sreport);
+	if (r->key != NULL)
+		explicit_bzero(r->key, strlen(r->key));
+	free(r->run_id);
+	free(r->task);
+	free(r->engine);
+	free(r->prompt);
+	free(r->workdir);
+	free(r->mode);
+	free(r->key);
+	free(r->state_dir);
+	free(r->hook_path);
+	strlist_free(&r->argv);
+	strlist_free(&r->context);
+	strlist_free(&r->env);
+}
+
+/* The engine has ended (or never watched): end every descendant, then report. */
+static int
+run_finish(struct run *r)
+{
+	char	err[256];
+	int	st = 0, reaped = 0, code;
+
+	if (r->bridge != NULL)
+		bridge_expire(r->bridge, "the run ended before an answer came", "stopped");
+	if (proc_kill_tree(CW_RUN_KILL_GRACE_MS, r->exited ? 0 : r->pid, &st, &reaped,
+	    err, sizeof err) == -1)
+		run_note(r, "could not end every process of the run: %s", err);
+	if (!r->exited && reaped) {
+		r->exited = 1;
+		r->status = st;
+	}
+	if (strcmp(r->engine, "claude") == 0)
+		run_check_usage(r);
+	if (r->reason == NULL) {
+		if (r->exited && WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0 &&
+		    !(r->usage.have_result && r->usage.is_error))
+			r->reason = "completed";
+		else
+			r->reason = "failed";
+	}
+	code = strcmp(r->reason, "completed") == 0 ? RUNNER_EXIT_OK : RUNNER_EXIT_FAILURE;
+	run_report(r, strcmp(r->reason, "completed") == 0 ? "succeeded" :
+	    strcmp(r->reason, "failed") == 0 ? "failed" : "stopped");
+	r->finished = 1;
+	return code;
+}
 
 int
 runner_cmd_run(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "cw-runner run: not built yet\n");
-	return RUNNER_EXIT_USAGE;
+	struct run	 r;
+	const char	*sb;
+	cJSON		*m;
+	int		 code = RUNNER_EXIT_FAILURE;
+
+	if (argc != 1) {
+		fprintf(stderr, "usage: cw-runner run < run.jsonl\n");
+		return RUNNER_EXIT_USAGE;
+	}
+	memset(&r, 0, sizeof r);
+	log_init("cw-runner", LOG_INFO, 1);
+	signal(SIGPIPE, SIG_IGN);
+	if (proc_subreaper() == -1) {
+		fprintf(stderr, "cw-runner run: PR_SET_CHILD_SUBREAPER: %s\n",
+		    strerror(errno));
+		return RUNNER_EXIT_FAILURE;
+	}
+	if ((r.base = event_base_new()) == NULL ||
+	    (r.in = bufferevent_socket_new(r.base, STDIN_FILENO, 0)) == NULL ||
+	    (r.ev_chld = evsignal_new(r.base, SIGCHLD, run_chld_cb, &r)) == NULL ||
+	    (r.ev_term = evsignal_new(r.base, SIGTERM, run_signal_cb, &r)) == NULL ||
+	    (r.ev_int = evsignal_new(r.base, SIGINT, run_signal_cb, &r)) == NULL ||
+	    (r.ev_budget = evtimer_new(r.base, run_budget_cb, &r)) == NULL ||
+	    (r.ev_kill = evtimer_new(r.base, run_kill_cb, &r)) == NULL ||
+	    (r.ev_drain = evtimer_new(r.base, run_drain_cb, &r)) == NULL ||
+	    (r.ev_soft = evtimer_new(r.base, run_soft_cb, &r)) == NULL) {
+		fprintf(stderr, "cw-runner run: cannot set up the event loop\n");
+		run_free(&r);
+		return RUNNER_EXIT_FAILURE;
+	}
+	event_add(r.ev_chld, NULL);
+	event_add(r.ev_term, NULL);
+	event_add(r.ev_int, NULL);
+	bufferevent_setcb(r.in, run_stdin_read, NULL, run_stdin_event, &r);
+	/* Reading stops at CW_WIRE_MAX_LINE + 1 so an endless line cannot eat memory. */
+	bufferevent_setwatermark(r.in, EV_READ, 0, CW_WIRE_MAX_LINE + 1);
+	bufferevent_enable(r.in, EV_READ);
+
+	if ((m = run_msg("hello")) != NULL) {
+		cJSON_AddNumberToObject(m, "pid", getpid());
+		cJSON_AddNumberToObject(m, "pgid", getpgrp());
+		cJSON_AddStringToObject(m, "version", CW_VERSION);
+		run_emit(&r, m);
+	}
+	sb = getenv("CW_SANDBOX");
+	r.sandbox_off = sb != NULL && strcmp(sb, "off") == 0;
+
+	event_base_dispatch(r.base);
+
+	if (r.finished)
+		code = r.code;	/* refused: the report is out already */
+	else if (r.have_run)
+		code = run_finish(&r);
+	run_free(&r);
+	return code;
 }

@@ -1,0 +1,873 @@
+/*
+ * The permission bridge: /floor for cw-floor-hook and /mcp for Claude Code's
+ * --permission-prompt-tool. See bridge.h for the contract and docs/SECURITY.md for
+ * what it does and does not defend against.
+ */
+#include <sys/queue.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+
+#include "bridge.h"
+#include "floor.h"
+#include "json.h"
+#include "mask.h"
+#include "wire.h"
+
+/* A tools/call held until a decision names its id or the budget ends. */
+struct bridge_pending {
+	TAILQ_ENTRY(bridge_pending)	 entry;
+	struct bridge			*b;
+	char				 id[32];
+	struct evhttp_request		*req;	/* NULL when handled without HTTP */
+	struct event			*watch;	/* notices the client hanging up */
+	cJSON				*rpc_id;
+	cJSON				*input;
+	char				*tool;
+};
+TAILQ_HEAD(bridge_pendq, bridge_pending);
+
+struct bridge {
+	struct event_base	*base;
+	struct evhttp		*http;
+	int			 port;
+	char			*run_id;
+	char			*token;
+	const struct floor_policy *policy;
+	size_t			 max_body;
+	int			 max_pending;
+	int			 npending;
+	struct bridge_pendq	 pending;
+	cJSON			*denials;
+	cJSON			*approvals;
+	void			(*emit)(void *, cJSON *);
+	void			*arg;
+};
+
+static const char *bridge_versions[] = CW_MCP_VERSIONS;
+
+
+static cJSON *
+bridge_event(struct bridge *b, const char *kind)
+{
+	cJSON	*ev;
+
+	if ((ev = cJSON_CreateObject()) == NULL)
+		return NULL;
+	cJSON_AddNumberToObject(ev, "v", CW_WIRE_VERSION);
+	cJSON_AddStringToObject(ev, "type", "event");
+	cJSON_AddStringToObject(ev, "kind", kind);
+	cJSON_AddStringToObject(ev, "run_id", b->run_id);
+	return ev;
+}
+
+static void
+bridge_emit(struct bridge *b, cJSON *msg)
+{
+	if (msg == NULL)
+		return;
+	if (b->emit != NULL)
+		b->emit(b->arg, msg);
+	else
+		cJSON_Delete(msg);
+}
+
+/* The command as it may appear in events and reports: masked, or withheld. */
+static char *
+bridge_masked(const char *command)
+{
+	char	*m;
+
+	if ((m = mask_secrets(command)) != NULL)
+		return m;
+	return strdup("[command withheld: masking failed]");
+}
+
+/*
+ * Ask the floor about one shell command. Returns 1 for deny (out filled), 0 for allow.
+ * A deny is recorded and emitted; an evaluation error is a deny (fail closed).
+ */
+static int
+bridge_floor(struct bridge *b, const char *command, const char *source,
+    struct floor_result *out)
+{
+	cJSON	*rec, *ev;
+	char	*masked;
+
+	memset(out, 0, sizeof *out);
+	if (floor_evaluate(command, b->policy, out) == -1) {
+		out->verdict = FLOOR_DENY;
+		snprintf(out->rule, sizeof out->rule, "floor.error");
+		snprintf(out->reason, sizeof out->reason,
+		    "the deny-list could not evaluate this command: %s", strerror(errno));
+	}
+	if (out->verdict != FLOOR_DENY)
+		return 0;
+	masked = bridge_masked(command);
+	if ((rec = cJSON_CreateObject()) != NULL) {
+		cJSON_AddStringToObject(rec, "rule", out->rule);
+		cJSON_AddStringToObject(rec, "reason", out->reason);
+		json_add_string(rec, "command", masked);
+		cJSON_AddStringToObject(rec, "source", source);
+		cJSON_AddItemToArray(b->denials, rec);
+	}
+	if ((ev = bridge_event(b, "floor_deny")) != NULL) {
+		cJSON_AddStringToObject(ev, "rule", out->rule);
+		cJSON_AddStringToObject(ev, "reason", out->reason);
+		json_add_string(ev, "command", masked);
+		cJSON_AddStringToObject(ev, "source", source);
+		cJSON_AddBoolToObject(ev, "floor", out->floor != 0);
+	}
+	free(masked);
+	bridge_emit(b, ev);
+	return 1;
+}
+
+static void
+bridge_send(struct evhttp_request *req, int code, const char *reason,
+    const char *body)
+{
+	struct evbuffer	*buf;
+
+	if (req == NULL)
+		return;
+	if (body != NULL) {
+		evhttp_add_header(evhttp_request_get_output_headers(req),
+		    "Content-Type", "application/json");
+		if ((buf = evbuffer_new()) != NULL) {
+			evbuffer_add(buf, body, strlen(body));
+			evhttp_send_reply(req, code, reason, buf);
+			evbuffer_free(buf);
+			return;
+		}
+	}
+	evhttp_send_reply(req, code, reason, NULL);
+}
+
+/* ---- /floor -------------------------------------------------------------------- */
+
+/* The hook's answer for one PreToolUse body; returns a new JSON text. */
+static char *
+bridge_floor_answer(struct bridge *b, const char *body, size_t len)
+{
+	cJSON			*in, *out, *ti;
+	const char		*tool, *cmd;
+	struct floor_result	 fr;
+	const char		*decision = "deny", *reason;
+	char			*text;
+
+	reason = "malformed hook request";
+	memset(&fr, 0, sizeof fr);
+	in = json_parse(body, len);
+	if (in != NULL && cJSON_IsObject(in) &&
+	    (tool = json_get_string(in, "tool_name")) != NULL) {
+		ti = cJSON_GetObjectItemCaseSensitive(in, "tool_input");
+		if (strcmp(tool, "Bash") != 0) {
+			/* The floor judges shell commands; other tools are not its business. */
+			decision = "allow";
+			reason = "not a shell command";
+		} else if ((cmd = json_get_string(ti, "command")) == NULL) {
+			reason = "Bash call without a command string";
+		} else if (bridge_floor(b, cmd, "hook", &fr)) {
+			reason = fr.reason;
+		} else {
+			decision = "allow";
+			reason = "";
+		}
+	}
+	out = cJSON_CreateObject();
+	cJSON_AddStringToObject(out, "decision", decision);
+	cJSON_AddStringToObject(out, "reason", reason);
+	if (fr.rule[0] != '\0')
+		cJSON_AddStringToObject(out, "rule", fr.rule);
+	text = json_print(out);
+	cJSON_Delete(out);
+	cJSON_Delete(in);
+	return text;
+}
+
+/* ---- /mcp: JSON-RPC ---------------------------------------------------------------- */
+
+static cJSON *
+bridge_rpc_error(const cJSON *id, int code, const char *message)
+{
+	cJSON	*r, *e;
+
+	r = cJSON_CreateObject();
+	cJSON_AddStringToObject(r, "jsonrpc", "2.0");
+	if (id != NULL)
+		cJSON_AddItemToObject(r, "id", cJSON_Duplicate(id, 1));
+	else
+		cJSON_AddNullToObject(r, "id");
+	e = cJSON_AddObjectToObject(r, "error");
+	cJSON_AddNumberToObject(e, "code", code);
+	cJSON_AddStringToObject(e, "message", message);
+	return r;
+}
+
+static cJSON *
+bridge_rpc_result(const cJSON *id, cJSON *result)
+{
+	cJSON	*r;
+
+	r = cJSON_CreateObject();
+	cJSON_AddStringToObject(r, "jsonrpc", "2.0");
+	cJSON_AddItemToObject(r, "id", cJSON_Duplicate(id, 1));
+	cJSON_AddItemToObject(r, "result", result);
+	return r;
+}
+
+/* The approval tool's answer: a text block holding the behaviour JSON Claude expects. */
+static cJSON *
+bridge_tool_result(const cJSON *id, int allow, const cJSON *input, const char *message)
+{
+	cJSON	*inner, *res, *content, *block;
+	char	*text;
+
+	inner = cJSON_CreateObject();
+	if (allow) {
+		cJSON_AddStringToObject(inner, "behavior", "allow");
+		cJSON_AddItemToObject(inner, "updatedInput", input != NULL ?
+		    cJSON_Duplicate(input, 1) : cJSON_CreateObject());
+	} else {
+		cJSON_AddStringToObject(inner, "behavior", "deny");
+		cJSON_AddStringToObject(inner, "message", message != NULL &&
+		    *message != '\0' ? message : "denied");
+	}
+	text = json_print(inner);
+	cJSON_Delete(inner);
+	res = cJSON_CreateObject();
+	content = cJSON_AddArrayToObject(res, "content");
+	block = cJSON_CreateObject();
+	cJSON_AddStringToObject(block, "type", "text");
+	json_add_string(block, "text", text != NULL ? text :
+	    "{\"behavior\":\"deny\",\"message\":\"out of memory\"}");
+	cJSON_AddItemToArray(content, block);
+	cJSON_free(text);
+	return bridge_rpc_result(id, res);
+}
+
+static void
+bridge_record_approval(struct bridge *b, const char *id, const char *tool,
+    const char *behavior, const char *by, const char *message)
+{
+	cJSON	*rec;
+
+	if ((rec = cJSON_CreateObject()) == NULL)
+		return;
+	json_add_string(rec, "id", id);
+	json_add_string(rec, "tool", tool);
+	cJSON_AddStringToObject(rec, "behavior", behavior);
+	cJSON_AddStringToObject(rec, "by", by);
+	if (message != NULL)
+		cJSON_AddStringToObject(rec, "message", message);
+	cJSON_AddItemToArray(b->approvals, rec);
+}
+
+static void bridge_pending_closed(struct evhttp_connection *, void *);
+
+static void
+bridge_pending_free(struct bridge_pending *p)
+{
+	if (p->watch != NULL)
+		event_free(p->watch);
+	cJSON_Delete(p->rpc_id);
+	cJSON_Delete(p->input);
+	free(p->tool);
+	free(p);
+}
+
+/* Send the held answer (if the client is still there) and forget the approval. */
+static void
+bridge_pending_finish(struct bridge *b, struct bridge_pending *p, int allow,
+    const char *message)
+{
+	cJSON	*r;
+	char	*text;
+
+	TAILQ_REMOVE(&b->pending, p, entry);
+	b->npending--;
+	if (p->watch != NULL) {
+		event_free(p->watch);
+		p->watch = NULL;
+	}
+	if (p->req != NULL) {
+		evhttp_connection_set_closecb(evhttp_request_get_connection(p->req),
+		    NULL, NULL);
+		r = bridge_tool_result(p->rpc_id, allow, p->input, message);
+		text = json_print(r);
+		cJSON_Delete(r);
+		bridge_send(p->req, 200, "OK", text);
+		cJSON_free(text);
+	}
+	bridge_pending_free(p);
+}
+
+static void
+bridge_pending_closed(struct evhttp_connection *evcon, void *arg)
+{
+	struct bridge_pending	*p = arg;
+	struct bridge		*b = p->b;
+	cJSON			*ev;
+
+	/* evhttp frees the request with its connection: never touch it again. */
+	p->req = NULL;
+	bridge_record_approval(b, p->id, p->tool, "deny", "client_gone", NULL);
+	if ((ev = bridge_event(b, "approval_abandoned")) != NULL) {
+		cJSON_AddStringToObject(ev, "id", p->id);
+		bridge_emit(b, ev);
+	}
+	bridge_pending_finish(b, p, 0, NULL);
+}
+
+/*
+ * evhttp does not read from a connection whose request it is waiting for us to answer,
+ * so it would not notice the client leaving; this watcher does, and frees the
+ * connection, which runs bridge_pending_closed().
+ */
+static void
+bridge_pending_watch(evutil_socket_t fd, short what, void *arg)
+{
+	struct bridge_pending	*p = arg;
+	char			 c;
+
+	if (p->req == NULL)
+		return;
+	if (recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == -1 &&
+	    (errno == EAGAIN || errno == EINTR))
+		return;
+	evhttp_connection_free(evhttp_request_get_connection(p->req));
+}
+
+static int
+bridge_new_id(char *out, size_t outlen)
+{
+	unsigned char	r[12];
+	size_t		i;
+
+	if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r || outlen < 4 + 2 * sizeof r)
+		return -1;
+	memcpy(out, "ap-", 3);
+	for (i = 0; i < sizeof r; i++)
+		snprintf(out + 3 + 2 * i, 3, "%02x", r[i]);
+	return 0;
+}
+
+/*
+ * tools/call of the approval tool. Returns the response now, or NULL when the call is
+ * held (then the answer goes out through reqctx later).
+ */
+static cJSON *
+bridge_tools_call(struct bridge *b, const cJSON *id, const cJSON *params, void *reqctx)
+{
+	const cJSON		*args, *input;
+	const char		*name, *tool, *cmd, *use_id;
+	struct floor_result	 fr;
+	struct bridge_pending	*p;
+	cJSON			*msg;
+
+	name = json_get_string(params, "name");
+	if (name == NULL || strcmp(name, BRIDGE_TOOL_NAME) != 0)
+		return bridge_rpc_error(id, -32602, "unknown tool");
+	args = cJSON_GetObjectItemCaseSensitive(params, "arguments");
+	tool = json_get_string(args, "tool_name");
+	input = cJSON_GetObjectItemCaseSensitive(args, "input");
+	use_id = json_get_string(args, "tool_use_id");
+	if (tool == NULL || !cJSON_IsObject(input)) {
+		bridge_record_approval(b, NULL, tool, "deny", "malformed", NULL);
+		return bridge_tool_result(id, 0, NULL,
+		    "malformed approval request: tool_name and input are required");
+	}
+	if (strcmp(tool, "Bash") == 0) {
+		if ((cmd = json_get_string(input, "command")) == NULL) {
+			bridge_record_approval(b, NULL, tool, "deny", "malformed", NULL);
+			return bridge_tool_result(id, 0, NULL,
+			    "malformed approval request: Bash without a command");
+		}
+		if (bridge_floor(b, cmd, "approval", &fr)) {
+			bridge_record_approval(b, NULL, tool, "deny", "floor", fr.reason);
+			return bridge_tool_result(id, 0, NULL, fr.reason);
+		}
+	}
+	if (b->npending >= b->max_pending) {
+		bridge_record_approval(b, NULL, tool, "deny", "limit", NULL);
+		if ((msg = bridge_event(b, "approval_limit")) != NULL) {
+			cJSON_AddStringToObject(msg, "tool", tool);
+			bridge_emit(b, msg);
+		}
+		return bridge_tool_result(id, 0, NULL,
+		    "too many approval requests are already waiting for an answer");
+	}
+	if ((p = calloc(1, sizeof *p)) == NULL || bridge_new_id(p->id, sizeof p->id) == -1 ||
+	    (p->tool = strdup(tool)) == NULL ||
+	    (p->rpc_id = cJSON_Duplicate(id, 1)) == NULL ||
+	    (p->input = cJSON_Duplicate(input, 1)) == NULL) {
+		if (p != NULL)
+			bridge_pending_free(p);
+		return bridge_tool_result(id, 0, NULL, "the approval could not be recorded");
+	}
+	p->b = b;
+	p->req = reqctx;
+	TAILQ_INSERT_TAIL(&b->pending, p, entry);
+	b->npending++;
+	if (p->req != NULL) {
+		struct evhttp_connection	*evcon;
+
+		evcon = evhttp_request_get_connection(p->req);
+		evhttp_connection_set_closecb(evcon, bridge_pending_closed, p);
+		p->watch = event_new(b->base, bufferevent_getfd(
+		    evhttp_connection_get_bufferevent(evcon)), EV_CLOSED | EV_PERSIST,
+		    bridge_pending_watch, p);
+		if (p->watch != NULL)
+			event_add(p->watch, NULL);
+	}
+	if ((msg = cJSON_CreateObject()) != NULL) {
+		cJSON_AddNumberToObject(msg, "v", CW_WIRE_VERSION);
+		cJSON_AddStringToObject(msg, "type", "approval_request");
+		cJSON_AddStringToObject(msg, "run_id", b->run_id);
+		cJSON_AddStringToObject(msg, "id", p->id);
+		cJSON_AddStringToObject(msg, "tool", tool);
+		cJSON_AddItemToObject(msg, "input", cJSON_Duplicate(input, 1));
+		if (use_id != NULL)
+			cJSON_AddStringToObject(msg, "tool_use_id", use_id);
+		bridge_emit(b, msg);
+	}
+	return NULL;
+}
+
+static cJSON *
+bridge_initialize(const cJSON *id, const cJSON *params)
+{
+	const char	*want, *ver = bridge_versions[0];
+	cJSON		*res, *caps, *info;
+	size_t		 i;
+
+	if ((want = json_get_string(params, "protocolVersion")) != NULL)
+		for (i = 0; i < sizeof bridge_versions / sizeof bridge_versions[0]; i++)
+			if (strcmp(want, bridge_versions[i]) == 0)
+				ver = bridge_versions[i];
+	res = cJSON_CreateObject();
+	cJSON_AddStringToObject(res, "protocolVersion", ver);
+	caps = cJSON_AddObjectToObject(res, "capabilities");
+	cJSON_AddBoolToObject(cJSON_AddObjectToObject(caps, "tools"), "listChanged", 0);
+	info = cJSON_AddObjectToObject(res, "serverInfo");
+	cJSON_AddStringToObject(info, "name", "clockwork");
+	cJSON_AddStringToObject(info, "version", CW_VERSION);
+	return bridge_rpc_result(id, res);
+}
+
+static cJSON *
+bridge_tools_list(const cJSON *id)
+{
+	static const char schema[] = "{\"type\":\"object\",\"properties\":{"
+	    "\"tool_name\":{\"type\":\"string\"},\"input\":{\"type\":\"object\"},"
+	    "\"tool_use_id\":{\"type\":\"string\"}},\"required\":[\"tool_name\",\"input\"]}";
+	cJSON	*res, *tools, *t;
+
+	res = cJSON_CreateObject();
+	tools = cJSON_AddArrayToObject(res, "tools");
+	t = cJSON_CreateObject();
+	cJSON_AddStringToObject(t, "name", BRIDGE_TOOL_NAME);
+	cJSON_AddStringToObject(t, "description",
+	    "Clockwork's permission prompt: asks the run's owner about one tool call.");
+	cJSON_AddItemToObject(t, "inputSchema", cJSON_Parse(schema));
+	cJSON_AddItemToArray(tools, t);
+	return bridge_rpc_result(id, res);
+}
+
+/*
+ * One JSON-RPC message. Returns the response, NULL for none (a notification, a client
+ * response, or a held tools/call: *held is set then).
+ */
+static cJSON *
+bridge_rpc_one(struct bridge *b, const cJSON *m, int batched, void *reqctx, int *held)
+{
+	const cJSON	*id, *params, *method, *ver;
+
+	*held = 0;
+	if (!cJSON_IsObject(m))
+		return bridge_rpc_error(NULL, -32600, "invalid request");
+	ver = cJSON_GetObjectItemCaseSensitive(m, "jsonrpc");
+	id = cJSON_GetObjectItemCaseSensitive(m, "id");
+	method = cJSON_GetObjectItemCaseSensitive(m, "method");
+	if (id != NULL && !cJSON_IsString(id) && !cJSON_IsNumber(id))
+		return bridge_rpc_error(NULL, -32600, "invalid request id");
+	if (!cJSON_IsString(ver) || strcmp(ver->valuestring, "2.0") != 0)
+		return bridge_rpc_error(id, -32600, "jsonrpc must be \"2.0\"");
+	if (method == NULL) {
+		/* A response to a request of ours: we send none, so there is nothing to do. */
+		if (id != NULL && (cJSON_HasObjectItem(m, "result") ||
+		    cJSON_HasObjectItem(m, "error")))
+			return NULL;
+		return bridge_rpc_error(id, -32600, "invalid request");
+	}
+	if (!cJSON_IsString(method))
+		return bridge_rpc_error(id, -32600, "method must be a string");
+	params = cJSON_GetObjectItemCaseSensitive(m, "params");
+	if (params != NULL && !cJSON_IsObject(params) && !cJSON_IsArray(params))
+		return bridge_rpc_error(id, -32600, "params must be structured");
+	if (id == NULL)
+		return NULL;	/* notifications, initialized included, need no answer */
+	if (strcmp(method->valuestring, "initialize") == 0)
+		return bridge_initialize(id, params);
+	if (strcmp(method->valuestring, "ping") == 0)
+		return bridge_rpc_result(id, cJSON_CreateObject());
+	if (strcmp(method->valuestring, "tools/list") == 0)
+		return bridge_tools_list(id);
+	if (strcmp(method->valuestring, "tools/call") == 0) {
+		cJSON	*r;
+
+		if (batched)
+			return bridge_rpc_error(id, -32600,
+			    "tools/call must be sent on its own, not in a batch");
+		if (!cJSON_IsObject(params))
+			return bridge_rpc_error(id, -32602, "tools/call needs params");
+		if ((r = bridge_tools_call(b, id, params, reqctx)) == NULL)
+			*held = 1;
+		return r;
+	}
+	return bridge_rpc_error(id, -32601, "method not found");
+}
+
+#define BRIDGE_MAX_BATCH	64
+
+int
+bridge_mcp_handle(struct bridge *b, const char *body, size_t len, void *reqctx,
+    char **reply)
+{
+	cJSON	*in, *out = NULL, *r, *m;
+	int	 held, status = 200, n = 0;
+
+	*reply = NULL;
+	if ((in = json_parse(body, len)) == NULL) {
+		out = bridge_rpc_error(NULL, -32700, "parse error");
+		status = 400;
+	} else if (cJSON_IsArray(in)) {
+		/*
+		 * Batches (JSON-RPC 2.0, MCP 2025-03-26) are answered element by element;
+		 * a tools/call must come alone because its answer may be held for hours.
+		 */
+		if (cJSON_GetArraySize(in) == 0 || cJSON_GetArraySize(in) > BRIDGE_MAX_BATCH) {
+			out = bridge_rpc_error(NULL, -32600, "invalid batch");
+			status = 400;
+		} else {
+			out = cJSON_CreateArray();
+			cJSON_ArrayForEach(m, in) {
+				if ((r = bridge_rpc_one(b, m, 1, NULL, &held)) != NULL) {
+					cJSON_AddItemToArray(out, r);
+					n++;
+				}
+			}
+			if (n == 0) {
+				cJSON_Delete(out);
+				out = NULL;
+				status = 202;
+			}
+		}
+	} else {
+		out = bridge_rpc_one(b, in, 0, reqctx, &held);
+		if (out == NULL)
+			status = held ? 0 : 202;
+		else if (cJSON_HasObjectItem(out, "error") && cJSON_IsNull(
+		    cJSON_GetObjectItemCaseSensitive(out, "id")))
+			status = 400;
+	}
+	if (out != NULL) {
+		*reply = json_print(out);
+		cJSON_Delete(out);
+	}
+	cJSON_Delete(in);
+	return status;
+}
+
+/* ---- HTTP -------------------------------------------------------------------------- */
+
+/* Constant time, so the token cannot be found by timing. */
+static int
+bridge_token_ok(const struct bridge *b, const char *got)
+{
+	size_t		i, n;
+	unsigned char	d = 0;
+
+	if (got == NULL || (n = strlen(b->token)) != strlen(got))
+		return 0;
+	for (i = 0; i < n; i++)
+		d |= (unsigned char)(b->token[i] ^ got[i]);
+	return d == 0;
+}
+
+/*
+ * Checks common to both routes. A browser cannot reach us: it would send an Origin, or
+ * a foreign Host after DNS rebinding, and it cannot add the run header without a CORS
+ * preflight that we never answer. Returns 0 when the request may proceed.
+ */
+static int
+bridge_gate(struct bridge *b, struct evhttp_request *req)
+{
+	struct evkeyvalq	*h = evhttp_request_get_input_headers(req);
+	const char		*host;
+	char			 a[64], c[64];
+
+	if (evhttp_request_get_command(req) != EVHTTP_REQ_POST) {
+		evhttp_add_header(evhttp_request_get_output_headers(req), "Allow", "POST");
+		bridge_send(req, 405, "Method Not Allowed", NULL);
+		return -1;
+	}
+	host = evhttp_find_header(h, "Host");
+	snprintf(a, sizeof a, "127.0.0.1:%d", b->port);
+	snprintf(c, sizeof c, "localhost:%d", b->port);
+	if (evhttp_find_header(h, "Origin") != NULL || host == NULL ||
+	    (strcmp(host, a) != 0 && strcmp(host, c) != 0)) {
+		bridge_send(req, 403, "Forbidden", NULL);
+		return -1;
+	}
+	if (!bridge_token_ok(b, evhttp_find_header(h, CW_HOOK_RUN_HEADER))) {
+		bridge_send(req, 401, "Unauthorized", NULL);
+		return -1;
+	}
+	return 0;
+}
+
+/* The body as one contiguous, NUL-terminated block (evhttp already capped its size). */
+static char *
+bridge_body(struct evhttp_request *req, size_t *len)
+{
+	struct evbuffer	*in = evhttp_request_get_input_buffer(req);
+	char		*p;
+
+	*len = evbuffer_get_length(in);
+	if ((p = malloc(*len + 1)) == NULL)
+		return NULL;
+	evbuffer_copyout(in, p, *len);
+	p[*len] = '\0';
+	return p;
+}
+
+static void
+bridge_http_floor(struct evhttp_request *req, void *arg)
+{
+	struct bridge	*b = arg;
+	char		*body, *answer;
+	size_t		 len;
+
+	if (bridge_gate(b, req) == -1)
+		return;
+	if ((body = bridge_body(req, &len)) == NULL) {
+		bridge_send(req, 500, "Internal Server Error", NULL);
+		return;
+	}
+	answer = bridge_floor_answer(b, body, len);
+	free(body);
+	bridge_send(req, answer != NULL ? 200 : 500, answer != NULL ? "OK" :
+	    "Internal Server Error", answer);
+	cJSON_free(answer);
+}
+
+static void
+bridge_http_mcp(struct evhttp_request *req, void *arg)
+{
+	struct bridge	*b = arg;
+	const char	*pv;
+	char		*body, *reply;
+	size_t		 len;
+	int		 status;
+	size_t		 i, ok = 0;
+
+	if (bridge_gate(b, req) == -1)
+		return;
+	pv = evhttp_find_header(evhttp_request_get_input_headers(req),
+	    "MCP-Protocol-Version");
+	if (pv != NULL) {
+		for (i = 0; i < sizeof bridge_versions / sizeof bridge_versions[0]; i++)
+			ok |= strcmp(pv, bridge_versions[i]) == 0;
+		if (!ok) {
+			bridge_send(req, 400, "Bad Request", NULL);
+			return;
+		}
+	}
+	if ((body = bridge_body(req, &len)) == NULL) {
+		bridge_send(req, 500, "Internal Server Error", NULL);
+		return;
+	}
+	status = bridge_mcp_handle(b, body, len, req, &reply);
+	free(body);
+	if (status == 0)
+		return;		/* held: bridge_pending_finish() answers */
+	bridge_send(req, status, status == 200 ? "OK" : status == 202 ? "Accepted" :
+	    "Bad Request", reply);
+	cJSON_free(reply);
+}
+
+static void
+bridge_http_other(struct evhttp_request *req, void *arg)
+{
+	bridge_send(req, 404, "Not Found", NULL);
+}
+
+struct bridge *
+bridge_new(struct event_base *base, const struct bridge_config *cfg, char *err,
+    size_t errlen)
+{
+	struct bridge			*b;
+	struct evhttp_bound_socket	*sock;
+	struct sockaddr_storage		 ss;
+	socklen_t			 sl = sizeof ss;
+	int				 hold;
+
+	if ((b = calloc(1, sizeof *b)) == NULL ||
+	    (b->run_id = strdup(cfg->run_id)) == NULL ||
+	    (b->token = strdup(cfg->token)) == NULL ||
+	    (b->denials = cJSON_CreateArray()) == NULL ||
+	    (b->approvals = cJSON_CreateArray()) == NULL ||
+	    (b->http = evhttp_new(base)) == NULL) {
+		snprintf(err, errlen, "bridge: out of memory");
+		bridge_free(b);
+		return NULL;
+	}
+	TAILQ_INIT(&b->pending);
+	b->base = base;
+	b->policy = cfg->policy;
+	b->max_body = cfg->max_body ? cfg->max_body : CW_BRIDGE_MAX_BODY;
+	b->max_pending = cfg->max_pending ? cfg->max_pending : CW_BRIDGE_MAX_PENDING;
+	b->emit = cfg->emit;
+	b->arg = cfg->arg;
+	/*
+	 * evhttp answers 413 and closes as soon as a Content-Length (or the chunks read so
+	 * far) exceeds the limit, without reading the rest of the body.
+	 */
+	evhttp_set_max_body_size(b->http, b->max_body);
+	evhttp_set_max_headers_size(b->http, 64 * 1024);
+	/* A held approval is an idle connection: keep it for the whole budget. */
+	hold = cfg->hold_seconds > 0 ? cfg->hold_seconds + 60 : 3600 + 60;
+	evhttp_set_timeout(b->http, hold);
+	evhttp_set_allowed_methods(b->http, EVHTTP_REQ_POST | EVHTTP_REQ_GET |
+	    EVHTTP_REQ_DELETE | EVHTTP_REQ_PUT | EVHTTP_REQ_HEAD | EVHTTP_REQ_OPTIONS);
+	evhttp_set_cb(b->http, "/floor", bridge_http_floor, b);
+	evhttp_set_cb(b->http, "/mcp", bridge_http_mcp, b);
+	evhttp_set_gencb(b->http, bridge_http_other, b);
+	if ((sock = evhttp_bind_socket_with_handle(b->http, "127.0.0.1",
+	    (unsigned short)cfg->port)) == NULL) {
+		snprintf(err, errlen, "bridge: cannot listen on 127.0.0.1:%d: %s",
+		    cfg->port, strerror(errno));
+		bridge_free(b);
+		return NULL;
+	}
+	if (getsockname(evhttp_bound_socket_get_fd(sock), (struct sockaddr *)&ss,
+	    &sl) == -1 || ss.ss_family != AF_INET) {
+		snprintf(err, errlen, "bridge: getsockname: %s", strerror(errno));
+		bridge_free(b);
+		return NULL;
+	}
+	b->port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	return b;
+}
+
+int
+bridge_port(const struct bridge *b)
+{
+	return b->port;
+}
+
+int
+bridge_pending(const struct bridge *b)
+{
+	return b->npending;
+}
+
+int
+bridge_decide(struct bridge *b, const char *id, int allow, const char *message)
+{
+	struct bridge_pending	*p;
+	cJSON			*ev;
+
+	if (id == NULL)
+		return -1;
+	TAILQ_FOREACH(p, &b->pending, entry)
+		if (strcmp(p->id, id) == 0)
+			break;
+	if (p == NULL)
+		return -1;
+	bridge_record_approval(b, p->id, p->tool, allow ? "allow" : "deny", "human",
+	    allow ? NULL : message);
+	if ((ev = bridge_event(b, "approval_answered")) != NULL) {
+		cJSON_AddStringToObject(ev, "id", p->id);
+		cJSON_AddStringToObject(ev, "behavior", allow ? "allow" : "deny");
+		bridge_emit(b, ev);
+	}
+	bridge_pending_finish(b, p, allow, message != NULL && *message != '\0' ?
+	    message : "denied by the run's owner");
+	return 0;
+}
+
+void
+bridge_expire(struct bridge *b, const char *message, const char *by)
+{
+	struct bridge_pending	*p;
+	cJSON			*ev;
+
+	while ((p = TAILQ_FIRST(&b->pending)) != NULL) {
+		bridge_record_approval(b, p->id, p->tool, "deny", by, message);
+		if ((ev = bridge_event(b, "approval_timeout")) != NULL) {
+			cJSON_AddStringToObject(ev, "id", p->id);
+			cJSON_AddStringToObject(ev, "by", by);
+			bridge_emit(b, ev);
+		}
+		bridge_pending_finish(b, p, 0, message);
+	}
+}
+
+static cJSON *
+bridge_records(const cJSON *list)
+{
+	cJSON	*o;
+
+	o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "count", cJSON_GetArraySize(list));
+	cJSON_AddItemToObject(o, "list", cJSON_Duplicate(list, 1));
+	return o;
+}
+
+cJSON *
+bridge_denials(const struct bridge *b)
+{
+	return bridge_records(b->denials);
+}
+
+cJSON *
+bridge_approvals(const struct bridge *b)
+{
+	return bridge_records(b->approvals);
+}
+
+void
+bridge_free(struct bridge *b)
+{
+	struct bridge_pending	*p;
+
+	if (b == NULL)
+		return;
+	while ((p = TAILQ_FIRST(&b->pending)) != NULL) {
+		TAILQ_REMOVE(&b->pending, p, entry);
+		if (p->req != NULL)
+			evhttp_connection_set_closecb(
+			    evhttp_request_get_connection(p->req), NULL, NULL);
+		bridge_pending_free(p);
+	}
+	if (b->http != NULL)
+		evhttp_free(b->http);
+	cJSON_Delete(b->denials);
+	cJSON_Delete(b->approvals);
+	free(b->run_id);
+	free(b->token);
+	free(b);
+}

@@ -1,0 +1,72 @@
+/*
+ * The permission bridge (SPEC B1-B3): one loopback HTTP server per run, on libevent's
+ * evhttp, serving two routes.
+ *
+ *   POST /floor  cw-floor-hook's request: the PreToolUse JSON. Bash commands go through
+ *                floor_evaluate(); the answer is {"decision":"allow"|"deny","reason":..}.
+ *   POST /mcp    an MCP server over Streamable HTTP (JSON-RPC 2.0) with one tool, the
+ *                approval tool named by --permission-prompt-tool. A call is checked
+ *                against the floor, then held until bridge_decide() answers it by id or
+ *                bridge_expire() ends every pending call.
+ *
+ * It binds 127.0.0.1 only, refuses bodies past CW_BRIDGE_MAX_BODY without reading them,
+ * holds at most CW_BRIDGE_MAX_PENDING approvals, and requires the run token header on
+ * every request (which stops stray local clients, not the agent: see docs/SECURITY.md).
+ * Everything it wants the daemon to know leaves through the emit callback as a
+ * complete wire message (event or approval_request).
+ */
+#ifndef CW_BRIDGE_H
+#define CW_BRIDGE_H
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+struct event_base;
+struct floor_policy;
+struct bridge;
+
+#define BRIDGE_TOOL_NAME	"approve"
+#define BRIDGE_TIMEOUT_MESSAGE	"no answer before the run's time budget ended"
+
+struct bridge_config {
+	const char			*run_id;
+	const char			*token;		/* value of CW_HOOK_RUN_HEADER */
+	const struct floor_policy	*policy;
+	int				 port;		/* 0: any free port */
+	size_t				 max_body;	/* 0: CW_BRIDGE_MAX_BODY */
+	int				 max_pending;	/* 0: CW_BRIDGE_MAX_PENDING */
+	int				 hold_seconds;	/* HTTP idle limit; >= the run's budget */
+	/* A wire message for the daemon; the callee owns msg. */
+	void				(*emit)(void *arg, cJSON *msg);
+	void				*arg;
+};
+
+/* Start serving. NULL on failure with err filled (bind, ENOMEM). */
+struct bridge	*bridge_new(struct event_base *, const struct bridge_config *,
+		    char *err, size_t errlen);
+int		 bridge_port(const struct bridge *);
+/*
+ * Answer the pending approval id: allow (1) or deny (0), message for a deny. Returns 0,
+ * or -1 when no approval with that id is pending (unknown, forged or already answered):
+ * nothing changes then.
+ */
+int		 bridge_decide(struct bridge *, const char *id, int allow,
+		    const char *message);
+/* Deny every pending approval with message; by goes into the record ("timeout"). */
+void		 bridge_expire(struct bridge *, const char *message, const char *by);
+int		 bridge_pending(const struct bridge *);
+/* The run's records so far, for the report: {"count":N,"list":[...]}, new objects. */
+cJSON		*bridge_denials(const struct bridge *);
+cJSON		*bridge_approvals(const struct bridge *);
+void		 bridge_free(struct bridge *);
+
+/*
+ * The JSON-RPC core of /mcp without HTTP, for tests and the fuzz target: handle one
+ * request body. Returns the HTTP status; *reply is the body to send (NULL for none,
+ * e.g. 202). A tools/call that must wait returns 0 and *reply NULL: the answer comes
+ * later through the HTTP request that is being held (reqctx).
+ */
+int		 bridge_mcp_handle(struct bridge *, const char *body, size_t len,
+		    void *reqctx, char **reply);
+
+#endif

@@ -1,0 +1,212 @@
+#!/usr/bin/env bash
+# The floor hook and the permission bridge with the real Claude Code CLI (issue 4 item 5).
+#
+# Claude Code (pinned, installed by scripts/setup-engines) runs through `cw-runner run`,
+# inside the sandbox, against test/fixtures/model-server.js: a scripted Anthropic
+# Messages API on loopback that plays tool calls and records every request. Each
+# scenario checks the files on disk and what the CLI sent back to the model.
+#
+#   floor      git push --force origin main, npm publish, cat ~/.ssh/id_ed25519 are
+#              blocked by the hook (the bare remote's main does not move; a normal push
+#              through the same remote does land); echo hi > out.txt runs and "hi"
+#              reaches the model; the workdir's .claude/settings.json sets
+#              disableAllHooks: true and the floor holds anyway
+#   approval   one prompt answered allow (the command runs), one answered deny (it does
+#              not), a forged decision for an unknown id changes nothing; the repo's own
+#              .mcp.json declares a server named "clockwork" (enabled by its settings)
+#              and does not take the approval tool over
+#   turns      the turn budget (--max-turns) ends the run with exit_reason budget_turns
+#   unanswered a prompt nobody answers is denied when the wall-clock budget ends
+#   long       a prompt answered after 65 s is still answered (runs in the background)
+#   nohook     a run whose hook binary is missing is refused before the engine starts
+#   tools      the approval tool never appears in the tool list sent to the model
+set -euo pipefail
+: "${CW_BIN:?}" "${CW_SRC:?}"
+
+bindir=$("$CW_SRC/scripts/setup-engines" | tail -n 1)
+export PATH="$bindir:$PATH"
+lib="$CW_SRC/test/e2e/lib"
+T=$(mktemp -d /tmp/cw-e2e-claude.XXXXXX)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	if [ -n "${CW_E2E_KEEP:-}" ]; then echo "kept $T"; else rm -rf "$T"; fi
+}
+trap cleanup EXIT
+
+fails=0
+ok()   { echo "ok   - $*"; }
+fail() { echo "FAIL - $*"; fails=$((fails + 1)); }
+check() { local what=$1; shift; if "$@"; then ok "$what"; else fail "$what"; fi; }
+
+export HOME="$T/home" CLOCKWORK_HOME="$T/cw"
+mkdir -p "$HOME/.ssh" "$CLOCKWORK_HOME"
+echo "CANARY-PRIVATE-KEY-3f9a" > "$HOME/.ssh/id_ed25519"
+chmod 600 "$HOME/.ssh/id_ed25519"
+git config --global user.email e2e@example.invalid
+git config --global user.name e2e
+git config --global init.defaultBranch main
+
+cat > "$T/scenarios.json" <<'EOF'
+{
+ "floor": [
+  {"tool": "Bash", "input": {"command": "git push --force origin main"}},
+  {"tool": "Bash", "input": {"command": "npm publish"}},
+  {"tool": "Bash", "input": {"command": "cat ~/.ssh/id_ed25519"}},
+  {"tool": "Bash", "input": {"command": "echo hi > out.txt && cat out.txt"}},
+  {"tool": "Bash", "input": {"command": "git push origin HEAD:refs/heads/feature"}},
+  {"text": "floor scenario done"}
+ ],
+ "approval": [
+  {"tool": "Bash", "input": {"command": "sh -c 'echo yes > allowed.txt'"}},
+  {"tool": "Bash", "input": {"command": "sh -c 'echo no > denied.txt'"}},
+  {"text": "approval scenario done"}
+ ],
+ "unanswered": [
+  {"tool": "Bash", "input": {"command": "sh -c 'echo late > unanswered.txt'"}},
+  {"text": "unanswered scenario done"}
+ ],
+ "long": [
+  {"tool": "Bash", "input": {"command": "sh -c 'echo held > held.txt'"}},
+  {"text": "long scenario done"}
+ ],
+ "turns": [
+  {"tool": "Bash", "input": {"command": "echo one > t1.txt"}},
+  {"tool": "Bash", "input": {"command": "echo two > t2.txt"}},
+  {"tool": "Bash", "input": {"command": "echo three > t3.txt"}},
+  {"text": "turns scenario done"}
+ ],
+ "nohook": [
+  {"tool": "Bash", "input": {"command": "echo should-never-run > nohook.txt"}},
+  {"text": "nohook scenario done"}
+ ]
+}
+EOF
+
+node "$CW_SRC/test/fixtures/model-server.js" "$T/scenarios.json" "$T/port" "$T/requests.jsonl" \
+    2> "$T/model-server.err" &
+pids+=($!)
+for _ in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.1; done
+[ -s "$T/port" ] || { echo "model server did not start"; cat "$T/model-server.err"; exit 1; }
+port=$(cat "$T/port")
+
+# run_msg ID SCENARIO WORKDIR SECONDS [EXTRA-JSON-FIELDS] (TURNS defaults to 20)
+run_msg() {
+	cat > "$T/$1.json" <<EOF
+{"v":1,"type":"run","run_id":"$1","task":"e2e","engine":"claude",
+ "prompt":"SCENARIO:$2 Please do the scripted steps.","permission_mode":"acceptEdits",
+ "workdir":"$3","budget":{"seconds":$4,"turns":${TURNS:-20},"dollars":5},"key":"sk-ant-e2e-dummy",
+ "env":{"ANTHROPIC_BASE_URL":"http://127.0.0.1:$port"}${5:-}}
+EOF
+}
+drive() { local id=$1; shift; node "$lib/run-driver.js" "$CW_BIN/cw-runner" "$T/$id.json" "$T/$id.out" "$@"; }
+results() { node "$lib/tool-results.js" "$T/requests.jsonl" "$1"; }
+report() { grep -s '"type":"report"' "$T/$1.out" || true; }
+has() { grep -q -- "$2" <<< "$1"; }
+result_for() { results "$1" | grep -F -- "\"command\":\"$2" || true; }
+workdir() { mkdir -p "$T/$1"; (cd "$T/$1" && git init -q . && git commit -q --allow-empty -m base); echo "$T/$1"; }
+
+# --- long: started first, in the background, because it takes more than a minute ----
+wl=$(workdir w-long)
+run_msg long long "$wl" 150
+drive long --allow held.txt --delay-ms 65000 > "$T/long.driver" 2>&1 &
+long_pid=$!
+
+# --- floor ---------------------------------------------------------------------------
+wf=$(workdir w-floor)
+git init -q --bare "$wf/remote.git"
+(cd "$wf" && git remote add origin "$wf/remote.git" && git push -q origin main &&
+    git commit -q --amend --allow-empty -m rewritten)
+remote_main=$(git -C "$wf/remote.git" rev-parse main)
+mkdir -p "$wf/.claude"
+echo '{"disableAllHooks": true}' > "$wf/.claude/settings.json"
+run_msg floor floor "$wf" 90
+drive floor --allow out.txt --allow refs/heads/feature || true
+r=$(report floor)
+check "floor: run completed" has "$r" '"exit_reason":"completed"'
+check "floor: run was sandboxed" has "$r" '"sandboxed":true'
+check "floor: remote main did not move" test "$(git -C "$wf/remote.git" rev-parse main)" = "$remote_main"
+check "floor: a normal push through the same remote landed" git -C "$wf/remote.git" show-ref -q --verify refs/heads/feature
+x=$(result_for floor "git push --force")
+check "floor: force-push came back blocked by the floor" has "$x" 'Clockwork floor: force-push'
+x=$(result_for floor "npm publish")
+check "floor: npm publish came back blocked by the floor" has "$x" 'Clockwork floor'
+x=$(result_for floor "cat ~/.ssh")
+check "floor: reading ~/.ssh/id_ed25519 came back blocked by the floor" has "$x" 'Clockwork floor'
+check "floor: the key never reached the model" bash -c "! grep -q CANARY-PRIVATE-KEY '$T/requests.jsonl'"
+x=$(result_for floor "echo hi")
+check "floor: the allowed command ran" test "$(cat "$wf/out.txt" 2>/dev/null)" = hi
+check "floor: its output reached the model" has "$x" '"is_error":false,"text":"hi'
+check "floor: three floor_deny events (disableAllHooks in the repo did not switch the hook off)" \
+    test "$(grep -c '"kind":"floor_deny"' "$T/floor.out")" -ge 3
+check "floor: the report counts the denials" has "$r" '"denials":{"count":3'
+check "floor: the run key is not in the runner's output" bash -c "! grep -q sk-ant-e2e-dummy '$T/floor.out'"
+
+# --- approval: allow, deny, forged id ---------------------------------------------------
+wa=$(workdir w-approval)
+mkdir -p "$wa/.claude"
+echo '{"enableAllProjectMcpServers": true}' > "$wa/.claude/settings.json"
+echo '{"mcpServers":{"clockwork":{"type":"http","url":"http://127.0.0.1:9/mcp"}}}' > "$wa/.mcp.json"
+run_msg approval approval "$wa" 90
+drive approval --allow allowed.txt --deny denied.txt --forge || true
+r=$(report approval)
+check "approval: run completed" has "$r" '"exit_reason":"completed"'
+check "approval: two approval requests went up (the repo's .mcp.json did not shadow the bridge)" test "$(grep -c '"type":"approval_request"' "$T/approval.out")" -eq 2
+check "approval: allowed command ran" test "$(cat "$wa/allowed.txt" 2>/dev/null)" = yes
+check "approval: denied command did not run" test ! -e "$wa/denied.txt"
+x=$(result_for approval "sh -c 'echo no")
+check "approval: the deny message reached the model" has "$x" 'denied by the e2e test'
+check "approval: the forged decision was reported as unknown" grep -q '"kind":"decision_unknown_id"' "$T/approval.out"
+check "approval: the report lists allow and deny by a human" \
+    bash -c "grep -q '\"behavior\":\"allow\",\"by\":\"human\"' <<< '$r' && grep -q '\"behavior\":\"deny\",\"by\":\"human\"' <<< '$r'"
+
+# --- unanswered: denied when the wall-clock budget ends ------------------------------
+wu=$(workdir w-unanswered)
+run_msg unanswered unanswered "$wu" 12
+drive unanswered || true
+r=$(report unanswered)
+check "unanswered: the run ended on its time budget" has "$r" '"exit_reason":"budget_seconds"'
+check "unanswered: the command did not run" test ! -e "$wu/unanswered.txt"
+check "unanswered: the report records a timeout deny" has "$r" '"by":"timeout"'
+x=$(result_for unanswered "sh -c 'echo late")
+check "unanswered: the model was told why" has "$x" "no answer before the run's time budget ended"
+
+# --- turns: the turn budget ends the run ---------------------------------------------
+wt=$(workdir w-turns)
+TURNS=2 run_msg turns turns "$wt" 60
+drive turns || true
+r=$(report turns)
+check "turns: the run ended on its turn budget" has "$r" '"exit_reason":"budget_turns"'
+check "turns: the turns within the budget ran" test -e "$wt/t2.txt"
+check "turns: the turn past the budget did not" test ! -e "$wt/t3.txt"
+
+# --- nohook: refused before the engine starts -----------------------------------------
+wn=$(workdir w-nohook)
+run_msg nohook nohook "$wn" 30 ",\"hook_path\":\"$T/no-such-dir/cw-floor-hook\""
+set +e; drive nohook; rc=$?; set -e
+r=$(report nohook)
+check "nohook: exit code 3 (refused)" test "$rc" -eq 3
+check "nohook: report says refused, naming the hook" bash -c "grep -q '\"status\":\"refused\"' <<< '$r' && grep -q 'floor hook' <<< '$r'"
+check "nohook: the engine never started" bash -c "! grep -q engine_started '$T/nohook.out' && ! grep -q '\"scenario\":\"nohook\"' '$T/requests.jsonl'"
+check "nohook: nothing ran" test ! -e "$wn/nohook.txt"
+
+# --- long: an approval held for more than a minute ------------------------------------
+wait "$long_pid" || true
+r=$(report long)
+check "long: run completed" has "$r" '"exit_reason":"completed"'
+check "long: the command approved after 65 s ran" test "$(cat "$wl/held.txt" 2>/dev/null)" = held
+x=$(result_for long "sh -c 'echo held")
+check "long: its result reached the model" has "$x" '"is_error":false'
+
+# --- tools: the approval tool is never offered to the model ---------------------------
+tools=$(node "$lib/tool-results.js" "$T/requests.jsonl" --tools)
+check "tools: the model was offered Bash" grep -qx Bash <<< "$tools"
+check "tools: the approval tool was not offered" bash -c "! grep -qi approve <<< '$tools'"
+
+if [ "$fails" -ne 0 ]; then
+	echo "$fails check(s) failed; runner output:"
+	for f in "$T"/*.out; do echo "== $f"; cut -c1-400 "$f"; done
+	exit 1
+fi
+echo "all checks passed"

@@ -1,0 +1,34 @@
+/*
+ * cw-floor-hook's untrusted inputs: the bridge's answer (hook_parse_answer) and the
+ * hook JSON on stdin (hook_input_ok). The first byte picks the target. Neither may
+ * crash, and an answer is only ever an allow when its status line says 200.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hook.h"
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char	reason[64], *copy;
+
+	if (size == 0)
+		return 0;
+	/* Exact-size copy so ASan sees any read past the end. */
+	if ((copy = malloc(size - 1 ? size - 1 : 1)) == NULL)
+		return 0;
+	memcpy(copy, data + 1, size - 1);
+	if (data[0] & 1) {
+		(void)hook_input_ok(copy, size - 1);
+	} else if (hook_parse_answer(copy, size - 1, reason, sizeof reason) ==
+	    HOOK_EXIT_ALLOW) {
+		if (size - 1 < 12 || memcmp(copy, "HTTP/1.", 7) != 0 ||
+		    memcmp(copy + 9, "200", 3) != 0)
+			abort();
+	}
+	(void)hook_parse_answer(copy, size - 1, reason, 1);
+	free(copy);
+	return 0;
+}

@@ -1,0 +1,271 @@
+/*
+ * cw-floor-hook: argument checks, input sanity, the answer parser (only an
+ * unmistakable allow allows), and the fail-closed exits of the real static binary.
+ */
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "hook.h"
+#include "wire.h"
+
+#define OK_HEAD "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n"
+
+static int
+judge(const char *resp, char *reason, size_t len)
+{
+	return hook_parse_answer(resp, strlen(resp), reason, len);
+}
+
+static void
+test_args(void **state)
+{
+	char		 err[128];
+	const char	*tok;
+	int		 port;
+	char		*good[] = { "h", "--port", "4242", "--run", "abc123", NULL };
+	char		*noport[] = { "h", "--run", "abc", NULL };
+	char		*badport[] = { "h", "--port", "70000", "--run", "abc", NULL };
+	char		*junkport[] = { "h", "--port", "12x", "--run", "abc", NULL };
+	char		*space[] = { "h", "--port", "1", "--run", "a b", NULL };
+	char		*crlf[] = { "h", "--port", "1", "--run", "a\r\nX: y", NULL };
+	char		*extra[] = { "h", "--port", "1", "--run", "a", "--what", NULL };
+
+	assert_int_equal(hook_args(5, good, &port, &tok, err, sizeof err), 0);
+	assert_int_equal(port, 4242);
+	assert_string_equal(tok, "abc123");
+	assert_int_equal(hook_args(3, noport, &port, &tok, err, sizeof err), -1);
+	assert_int_equal(hook_args(5, badport, &port, &tok, err, sizeof err), -1);
+	assert_int_equal(hook_args(5, junkport, &port, &tok, err, sizeof err), -1);
+	assert_int_equal(hook_args(5, space, &port, &tok, err, sizeof err), -1);
+	assert_int_equal(hook_args(5, crlf, &port, &tok, err, sizeof err), -1);
+	assert_int_equal(hook_args(6, extra, &port, &tok, err, sizeof err), -1);
+}
+
+static void
+test_input(void **state)
+{
+	assert_int_equal(hook_input_ok("{\"a\":1}", 7), 0);
+	assert_int_equal(hook_input_ok("  \n{}\n", 6), 0);
+	assert_int_equal(hook_input_ok("", 0), -1);
+	assert_int_equal(hook_input_ok("[1,2]", 5), -1);
+	assert_int_equal(hook_input_ok("{", 1), -1);
+	assert_int_equal(hook_input_ok("{\0}", 3), -1);
+	assert_int_equal(hook_input_ok("hello", 5), -1);
+}
+
+static void
+test_request_head(void **state)
+{
+	char	buf[512];
+	int	n;
+
+	n = hook_request_head(buf, sizeof buf, 4242, "tok", 17);
+	assert_true(n > 0);
+	assert_non_null(strstr(buf, "POST /floor HTTP/1.1\r\n"));
+	assert_non_null(strstr(buf, "Content-Length: 17\r\n"));
+	assert_non_null(strstr(buf, CW_HOOK_RUN_HEADER ": tok\r\n"));
+	assert_non_null(strstr(buf, "Connection: close\r\n\r\n"));
+	assert_int_equal(hook_request_head(buf, 20, 4242, "tok", 17), -1);
+}
+
+static void
+test_answers(void **state)
+{
+	char	r[256];
+
+	assert_int_equal(judge(OK_HEAD "{\"decision\":\"allow\",\"reason\":\"\"}", r, sizeof r),
+	    HOOK_EXIT_ALLOW);
+	assert_int_equal(judge("HTTP/1.0 200 OK\r\n\r\n {\"decision\" : \"allow\"} ", r,
+	    sizeof r), HOOK_EXIT_ALLOW);
+	assert_int_equal(judge(OK_HEAD "{\"decision\":\"deny\",\"reason\":\"no \\\"way\\\"\"}",
+	    r, sizeof r), HOOK_EXIT_DENY);
+	assert_string_equal(r, "no \"way\"");
+	/* "allow" only inside another value, or nested, counts for nothing. */
+	assert_int_equal(judge(OK_HEAD "{\"reason\":\"\\\"decision\\\":\\\"allow\\\"\"}", r,
+	    sizeof r), HOOK_EXIT_DENY);
+	assert_int_equal(judge(OK_HEAD "{\"x\":{\"decision\":\"allow\"}}", r, sizeof r),
+	    HOOK_EXIT_DENY);
+	assert_int_equal(judge(OK_HEAD "{\"x\":[\"decision\",\"allow\"]}", r, sizeof r),
+	    HOOK_EXIT_DENY);
+	/* Any deny among duplicates wins. */
+	assert_int_equal(judge(OK_HEAD "{\"decision\":\"allow\",\"decision\":\"deny\"}", r,
+	    sizeof r), HOOK_EXIT_DENY);
+	assert_int_equal(judge(OK_HEAD "{\"decision\":\"allowed\"}", r, sizeof r),
+	    HOOK_EXIT_DENY);
+	assert_int_equal(judge(OK_HEAD "{\"decision\":\"ALLOW\"}", r, sizeof r),
+	    HOOK_EXIT_DENY);
+	assert_int_equal(judge(OK_HEAD "{\"decision\":true}", r, sizeof r), HOOK_EXIT_DENY);
+	/* Not 200, truncated, trailing junk, not HTTP. */
+	assert_int_equal(judge("HTTP/1.1 500 Oops\r\n\r\n{\"decision\":\"allow\"}", r,
+	    sizeof r), HOOK_EXIT_DENY);
+	assert_non_null(strstr(r, "500"));
+	assert_int_equal(judge("HTTP/1.1 2000 OK\r\n\r\n{\"decision\":\"allow\"}", r,
+	    sizeof r), HOOK_EXIT_DENY);
+	assert_int_equal(judge(OK_HEAD "{\"decision\":\"allow\"", r, sizeof r),
+	    HOOK_EXIT_DENY);
+	assert_int_equal(judge(OK_HEAD "{\"decision\":\"allow\"}x", r, sizeof r),
+	    HOOK_EXIT_DENY);
+	assert_int_equal(judge("HTTP/1.1 200 OK\r\n{\"decision\":\"allow\"}", r, sizeof r),
+	    HOOK_EXIT_DENY);
+	assert_int_equal(judge("SSH-2.0-x\r\n\r\n{\"decision\":\"allow\"}", r, sizeof r),
+	    HOOK_EXIT_DENY);
+	assert_int_equal(judge("", r, sizeof r), HOOK_EXIT_DENY);
+	/* Escapes decode before the comparison; other values are skipped properly. */
+	assert_int_equal(judge(OK_HEAD "{\"n\":-1.5e3,\"t\":true,\"z\":null,\"a\":[{},[]],"
+	    "\"decision\":\"\\u0061llow\"}", r, sizeof r), HOOK_EXIT_ALLOW);
+	/* A reason longer than the buffer is cut, never overflowed. */
+	assert_int_equal(judge(OK_HEAD "{\"decision\":\"deny\",\"reason\":\"0123456789"
+	    "0123456789\"}", r, 8), HOOK_EXIT_DENY);
+	assert_int_equal(strlen(r), 7);
+}
+
+static void
+test_deep_nesting(void **state)
+{
+	char	buf[4096], r[64];
+	size_t	n = 0;
+
+	n += (size_t)snprintf(buf, sizeof buf, OK_HEAD "{\"x\":");
+	while (n < 2000)
+		buf[n++] = '[';
+	buf[n] = '\0';
+	assert_int_equal(judge(buf, r, sizeof r), HOOK_EXIT_DENY);
+}
+
+/* A listening socket that accepts nothing: connects succeed, answers never come. */
+static int
+silent_listener(int *port)
+{
+	struct sockaddr_in	sin;
+	socklen_t		sl = sizeof sin;
+	int			fd;
+
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	memset(&sin, 0, sizeof sin);
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sin, sizeof sin), 0);
+	assert_int_equal(listen(fd, 8), 0);
+	getsockname(fd, (struct sockaddr *)&sin, &sl);
+	*port = ntohs(sin.sin_port);
+	return fd;
+}
+
+static void
+test_check_errors(void **state)
+{
+	char		r[256];
+	int		port, fd;
+	struct timespec	a, b;
+
+	/* Nothing listening: refused, deny. */
+	fd = silent_listener(&port);
+	close(fd);
+	assert_int_equal(hook_check(port, "t", "{}", 2, 1000, r, sizeof r), HOOK_EXIT_DENY);
+	assert_non_null(strstr(r, "cannot reach"));
+	/* Listening but silent: the deadline ends it, deny. */
+	fd = silent_listener(&port);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	assert_int_equal(hook_check(port, "t", "{}", 2, 300, r, sizeof r), HOOK_EXIT_DENY);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	assert_true((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 < 2000);
+	assert_non_null(strstr(r, "timed out"));
+	close(fd);
+}
+
+/* Run the static binary with input on stdin; its exit status and stderr. */
+static int
+run_hook(char *const argv[], const char *in, size_t inlen, char *err, size_t errlen)
+{
+	int	pin[2], perr[2], st;
+	pid_t	pid;
+	ssize_t	n;
+	size_t	off = 0, got = 0;
+
+	assert_int_equal(pipe(pin), 0);
+	assert_int_equal(pipe(perr), 0);
+	if ((pid = fork()) == 0) {
+		dup2(pin[0], 0);
+		dup2(perr[1], 2);
+		close(pin[1]);
+		close(perr[0]);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(pin[0]);
+	close(perr[1]);
+	signal(SIGPIPE, SIG_IGN);
+	while (off < inlen && (n = write(pin[1], in + off, inlen - off)) > 0)
+		off += (size_t)n;
+	close(pin[1]);
+	while (got + 1 < errlen && (n = read(perr[0], err + got, errlen - 1 - got)) > 0)
+		got += (size_t)n;
+	err[got] = '\0';
+	close(perr[0]);
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static void
+test_binary_fails_closed(void **state)
+{
+	char		 err[512], portbuf[16];
+	char		*big;
+	int		 port, fd;
+	char		*noargs[] = { CW_BIN_DIR "/cw-floor-hook", NULL };
+	char		*args[] = { CW_BIN_DIR "/cw-floor-hook", "--port", portbuf, "--run",
+			    "tok", NULL };
+	const char	*in = "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls\"}}";
+
+	assert_int_equal(run_hook(noargs, in, strlen(in), err, sizeof err), HOOK_EXIT_DENY);
+	assert_non_null(strstr(err, "usage"));
+	fd = silent_listener(&port);
+	close(fd);
+	snprintf(portbuf, sizeof portbuf, "%d", port);
+	/* Bridge unreachable. */
+	assert_int_equal(run_hook(args, in, strlen(in), err, sizeof err), HOOK_EXIT_DENY);
+	assert_non_null(strstr(err, "Clockwork floor: cannot reach"));
+	/* Malformed and oversized input never reach the network. */
+	assert_int_equal(run_hook(args, "not json", 8, err, sizeof err), HOOK_EXIT_DENY);
+	assert_non_null(strstr(err, "not a JSON object"));
+	big = malloc(CW_HOOK_MAX_INPUT + 100);
+	memset(big, ' ', CW_HOOK_MAX_INPUT + 100);
+	big[0] = '{';
+	big[CW_HOOK_MAX_INPUT + 99] = '}';
+	assert_int_equal(run_hook(args, big, CW_HOOK_MAX_INPUT + 100, err, sizeof err),
+	    HOOK_EXIT_DENY);
+	assert_non_null(strstr(err, "larger than the limit"));
+	free(big);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_args),
+		cmocka_unit_test(test_input),
+		cmocka_unit_test(test_request_head),
+		cmocka_unit_test(test_answers),
+		cmocka_unit_test(test_deep_nesting),
+		cmocka_unit_test(test_check_errors),
+		cmocka_unit_test(test_binary_fails_closed),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
