@@ -12,7 +12,7 @@
 #      get through (the table is all FAIL), which proves the attempts are live.
 #      CW_ESCAPE_VERBOSE=1 prints each attempt's output and the runner's stderr.
 #      CW_ESCAPE_KEEP=1 keeps the temporary tree; CW_ESCAPE_DIR says where it goes
-#      (default $CW_BUILD; never /tmp, see below).
+#      (default $CW_TEST_TMP, the suite's scratch root outside /tmp; see below).
 # Exit: 0 when every attempt was refused and every real-work check passed, else 1.
 set -u
 : "${CW_BIN:?CW_BIN must name the directory holding cw-runner}"
@@ -41,7 +41,7 @@ done
 # Not under /tmp: the runner refuses a read-only context root under a prefix it must
 # leave writable, and its mount namespace covers /tmp (sockets there vanish). Sockets
 # elsewhere (here, and in HOME) are what the matrix has to show unreachable.
-T=$(realpath "$(mktemp -d "${CW_ESCAPE_DIR:-$CW_BUILD}/escape-run.XXXXXX")")
+T=$(realpath "$(mktemp -d "${CW_ESCAPE_DIR:-${CW_TEST_TMP:-$CW_BUILD}}/escape-run.XXXXXX")")
 RAND=$(basename "$T" | sed 's/.*\.//')
 H=$T/home
 CWH=$H/.clockwork

@@ -11,7 +11,7 @@ bad() { echo "FAIL: $1"; fail=1; }
 
 R="$CW_BIN/cw-runner"
 # Not under /tmp: the sandbox covers /tmp, and these checks want Landlock's own answer.
-base=${CW_BUILD:-$(dirname "$CW_BIN")}
+base=${CW_TEST_TMP:-${CW_BUILD:-$(dirname "$CW_BIN")}}
 t=$(mktemp -d "$base/sandbox-exec.XXXXXX")
 trap 'rm -rf "$t"' EXIT
 mkdir -p "$t/home/.ssh" "$t/work" "$t/ctx"

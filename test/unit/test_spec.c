@@ -68,7 +68,7 @@ setup(void **state)
 	char	 tmpl[PATH_MAX];
 
 	(void)state;
-	snprintf(tmpl, sizeof tmpl, "%s/test-spec-XXXXXX", CW_BIN_DIR "/..");
+	snprintf(tmpl, sizeof tmpl, "%s/test-spec-XXXXXX", CW_TEST_TMP_DIR);
 	assert_non_null(mkdtemp(tmpl));
 	{
 		char	 canon[PATH_MAX];
