@@ -1,6 +1,8 @@
+#include <errno.h>
 #include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "credpaths.h"
@@ -161,6 +163,113 @@ credpaths_inside(const char *dir, const char *home, const char *cwhome)
 		if (strcmp(abs, dir) != 0 && paths_within(abs, dir))
 			return 1;
 		if (wild != NULL && strcmp(abs, dir) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* One table entry, formatted for a set's homes. */
+struct credpaths_entry {
+	const char	*what;
+	char		*abs;		/* absolute form, wildcards kept */
+	size_t		 len;		/* strlen(abs) */
+	char		*literal;	/* what credpaths_inside compares: abs, or a pattern's dir */
+	int		 wild;		/* abs holds a wildcard */
+	/*
+	 * A pattern's text before its first wildcard, which fnmatch(3) matches literally,
+	 * so a path that does not start with it cannot match (nor can any of its
+	 * ancestors). Not used when the stem holds a backslash, fnmatch's escape.
+	 */
+	size_t		 stemlen;
+	int		 stem_ok;
+};
+
+void
+credpaths_set_free(struct credpaths_set *set)
+{
+	for (size_t i = 0; i < set->n; i++) {
+		free(set->v[i].abs);
+		free(set->v[i].literal);
+	}
+	free(set->v);
+	set->v = NULL;
+	set->n = 0;
+}
+
+int
+credpaths_set_init(struct credpaths_set *set, const char *home, const char *cwhome)
+{
+	char			 abs[PATH_MAX], *wild, *slash;
+	struct credpaths_entry	*e;
+
+	set->n = 0;
+	if ((set->v = calloc(sizeof credpaths / sizeof credpaths[0], sizeof *set->v)) ==
+	    NULL)
+		return -1;
+	for (size_t i = 0; i < sizeof credpaths / sizeof credpaths[0]; i++) {
+		/* Entries that do not fit are skipped, as credpaths_classify skips them. */
+		if (credpaths_absolute(&credpaths[i], home, cwhome, abs, sizeof abs) == -1)
+			continue;
+		e = &set->v[set->n];
+		e->what = credpaths[i].what;
+		if ((e->abs = strdup(abs)) == NULL)
+			goto nomem;
+		e->len = strlen(abs);
+		/* The same cut credpaths_inside makes. */
+		if ((wild = strpbrk(abs, "*?[")) != NULL) {
+			e->stemlen = (size_t)(wild - abs);
+			e->stem_ok = memchr(abs, '\\', e->stemlen) == NULL;
+			*wild = '\0';
+			if ((slash = strrchr(abs, '/')) != NULL && slash != abs)
+				*slash = '\0';
+		}
+		e->wild = wild != NULL;
+		if ((e->literal = strdup(abs)) == NULL) {
+			free(e->abs);
+			goto nomem;
+		}
+		set->n++;
+	}
+	return 0;
+nomem:
+	credpaths_set_free(set);
+	errno = ENOMEM;
+	return -1;
+}
+
+const char *
+credpaths_set_classify(const struct credpaths_set *set, const char *path)
+{
+	const struct credpaths_entry	*e;
+
+	for (size_t i = 0; i < set->n; i++) {
+		e = &set->v[i];
+		if (!e->wild) {
+			/* paths_within(path, e->abs), with the length known. */
+			if (e->len == 1 && e->abs[0] == '/' ? path[0] == '/' :
+			    strncmp(path, e->abs, e->len) == 0 &&
+			    (path[e->len] == '\0' || path[e->len] == '/'))
+				return e->what;
+			continue;
+		}
+		if (e->stem_ok && strncmp(path, e->abs, e->stemlen) != 0)
+			continue;
+		if (credpaths_match(e->abs, path))
+			return e->what;
+	}
+	return NULL;
+}
+
+int
+credpaths_set_inside(const struct credpaths_set *set, const char *dir)
+{
+	const struct credpaths_entry	*e;
+
+	for (size_t i = 0; i < set->n; i++) {
+		e = &set->v[i];
+		if (strcmp(e->literal, dir) != 0 && paths_within(e->literal, dir))
+			return 1;
+		if (e->wild && strcmp(e->literal, dir) == 0)
 			return 1;
 	}
 	return 0;

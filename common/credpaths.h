@@ -26,4 +26,22 @@ const struct credpath *credpaths_table(size_t *count);
 int		 credpaths_absolute(const struct credpath *, const char *home,
 		    const char *cwhome, char *out, size_t outlen);
 
+/*
+ * The table's absolute forms for one home and Clockwork home, formatted once: the
+ * spec builder asks hundreds of questions per start, and formatting every entry for
+ * every question was most of its time. credpaths_set_classify and credpaths_set_inside
+ * answer exactly as credpaths_classify and credpaths_inside do for the same homes.
+ */
+struct credpaths_set {
+	size_t			 n;
+	struct credpaths_entry	*v;
+};
+
+/* -1 (errno ENOMEM) if out of memory; the set is then empty and may be freed. */
+int		 credpaths_set_init(struct credpaths_set *, const char *home,
+		    const char *cwhome);
+void		 credpaths_set_free(struct credpaths_set *);
+const char	*credpaths_set_classify(const struct credpaths_set *, const char *path);
+int		 credpaths_set_inside(const struct credpaths_set *, const char *dir);
+
 #endif

@@ -158,6 +158,15 @@ paths_mkdir_p(const char *path, unsigned mode)
 
 	if (paths_copy(buf, sizeof buf, path) == -1)
 		return -1;
+	/*
+	 * Usually the directory, or at least its parent, is there already (the spec
+	 * builder re-creates its caches at every start): one mkdir answers, and only a
+	 * missing parent makes the walk from the root.
+	 */
+	if (mkdir(buf, mode) == 0 || errno == EEXIST)
+		return 0;
+	if (errno != ENOENT)
+		return -1;
 	for (p = buf + 1; *p != '\0'; p++) {
 		if (*p != '/')
 			continue;

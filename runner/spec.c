@@ -61,6 +61,7 @@ struct spec_build {
 	const struct spec_context	*ctx;
 	struct sandbox_spec		*s;
 	const char			*home, *cwhome;
+	struct credpaths_set		 cred;	/* the credential table for home, cwhome */
 	char				*err;
 	size_t				 errlen;
 };
@@ -77,24 +78,37 @@ static const char *const spec_system_dirs[] = {
 	"/proc", "/sys",
 };
 
-int
-spec_system_root(const char *path, char *root, size_t rootlen)
+/*
+ * The canonical forms of spec_system_dirs ("" where one cannot be resolved), resolved
+ * once per process: spec_system grants them, and spec_system_root runs for every
+ * grant at every spawn.
+ */
+static const char *
+spec_system_canon(size_t i)
 {
-	/* Canonical forms, resolved once: this runs for every grant at every spawn. */
 	static char	 canon[sizeof spec_system_dirs / sizeof spec_system_dirs[0]][PATH_MAX];
 	static int	 ready;
 
 	if (!ready) {
-		for (size_t i = 0; i < sizeof spec_system_dirs / sizeof spec_system_dirs[0];
-		    i++)
-			if (paths_canonical(spec_system_dirs[i], canon[i], PATH_MAX) == -1)
-				canon[i][0] = '\0';
+		for (size_t j = 0; j < sizeof spec_system_dirs / sizeof spec_system_dirs[0];
+		    j++)
+			if (paths_canonical(spec_system_dirs[j], canon[j], PATH_MAX) == -1)
+				canon[j][0] = '\0';
 		ready = 1;
 	}
+	return canon[i];
+}
+
+int
+spec_system_root(const char *path, char *root, size_t rootlen)
+{
+	const char	*canon;
+
 	for (size_t i = 0; i < sizeof spec_system_dirs / sizeof spec_system_dirs[0]; i++) {
-		if (canon[i][0] == '\0' || !paths_within(path, canon[i]))
+		canon = spec_system_canon(i);
+		if (canon[0] == '\0' || !paths_within(path, canon))
 			continue;
-		if ((size_t)snprintf(root, rootlen, "%s", canon[i]) >= rootlen)
+		if ((size_t)snprintf(root, rootlen, "%s", canon) >= rootlen)
 			return 0;
 		return 1;
 	}
@@ -225,13 +239,26 @@ spec_covered(const struct sandbox_spec *s, const char *path)
 }
 
 /*
+ * policy_under_writable_prefix() for a canonical path, with the run's TMPDIR: the
+ * spec's tmpdir is canonical already, so this skips the realpath that function makes
+ * of it on every call (one per carved child).
+ */
+static int
+spec_under_writable(const struct spec_build *b, const char *canon)
+{
+	return policy_under_writable_prefix(canon, NULL) ||
+	    (b->s->tmpdir != NULL && paths_within(canon, b->s->tmpdir));
+}
+
+/*
  * Grant canon for reading. Landlock cannot deny beneath an allowed directory, so a
  * directory with a credential location somewhere inside is carved: each child is
  * granted on its own, credential entries are skipped, and the walk goes deeper where
  * the credential lies deeper. A credential location itself is never added here.
  */
 static int
-spec_read_carved(struct spec_build *b, const char *canon, int depth)
+spec_read_carved_type(struct spec_build *b, const char *canon, int depth,
+    unsigned char dtype)
 {
 	char		 child[PATH_MAX], target[PATH_MAX];
 	DIR		*d;
@@ -239,13 +266,20 @@ spec_read_carved(struct spec_build *b, const char *canon, int depth)
 	struct stat	 st;
 	int		 rc = 0;
 
-	if (credpaths_classify(canon, b->home, b->cwhome) != NULL)
+	if (credpaths_set_classify(&b->cred, canon) != NULL)
 		return 0;
-	if (stat(canon, &st) == -1)
-		return 0;
-	if (!S_ISDIR(st.st_mode))
+	/*
+	 * A carved child that is not a symlink comes with its type from readdir, which
+	 * is what stat would say of it; anything else is asked.
+	 */
+	if (dtype == DT_UNKNOWN) {
+		if (stat(canon, &st) == -1)
+			return 0;
+		dtype = S_ISDIR(st.st_mode) ? DT_DIR : DT_REG;
+	}
+	if (dtype != DT_DIR)
 		return strlist_add_unique(&b->s->read_files, canon) == -1 ? spec_nomem(b) : 0;
-	if (!credpaths_inside(canon, b->home, b->cwhome))
+	if (!credpaths_set_inside(&b->cred, canon))
 		return strlist_add_unique(&b->s->read_dirs, canon) == -1 ? spec_nomem(b) : 0;
 	if (depth >= SPEC_CARVE_DEPTH)
 		return spec_note(b, "read grant %s not carved below depth %d: skipped", canon,
@@ -262,17 +296,28 @@ spec_read_carved(struct spec_build *b, const char *canon, int depth)
 		/*
 		 * A symlink child is granted only when it points back inside the directory
 		 * being carved; one that leads elsewhere grants nothing (its target is
-		 * readable only if the allowlist grants it on its own).
+		 * readable only if the allowlist grants it on its own). Any other child of
+		 * a canonical directory is canonical as it stands (readdir's names hold no
+		 * slash, and "." and ".." are skipped above), so only symlinks, and entries
+		 * whose type the filesystem does not report, are resolved: realpath's
+		 * readlink on every component was most of the syscalls of a start.
 		 */
-		if (paths_canonical(child, target, sizeof target) == -1 ||
-		    !paths_within(target, canon))
+		if (de->d_type != DT_LNK && de->d_type != DT_UNKNOWN) {
+			memcpy(target, child, strlen(child) + 1);
+			dtype = de->d_type;
+		} else {
+			if (paths_canonical(child, target, sizeof target) == -1 ||
+			    !paths_within(target, canon))
+				continue;
+			dtype = DT_UNKNOWN;	/* the target's type: stat will say */
+		}
+		if (credpaths_set_classify(&b->cred, target) != NULL ||
+		    (strcmp(target, child) != 0 &&
+		    credpaths_set_classify(&b->cred, child) != NULL))
 			continue;
-		if (credpaths_classify(target, b->home, b->cwhome) != NULL ||
-		    credpaths_classify(child, b->home, b->cwhome) != NULL)
+		if (spec_under_writable(b, target))
 			continue;
-		if (policy_under_writable_prefix(target, b->s->tmpdir))
-			continue;
-		if ((rc = spec_read_carved(b, target, depth + 1)) == -1)
+		if ((rc = spec_read_carved_type(b, target, depth + 1, dtype)) == -1)
 			break;
 	}
 	closedir(d);
@@ -280,6 +325,12 @@ spec_read_carved(struct spec_build *b, const char *canon, int depth)
 		rc = spec_note(b, "read grant %s holds credential locations: granted child by "
 		    "child without them", canon);
 	return rc;
+}
+
+static int
+spec_read_carved(struct spec_build *b, const char *canon, int depth)
+{
+	return spec_read_carved_type(b, canon, depth, DT_UNKNOWN);
 }
 
 /* Grant a directory read-write, creating it (0700) if need be. */
@@ -425,10 +476,10 @@ spec_engine_install(struct spec_build *b, const char *engine)
 			break;
 		*slash = '\0';
 	}
-	if (credpaths_classify(dir, b->home, b->cwhome) != NULL)
+	if (credpaths_set_classify(&b->cred, dir) != NULL)
 		return spec_fail(b, EPERM, "spec: engine '%s' is installed in %s, a "
 		    "credential location: refused", engine, dir);
-	if (spec_covered(b->s, dir) || policy_under_writable_prefix(dir, b->s->tmpdir))
+	if (spec_covered(b->s, dir) || spec_under_writable(b, dir))
 		return 0;
 	return spec_read_carved(b, dir, 0);
 }
@@ -446,7 +497,7 @@ spec_engine_state(struct spec_build *b, const char *engine)
 		return spec_fail(b, errno, "spec: create %s: %s", path, strerror(errno));
 	if (paths_canonical(path, canon, sizeof canon) == -1)
 		return spec_fail(b, errno, "spec: %s: %s", path, strerror(errno));
-	if (credpaths_classify(canon, b->home, b->cwhome) != NULL)
+	if (credpaths_set_classify(&b->cred, canon) != NULL)
 		return spec_fail(b, EPERM, "spec: %s resolves to %s, a credential location: "
 		    "refused", path, canon);
 	if (spec_read_carved(b, canon, 0) == -1)
@@ -461,7 +512,7 @@ spec_engine_state(struct spec_build *b, const char *engine)
 	}
 	snprintf(path, sizeof path, "%s/.claude.json", b->home);
 	if (paths_canonical(path, canon, sizeof canon) == 0 &&
-	    credpaths_classify(canon, b->home, b->cwhome) == NULL &&
+	    credpaths_set_classify(&b->cred, canon) == NULL &&
 	    access(canon, F_OK) == 0 &&
 	    strlist_add_unique(&b->s->read_files, canon) == -1)
 		return spec_nomem(b);
@@ -503,7 +554,7 @@ spec_home_files(struct spec_build *b)
 		snprintf(path, sizeof path, "%s/%s", b->home, spec_home_read_files[i]);
 		if (paths_canonical(path, canon, sizeof canon) == -1 ||
 		    access(canon, F_OK) == -1 || spec_is_dir(canon) ||
-		    credpaths_classify(canon, b->home, b->cwhome) != NULL ||
+		    credpaths_set_classify(&b->cred, canon) != NULL ||
 		    spec_covered(b->s, canon))
 			continue;
 		if (strlist_add_unique(&b->s->read_files, canon) == -1)
@@ -530,8 +581,8 @@ spec_path_dirs(struct spec_build *b)
 	    e = strtok_r(NULL, ":", &save)) {
 		if (e[0] != '/' || paths_canonical(e, canon, sizeof canon) == -1 ||
 		    !spec_is_dir(canon) || spec_covered(b->s, canon) ||
-		    policy_under_writable_prefix(canon, b->s->tmpdir) ||
-		    credpaths_classify(canon, b->home, b->cwhome) != NULL)
+		    spec_under_writable(b, canon) ||
+		    credpaths_set_classify(&b->cred, canon) != NULL)
 			continue;
 		for (size_t i = 0; i < sizeof spec_toolchain_roots /
 		    sizeof spec_toolchain_roots[0] && rc == 0; i++) {
@@ -559,13 +610,14 @@ spec_path_dirs(struct spec_build *b)
 static int
 spec_system(struct spec_build *b)
 {
-	char	 canon[PATH_MAX];
+	char		 canon[PATH_MAX];
+	const char	*sys;
 
 	for (size_t i = 0; i < sizeof spec_system_dirs / sizeof spec_system_dirs[0]; i++) {
-		if (paths_canonical(spec_system_dirs[i], canon, sizeof canon) == -1 ||
-		    !spec_is_dir(canon) || spec_covered(b->s, canon))
+		sys = spec_system_canon(i);
+		if (sys[0] == '\0' || !spec_is_dir(sys) || spec_covered(b->s, sys))
 			continue;
-		if (spec_read_carved(b, canon, 0) == -1)
+		if (spec_read_carved(b, sys, 0) == -1)
 			return -1;
 	}
 	/* /etc/resolv.conf is often a link into /run; grant where it really is. */
@@ -598,10 +650,10 @@ spec_check_ro(struct spec_build *b, const char *kind, const char *entry, const c
 {
 	const char	*what;
 
-	if ((what = credpaths_classify(canon, b->home, b->cwhome)) != NULL)
+	if ((what = credpaths_set_classify(&b->cred, canon)) != NULL)
 		return spec_fail(b, EPERM, "%s '%s' resolves to %s, a credential location "
 		    "(%s): refused", kind, entry, canon, what);
-	if (policy_under_writable_prefix(canon, b->s->tmpdir) ||
+	if (spec_under_writable(b, canon) ||
 	    (b->s->tmpdir != NULL && paths_within(canon, b->s->tmpdir)))
 		return spec_fail(b, EINVAL, "%s '%s' resolves to %s, under a prefix the "
 		    "sandbox must leave writable (/tmp, /var/tmp, /dev/shm, the run's TMPDIR): "
@@ -644,11 +696,11 @@ spec_workdir(struct spec_build *b)
 		return spec_fail(b, EINVAL, "workdir must be an absolute path");
 	if (paths_canonical(b->ctx->workdir, canon, sizeof canon) == -1 || !spec_is_dir(canon))
 		return spec_fail(b, ENOENT, "workdir %s is not a directory", b->ctx->workdir);
-	if ((what = credpaths_classify(canon, b->home, b->cwhome)) != NULL)
+	if ((what = credpaths_set_classify(&b->cred, canon)) != NULL)
 		return spec_fail(b, EPERM, "workdir %s resolves to %s, a credential location "
 		    "(%s): refused", b->ctx->workdir, canon, what);
 	/* A writable root that holds credentials (HOME itself, /) would expose them. */
-	if (credpaths_inside(canon, b->home, b->cwhome))
+	if (credpaths_set_inside(&b->cred, canon))
 		return spec_fail(b, EPERM, "workdir %s (%s) contains credential locations "
 		    "(it would make them writable): refused", b->ctx->workdir, canon);
 	if (paths_within(b->home, canon) || paths_within(b->cwhome, canon))
@@ -729,8 +781,8 @@ spec_git_worktree(struct spec_build *b)
 	    strchr(admin + strlen(wts) + 1, '/') != NULL)
 		return spec_note(b, "worktree admin dir %s is not under %s: no git grants",
 		    admin, wts);
-	if (credpaths_classify(common, b->home, b->cwhome) != NULL ||
-	    credpaths_inside(common, b->home, b->cwhome))
+	if (credpaths_set_classify(&b->cred, common) != NULL ||
+	    credpaths_set_inside(&b->cred, common))
 		return spec_fail(b, EPERM, "worktree's repository %s is or holds a credential "
 		    "location: refused", common);
 	if (!spec_covered(b->s, common) &&
@@ -816,8 +868,7 @@ spec_policy_grants(struct spec_build *b, const struct policy_resolved *r)
 	}
 	for (size_t i = 0; i < r->read_dirs.n; i++) {
 		/* ssh-keys: policy_resolve added ~/.ssh on purpose; grant it as is. */
-		if (r->ssh_keys && credpaths_classify(r->read_dirs.v[i], b->home,
-		    b->cwhome) != NULL) {
+		if (r->ssh_keys && credpaths_set_classify(&b->cred, r->read_dirs.v[i]) != NULL) {
 			if (strlist_add_unique(&b->s->read_dirs, r->read_dirs.v[i]) == -1)
 				return spec_nomem(b);
 			continue;
@@ -926,7 +977,8 @@ int
 spec_build(const struct spec_context *ctx, const struct config *cfg,
     struct sandbox_spec *out, char *err, size_t errlen)
 {
-	struct spec_build	 b = { ctx, out, ctx->home, ctx->cwhome, err, errlen };
+	struct spec_build	 b = { ctx, out, ctx->home, ctx->cwhome, { 0, NULL }, err,
+				     errlen };
 	struct policy		 merged;
 	struct policy_resolved	 r;
 	const char		*engine = ctx->engine ? ctx->engine : "command";
@@ -941,7 +993,12 @@ spec_build(const struct spec_context *ctx, const struct config *cfg,
 		errno = EINVAL;
 		return -1;
 	}
+	if (credpaths_set_init(&b.cred, ctx->home, ctx->cwhome) == -1) {
+		snprintf(err, errlen, "spec: out of memory");
+		return -1;
+	}
 	if (policy_merge(&cfg->sandbox, config_engine_policy(cfg, engine), &merged) == -1) {
+		credpaths_set_free(&b.cred);
 		snprintf(err, errlen, "spec: out of memory");
 		return -1;
 	}
@@ -969,6 +1026,7 @@ nomem:
 	snprintf(err, errlen, "spec: out of memory");
 	errno = ENOMEM;
 out:
+	credpaths_set_free(&b.cred);
 	policy_free(&merged);
 	policy_resolved_free(&r);
 	if (rc == -1) {

@@ -1,12 +1,16 @@
 /*
- * bench_sandbox RUNS LABEL -- CMD ARGS...: start CMD RUNS times (fork, execvp, wait;
- * stdout and stderr to /dev/null), timing each start-to-exit with CLOCK_MONOTONIC, after
- * a few untimed warm-up runs. Prints one line:
+ * bench_sandbox RUNS LABEL [NAME=VALUE...] -- CMD ARGS... [:: LABEL [NAME=VALUE...] -- CMD ARGS...]...
+ * Start each CMD RUNS times (fork, execvp, wait; stdout and stderr to /dev/null), timing
+ * each start-to-exit with CLOCK_MONOTONIC, after a few untimed warm-up runs. Several
+ * commands are run in turn, one start of each per round, so that a change in the
+ * machine's load (other builds on a shared machine) falls on all of them alike instead
+ * of on whichever ran during it. NAME=VALUE words are set in that command's own
+ * environment (in the forked child, so no env(1) is timed). Prints one line a command:
  *   LABEL runs=N median_ms=M p90_ms=P min_ms=L mean_ms=A cpu_median_ms=C failures=F
  * cpu_median_ms is the median CPU time (user + system, from wait4's rusage: the child
  * and the descendants it waited for), which a busy machine disturbs far less than the
- * wall-clock figures. A run whose command exits non-zero counts as a failure (and is still timed). Exit 0
- * when every run succeeded, 1 otherwise, 2 on a usage error.
+ * wall-clock figures. A run whose command exits non-zero counts as a failure (and is
+ * still timed). Exit 0 when every run succeeded, 1 otherwise, 2 on a usage error.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -19,6 +23,15 @@
 #include <unistd.h>
 
 #define WARMUP	10
+#define MAXCMDS	8
+
+struct bench_cmd {
+	const char	 *label;
+	char		**env;		/* NAME=VALUE words, NULL-terminated */
+	char		**argv;		/* NULL-terminated */
+	double		 *ms, *cpu, sum;
+	int		  failures;
+};
 
 static int
 cmp_double(const void *a, const void *b)
@@ -40,7 +53,7 @@ median(const double *v, long n)
  * *failed set on a bad exit.
  */
 static double
-run_once(char **argv, int devnull, int *failed, double *cpu)
+run_once(char **env, char **argv, int devnull, int *failed, double *cpu)
 {
 	struct timespec t0, t1;
 	struct rusage ru;
@@ -55,6 +68,8 @@ run_once(char **argv, int devnull, int *failed, double *cpu)
 	if (pid == 0) {
 		dup2(devnull, STDOUT_FILENO);
 		dup2(devnull, STDERR_FILENO);
+		for (; *env != NULL; env++)
+			putenv(*env);
 		execvp(argv[0], argv);
 		_exit(127);
 	}
@@ -69,36 +84,80 @@ run_once(char **argv, int devnull, int *failed, double *cpu)
 	return (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
 }
 
+/* Split argv into commands at "::"; each is LABEL [NAME=VALUE...] -- CMD [ARGS...]. */
+static int
+parse(int argc, char **argv, struct bench_cmd *cmds)
+{
+	int	 n = 0, i = 0, j;
+
+	while (i < argc) {
+		if (n == MAXCMDS)
+			return -1;
+		cmds[n].label = argv[i++];
+		cmds[n].env = argv + i;
+		for (j = i; j < argc && strcmp(argv[j], "--") != 0; j++)
+			if (strchr(argv[j], '=') == NULL)
+				return -1;
+		if (j >= argc - 1)
+			return -1;
+		argv[j] = NULL;		/* ends env */
+		cmds[n].argv = argv + j + 1;
+		for (i = j + 1; i < argc && strcmp(argv[i], "::") != 0; i++)
+			;
+		if (i < argc)
+			argv[i++] = NULL;	/* ends argv */
+		n++;
+	}
+	return n;
+}
+
 int
 main(int argc, char **argv)
 {
-	double *ms, *cpu, sum = 0, dummy;
-	long runs, i;
-	int devnull, failed, failures = 0;
+	struct bench_cmd	 cmds[MAXCMDS];
+	double			 dummy;
+	long			 runs, i;
+	int			 devnull, failed, n, c, bad = 0;
 
-	if (argc < 5 || strcmp(argv[3], "--") != 0 || (runs = atol(argv[1])) < 1) {
-		fprintf(stderr, "usage: bench_sandbox RUNS LABEL -- CMD [ARGS...]\n");
+	memset(cmds, 0, sizeof cmds);
+	if (argc < 5 || (runs = atol(argv[1])) < 1 ||
+	    (n = parse(argc - 2, argv + 2, cmds)) < 1) {
+		fprintf(stderr, "usage: bench_sandbox RUNS LABEL [NAME=VALUE...] -- CMD "
+		    "[ARGS...] [:: LABEL ... -- CMD ...]...\n");
 		return 2;
 	}
-	if ((devnull = open("/dev/null", O_WRONLY | O_CLOEXEC)) < 0 ||
-	    (ms = calloc((size_t)runs, sizeof(*ms))) == NULL ||
-	    (cpu = calloc((size_t)runs, sizeof(*cpu))) == NULL) {
+	if ((devnull = open("/dev/null", O_WRONLY | O_CLOEXEC)) < 0) {
 		perror("bench_sandbox");
 		return 2;
 	}
+	for (c = 0; c < n; c++)
+		if ((cmds[c].ms = calloc((size_t)runs, sizeof(double))) == NULL ||
+		    (cmds[c].cpu = calloc((size_t)runs, sizeof(double))) == NULL) {
+			perror("bench_sandbox");
+			return 2;
+		}
 	for (i = 0; i < WARMUP; i++)
-		run_once(argv + 4, devnull, &failed, &dummy);
-	for (i = 0; i < runs; i++) {
-		ms[i] = run_once(argv + 4, devnull, &failed, &cpu[i]);
-		failures += failed;
-		sum += ms[i];
+		for (c = 0; c < n; c++)
+			run_once(cmds[c].env, cmds[c].argv, devnull, &failed, &dummy);
+	for (i = 0; i < runs; i++)
+		for (c = 0; c < n; c++) {
+			cmds[c].ms[i] = run_once(cmds[c].env, cmds[c].argv, devnull, &failed,
+			    &cmds[c].cpu[i]);
+			cmds[c].failures += failed;
+			cmds[c].sum += cmds[c].ms[i];
+		}
+	for (c = 0; c < n; c++) {
+		double	*ms = cmds[c].ms, *cpu = cmds[c].cpu;
+
+		qsort(ms, (size_t)runs, sizeof(*ms), cmp_double);
+		qsort(cpu, (size_t)runs, sizeof(*cpu), cmp_double);
+		printf("%s runs=%ld median_ms=%.3f p90_ms=%.3f min_ms=%.3f mean_ms=%.3f "
+		    "cpu_median_ms=%.3f failures=%d\n", cmds[c].label, runs, median(ms, runs),
+		    ms[(runs * 9) / 10], ms[0], cmds[c].sum / (double)runs, median(cpu, runs),
+		    cmds[c].failures);
+		bad |= cmds[c].failures != 0;
+		free(ms);
+		free(cpu);
 	}
-	qsort(ms, (size_t)runs, sizeof(*ms), cmp_double);
-	qsort(cpu, (size_t)runs, sizeof(*cpu), cmp_double);
-	printf("%s runs=%ld median_ms=%.3f p90_ms=%.3f min_ms=%.3f mean_ms=%.3f "
-	    "cpu_median_ms=%.3f failures=%d\n", argv[2], runs, median(ms, runs),
-	    ms[(runs * 9) / 10], ms[0], sum / (double)runs, median(cpu, runs), failures);
-	free(ms);
-	free(cpu);
-	return failures != 0;
+	return bad;
 }

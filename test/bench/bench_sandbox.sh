@@ -3,7 +3,9 @@
 # under `cw-runner exec` (Landlock + seccomp + mount namespace + dropped capabilities),
 # under `cw-runner exec` with CW_SANDBOX=off (the runner's own cost), and under bwrap
 # with a comparable policy. Each figure is the median (and p90) over CW_BENCH_RUNS starts
-# (default 300) timed by bench_sandbox.c (fork, exec, wait, CLOCK_MONOTONIC).
+# (default 300) timed by bench_sandbox.c (fork, exec, wait, CLOCK_MONOTONIC), the four
+# commands taking turns, one start each per round, so that other load on the machine
+# falls on all of them alike.
 #
 # The bwrap policy, chosen to do what cw-runner does at start: a new mount namespace,
 # system directories bound read-only, the workdir bound read-write, fresh /proc, /dev
@@ -11,7 +13,8 @@
 # namespace (cw-runner makes neither; we are root, so bwrap needs no user namespace
 # either) and no seccomp program (bwrap only loads one that it is handed).
 #
-# Env: CW_BIN (cw-runner), CW_BENCH (bench_sandbox), CW_BENCH_RUNS.
+# Env: CW_BIN (cw-runner), CW_BENCH (bench_sandbox), CW_BENCH_RUNS; CW_BIN_BEFORE, if
+# set, a directory with another cw-runner (an earlier build) timed in the same rounds.
 set -euo pipefail
 : "${CW_BIN:?}" "${CW_BENCH:?}"
 RUNS=${CW_BENCH_RUNS:-300}
@@ -36,17 +39,16 @@ BWRAP=(bwrap --ro-bind /usr /usr --ro-bind /etc /etc --symlink usr/bin /bin
 
 echo "machine: $(uname -r), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $RUNS runs each"
 results=$W/results
-: > "$results"
-measure() {	# measure LABEL CMD...
-	local label=$1
-	shift
-	"$B" "$RUNS" "$label" -- "$@" | tee -a "$results"
-}
-measure true /bin/true
-measure cw-exec "$CW_BIN/cw-runner" exec --workdir "$W/wd" -- /bin/true
-# Set in the timer's own environment, so that no extra exec of env(1) is timed.
-(export CW_SANDBOX=off; measure cw-exec-off "$CW_BIN/cw-runner" exec --workdir "$W/wd" -- /bin/true)
-measure bwrap "${BWRAP[@]}" -- /bin/true
+before=()
+if [ -n "${CW_BIN_BEFORE:-}" ]; then
+	before=(:: cw-exec-before -- "$CW_BIN_BEFORE/cw-runner" exec --workdir "$W/wd" -- /bin/true)
+fi
+# CW_SANDBOX=off is set in the timer's child, so that no extra exec of env(1) is timed.
+"$B" "$RUNS" true -- /bin/true \
+    :: cw-exec -- "$CW_BIN/cw-runner" exec --workdir "$W/wd" -- /bin/true \
+    :: cw-exec-off CW_SANDBOX=off -- "$CW_BIN/cw-runner" exec --workdir "$W/wd" -- /bin/true \
+    :: bwrap -- "${BWRAP[@]}" -- /bin/true \
+    "${before[@]}" | tee "$results"
 
 awk '
 	{ for (i = 2; i <= NF; i++) { split($i, kv, "="); v[$1, kv[1]] = kv[2] } }
@@ -66,6 +68,8 @@ awk '
 		line("cw-runner exec -- /bin/true", "cw-exec")
 		line("cw-runner exec, CW_SANDBOX=off", "cw-exec-off")
 		line("bwrap (comparable policy)", "bwrap")
+		if (("cw-exec-before", "median_ms") in v)
+			line("cw-runner exec, CW_BIN_BEFORE", "cw-exec-before")
 		printf "\nadded by cw-runner exec: %.3f ms wall, %.3f ms cpu (medians, minus /bin/true); target < 2 ms: %s\n",
 		    c - t, cc - tc, (c - t < 2) ? "met" : "NOT met"
 		printf "added by bwrap:          %.3f ms wall, %.3f ms cpu\n", b - t, bc - tc
