@@ -50,6 +50,24 @@ config_fail(struct config_parse *p, const yaml_node_t *n, const char *field,
 	return -1;
 }
 
+/*
+ * Field names for messages ("engines.claude.sandbox.read_dirs[2]"). A name cut short
+ * by the buffer only shortens a message, so this goes through vsnprintf, where the
+ * compiler's truncation warning has nothing to say.
+ */
+static void config_field(char *, size_t, const char *, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void
+config_field(char *out, size_t outlen, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vsnprintf(out, outlen, fmt, ap);
+	va_end(ap);
+}
+
 static const char *
 config_scalar(const yaml_node_t *n)
 {
@@ -78,7 +96,7 @@ static int
 config_get_long(struct config_parse *p, const yaml_node_t *n, const char *field,
     long min, long max, long *out)
 {
-	const char	*s;
+	const char	*s = NULL;
 	char		*end;
 	long		 v;
 
@@ -100,7 +118,7 @@ static int
 config_get_double(struct config_parse *p, const yaml_node_t *n, const char *field,
     double min, double max, double *out)
 {
-	const char	*s;
+	const char	*s = NULL;
 	char		*end;
 	double		 v;
 
@@ -121,7 +139,7 @@ static int
 config_get_bool(struct config_parse *p, const yaml_node_t *n, const char *field,
     int *out)
 {
-	const char	*s;
+	const char	*s = NULL;
 
 	if (!config_is_scalar(n) || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
 		return config_fail(p, n, field, "expected true or false");
@@ -158,7 +176,7 @@ config_get_list(struct config_parse *p, const yaml_node_t *n, const char *field,
 {
 	yaml_node_item_t	*it;
 	const yaml_node_t	*item;
-	const char		*s;
+	const char		*s = NULL;
 	char			 sub[128];
 
 	if (n == NULL || n->type != YAML_SEQUENCE_NODE)
@@ -166,7 +184,7 @@ config_get_list(struct config_parse *p, const yaml_node_t *n, const char *field,
 	strlist_free(out);
 	for (it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
 		item = yaml_document_get_node(p->doc, *it);
-		snprintf(sub, sizeof sub, "%s[%ld]", field,
+		config_field(sub, sizeof sub, "%s[%ld]", field,
 		    (long)(it - n->data.sequence.items.start));
 		if (config_get_string(p, item, sub, &s) == -1)
 			return -1;
@@ -215,7 +233,7 @@ config_parse_policy(struct config_parse *p, const yaml_node_t *n, const char *fi
 		if (!config_is_scalar(k))
 			return config_fail(p, k, field, "keys must be strings");
 		key = config_scalar(k);
-		snprintf(sub, sizeof sub, "%s.%s", field, key);
+		config_field(sub, sizeof sub, "%s.%s", field, key);
 		if (strcmp(key, "enabled") == 0) {
 			if (config_get_bool(p, v, sub, &pol->enabled) == -1)
 				return -1;
@@ -281,7 +299,7 @@ config_parse_budgets(struct config_parse *p, const yaml_node_t *n, struct config
 		if (!config_is_scalar(k))
 			return config_fail(p, k, "budgets", "keys must be strings");
 		key = config_scalar(k);
-		snprintf(sub, sizeof sub, "budgets.%s", key);
+		config_field(sub, sizeof sub, "budgets.%s", key);
 		if (strcmp(key, "dollars") == 0) {
 			if (config_get_double(p, v, sub, 0.01, 1000, &cfg->budget_dollars) == -1)
 				return -1;
@@ -317,7 +335,7 @@ config_parse_engines(struct config_parse *p, const yaml_node_t *n, struct config
 		if (!config_is_scalar(k))
 			return config_fail(p, k, "engines", "keys must be engine names");
 		name = config_scalar(k);
-		snprintf(sub, sizeof sub, "engines.%s", name);
+		config_field(sub, sizeof sub, "engines.%s", name);
 		for (i = 0; i < sizeof config_engine_names / sizeof config_engine_names[0]; i++)
 			if (strcmp(name, config_engine_names[i]) == 0)
 				break;
@@ -348,12 +366,12 @@ config_parse_engines(struct config_parse *p, const yaml_node_t *n, struct config
 			key = config_scalar(ek);
 			if (strcmp(key, "sandbox") == 0) {
 				char psub[160];
-				snprintf(psub, sizeof psub, "%s.sandbox", sub);
+				config_field(psub, sizeof psub, "%s.sandbox", sub);
 				if (config_parse_policy(p, ev, psub, &e->sandbox) == -1)
 					return -1;
 			} else {
 				char psub[160];
-				snprintf(psub, sizeof psub, "%s.%s", sub, key);
+				config_field(psub, sizeof psub, "%s.%s", sub, key);
 				return config_fail(p, ek, psub, "unknown key");
 			}
 		}
@@ -367,7 +385,7 @@ config_parse_rules(struct config_parse *p, const yaml_node_t *n, struct config *
 	yaml_node_item_t	*it;
 	yaml_node_pair_t	*pair;
 	const yaml_node_t	*item, *k, *v;
-	const char		*key, *s;
+	const char		*key, *s = NULL;
 	char			 sub[128], fsub[160];
 	struct config_rule	*r, *nr;
 
@@ -375,7 +393,7 @@ config_parse_rules(struct config_parse *p, const yaml_node_t *n, struct config *
 		return config_fail(p, n, "rules", "expected a list");
 	for (it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
 		item = yaml_document_get_node(p->doc, *it);
-		snprintf(sub, sizeof sub, "rules[%ld]", (long)(it - n->data.sequence.items.start));
+		config_field(sub, sizeof sub, "rules[%ld]", (long)(it - n->data.sequence.items.start));
 		if (item == NULL || item->type != YAML_MAPPING_NODE)
 			return config_fail(p, item, sub, "expected a mapping with id, match, reason");
 		nr = realloc(cfg->rules, (cfg->n_rules + 1) * sizeof *nr);
@@ -392,7 +410,7 @@ config_parse_rules(struct config_parse *p, const yaml_node_t *n, struct config *
 			if (!config_is_scalar(k))
 				return config_fail(p, k, sub, "keys must be strings");
 			key = config_scalar(k);
-			snprintf(fsub, sizeof fsub, "%s.%s", sub, key);
+			config_field(fsub, sizeof fsub, "%s.%s", sub, key);
 			if (strcmp(key, "enabled") == 0) {
 				if (config_get_bool(p, v, fsub, &r->enabled) == -1)
 					return -1;

@@ -107,6 +107,7 @@ store_format_time(int64_t ms, char *buf, size_t len)
 	struct tm	tm;
 	time_t		t;
 	int64_t		frac;
+	int		n;
 
 	t = (time_t)(ms / 1000);
 	frac = ms % 1000;
@@ -118,8 +119,11 @@ store_format_time(int64_t ms, char *buf, size_t len)
 		snprintf(buf, len, "1970-01-01T00:00:00.000Z");
 		return;
 	}
-	snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
+	/* A buffer too small for a timestamp gets an empty string, never a cut one. */
+	n = snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
 	    tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)frac);
+	if ((n < 0 || (size_t)n >= len) && len > 0)
+		buf[0] = '\0';
 }
 
 void
