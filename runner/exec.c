@@ -153,6 +153,18 @@ exec_spec(const char *name, const struct exec_opts *o, struct sandbox_spec *s)
 	return 0;
 }
 
+/* The command is over: remove its private TMPDIR, then free the spec. */
+static void
+exec_spec_done(struct sandbox_spec *s)
+{
+	char	 cwhome[PATH_MAX], err[PATH_MAX + 128] = "cannot find the Clockwork home";
+
+	if (s->tmpdir != NULL && (paths_clockwork_home(cwhome, sizeof cwhome) == -1 ||
+	    spec_remove_tmpdir(s->tmpdir, cwhome, err, sizeof err) == -1))
+		fprintf(stderr, "cw-runner: leaving TMPDIR %s: %s\n", s->tmpdir, err);
+	spec_free(s);
+}
+
 int
 runner_cmd_spec(int argc, char **argv)
 {
@@ -175,12 +187,12 @@ runner_cmd_spec(int argc, char **argv)
 		return rc;
 	if ((text = spec_to_json(&s)) == NULL) {
 		fprintf(stderr, "cw-runner spec: out of memory\n");
-		spec_free(&s);
+		exec_spec_done(&s);
 		return RUNNER_EXIT_FAILURE;
 	}
 	printf("%s\n", text);
 	free(text);
-	spec_free(&s);
+	exec_spec_done(&s);
 	return RUNNER_EXIT_OK;
 }
 
@@ -223,7 +235,7 @@ runner_cmd_exec(int argc, char **argv)
 	/* Orphans of the command (setsid, double fork) reparent to us, so we can end them. */
 	if (proc_subreaper() == -1) {
 		fprintf(stderr, "cw-runner exec: subreaper: %s\n", strerror(errno));
-		spec_free(&s);
+		exec_spec_done(&s);
 		return RUNNER_EXIT_FAILURE;
 	}
 
@@ -247,7 +259,7 @@ runner_cmd_exec(int argc, char **argv)
 			rc = RUNNER_EXIT_FAILURE;
 		}
 		sandbox_report_free(&r);
-		spec_free(&s);
+		exec_spec_done(&s);
 		return rc;
 	}
 	if (s.enabled)
@@ -272,7 +284,7 @@ runner_cmd_exec(int argc, char **argv)
 	if (proc_kill_tree(EXEC_GRACE_MS, pid, &status, &reaped, err, sizeof err) == -1)
 		fprintf(stderr, "cw-runner exec: ending descendants: %s\n", err);
 	sandbox_report_free(&r);
-	spec_free(&s);
+	exec_spec_done(&s);
 	if (!reaped)
 		return RUNNER_EXIT_FAILURE;
 	if (WIFEXITED(status))

@@ -1145,6 +1145,20 @@ run_free(struct run *r)
 	strlist_free(&r->env);
 }
 
+/* Every process of the run is gone: its private TMPDIR goes too. */
+static void
+run_remove_tmpdir(struct run *r)
+{
+	char	 dir[PATH_MAX], err[PATH_MAX + 128];
+
+	if (r->run_id == NULL || r->cwhome[0] == '\0')
+		return;
+	if ((size_t)snprintf(dir, sizeof dir, "%s/tmp/%s", r->cwhome, r->run_id) >= sizeof dir)
+		return;
+	if (spec_remove_tmpdir(dir, r->cwhome, err, sizeof err) == -1)
+		run_note(r, "could not remove the run's TMPDIR: %s", err);
+}
+
 /* The engine has ended (or never watched): end every descendant, then report. */
 static int
 run_finish(struct run *r)
@@ -1161,6 +1175,7 @@ run_finish(struct run *r)
 		r->exited = 1;
 		r->status = st;
 	}
+	run_remove_tmpdir(r);
 	if (strcmp(r->engine, "claude") == 0)
 		run_check_usage(r);
 	if (r->reason == NULL) {

@@ -35,8 +35,10 @@
  * counters, per-project trust) fail inside the sandbox and the CLI carries on; the
  * plugin store is not refreshed; an expired OAuth token cannot be refreshed in a run.
  */
+#define _GNU_SOURCE	/* nftw(3) */
 #include <dirent.h>
 #include <errno.h>
+#include <ftw.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -371,23 +373,37 @@ spec_setenv(struct spec_build *b, const char *name, const char *value)
 	return rc == -1 ? spec_nomem(b) : 0;
 }
 
-/* The private per-run TMPDIR: <cwhome>/tmp/<run-id> (exec: exec-<pid>), mode 0700. */
+/*
+ * The private per-run TMPDIR: <cwhome>/tmp/<run-id> (exec: exec-XXXXXX from mkdtemp),
+ * mode 0700, always new: a directory left by an earlier run is never handed to another
+ * one (spec_remove_tmpdir() removes it when its run ends).
+ */
 static int
 spec_tmpdir(struct spec_build *b)
 {
-	char	 dir[PATH_MAX], canon[PATH_MAX];
+	char	 parent[PATH_MAX], dir[PATH_MAX], canon[PATH_MAX];
 	int	 n;
 
 	if (b->ctx->run_id != NULL && (strchr(b->ctx->run_id, '/') != NULL ||
 	    b->ctx->run_id[0] == '.' || b->ctx->run_id[0] == '\0'))
 		return spec_fail(b, EINVAL, "spec: bad run id '%s'", b->ctx->run_id);
+	n = snprintf(parent, sizeof parent, "%s/tmp", b->cwhome);
+	if (n < 0 || (size_t)n >= sizeof parent)
+		return spec_fail(b, ENAMETOOLONG, "spec: TMPDIR path too long");
+	if (paths_mkdir_p(parent, 0700) == -1)
+		return spec_fail(b, errno, "spec: create %s: %s", parent, strerror(errno));
 	if (b->ctx->run_id != NULL)
-		n = snprintf(dir, sizeof dir, "%s/tmp/%s", b->cwhome, b->ctx->run_id);
+		n = snprintf(dir, sizeof dir, "%s/%s", parent, b->ctx->run_id);
 	else
-		n = snprintf(dir, sizeof dir, "%s/tmp/exec-%ld", b->cwhome, (long)getpid());
+		n = snprintf(dir, sizeof dir, "%s/exec-XXXXXX", parent);
 	if (n < 0 || (size_t)n >= sizeof dir)
 		return spec_fail(b, ENAMETOOLONG, "spec: TMPDIR path too long");
-	if (paths_mkdir_p(dir, 0700) == -1 || chmod(dir, 0700) == -1)
+	if (b->ctx->run_id != NULL) {
+		if (mkdir(dir, 0700) == -1)
+			return spec_fail(b, errno, "spec: create TMPDIR %s: %s%s", dir,
+			    strerror(errno), errno == EEXIST ? " (left by an earlier run "
+			    "with this id; a run never inherits one)" : "");
+	} else if (mkdtemp(dir) == NULL)
 		return spec_fail(b, errno, "spec: create TMPDIR %s: %s", dir, strerror(errno));
 	if (paths_canonical(dir, canon, sizeof canon) == -1 ||
 	    (b->s->tmpdir = strdup(canon)) == NULL)
@@ -395,6 +411,43 @@ spec_tmpdir(struct spec_build *b)
 	if (strlist_add_unique(&b->s->write_dirs, canon) == -1)
 		return spec_nomem(b);
 	return spec_setenv(b, "TMPDIR", canon);
+}
+
+static int
+spec_remove_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (type == FTW_DP || type == FTW_D)
+		return rmdir(path) == -1 && errno != ENOENT ? -1 : 0;
+	return unlink(path) == -1 && errno != ENOENT ? -1 : 0;
+}
+
+int
+spec_remove_tmpdir(const char *tmpdir, const char *cwhome, char *err, size_t errlen)
+{
+	char	 parent[PATH_MAX], canon[PATH_MAX], *slash;
+
+	if (tmpdir == NULL || tmpdir[0] == '\0')
+		return 0;
+	/* Only a directory directly under <cwhome>/tmp is ever removed. */
+	snprintf(parent, sizeof parent, "%s/tmp", cwhome);
+	if (paths_canonical(parent, canon, sizeof canon) == -1 ||
+	    (slash = strrchr(tmpdir, '/')) == NULL ||
+	    (size_t)(slash - tmpdir) != strlen(canon) ||
+	    strncmp(tmpdir, canon, strlen(canon)) != 0 || slash[1] == '\0') {
+		snprintf(err, errlen, "refusing to remove %s: not a run TMPDIR under %s",
+		    tmpdir, canon);
+		errno = EINVAL;
+		return -1;
+	}
+	/* Depth first, symlinks removed as links, never followed, never leaving the fs. */
+	if (nftw(tmpdir, spec_remove_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT) == -1 &&
+	    errno != ENOENT) {
+		snprintf(err, errlen, "remove %s: %s", tmpdir, strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 /* <cwhome>/cache is one read-write grant; each tool's variable names its own subdir. */
@@ -1031,7 +1084,10 @@ out:
 	policy_resolved_free(&r);
 	if (rc == -1) {
 		int	 save = errno;
+		char	 rmerr[256];
 
+		/* A refused spec leaves no TMPDIR behind (it held nothing yet). */
+		(void)spec_remove_tmpdir(out->tmpdir, ctx->cwhome, rmerr, sizeof rmerr);
 		spec_free(out);
 		errno = save;
 	}

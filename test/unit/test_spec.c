@@ -129,6 +129,20 @@ build(struct config *cfg, struct strlist *context, int off, struct sandbox_spec 
 	return spec_build(&ctx, cfg, s, err, errlen);
 }
 
+/* What a runner does when its run ends: remove the TMPDIR (checked gone), free. */
+static void
+done(struct sandbox_spec *s)
+{
+	char		 err[1024];
+	struct stat	 st;
+
+	if (s->tmpdir != NULL) {
+		assert_int_equal(spec_remove_tmpdir(s->tmpdir, cwhome, err, sizeof err), 0);
+		assert_int_equal(lstat(s->tmpdir, &st), -1);
+	}
+	spec_free(s);
+}
+
 static int
 within_any(const struct strlist *l, const char *path)
 {
@@ -248,7 +262,7 @@ test_missing_dir_dropped_missing_file_kept(void **state)
 	snprintf(p, sizeof p, "%s/src", home);
 	assert_true(strlist_contains(&s.read_dirs, p));
 	assert_true(s.enabled);
-	spec_free(&s);
+	done(&s);
 	config_free(&cfg);
 }
 
@@ -300,7 +314,7 @@ test_carving(void **state)
 	assert_false(strlist_contains(&s.read_dirs, "/etc"));
 	if (access("/etc/passwd", F_OK) == 0)
 		assert_true(strlist_contains(&s.read_files, "/etc/passwd"));
-	spec_free(&s);
+	done(&s);
 	config_free(&cfg);
 }
 
@@ -343,7 +357,7 @@ test_env_allowlist(void **state)
 	unsetenv("SECRET_X");
 	unsetenv("MY_API_KEY");
 	unsetenv("CW_RUN_TEST");
-	spec_free(&s);
+	done(&s);
 	config_free(&cfg);
 }
 
@@ -384,7 +398,7 @@ test_cache_redirects_and_tmpdir(void **state)
 	assert_int_equal(st.st_mode & 0777, 0700);
 	assert_true(strlist_contains(&s.write_dirs, work));
 	assert_false(strlist_contains(&s.write_dirs, home));
-	spec_free(&s);
+	done(&s);
 	config_free(&cfg);
 }
 
@@ -401,7 +415,7 @@ test_off_and_workdir_refusals(void **state)
 	assert_int_equal(build(&cfg, NULL, 1, &s, err, sizeof err), 0);
 	assert_false(s.enabled);
 	assert_string_equal(s.disabled_by, "CW_SANDBOX=off");
-	spec_free(&s);
+	done(&s);
 	/* A workdir holding credentials (HOME itself) would make them writable. */
 	memset(&ctx, 0, sizeof ctx);
 	ctx.workdir = home;
@@ -465,14 +479,60 @@ test_git_worktree_grants(void **state)
 	snprintf(p, sizeof p, "%s/worktrees/wt/config.worktree", git);
 	assert_true(strlist_contains(&s.ro_binds, p));
 	assert_int_equal(access(p, F_OK), 0);
-	spec_free(&s);
+	done(&s);
 	config_free(&cfg);
+}
+
+/* A TMPDIR is always new, and removing it never follows a link out of it. */
+static void
+test_tmpdir_fresh_and_removed(void **state)
+{
+	struct config		 cfg;
+	struct sandbox_spec	 s, s2;
+	char			 err[1024], p[2200], outside[1200];
+	struct stat		 st;
+	FILE			*f;
+
+	(void)state;
+	config_defaults(&cfg);
+	assert_int_equal(build(&cfg, NULL, 0, &s, err, sizeof err), 0);
+	/* The same run id while its TMPDIR exists: refused, never inherited. */
+	assert_int_equal(build(&cfg, NULL, 0, &s2, err, sizeof err), -1);
+	assert_non_null(strstr(err, "never inherits"));
+	/* Plant a file, a directory and links to outside targets, then remove. */
+	snprintf(outside, sizeof outside, "%s/outside-target", root);
+	f = fopen(outside, "w");
+	assert_non_null(f);
+	fputs("keep me\n", f);
+	fclose(f);
+	snprintf(p, sizeof p, "%s/sub", s.tmpdir);
+	assert_int_equal(mkdir(p, 0700), 0);
+	snprintf(p, sizeof p, "%s/sub/file", s.tmpdir);
+	f = fopen(p, "w");
+	assert_non_null(f);
+	fclose(f);
+	snprintf(p, sizeof p, "%s/link-to-file", s.tmpdir);
+	assert_int_equal(symlink(outside, p), 0);
+	snprintf(p, sizeof p, "%s/link-to-dir", s.tmpdir);
+	assert_int_equal(symlink(root, p), 0);
+	/* Only a directory directly under <cwhome>/tmp may be removed. */
+	assert_int_equal(spec_remove_tmpdir(root, cwhome, err, sizeof err), -1);
+	assert_int_equal(spec_remove_tmpdir(home, cwhome, err, sizeof err), -1);
+	done(&s);
+	assert_int_equal(stat(outside, &st), 0);
+	assert_int_equal(stat(home, &st), 0);
+	/* Gone, so the next run with the id builds again. */
+	assert_int_equal(build(&cfg, NULL, 0, &s, err, sizeof err), 0);
+	done(&s);
+	config_free(&cfg);
+	unlink(outside);
 }
 
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tmpdir_fresh_and_removed),
 		cmocka_unit_test(test_credential_grant_refused),
 		cmocka_unit_test(test_credential_grant_through_symlink_refused),
 		cmocka_unit_test(test_context_root_credential_refused),
