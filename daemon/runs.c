@@ -36,6 +36,7 @@
 #include "log.h"
 #include "mask.h"
 #include "paths.h"
+#include "procid.h"
 #include "wire.h"
 
 extern char **environ;
@@ -716,6 +717,7 @@ runs_fail_early(struct daemon *d, const char *id, enum store_run_status status,
 static int
 runs_start(struct daemon *d, const char *id)
 {
+	struct procid		 pi;
 	struct store_run	 sr;
 	struct store_task	 t;
 	struct run		*r;
@@ -800,9 +802,11 @@ runs_start(struct daemon *d, const char *id)
 		    strerror(errno));
 		goto fail;
 	}
-	if (supervise_stat(r->pid, NULL, NULL, &r->start) == 0)
+	if (procid_stat(r->pid, &pi) == 0 && pi.state != 'Z') {
+		r->start = pi.start;
 		supervise_set_add(&r->procs, r->pid, r->start);
-	r->pidfd = supervise_pidfd(r->pid, r->start);
+	}
+	r->pidfd = procid_pidfd(r->pid, r->start);
 	evutil_make_socket_nonblocking(down_fd);
 	evutil_make_socket_nonblocking(up_fd);
 	r->up = bufferevent_socket_new(d->base, up_fd, BEV_OPT_CLOSE_ON_FREE);

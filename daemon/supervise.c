@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "procid.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
@@ -38,82 +39,6 @@ struct supervise_snap {
 	pid_t			pid, ppid, pgid;
 	unsigned long long	start;
 };
-
-/* Parse /proc/<pid>/stat. The command name may hold spaces and ')': skip to the last. */
-int
-supervise_stat(pid_t pid, pid_t *ppid, pid_t *pgid, unsigned long long *start)
-{
-	char			 path[64], buf[1024], *p, *save = NULL, *tok;
-	ssize_t			 n;
-	int			 fd, field;
-	long			 pp = 0, pg = 0;
-	unsigned long long	 st = 0;
-
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return -1;
-	n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0) {
-		errno = ESRCH;
-		return -1;
-	}
-	buf[n] = '\0';
-	if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ') {
-		errno = EINVAL;
-		return -1;
-	}
-	/* Field 3 (state) follows ") "; count from there. */
-	field = 3;
-	for (tok = strtok_r(p + 2, " ", &save); tok != NULL;
-	    tok = strtok_r(NULL, " ", &save), field++) {
-		if (field == 3 && tok[0] == 'Z') {
-			errno = ESRCH;	/* a zombie cannot be signalled usefully */
-			return -1;
-		}
-		if (field == 4)
-			pp = strtol(tok, NULL, 10);
-		else if (field == 5)
-			pg = strtol(tok, NULL, 10);
-		else if (field == 22) {
-			st = strtoull(tok, NULL, 10);
-			break;
-		}
-	}
-	if (field != 22) {
-		errno = EINVAL;
-		return -1;
-	}
-	if (ppid != NULL)
-		*ppid = (pid_t)pp;
-	if (pgid != NULL)
-		*pgid = (pid_t)pg;
-	if (start != NULL)
-		*start = st;
-	return 0;
-}
-
-/* A pidfd for pid, only if it is still the process that started at start. */
-int
-supervise_pidfd(pid_t pid, unsigned long long start)
-{
-	unsigned long long	 now;
-	int			 fd;
-
-	if (pid <= 1) {
-		errno = EINVAL;
-		return -1;
-	}
-	if ((fd = (int)syscall(SYS_pidfd_open, pid, 0)) == -1)
-		return -1;
-	/* Checked after opening: the pidfd pins the process, so the check cannot go stale. */
-	if (supervise_stat(pid, NULL, NULL, &now) == -1 || now != start) {
-		close(fd);
-		errno = ESRCH;
-		return -1;
-	}
-	return fd;
-}
 
 int
 supervise_set_add(struct supervise_set *s, pid_t pid, unsigned long long start)
@@ -160,6 +85,7 @@ supervise_snapshot(struct supervise_snap **out, size_t *nout)
 	struct dirent		*de;
 	struct supervise_snap	*v = NULL, *nv;
 	size_t			 n = 0, cap = 0;
+	struct procid		 id;
 	char			*end;
 	long			 pid;
 
@@ -178,9 +104,13 @@ supervise_snapshot(struct supervise_snap **out, size_t *nout)
 			}
 			v = nv;
 		}
-		v[n].pid = (pid_t)pid;
-		if (supervise_stat(v[n].pid, &v[n].ppid, &v[n].pgid, &v[n].start) == 0)
+		if (procid_stat((pid_t)pid, &id) == 0 && id.state != 'Z') {
+			v[n].pid = (pid_t)pid;
+			v[n].ppid = id.ppid;
+			v[n].pgid = id.pgid;
+			v[n].start = id.start;
 			n++;
+		}
 	}
 	closedir(dir);
 	*out = v;
@@ -238,7 +168,7 @@ supervise_signal(const struct supervise_set *s, int sig)
 	int	fd, count = 0;
 
 	for (size_t i = 0; i < s->n; i++) {
-		if ((fd = supervise_pidfd(s->v[i].pid, s->v[i].start)) == -1)
+		if ((fd = procid_pidfd(s->v[i].pid, s->v[i].start)) == -1)
 			continue;
 		if (syscall(SYS_pidfd_send_signal, fd, sig, NULL, 0) == 0)
 			count++;

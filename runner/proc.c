@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "proc.h"
+#include "procid.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open		434
@@ -36,77 +37,6 @@ proc_subreaper(void)
 	return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 }
 
-int
-proc_stat(pid_t pid, unsigned long long *start, pid_t *ppid, char *state)
-{
-	char			 path[64], buf[1024], *p, *save = NULL, *tok;
-	int			 fd, field;
-	ssize_t			 n;
-	unsigned long long	 v;
-
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return -1;
-	n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0) {
-		errno = ESRCH;
-		return -1;
-	}
-	buf[n] = '\0';
-	/* The command name may hold spaces and parentheses: fields restart after the last ')'. */
-	if ((p = strrchr(buf, ')')) == NULL) {
-		errno = EINVAL;
-		return -1;
-	}
-	field = 3;
-	for (tok = strtok_r(p + 1, " ", &save); tok != NULL;
-	    tok = strtok_r(NULL, " ", &save), field++) {
-		if (field == 3 && state != NULL)
-			*state = tok[0];
-		if (field == 4 && ppid != NULL)
-			*ppid = (pid_t)strtol(tok, NULL, 10);
-		if (field == 22) {
-			v = strtoull(tok, NULL, 10);
-			if (start != NULL)
-				*start = v;
-			return 0;
-		}
-	}
-	errno = EINVAL;
-	return -1;
-}
-
-int
-proc_pidfd_verified(pid_t pid, unsigned long long start)
-{
-	unsigned long long	 now;
-	int			 fd;
-
-	if ((fd = (int)syscall(SYS_pidfd_open, pid, 0)) == -1)
-		return -1;
-	/* The pidfd pins one process; if its start time still matches, it is ours. */
-	if (proc_stat(pid, &now, NULL, NULL) == -1 || now != start) {
-		close(fd);
-		errno = ESRCH;
-		return -1;
-	}
-	return fd;
-}
-
-int
-proc_signal_verified(pid_t pid, unsigned long long start, int sig)
-{
-	int	 fd, rc, save;
-
-	if ((fd = proc_pidfd_verified(pid, start)) == -1)
-		return -1;
-	rc = (int)syscall(SYS_pidfd_send_signal, fd, sig, NULL, 0);
-	save = errno;
-	close(fd);
-	errno = save;
-	return rc;
-}
 
 /* Every live descendant of ours, by walking all of /proc (zombies are not listed). */
 static int
@@ -121,6 +51,7 @@ proc_descendants_scan(struct proc_entry **out, size_t *nout)
 	size_t		 n = 0, cap = 0, k = 0;
 	DIR		*d;
 	struct dirent	*de;
+	struct procid	 id;
 	pid_t		 self = getpid();
 	int		 changed;
 
@@ -143,8 +74,11 @@ proc_descendants_scan(struct proc_entry **out, size_t *nout)
 			}
 			all = na;
 		}
-		if (proc_stat((pid_t)pid, &all[n].start, &all[n].ppid, &all[n].state) == -1)
+		if (procid_stat((pid_t)pid, &id) == -1)
 			continue;
+		all[n].start = id.start;
+		all[n].ppid = id.ppid;
+		all[n].state = id.state;
 		all[n].pid = (pid_t)pid;
 		all[n].mine = 0;
 		n++;
@@ -244,7 +178,7 @@ proc_descendants(struct proc_entry **out, size_t *nout)
 	pid_t		*kids = NULL;
 	size_t		 n = 0, cap = 0, k = 0;
 	char		 path[64];
-	char		 state;
+	struct procid	 id;
 
 	snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)getpid(),
 	    (int)getpid());
@@ -261,8 +195,9 @@ proc_descendants(struct proc_entry **out, size_t *nout)
 	if (n > 0 && (*out = calloc(n, sizeof **out)) == NULL)
 		goto fail;
 	for (size_t i = 0; i < n; i++) {
-		if (proc_stat(kids[i], &(*out)[k].start, NULL, &state) == -1 || state == 'Z')
+		if (procid_stat(kids[i], &id) == -1 || id.state == 'Z')
 			continue;
+		(*out)[k].start = id.start;
 		(*out)[k++].pid = kids[i];
 	}
 	*nout = k;
@@ -311,7 +246,7 @@ proc_signal_all(const struct proc_entry *e, size_t n, int sig, int ms, pid_t mai
 	if ((pfd = calloc(n ? n : 1, sizeof *pfd)) == NULL)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
-		int	 fd = proc_pidfd_verified(e[i].pid, e[i].start);
+		int	 fd = procid_pidfd(e[i].pid, e[i].start);
 
 		if (fd == -1)
 			continue;

@@ -11,15 +11,6 @@
 
 /* Make the calling process the subreaper of its descendants. 0 or -1 (errno). */
 int	proc_subreaper(void);
-/* The start time (clock ticks since boot, /proc/<pid>/stat field 22) and parent of pid. */
-int	proc_stat(pid_t pid, unsigned long long *start, pid_t *ppid, char *state);
-/*
- * A pidfd for pid, verified to be the process that started at start. -1 with errno
- * ESRCH when pid is gone or now names another process.
- */
-int	proc_pidfd_verified(pid_t pid, unsigned long long start);
-/* Send sig to the process pid that started at start, through a verified pidfd. */
-int	proc_signal_verified(pid_t pid, unsigned long long start, int sig);
 
 /*
  * End every descendant of the calling process: SIGTERM, then SIGKILL to whatever is
