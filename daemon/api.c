@@ -79,6 +79,9 @@ api_send(struct evhttp_request *req, int code, cJSON *body)
 	evhttp_add_header(h, "Content-Type", "application/json");
 	evhttp_add_header(h, "Cache-Control", "no-store");
 	evhttp_add_header(h, "X-Content-Type-Options", "nosniff");
+	evhttp_add_header(h, "Referrer-Policy", "no-referrer");
+	evhttp_add_header(h, "Content-Security-Policy", "default-src 'none'; "
+	    "frame-ancestors 'none'");
 	if (buf != NULL && body != NULL && (text = json_print(body)) != NULL) {
 		evbuffer_add(buf, text, strlen(text));
 		evbuffer_add(buf, "\n", 1);
@@ -926,6 +929,103 @@ api_gc(struct api_req *q)
 	api_ok(q, 200, o);
 }
 
+/* ---- the Inbox and exports --------------------------------------------------- */
+
+static int	api_is(struct api_req *, size_t, ...);
+
+/* POST /api/inbox/code: a one-time sign-in link for `cwctl inbox` (token only). */
+static void
+api_inbox_code(struct api_req *q)
+{
+	char	 code[128], url[256];
+	cJSON	*o;
+
+	if (inbox_code_new(q->d, code, sizeof code) == -1) {
+		api_error(q, 500, "internal", "cannot make a sign-in code: %s",
+		    strerror(errno));
+		return;
+	}
+	snprintf(url, sizeof url, "http://127.0.0.1:%d/inbox/login?code=%s", q->d->port,
+	    code);
+	journal_audit(q->d, q->actor, "inbox.code", NULL, NULL);
+	o = cJSON_CreateObject();
+	json_add_string(o, "url", url);
+	cJSON_AddNumberToObject(o, "expires_in", INBOX_CODE_TTL);
+	api_ok(q, 201, o);
+}
+
+/* POST /api/inbox/revoke: end every Inbox session (token only). */
+static void
+api_inbox_revoke(struct api_req *q)
+{
+	cJSON	*o = cJSON_CreateObject(), *a = cJSON_CreateObject();
+	int	 n = inbox_revoke(q->d);
+
+	cJSON_AddNumberToObject(a, "sessions", n);
+	journal_audit(q->d, q->actor, "inbox.revoke", NULL, a);
+	cJSON_AddNumberToObject(o, "revoked", n);
+	api_ok(q, 200, o);
+}
+
+/*
+ * The proof-of-work export: as JSON {"html": ...} for cwctl (/api/runs/ID/export), or
+ * as the HTML file itself (/workforce/runs/ID/proof-of-work). export_run() writes the
+ * audit entry and counts the export.
+ */
+static void
+api_run_export(struct api_req *q, const char *id, int raw)
+{
+	struct store_run	 r;
+	struct evbuffer		*buf;
+	char			*html = NULL, err[512], fname[STORE_ID_LEN + 64];
+	const char		*t = api_param(q, "transcript");
+	cJSON			*o;
+
+	if (api_run_lookup(q, id, &r) == -1)
+		return;
+	store_run_free(&r);
+	if (export_run(q->d, id, t != NULL && strcmp(t, "1") == 0, q->actor, &html, err,
+	    sizeof err) == -1) {
+		api_error(q, 500, "internal", "export of %s failed: %s", id, err);
+		return;
+	}
+	if (!raw) {
+		o = cJSON_CreateObject();
+		json_add_string(o, "html", html);
+		free(html);
+		api_ok(q, 200, o);
+		return;
+	}
+	inbox_security_headers(q->req);
+	evhttp_add_header(evhttp_request_get_output_headers(q->req), "Content-Type",
+	    "text/html; charset=utf-8");
+	snprintf(fname, sizeof fname, "attachment; filename=\"proof-of-work-%s.html\"",
+	    id);
+	evhttp_add_header(evhttp_request_get_output_headers(q->req),
+	    "Content-Disposition", fname);
+	if ((buf = evbuffer_new()) != NULL)
+		evbuffer_add(buf, html, strlen(html));
+	evhttp_send_reply(q->req, 200, "OK", buf);
+	if (buf != NULL)
+		evbuffer_free(buf);
+	free(html);
+}
+
+/* The routes the Inbox's session may use, all read-only but answering an approval. */
+static int
+api_inbox_allowed(struct api_req *q)
+{
+	if (q->method == EVHTTP_REQ_POST)
+		return api_is(q, 3, "api", "approvals", NULL);
+	if (q->method != EVHTTP_REQ_GET)
+		return 0;
+	return api_is(q, 2, "api", "runs") || api_is(q, 3, "api", "runs", NULL) ||
+	    api_is(q, 4, "api", "runs", NULL, "log") ||
+	    api_is(q, 4, "api", "runs", NULL, "events") ||
+	    api_is(q, 2, "api", "approvals") || api_is(q, 2, "api", "journal") ||
+	    api_is(q, 2, "api", "tasks");
+}
+
 /* ---- routing ------------------------------------------------------------------ */
 
 static int
@@ -968,6 +1068,11 @@ api_route(struct api_req *q)
 {
 	enum evhttp_cmd_type	m = q->method;
 
+	if (api_is(q, 4, "workforce", "runs", NULL, "proof-of-work")) {
+		if (m == EVHTTP_REQ_GET)
+			return api_run_export(q, q->seg[2], 1);
+		goto notallowed;
+	}
 	if (q->nseg < 2 || strcmp(q->seg[0], "api") != 0)
 		goto notfound;
 	if (api_is(q, 2, "api", "status")) {
@@ -1024,8 +1129,18 @@ api_route(struct api_req *q)
 	} else if (api_is(q, 2, "api", "gc")) {
 		if (m == EVHTTP_REQ_POST)
 			return api_gc(q);
+	} else if (api_is(q, 3, "api", "inbox", "code")) {
+		if (m == EVHTTP_REQ_POST)
+			return api_inbox_code(q);
+	} else if (api_is(q, 3, "api", "inbox", "revoke")) {
+		if (m == EVHTTP_REQ_POST)
+			return api_inbox_revoke(q);
+	} else if (api_is(q, 4, "api", "runs", NULL, "export")) {
+		if (m == EVHTTP_REQ_GET)
+			return api_run_export(q, q->seg[2], 0);
 	} else
 		goto notfound;
+notallowed:
 	api_error(q, 405, "method_not_allowed", "method not allowed on %s", q->pathbuf);
 	return;
 notfound:
@@ -1055,6 +1170,43 @@ api_cb(struct evhttp_request *req, void *arg)
 		return;
 	}
 	auth = evhttp_find_header(h, "Authorization");
+	/*
+	 * The Inbox: its page and sign-in need no token; its gateway (/inbox/api/...) needs
+	 * the session instead, and on writes the CSRF token and our own Origin as well.
+	 */
+	if (path != NULL && strncmp(path, "/inbox/api/", 11) == 0) {
+		char	why[256];
+		int	code;
+
+		code = inbox_authorize(d, req, q.method != EVHTTP_REQ_GET &&
+		    q.method != EVHTTP_REQ_HEAD, evhttp_find_header(h, "Origin") != NULL &&
+		    api_origin_ok(d, evhttp_find_header(h, "Origin")), why, sizeof why);
+		if (code != 0) {
+			api_error(&q, code, code == 401 ? "unauthorized" : "forbidden", "%s",
+			    why);
+			return;
+		}
+		snprintf(q.actor, sizeof q.actor, "inbox");
+		if (api_split(&q, path + 6) == -1 || !api_inbox_allowed(&q)) {
+			api_error(&q, 404, "not_found", "no such Inbox endpoint: %.200s",
+			    q.pathbuf);
+			return;
+		}
+		goto route;
+	}
+	if (path != NULL && inbox_is_page(path)) {
+		inbox_serve(d, req, path);
+		return;
+	}
+	/* The export may be fetched with the token or from the signed-in Inbox. */
+	if (path != NULL && strncmp(path, "/workforce/", 11) == 0 &&
+	    (q.method == EVHTTP_REQ_GET || q.method == EVHTTP_REQ_HEAD) &&
+	    (auth == NULL || strncmp(auth, "Bearer ", 7) != 0) && inbox_signed_in(d, req)) {
+		snprintf(q.actor, sizeof q.actor, "inbox");
+		if (api_split(&q, path) == -1)
+			goto nf;
+		goto route;
+	}
 	if (auth == NULL || strncmp(auth, "Bearer ", 7) != 0 ||
 	    !token_equal(auth + 7, d->token)) {
 		api_error(&q, 401, "unauthorized", "a valid bearer token is required (it is "
@@ -1074,9 +1226,11 @@ api_cb(struct evhttp_request *req, void *arg)
 	else
 		snprintf(q.actor, sizeof q.actor, "api");
 	if (path == NULL || api_split(&q, path) == -1) {
+nf:
 		api_error(&q, 404, "not_found", "no such endpoint");
 		return;
 	}
+route:
 	if ((query = evhttp_uri_get_query(uri)) != NULL &&
 	    evhttp_parse_query_str(query, &q.query) == -1) {
 		api_error(&q, 400, "bad_query", "cannot parse the query string");
@@ -1148,6 +1302,7 @@ api_stop(struct daemon *d)
 {
 	char	path[PATH_MAX];
 
+	inbox_free(d);
 	if (d->http != NULL)
 		evhttp_free(d->http);
 	d->http = NULL;

@@ -1,5 +1,7 @@
 /* cwctl run start|list|show|stop|logs. */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +22,8 @@ cwctl_run_usage(void)
 	    "       cwctl run list [--task NAME] [--status S] [--limit N] [--json]\n"
 	    "       cwctl run show RUN [--json]\n"
 	    "       cwctl run stop RUN\n"
-	    "       cwctl run logs [-f] RUN\n");
+	    "       cwctl run logs [-f] RUN\n"
+	    "       cwctl run export RUN [--transcript] [-o FILE]\n");
 	return CWCTL_EXIT_USAGE;
 }
 
@@ -248,6 +251,60 @@ cwctl_run_logs(const char *id, int follow)
 	}
 }
 
+/*
+ * cwctl run export RUN [--transcript] [-o FILE]: the proof-of-work HTML, to FILE
+ * (created 0600, never overwriting a symlink) or standard output.
+ */
+static int
+cwctl_run_export(int argc, char **argv)
+{
+	const char	*id = NULL, *file = NULL, *html;
+	char		 path[256], esc[160];
+	int		 transcript = 0, rc, fd;
+	cJSON		*o = NULL;
+	FILE		*f;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--transcript") == 0)
+			transcript = 1;
+		else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
+			file = argv[++i];
+		else if (argv[i][0] == '-' || id != NULL)
+			return cwctl_run_usage();
+		else
+			id = argv[i];
+	}
+	if (id == NULL || client_escape(id, esc, sizeof esc) == -1)
+		return cwctl_run_usage();
+	snprintf(path, sizeof path, "/api/runs/%s/export%s", esc,
+	    transcript ? "?transcript=1" : "");
+	if ((rc = client_call("GET", path, NULL, &o)) != 0)
+		return rc;
+	if ((html = json_get_string(o, "html")) == NULL) {
+		fprintf(stderr, "cwctl: the daemon sent no export\n");
+		cJSON_Delete(o);
+		return CWCTL_EXIT_FAILURE;
+	}
+	if (file == NULL)
+		f = stdout;
+	else if ((fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+	    0600)) == -1 || (f = fdopen(fd, "w")) == NULL) {
+		fprintf(stderr, "cwctl: %s: %s\n", file, strerror(errno));
+		cJSON_Delete(o);
+		return CWCTL_EXIT_FAILURE;
+	}
+	fputs(html, f);
+	if (fflush(f) != 0 || (f != stdout && fclose(f) != 0)) {
+		fprintf(stderr, "cwctl: %s: %s\n", file ? file : "stdout", strerror(errno));
+		cJSON_Delete(o);
+		return CWCTL_EXIT_FAILURE;
+	}
+	if (file != NULL)
+		fprintf(stderr, "wrote %s\n", file);
+	cJSON_Delete(o);
+	return CWCTL_EXIT_OK;
+}
+
 int
 cwctl_run(int argc, char **argv)
 {
@@ -263,6 +320,8 @@ cwctl_run(int argc, char **argv)
 		return cwctl_run_start(argc - 1, argv + 1);
 	if (strcmp(sub, "list") == 0 || strcmp(sub, "ls") == 0)
 		return cwctl_run_list(argc - 1, argv + 1);
+	if (strcmp(sub, "export") == 0)
+		return cwctl_run_export(argc - 1, argv + 1);
 	for (int i = 2; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0)
 			json = 1;

@@ -15,10 +15,12 @@ static const struct cwctl_verb {
 	{ "status", cwctl_status, "status [--json]   is clockworkd running, and what is it doing" },
 	{ "task", cwctl_task, "task add NAME --prompt TEXT [--repo DIR] [--engine E] [--mode M] ...\n"
 	    "  task list|show NAME|enable NAME|disable NAME|rm NAME [--json]" },
-	{ "run", cwctl_run, "run start TASK [--wait] | list | show RUN | stop RUN | logs [-f] RUN [--json]" },
+	{ "run", cwctl_run, "run start TASK [--wait] | list | show RUN | stop RUN | logs [-f] RUN [--json]\n"
+	    "  run export RUN [--transcript] [-o FILE]   the run's proof-of-work HTML file" },
 	{ "approvals", cwctl_approvals, "approvals [--run RUN] [--json]   approvals waiting for an answer" },
 	{ "approve", cwctl_approve, "approve ID   allow a pending tool call" },
 	{ "deny", cwctl_deny, "deny ID [--message TEXT]   deny a pending tool call" },
+	{ "inbox", cwctl_inbox, "inbox [--open] | --revoke   a one-time sign-in link to the Inbox page, or end its sessions" },
 	{ "journal", cwctl_journal, "journal [--run RUN | --audit] [--json]   the safety journal or the audit log" },
 	{ "gc", cwctl_gc, "gc [--task NAME] [--force] [--json]   prune finished runs' worktrees now" },
 	{ "service", cwctl_service, "service install [--print]   write the systemd user unit (launchd agent on macOS)" },

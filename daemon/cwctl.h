@@ -18,6 +18,7 @@ int	cwctl_approvals(int argc, char **argv);	/* cwctl-approvals.c */
 int	cwctl_approve(int argc, char **argv);	/* cwctl-approve.c */
 int	cwctl_deny(int argc, char **argv);	/* cwctl-deny.c */
 int	cwctl_answer(int argc, char **argv, int allow);	/* cwctl-approve.c */
+int	cwctl_inbox(int argc, char **argv);	/* cwctl-inbox.c */
 int	cwctl_journal(int argc, char **argv);	/* cwctl-journal.c */
 int	cwctl_gc(int argc, char **argv);	/* cwctl-gc.c */
 int	cwctl_service(int argc, char **argv);	/* cwctl-service.c */

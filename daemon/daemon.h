@@ -28,6 +28,8 @@ struct event_base;
 struct event;
 struct evhttp;
 struct bufferevent;
+struct evhttp_request;
+struct inbox;
 
 #define DAEMON_HOME_MAX		1024		/* longer homes are refused */
 #define DAEMON_TOKEN_BYTES	32		/* 64 hex characters on disk */
@@ -126,9 +128,12 @@ struct daemon {
 	struct event		*ev_cron;	/* once a minute */
 	struct event		*ev_pump;	/* start queued runs, deferred */
 	struct event		*ev_exit;	/* shutdown deadline */
+	struct inbox		*inbox;		/* sessions of the Inbox page */
 };
 
 /* token.c: the API bearer token in $CLOCKWORK_HOME/api.token (0600). */
+/* DAEMON_TOKEN_BYTES random bytes from getrandom(2), as hex (outlen >= 2 * bytes + 1). */
+int	token_random_hex(char *out, size_t outlen);
 int	token_load_or_create(const char *home, char *out, size_t outlen, char *err,
 	    size_t errlen);
 int	token_equal(const char *a, const char *b);
@@ -158,6 +163,46 @@ enum api_respond_result {
 enum api_respond_result api_respond(struct daemon *, const char *approval_id, int allow,
 	    const char *message, const char *actor, char *why, size_t whylen);
 
+/* inbox.c: the Inbox page, its sign-in codes and sessions. */
+#define INBOX_COOKIE		"cw_inbox"
+#define INBOX_CODE_TTL		60		/* seconds a `cwctl inbox` link works */
+#define INBOX_SESSION_TTL	(12 * 3600)	/* seconds a session lasts */
+#define INBOX_CSP		"default-src 'self'; script-src 'self'; style-src 'self'; " \
+				"img-src 'self'; connect-src 'self'; object-src 'none'; " \
+				"base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+int	inbox_cookie_get(const char *hdr, const char *name, char *out, size_t outlen);
+int	inbox_code_new(struct daemon *, char *out, size_t outlen);
+int	inbox_revoke(struct daemon *);
+int	inbox_authorize(struct daemon *, struct evhttp_request *, int write,
+	    int origin_ok, char *why, size_t whylen);
+int	inbox_signed_in(struct daemon *, struct evhttp_request *);
+int	inbox_is_page(const char *path);
+void	inbox_serve(struct daemon *, struct evhttp_request *, const char *path);
+void	inbox_security_headers(struct evhttp_request *);
+void	inbox_free(struct daemon *);
+
+/* export.c: the proof-of-work export (SPEC I3). */
+struct export_input {
+	const char	*run_id, *task, *prompt, *engine, *permission_mode, *status;
+	const char	*exit_reason, *repo, *branch, *base_commit, *final_commit;
+	const char	*created_at, *ended_at;
+	double		 budget_dollars, spent_dollars, spent_seconds;
+	int		 budget_turns, budget_seconds, spent_turns, sandboxed;
+	const char	*report;	/* JSON text or NULL */
+	const char	*diffstat;	/* text or NULL */
+	const char	*diff;		/* text or NULL */
+	const char	*transcript;	/* NULL: not included */
+	const struct store_journal_entry *journal;	/* denials and the like */
+	size_t		 n_journal;
+	const struct store_approval *approvals;
+	size_t		 n_approvals;
+};
+/* Render the HTML; a newly allocated NUL-terminated string, or NULL (ENOMEM). */
+char	*export_render(const struct export_input *);
+/* Build the export of run_id from the store, its log and its git branch. */
+int	export_run(struct daemon *, const char *run_id, int transcript, const char *actor,
+	    char **html, char *err, size_t errlen);
+
 /* tasks.c: validation of task documents and their JSON form. */
 int	tasks_from_json(struct daemon *, const cJSON *in, const struct store_task *base,
 	    struct store_task *out, char *field, size_t fieldlen, char *err, size_t errlen);
@@ -180,8 +225,6 @@ int	runs_send(struct run *, cJSON *msg);
 void	runs_approval_forget(struct run_approval *);
 
 /* supervise.c: process identity and identity-verified kills. */
-int	supervise_stat(pid_t, pid_t *ppid, pid_t *pgid, unsigned long long *start);
-int	supervise_pidfd(pid_t, unsigned long long start);
 int	supervise_set_add(struct supervise_set *, pid_t, unsigned long long start);
 int	supervise_set_has(const struct supervise_set *, pid_t, unsigned long long start);
 void	supervise_set_free(struct supervise_set *);

@@ -15,8 +15,8 @@
 
 #include "daemon.h"
 
-static int
-token_generate(char *out, size_t outlen)
+int
+token_random_hex(char *out, size_t outlen)
 {
 	unsigned char	 raw[DAEMON_TOKEN_BYTES];
 	size_t		 got = 0;
@@ -59,7 +59,7 @@ token_load_or_create(const char *home, char *out, size_t outlen, char *err,
 	}
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd == -1 && errno == ENOENT) {
-		if (token_generate(out, outlen) == -1) {
+		if (token_random_hex(out, outlen) == -1) {
 			snprintf(err, errlen, "cannot generate a token: %s", strerror(errno));
 			return -1;
 		}

@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# The Inbox in a real browser with the real Claude Code CLI (issue 6 item 5).
+#
+# clockworkd runs three repository tasks with engine claude against the scripted model
+# server (test/fixtures/model-server.js); each asks, through the permission-prompt
+# tool, to run a Bash command that acceptEdits does not allow by itself. Debian's
+# Chromium, driven by playwright-core (lib/inbox-browser.js), signs in with a
+# `cwctl inbox` link and:
+#   - sees no data and gets 401s before signing in; cannot reuse the code;
+#   - sees the three pending approvals with their (masked) commands;
+#   - cannot answer from a foreign Origin or from a page on another site;
+#   - clicks Approve on one (its file appears on disk) and Deny on another (its file
+#     does not); the third is left alone until its wall-clock budget ends and the
+#     fail-safe deny shows in the journal view;
+#   - follows a run view with its log and report;
+#   - records every request the Inbox page makes: all go to the daemon's origin;
+#   - opens a proof-of-work export whose prompt, log and diff hold script payloads and
+#     secrets: no script runs, no request is made, no secret is visible.
+# Screenshots go to $CW_INBOX_SHOTS (default: <build>/inbox-shots); docs/inbox-*.png
+# are copies of them.
+set -euo pipefail
+: "${CW_BIN:?}" "${CW_SRC:?}"
+
+[ -x /usr/bin/chromium ] || { echo "FAIL - /usr/bin/chromium is missing (scripts/setup installs it)"; exit 1; }
+bindir=$("$CW_SRC/scripts/setup-engines" | tail -n 1)
+modules=$(dirname "$bindir")
+[ -d "$modules/playwright-core" ] || { echo "FAIL - playwright-core is not in $modules"; exit 1; }
+shots=${CW_INBOX_SHOTS:-${CW_BUILD:-/tmp}/inbox-shots}
+mkdir -p "$shots"
+lib="$CW_SRC/test/e2e/lib"
+T=$(mktemp -d /tmp/cw-e2e-inbox.XXXXXX)
+pids=()
+DPID=
+cleanup() {
+	if [ -n "$DPID" ]; then kill -TERM "$DPID" 2>/dev/null || true; fi
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	if [ -n "${CW_E2E_KEEP:-}" ]; then echo "kept $T"; else rm -rf "$T"; fi
+}
+trap cleanup EXIT
+
+fails=0
+ok()   { echo "ok   - $*"; }
+fail() { echo "FAIL - $*"; fails=$((fails + 1)); }
+die()  { echo "FAIL - $*"; [ -f "$T/daemon.out" ] && tail -n 40 "$T/daemon.out"; exit 1; }
+# wait_until SECONDS DESCRIPTION COMMAND...: poll a condition until its deadline.
+wait_until() {
+	local secs=$1 what=$2; shift 2
+	local end=$(( $(date +%s) + secs ))
+	until "$@" >/dev/null 2>&1; do
+		[ "$(date +%s)" -lt $end ] || { echo "timed out after ${secs}s: $what"; return 1; }
+		sleep 0.2
+	done
+}
+
+export HOME="$T/home" CLOCKWORK_HOME="$T/cw"
+mkdir -p "$HOME" "$CLOCKWORK_HOME"
+chmod 700 "$CLOCKWORK_HOME"
+git config --global user.email e2e@example.invalid
+git config --global user.name e2e
+git config --global init.defaultBranch main
+
+ANT='sk-ant-api03-Xq7vLmZ2pR9sT4uW6yB8nC1dE3fG5hJ7kL9mN0pQ2rS4tU6vW8xY0zA1bC3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5bC7AA'
+GHP='ghp_Nq3vLmZ2pR9sT4uW6yB8nC1dE3fG5hJ7kL9m'
+PAY='<script>alert(1)</script> "><img src=x onerror=alert(1)> [x](javascript:alert(1))'
+export GHP
+node "$lib/inbox-scenarios.js" "$T/scenarios.json"
+
+node "$CW_SRC/test/fixtures/model-server.js" "$T/scenarios.json" "$T/mport" "$T/requests.jsonl" \
+    2> "$T/model-server.err" &
+pids+=($!)
+wait_until 15 "model server" test -s "$T/mport" || die "model server did not start"
+
+printf '%s\n' 'api_port: 0' 'max_concurrent_runs: 3' 'engines:' '  claude:' '    sandbox:' \
+    '      env: [ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL]' > "$CLOCKWORK_HOME/config.yaml"
+# The engine finds claude on the daemon's PATH; the model server's address and a dummy
+# key reach it through the env allowlist above.
+PATH="$bindir:$PATH" ANTHROPIC_BASE_URL="http://127.0.0.1:$(cat "$T/mport")" \
+    ANTHROPIC_API_KEY=sk-ant-e2e-dummy "$CW_BIN/clockworkd" --foreground > "$T/daemon.out" 2>&1 &
+DPID=$!
+wait_until 15 "clockworkd" test -s "$CLOCKWORK_HOME/clockworkd.port" || die "clockworkd did not start"
+PORT=$(cat "$CLOCKWORK_HOME/clockworkd.port")
+cw() { "$CW_BIN/cwctl" "$@"; }
+sql() { sqlite3 -cmd '.timeout 5000' "$CLOCKWORK_HOME/clockwork.db" "$@"; }
+
+repo="$T/repo"
+mkdir -p "$repo" && git -C "$repo" init -q && echo base > "$repo/README" &&
+    git -C "$repo" add README && git -C "$repo" commit -q -m base
+for t in approve deny late; do
+	secs=300
+	[ $t = late ] && secs=50
+	cw task add "$t" --repo "$repo" --engine claude --mode acceptEdits --seconds $secs \
+	    --prompt "SCENARIO:$t Please do the scripted steps. $PAY key $ANT" >/dev/null ||
+	    die "task add $t"
+done
+declare -A run
+for t in approve deny late; do run[$t]=$(cw run start "$t") || die "run start $t"; done
+ok "three claude runs started: ${run[approve]} ${run[deny]} ${run[late]}"
+
+node -e 'require("fs").writeFileSync(process.argv[1], JSON.stringify({
+  nodeModules: process.argv[2], cwctl: process.argv[3], origin: process.argv[4],
+  db: process.argv[5], shots: process.argv[6], approveCmd: "allowed.txt",
+  denyCmd: "denied.txt", lateCmd: "unanswered.txt", approveTask: "approve",
+  approveRun: process.argv[7], exportFile: process.argv[8], lateRun: process.argv[9],
+  secrets: ["Nq3vLmZ2pR9sT4uW6yB8", "Xq7vLmZ2pR9sT4uW6yB8"] }))' \
+    "$T/browser.json" "$modules" "$CW_BIN/cwctl" "http://127.0.0.1:$PORT" \
+    "$CLOCKWORK_HOME/clockwork.db" "$shots" "${run[approve]}" "$T/export.html" "${run[late]}"
+
+# The export is made once the approved run has ended; the browser opens it from disk
+# near its end and waits for it (with a deadline) until then.
+ended() { [ -n "$(sql "SELECT ended_at FROM runs WHERE id='$1'")" ]; }
+(
+	wait_until 240 "approve run ended" ended "${run[approve]}" &&
+	    "$CW_BIN/cwctl" run export "${run[approve]}" --transcript -o "$T/export.tmp" 2>/dev/null &&
+	    mv "$T/export.tmp" "$T/export.html"
+) &
+pids+=($!)
+if timeout 400 node "$lib/inbox-browser.js" "$T/browser.json" > "$T/browser.out" 2>&1; then
+	ok "browser: $(tail -n 1 "$T/browser.out")"
+else
+	fail "browser"
+	# Nothing more will answer: end the runs now rather than wait out their budgets.
+	for t in approve deny late; do cw run stop "${run[$t]}" >/dev/null 2>&1 || true; done
+fi
+sed 's/^/    /' "$T/browser.out"
+
+wt() { sql "SELECT worktree FROM runs WHERE id='$1'"; }
+for t in approve deny late; do wait_until 90 "run $t ended" ended "${run[$t]}" || fail "run $t did not end"; done
+if grep -q 'window.__pwned=1' "$(wt "${run[approve]}")/allowed.txt" 2>/dev/null; then
+	ok "Approve in the browser: the command ran (allowed.txt is on disk)"
+else
+	fail "approved command's file is missing"
+fi
+if [ ! -e "$(wt "${run[deny]}")/denied.txt" ]; then ok "Deny in the browser: denied.txt was not written"
+else fail "denied command ran"; fi
+if [ ! -e "$(wt "${run[late]}")/unanswered.txt" ]; then ok "unanswered: unanswered.txt was not written"
+else fail "unanswered command ran"; fi
+if [ "$(sql "SELECT count(*) FROM journal WHERE run_id='${run[late]}' AND kind IN ('approval_timeout', 'approval_expired')")" -ge 1 ] &&
+    [ "$(sql "SELECT state FROM approvals WHERE run_id='${run[late]}'")" = expired ]; then
+	ok "the fail-safe deny is in the safety journal"
+else
+	fail "no fail-safe deny recorded for the late run"
+fi
+if [ "$(sql "SELECT answered_by FROM approvals WHERE run_id='${run[approve]}'")" = inbox ]; then
+	ok "the approval was answered by the Inbox"
+else
+	fail "answered_by: $(sql "SELECT answered_by FROM approvals WHERE run_id='${run[approve]}'")"
+fi
+aid=$(sql "SELECT id FROM approvals WHERE run_id='${run[approve]}'")
+set +e; out=$(cw approve "$aid" 2>&1); rc=$?; set -e
+if [ $rc -eq 3 ] && grep -q 'already answered' <<< "$out"; then
+	ok "cwctl approve after the Inbox answered: already answered (exit 3)"
+else
+	fail "second answer: $rc $out"
+fi
+if [ -s "$T/export.html" ] && ! grep -q 'sk-ant-e2e-dummy\|Xq7vLmZ2pR9sT4uW6yB8\|Nq3vLmZ2pR9sT4uW6yB8' "$T/export.html"; then
+	ok "the export file holds no secret"
+else
+	fail "export missing or holds a secret"
+fi
+if [ "$(sql "SELECT count(*) FROM audit WHERE action='run.export' AND target='${run[approve]}'")" -ge 1 ]; then
+	ok "the export is in the audit log"
+else
+	fail "export not audited"
+fi
+
+[ $fails -eq 0 ] || { tail -n 30 "$T/daemon.out"; exit 1; }
+echo "inbox: all passed; screenshots in $shots"
