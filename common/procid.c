@@ -8,6 +8,14 @@
 
 #include "procid.h"
 
+/* Older C libraries' headers lack the pidfd calls' numbers (the same on every arch). */
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open		434
+#endif
+#ifndef SYS_pidfd_send_signal
+#define SYS_pidfd_send_signal	424
+#endif
+
 int
 procid_stat(pid_t pid, struct procid *out)
 {
@@ -70,13 +78,19 @@ procid_pidfd(pid_t pid, unsigned long long start)
 }
 
 int
+procid_send(int pidfd, int sig)
+{
+	return (int)syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0);
+}
+
+int
 procid_signal(pid_t pid, unsigned long long start, int sig)
 {
 	int	 fd, rc, save;
 
 	if ((fd = procid_pidfd(pid, start)) == -1)
 		return -1;
-	rc = (int)syscall(SYS_pidfd_send_signal, fd, sig, NULL, 0);
+	rc = procid_send(fd, sig);
 	save = errno;
 	close(fd);
 	errno = save;

@@ -23,6 +23,8 @@ int	procid_stat(pid_t pid, struct procid *out);
  * errno ESRCH when pid is gone or now names another process; EINVAL for pid <= 1.
  */
 int	procid_pidfd(pid_t pid, unsigned long long start);
+/* Send sig through a pidfd (one from procid_pidfd). 0 or -1 with errno. */
+int	procid_send(int pidfd, int sig);
 /* Send sig to that process through a verified pidfd. 0 or -1 with errno. */
 int	procid_signal(pid_t pid, unsigned long long start, int sig);
 

@@ -28,13 +28,6 @@
 #include "daemon.h"
 #include "procid.h"
 
-#ifndef SYS_pidfd_open
-#define SYS_pidfd_open 434
-#endif
-#ifndef SYS_pidfd_send_signal
-#define SYS_pidfd_send_signal 424
-#endif
-
 struct supervise_snap {
 	pid_t			pid, ppid, pgid;
 	unsigned long long	start;
@@ -165,15 +158,11 @@ supervise_collect(struct supervise_set *s, pid_t pgid)
 int
 supervise_signal(const struct supervise_set *s, int sig)
 {
-	int	fd, count = 0;
+	int	count = 0;
 
-	for (size_t i = 0; i < s->n; i++) {
-		if ((fd = procid_pidfd(s->v[i].pid, s->v[i].start)) == -1)
-			continue;
-		if (syscall(SYS_pidfd_send_signal, fd, sig, NULL, 0) == 0)
+	for (size_t i = 0; i < s->n; i++)
+		if (procid_signal(s->v[i].pid, s->v[i].start, sig) == 0)
 			count++;
-		close(fd);
-	}
 	return count;
 }
 

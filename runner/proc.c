@@ -16,13 +16,6 @@
 #include "proc.h"
 #include "procid.h"
 
-#ifndef SYS_pidfd_open
-#define SYS_pidfd_open		434
-#endif
-#ifndef SYS_pidfd_send_signal
-#define SYS_pidfd_send_signal	424
-#endif
-
 /* Rounds of SIGKILL before giving up on a tree that keeps growing. */
 #define PROC_KILL_ROUNDS	50
 
@@ -250,7 +243,7 @@ proc_signal_all(const struct proc_entry *e, size_t n, int sig, int ms, pid_t mai
 
 		if (fd == -1)
 			continue;
-		if (syscall(SYS_pidfd_send_signal, fd, sig, NULL, 0) == 0)
+		if (procid_send(fd, sig) == 0)
 			sent++;
 		pfd[live].fd = fd;
 		pfd[live].events = POLLIN;
