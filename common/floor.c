@@ -921,7 +921,8 @@ floor_skip_opts(const char **av, size_t ac, size_t i, const char *withval,
 		if (a[2] == '\0' && withval != NULL && strchr(withval, a[1]) != NULL)
 			i++;
 	}
-	return i;
+	/* An option that wants a value can be the last word: never point past the end. */
+	return i < ac ? i : ac;
 }
 
 /*
@@ -1048,8 +1049,9 @@ floor_argv(struct floor_ctx *c, const struct shell_list *l, size_t idx,
 		} else if (strcmp(p, "ionice") == 0 || strcmp(p, "stdbuf") == 0) {
 			i = floor_skip_opts(av, ac, 1, "cnioe", &alt);
 		} else if (strcmp(p, "timeout") == 0) {
-			i = floor_skip_opts(av, ac, 1, "sk", &alt) + 1;	/* DURATION */
-			alt += alt != 0;
+			i = floor_skip_opts(av, ac, 1, "sk", &alt);
+			i += i < ac;					/* DURATION */
+			alt += alt != 0 && alt < ac;
 		} else if (strcmp(p, "xargs") == 0) {
 			/* -i, -l and -e take their value attached, if at all. */
 			i = floor_skip_opts(av, ac, 1, "InPLdEsa", &alt);

@@ -389,6 +389,11 @@ static const struct floor_corpus_row floor_corpus[] = {
 	{ "sudo apt-get install -y jq", NULL },
 	{ "env NODE_ENV=production npm run build", NULL },
 	{ "timeout 60 npm test", NULL },
+	/* An option that takes a value as the last word (found by fuzz_floor). */
+	{ "watch -n", NULL },
+	{ "timeout -k", NULL },
+	{ "nice -n", NULL },
+	{ "sudo -u", NULL },
 	{ "sudo --preserve-env make install", NULL },
 	{ "nohup ./server > server.log 2>&1 &", NULL },
 	{ "bash -c 'npm ci && npm test'", NULL },
