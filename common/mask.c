@@ -896,8 +896,8 @@ mask_maybe(const struct mask_ctx *m, size_t i, int prev)
 	return 0;
 }
 
-char *
-mask_secrets_buf(const char *text, size_t len, size_t *outlen)
+static char *
+mask_pass(const char *text, size_t len, size_t *outlen)
 {
 	struct mask_ctx	 m;
 	size_t		 i, n, from = 0;
@@ -942,6 +942,41 @@ mask_secrets_buf(const char *text, size_t len, size_t *outlen)
 	if (outlen != NULL)
 		*outlen = m.olen;
 	return m.out;
+}
+
+/*
+ * Masking one secret can change what the next detector sees (a token that swallowed an
+ * assignment's name leaves its value for a second look), so idempotence is made to hold
+ * by construction: passes repeat until one changes nothing. Real text reaches that point
+ * on the second pass; MASK_MAX_PASSES bounds adversarial input, which then comes out
+ * masked more, never less.
+ */
+#define MASK_MAX_PASSES	8
+
+char *
+mask_secrets_buf(const char *text, size_t len, size_t *outlen)
+{
+	char	*cur, *next;
+	size_t	 curlen, nextlen;
+
+	if ((cur = mask_pass(text, len, &curlen)) == NULL)
+		return NULL;
+	for (int pass = 1; pass < MASK_MAX_PASSES; pass++) {
+		if ((next = mask_pass(cur, curlen, &nextlen)) == NULL) {
+			free(cur);
+			return NULL;
+		}
+		if (nextlen == curlen && memcmp(next, cur, curlen) == 0) {
+			free(next);
+			break;
+		}
+		free(cur);
+		cur = next;
+		curlen = nextlen;
+	}
+	if (outlen != NULL)
+		*outlen = curlen;
+	return cur;
 }
 
 char *
