@@ -888,16 +888,46 @@ shell_at_redirect(struct shell_parser *p)
 	return 0;
 }
 
+/*
+ * Read the next word and append it to command idx's assignments or argv. The command
+ * is looked up after the read: parsing the word (a substitution inside it) may add
+ * commands and move the array. The word stays owned by the list; *wp may borrow it.
+ * 0, or -1 with the error recorded in p.
+ */
+static int
+shell_word_push(struct shell_parser *p, size_t idx, int assign, const char **wp)
+{
+	struct shell_buf	 b = { 0 };
+	struct shell_cmd	*c;
+	char			*w;
+	int			 rc;
+
+	if (shell_count_word(p) == -1 || shell_word(p, &b, 1) == -1) {
+		free(b.p);
+		return -1;
+	}
+	if ((w = shell_buf_take(&b)) == NULL)
+		return shell_oom(p), -1;
+	c = &p->out->v[idx];
+	rc = assign ? shell_push(&c->assigns, &c->nassigns, w) :
+	    shell_push(&c->argv, &c->argc, w);
+	if (rc == -1) {
+		free(w);
+		return shell_oom(p), -1;
+	}
+	if (wp != NULL)
+		*wp = w;
+	return 0;
+}
+
 /* Words and redirections up to an operator, into a fresh slot. */
 static long
 shell_simple(struct shell_parser *p, long pipe_in)
 {
-	struct shell_buf	 b = { 0 };
 	struct shell_cmd	*c;
 	long			 idx;
 	int			 ch, assigning = 1, is_assign;
 	size_t			 i;
-	char			*w;
 
 	if ((idx = shell_slot(p, pipe_in)) == -1)
 		return shell_oom(p), -2;
@@ -931,17 +961,8 @@ shell_simple(struct shell_parser *p, long pipe_in)
 				}
 				if (shell_is_meta(ch))
 					return shell_error(p, "bad array assignment"), -2;
-				if (shell_count_word(p) == -1 || shell_word(p, &b, 1) == -1) {
-					free(b.p);
+				if (shell_word_push(p, idx, 1, NULL) == -1)
 					return -2;
-				}
-				if ((w = shell_buf_take(&b)) == NULL)
-					return shell_oom(p), -2;
-				c = &p->out->v[idx];
-				if (shell_push(&c->assigns, &c->nassigns, w) == -1) {
-					free(w);
-					return shell_oom(p), -2;
-				}
 			}
 			continue;
 		}
@@ -974,25 +995,10 @@ shell_simple(struct shell_parser *p, long pipe_in)
 			is_assign = i < p->len && (p->s[i] == '=' ||
 			    (p->s[i] == '+' && i + 1 < p->len && p->s[i + 1] == '='));
 		}
-		if (shell_count_word(p) == -1 || shell_word(p, &b, 1) == -1) {
-			free(b.p);
-			return -2;
-		}
-		if ((w = shell_buf_take(&b)) == NULL)
-			return shell_oom(p), -2;
-		c = &p->out->v[idx];
-		if (is_assign) {
-			if (shell_push(&c->assigns, &c->nassigns, w) == -1) {
-				free(w);
-				return shell_oom(p), -2;
-			}
-		} else {
+		if (!is_assign)
 			assigning = 0;
-			if (shell_push(&c->argv, &c->argc, w) == -1) {
-				free(w);
-				return shell_oom(p), -2;
-			}
-		}
+		if (shell_word_push(p, idx, is_assign, NULL) == -1)
+			return -2;
 	}
 	return idx;
 }
@@ -1101,11 +1107,9 @@ shell_trailing_redirects(struct shell_parser *p)
 static long
 shell_dbracket(struct shell_parser *p, long pipe_in)
 {
-	struct shell_buf	 b = { 0 };
-	struct shell_cmd	*c;
+	const char		*word;
 	long			 idx;
 	int			 ch;
-	char			*w;
 
 	if ((idx = shell_slot(p, pipe_in)) == -1)
 		return shell_oom(p), -2;
@@ -1131,18 +1135,9 @@ shell_dbracket(struct shell_parser *p, long pipe_in)
 			else
 				continue;
 		}
-		if (shell_count_word(p) == -1 || shell_word(p, &b, 1) == -1) {
-			free(b.p);
+		if (shell_word_push(p, idx, 0, &word) == -1)
 			return -2;
-		}
-		if ((w = shell_buf_take(&b)) == NULL)
-			return shell_oom(p), -2;
-		c = &p->out->v[idx];
-		if (shell_push(&c->argv, &c->argc, w) == -1) {
-			free(w);
-			return shell_oom(p), -2;
-		}
-		if (strcmp(w, "]]") == 0)
+		if (strcmp(word, "]]") == 0)
 			break;
 	}
 	return shell_trailing_redirects(p) == -1 ? -2 : idx;
