@@ -43,6 +43,10 @@
  *   argv             array of strings (engine "command" only)             command: required
  *   workdir          absolute path: the worktree or scratch directory     required
  *   context          array of absolute paths, read-only context roots     optional
+ *   git              {"branch":"clockwork/<task>/<run>","base":"<commit id>",
+ *                    "objects":"<the user's object store>"}: a repository run; the
+ *                    workdir is the run's own repository borrowing objects read-only;
+ *                    at the end the runner seals it (runner/seal.c)         optional
  *   permission_mode  "plan" | "acceptEdits" (nothing else exists)         claude: required
  *   budget           {"dollars":D,"turns":N,"seconds":N}                  seconds required
  *   key              string: the provider key for engines that need one; it travels
@@ -63,7 +67,9 @@
  *   ("completed"|"failed"|"budget_seconds"|"budget_turns"|"budget_dollars"|"stopped"),
  *   exit_code / signal of the engine (absent when it never started), error (one line,
  *   on refused/failed), sandboxed, not_enforced [..], landlock_abi,
- *   spent {"dollars","turns","seconds"}, denials {"count","list":[{rule,reason,command}]},
+ *   spent {"dollars","turns","seconds"}, seal {"tip","bundle","committed"} or
+ *   {"error"} (repository runs that started: the bundle is <workdir>/.git/
+ *   clockwork-run.bundle, untrusted input to the daemon's import), denials {"count","list":[{rule,reason,command}]},
  *   approvals {"count","list":[{id,tool,behavior,by,message}]} where by is
  *   "human" | "timeout" | "floor" | "limit" | "stopped" | "malformed" | "client_gone".
  *   cw-runner run exits 0 when the run completed, 1 when it failed, was stopped or hit

@@ -71,6 +71,10 @@ struct run {
 	char			 pids_path[PATH_MAX];
 	char			*branch;
 	char			 base_commit[64];
+	char			 git_objects[PATH_MAX];	/* the user's store, lent read-only */
+	struct runimport	*import;	/* the import child, while it works */
+	int			 import_started;
+	cJSON			*import_result;	/* what the import said, once it ended */
 	int			 budget_seconds;
 	int			 budget_turns;
 	double			 budget_dollars;
@@ -239,21 +243,42 @@ int	supervise_orphans(pid_t self, struct supervise_set *out);
 int	supervise_save(const struct supervise_set *, const char *path);
 int	supervise_load(struct supervise_set *, const char *path);
 
-/* worktree.c: git worktrees of repository runs (libgit2). */
+/* worktree.c: a run's own repository, and the user's repository after import (libgit2). */
 struct worktree_stat {
 	size_t	files, insertions, deletions;
 };
 void	worktree_init(void);
 void	worktree_shutdown(void);
-int	worktree_create(const char *repo, const char *path, const char *branch,
-	    const char *name, char *base_out, size_t baselen, char *err, size_t errlen);
-int	worktree_finish(const char *path, const char *base, char *final_out,
-	    size_t finallen, struct worktree_stat *, char *err, size_t errlen);
+int	worktree_create_run(const char *repo, const char *path, const char *branch,
+	    char *base_out, size_t baselen, char *objects_out, size_t objlen, char *err,
+	    size_t errlen);
+int	worktree_adopt(const char *repo, const char *path, const char *name,
+	    const char *branch, char *err, size_t errlen);
+int	worktree_branch_at(const char *repo, const char *branch, const char *commit,
+	    char *err, size_t errlen);
+/* The commit a branch of repo points at, hex, in out. */
+int	worktree_rev(const char *repo, const char *branch, char *out, size_t outlen,
+	    char *err, size_t errlen);
+int	worktree_diffstat(const char *repo, const char *base, const char *tip,
+	    struct worktree_stat *, char *err, size_t errlen);
 /* 1 when nothing would be lost by pruning: branch merged into repo HEAD, tree clean. */
 int	worktree_merged(const char *repo, const char *path, const char *branch);
 int	worktree_remove(const char *repo, const char *path, const char *name,
 	    const char *branch, int delete_branch, char *err, size_t errlen);
 int	worktree_is_repo(const char *path);
+
+/* runimport.c: a run's branch into the user's repository, in a child with a timeout. */
+struct runimport;
+typedef void	(*runimport_done_fn)(struct run *, cJSON *result);
+/*
+ * Start importing r's sealed work (seal: the runner's report's "seal" object, or NULL);
+ * nothing_ran: the run was refused, its directory is only removed. done is called once,
+ * from the event loop, with the child's result ({"ok":..., "final_commit", "diffstat",
+ * "error", "quarantine"}), which it owns. 0, or -1 (nothing started).
+ */
+int	runimport_start(struct run *r, const cJSON *seal, int nothing_ran,
+	    runimport_done_fn done);
+void	runimport_free(struct runimport *);
 
 /* gc.c: retention of finished runs' worktrees. */
 struct gc_result {

@@ -626,7 +626,7 @@ runs_down_event_cb(struct bufferevent *bev, short what, void *arg)
 static int
 runs_send_spec(struct run *r, const struct store_task *t)
 {
-	cJSON	*m, *b, *pb, *argv;
+	cJSON	*m, *b, *pb, *argv, *g;
 
 	if ((m = cJSON_CreateObject()) == NULL)
 		return -1;
@@ -646,6 +646,11 @@ runs_send_spec(struct run *r, const struct store_task *t)
 	json_add_string(m, "workdir", r->workdir);
 	json_add_string(m, "repo", t->repo);
 	json_add_string(m, "branch", r->branch);
+	if (r->repo != NULL && (g = cJSON_AddObjectToObject(m, "git")) != NULL) {
+		json_add_string(g, "branch", r->branch);
+		json_add_string(g, "base", r->base_commit);
+		json_add_string(g, "objects", r->git_objects);
+	}
 	json_add_string(m, "clockwork_home", r->d->home);
 	if ((b = cJSON_AddObjectToObject(m, "budget")) != NULL) {
 		cJSON_AddNumberToObject(b, "dollars", t->budget_dollars);
@@ -679,6 +684,11 @@ runs_free(struct run *r)
 	if (r->log_fd != -1)
 		close(r->log_fd);
 	supervise_set_free(&r->procs);
+	if (r->import != NULL) {
+		runimport_free(r->import);
+		r->import = NULL;
+	}
+	cJSON_Delete(r->import_result);
 	cJSON_Delete(r->report);
 	cJSON_Delete(r->denials);
 	free(r->stop_message);
@@ -721,7 +731,7 @@ runs_start(struct daemon *d, const char *id)
 	struct store_run	 sr;
 	struct store_task	 t;
 	struct run		*r;
-	char			 dir[2048], err[512], name[STORE_ID_LEN + 16];
+	char			 dir[2048], err[512];
 	int			 down_fd, up_fd;
 	struct timeval		 tv;
 
@@ -780,9 +790,9 @@ runs_start(struct daemon *d, const char *id)
 			snprintf(err, sizeof err, "out of memory");
 			goto fail;
 		}
-		snprintf(name, sizeof name, "%s", r->id);
-		if (worktree_create(t.repo, r->workdir, r->branch, name, r->base_commit,
-		    sizeof r->base_commit, err, sizeof err) == -1)
+		if (worktree_create_run(t.repo, r->workdir, r->branch, r->base_commit,
+		    sizeof r->base_commit, r->git_objects, sizeof r->git_objects, err,
+		    sizeof err) == -1)
 			goto fail;
 		store_run_set_git(d->store, r->id, r->workdir, r->branch, r->base_commit, NULL);
 		runs_log_line(r, "worktree %s on branch %s from %s", r->workdir, r->branch,
@@ -865,6 +875,63 @@ runs_status_for(enum store_exit_reason why)
 	}
 }
 
+static void	runs_finish(struct run *);
+
+/* The import has ended: its result goes in the report, and the run ends. */
+static void
+runs_import_done(struct run *r, cJSON *res)
+{
+	runimport_free(r->import);
+	r->import = NULL;
+	r->import_result = res;
+	runs_finish(r);
+}
+
+/*
+ * The report's git facts come from the import (runimport.c), which read the user's
+ * repository after verifying what the run sent: never from the run's own repository.
+ */
+static void
+runs_git_report(struct run *r, cJSON *git)
+{
+	struct daemon	*d = r->d;
+	const cJSON	*res = r->import_result, *ds;
+	const char	*final, *q, *e;
+	cJSON		*j;
+	int		 ok = 0, removed = 0;
+
+	json_add_string(git, "base_commit", r->base_commit);
+	if (res == NULL)
+		return;
+	(void)json_get_bool(res, "ok", &ok);
+	(void)json_get_bool(res, "removed", &removed);
+	final = json_get_string(res, "final_commit");
+	json_add_string(git, "final_commit", final);
+	if ((ds = cJSON_GetObjectItemCaseSensitive(res, "diffstat")) != NULL)
+		cJSON_AddItemToObject(git, "diffstat", cJSON_Duplicate(ds, 1));
+	cJSON_AddBoolToObject(git, "imported", ok && !removed);
+	if (final != NULL)
+		store_run_set_git(d->store, r->id, NULL, NULL, NULL, final);
+	if (removed)
+		return;
+	if (ok) {
+		runs_log_line(r, "imported: %s is at %s", r->branch, final);
+		return;
+	}
+	e = json_get_string(res, "error");
+	q = json_get_string(res, "quarantine");
+	json_add_string(git, "error", e);
+	json_add_string(git, "quarantine", q);
+	runs_log_line(r, "not imported: %s%s%s", e != NULL ? e : "unknown error",
+	    q != NULL ? "; the run's files are kept, untrusted, in " : "", q != NULL ? q : "");
+	if ((j = cJSON_CreateObject()) != NULL) {
+		json_add_string(j, "branch", r->branch);
+		json_add_string(j, "error", e);
+		json_add_string(j, "quarantine", q);
+		journal_add(d, r->id, "import_refused", j);
+	}
+}
+
 /* The stored report: the runner's own, with the daemon's facts laid over it. */
 static void
 runs_finish(struct run *r)
@@ -872,14 +939,14 @@ runs_finish(struct run *r)
 	struct daemon		*d = r->d;
 	enum store_exit_reason	 why;
 	enum store_run_status	 status;
-	struct worktree_stat	 ws;
-	char			 final[64] = "", err[512];
 	const char		*rs, *es;
 	cJSON			*rep, *j, *git, *spent, *runner, *ap;
 	char			*text;
 	double			 secs;
-	int			 refused = 0, sb, n, gitok = 0;
+	int			 refused = 0, sb, n;
 
+	if (r->import != NULL)
+		return;		/* the import is under way: it finishes the run */
 	/* Whatever the run left running ends with it. */
 	n = supervise_kill_tree(&r->procs, 0);
 	if (n > 0) {
@@ -888,6 +955,24 @@ runs_finish(struct run *r)
 	}
 	evtimer_del(r->budget_ev);
 	evtimer_del(r->grace_ev);
+	if (r->repo != NULL && !r->import_started) {
+		int	 nothing_ran = !r->stopping && ((WIFEXITED(r->wstatus) &&
+		    WEXITSTATUS(r->wstatus) == 3) || (r->report != NULL &&
+		    (rs = json_get_string(r->report, "status")) != NULL &&
+		    strcmp(rs, "refused") == 0));
+
+		r->import_started = 1;
+		if (runimport_start(r, r->report != NULL ? cJSON_GetObjectItemCaseSensitive(
+		    r->report, "seal") : NULL, nothing_ran, runs_import_done) == 0) {
+			if (!nothing_ran)
+				runs_log_line(r, "importing the run's branch %s into %s",
+				    r->branch, r->repo);
+			return;
+		}
+		r->import_result = cJSON_CreateObject();
+		cJSON_AddBoolToObject(r->import_result, "ok", 0);
+		json_add_string(r->import_result, "error", "cannot start the import");
+	}
 	runs_elapsed(r, &secs);
 
 	rep = r->report != NULL ? cJSON_Duplicate(r->report, 1) : cJSON_CreateObject();
@@ -972,20 +1057,8 @@ runs_finish(struct run *r)
 		json_add_string(git, "repo", r->repo);
 		json_add_string(git, "worktree", r->workdir);
 		json_add_string(git, "branch", r->branch);
-		if (r->repo != NULL) {
-			gitok = worktree_finish(r->workdir, r->base_commit, final, sizeof final,
-			    &ws, err, sizeof err) == 0;
-			json_add_string(git, "base_commit", r->base_commit);
-			json_add_string(git, "final_commit", final[0] ? final : NULL);
-			if (gitok && (j = cJSON_AddObjectToObject(git, "diffstat")) != NULL) {
-				cJSON_AddNumberToObject(j, "files_changed", (double)ws.files);
-				cJSON_AddNumberToObject(j, "insertions", (double)ws.insertions);
-				cJSON_AddNumberToObject(j, "deletions", (double)ws.deletions);
-			} else if (!gitok)
-				json_add_string(git, "error", err);
-			if (final[0])
-				store_run_set_git(d->store, r->id, NULL, NULL, NULL, final);
-		}
+		if (r->repo != NULL)
+			runs_git_report(r, git);
 	}
 	if ((runner = cJSON_AddObjectToObject(rep, "runner")) != NULL) {
 		cJSON_AddNumberToObject(runner, "pid", r->pid);

@@ -1,11 +1,17 @@
 /*
- * Git worktrees for repository runs (SPEC W1), through libgit2. A run gets a new
- * branch clockwork/<task>/<run-id> from the repository's HEAD and a linked worktree at
- * $CLOCKWORK_HOME/worktrees/<task>/<run-id>; the user's own working tree, index and
- * branches are never written. Errors fill err with one line naming the repository.
+ * Git for repository runs (SPEC W1, G1), through libgit2. A run works in a repository
+ * of its own at $CLOCKWORK_HOME/worktrees/<task>/<run-id> on branch
+ * clockwork/<task>/<run-id>, borrowing the user's objects read-only; the user's
+ * repository is written only by the daemon, when it imports the run's branch
+ * (runimport.c) and then adopts that directory as a linked worktree checked out from
+ * the verified branch. Errors fill err with one line naming the repository.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -13,6 +19,7 @@
 #include <git2.h>
 
 #include "daemon.h"
+#include "rmtree.h"
 
 static void
 worktree_err(char *err, size_t errlen, const char *what, const char *path)
@@ -56,20 +63,40 @@ worktree_is_repo(const char *path)
 	return 1;
 }
 
+/* The common git directory's object store of repo, canonical, in out. */
+static int
+worktree_objects_dir(git_repository *repo, char *out, size_t outlen)
+{
+	char	 p[PATH_MAX + 16];
+
+	if ((size_t)snprintf(p, sizeof p, "%sobjects", git_repository_commondir(repo)) >=
+	    sizeof p || realpath(p, out) == NULL || strlen(out) >= outlen) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
 /*
- * Create branch from HEAD and a worktree named name at path checking it out. base_out
- * gets HEAD's commit id. A repository without commits, or a bare one, is refused.
+ * A run's own repository (SPEC G1) at path, which must not exist: a new repository
+ * whose object store borrows repo's read-only through objects/info/alternates, with
+ * HEAD on branch at repo's HEAD commit, checked out. Nothing of repo's configuration
+ * (remotes, credentials, hooks) is carried over, and repo itself is not written: the
+ * branch appears there only when the run's work is imported (runimport.c). base_out
+ * gets the commit id, objects_out the store the run may read.
  */
 int
-worktree_create(const char *repo_path, const char *path, const char *branch,
-    const char *name, char *base_out, size_t baselen, char *err, size_t errlen)
+worktree_create_run(const char *repo_path, const char *path, const char *branch,
+    char *base_out, size_t baselen, char *objects_out, size_t objlen, char *err,
+    size_t errlen)
 {
-	git_repository			*repo = NULL;
+	git_repository			*repo = NULL, *run = NULL;
 	git_reference			*head = NULL, *ref = NULL;
 	git_commit			*commit = NULL;
-	git_worktree			*wt = NULL;
-	git_worktree_add_options	 opts;
-	int				 rc = -1;
+	git_repository_init_options	 io;
+	git_checkout_options		 co;
+	char				 alt[PATH_MAX + 64], refname[512];
+	int				 rc = -1, fd = -1, created = 0;
 
 	worktree_init();
 	if (git_repository_open_ext(&repo, repo_path, GIT_REPOSITORY_OPEN_NO_SEARCH,
@@ -91,8 +118,92 @@ worktree_create(const char *repo_path, const char *path, const char *branch,
 		goto out;
 	}
 	git_oid_tostr(base_out, baselen, git_commit_id(commit));
-	if (git_branch_create(&ref, repo, branch, commit, 0) != 0) {
-		worktree_err(err, errlen, "cannot create branch", repo_path);
+	if (worktree_objects_dir(repo, objects_out, objlen) == -1) {
+		snprintf(err, errlen, "%s: cannot resolve its object store: %s", repo_path,
+		    strerror(errno));
+		goto out;
+	}
+	if ((size_t)snprintf(refname, sizeof refname, "refs/heads/%s", branch) >=
+	    sizeof refname) {
+		snprintf(err, errlen, "%s: branch name too long", branch);
+		goto out;
+	}
+	if (mkdir(path, 0700) == -1) {
+		snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno));
+		goto out;
+	}
+	created = 1;
+	if (git_repository_init_options_init(&io, GIT_REPOSITORY_INIT_OPTIONS_VERSION) != 0)
+		goto out;
+	io.flags = GIT_REPOSITORY_INIT_NO_REINIT;
+	io.mode = GIT_REPOSITORY_INIT_SHARED_UMASK;
+	io.initial_head = branch;
+	if (git_repository_init_ext(&run, path, &io) != 0) {
+		worktree_err(err, errlen, "cannot create the run's repository", path);
+		goto out;
+	}
+	git_repository_free(run);
+	run = NULL;
+	/* The user's objects, read through alternates: the run's writes stay its own. */
+	snprintf(alt, sizeof alt, "%s/.git/objects/info/alternates", path);
+	if ((fd = open(alt, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+	    0644)) == -1 || dprintf(fd, "%s\n", objects_out) < 0 || close(fd) == -1) {
+		fd = -1;
+		snprintf(err, errlen, "%s: cannot write: %s", alt, strerror(errno));
+		goto out;
+	}
+	fd = -1;
+	if (git_repository_open_ext(&run, path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) != 0 ||
+	    git_reference_create(&ref, run, refname, git_commit_id(commit), 0,
+	    "clockwork: run starts here") != 0) {
+		worktree_err(err, errlen, "cannot create the run's branch", path);
+		goto out;
+	}
+	if (git_checkout_options_init(&co, GIT_CHECKOUT_OPTIONS_VERSION) != 0)
+		goto out;
+	co.checkout_strategy = GIT_CHECKOUT_FORCE;
+	if (git_checkout_head(run, &co) != 0) {
+		worktree_err(err, errlen, "cannot check out the run's branch", path);
+		goto out;
+	}
+	rc = 0;
+out:
+	if (fd != -1)
+		close(fd);
+	git_reference_free(ref);
+	git_repository_free(run);
+	git_commit_free(commit);
+	git_reference_free(head);
+	git_repository_free(repo);
+	/* Nothing of the run exists yet: what was made is the daemon's own to remove. */
+	if (rc == -1 && created)
+		(void)rmtree_path(path);
+	return rc;
+}
+
+/*
+ * After an import: a linked worktree of repo at path (which must not exist) named
+ * name, on branch, checked out by libgit2 from objects git has verified. This is the
+ * worktree a person opens: its admin state is written here, not by the run.
+ */
+int
+worktree_adopt(const char *repo_path, const char *path, const char *name,
+    const char *branch, char *err, size_t errlen)
+{
+	git_repository			*repo = NULL;
+	git_reference			*ref = NULL;
+	git_worktree			*wt = NULL;
+	git_worktree_add_options	 opts;
+	int				 rc = -1;
+
+	worktree_init();
+	if (git_repository_open_ext(&repo, repo_path, GIT_REPOSITORY_OPEN_NO_SEARCH,
+	    NULL) != 0) {
+		worktree_err(err, errlen, "not a git repository", repo_path);
+		return -1;
+	}
+	if (git_branch_lookup(&ref, repo, branch, GIT_BRANCH_LOCAL) != 0) {
+		worktree_err(err, errlen, "no such branch", branch);
 		goto out;
 	}
 	if (git_worktree_add_options_init(&opts, GIT_WORKTREE_ADD_OPTIONS_VERSION) != 0)
@@ -101,15 +212,74 @@ worktree_create(const char *repo_path, const char *path, const char *branch,
 	opts.checkout_options.checkout_strategy = GIT_CHECKOUT_FORCE;
 	if (git_worktree_add(&wt, repo, name, path, &opts) != 0) {
 		worktree_err(err, errlen, "cannot add worktree", repo_path);
-		git_branch_delete(ref);
 		goto out;
 	}
 	rc = 0;
 out:
 	git_worktree_free(wt);
 	git_reference_free(ref);
-	git_commit_free(commit);
-	git_reference_free(head);
+	git_repository_free(repo);
+	return rc;
+}
+
+int
+worktree_rev(const char *repo_path, const char *branch, char *out, size_t outlen,
+    char *err, size_t errlen)
+{
+	git_repository	*repo = NULL;
+	git_reference	*ref = NULL;
+	git_object	*obj = NULL;
+	int		 rc = -1;
+
+	worktree_init();
+	if (git_repository_open_ext(&repo, repo_path, GIT_REPOSITORY_OPEN_NO_SEARCH,
+	    NULL) != 0) {
+		worktree_err(err, errlen, "not a git repository", repo_path);
+		return -1;
+	}
+	if (git_branch_lookup(&ref, repo, branch, GIT_BRANCH_LOCAL) != 0 ||
+	    git_reference_peel(&obj, ref, GIT_OBJECT_COMMIT) != 0) {
+		worktree_err(err, errlen, "cannot read the imported branch", branch);
+		goto out;
+	}
+	git_oid_tostr(out, outlen, git_object_id(obj));
+	rc = 0;
+out:
+	git_object_free(obj);
+	git_reference_free(ref);
+	git_repository_free(repo);
+	return rc;
+}
+
+/* Point branch at commit (hex) in repo, creating it; used when a run made no commit. */
+int
+worktree_branch_at(const char *repo_path, const char *branch, const char *commit,
+    char *err, size_t errlen)
+{
+	git_repository	*repo = NULL;
+	git_reference	*ref = NULL;
+	git_commit	*c = NULL;
+	git_oid		 oid;
+	int		 rc = -1;
+
+	worktree_init();
+	if (git_repository_open_ext(&repo, repo_path, GIT_REPOSITORY_OPEN_NO_SEARCH,
+	    NULL) != 0) {
+		worktree_err(err, errlen, "not a git repository", repo_path);
+		return -1;
+	}
+	if (git_oid_fromstr(&oid, commit) != 0 || git_commit_lookup(&c, repo, &oid) != 0) {
+		worktree_err(err, errlen, "no such commit", commit);
+		goto out;
+	}
+	if (git_branch_create(&ref, repo, branch, c, 1) != 0) {
+		worktree_err(err, errlen, "cannot create branch", repo_path);
+		goto out;
+	}
+	rc = 0;
+out:
+	git_reference_free(ref);
+	git_commit_free(c);
 	git_repository_free(repo);
 	return rc;
 }
@@ -128,43 +298,33 @@ worktree_tree_of(git_repository *repo, const char *rev, git_tree **out)
 }
 
 /*
- * The run's facts at its end: the branch's HEAD commit (what the agent committed) and
- * the diffstat from the base commit to the worktree as it stands, so uncommitted
- * edits count too.
+ * The diffstat from base to tip, both commits of repo (after an import every object is
+ * the user's own, verified: nothing the run controls is read here).
  */
 int
-worktree_finish(const char *path, const char *base, char *final_out, size_t finallen,
+worktree_diffstat(const char *repo_path, const char *base, const char *tip,
     struct worktree_stat *st, char *err, size_t errlen)
 {
 	git_repository		*repo = NULL;
-	git_reference		*head = NULL;
-	git_tree		*tree = NULL;
+	git_tree		*a = NULL, *b = NULL;
 	git_diff		*diff = NULL;
 	git_diff_stats		*stats = NULL;
-	git_diff_options	 dopts;
-	const git_oid		*oid;
 	int			 rc = -1;
 
 	worktree_init();
 	memset(st, 0, sizeof *st);
-	final_out[0] = '\0';
-	if (git_repository_open_ext(&repo, path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) != 0) {
-		worktree_err(err, errlen, "cannot open worktree", path);
+	if (git_repository_open_ext(&repo, repo_path, GIT_REPOSITORY_OPEN_NO_SEARCH,
+	    NULL) != 0) {
+		worktree_err(err, errlen, "not a git repository", repo_path);
 		return -1;
 	}
-	if (git_repository_head(&head, repo) == 0 &&
-	    (oid = git_reference_target(head)) != NULL)
-		git_oid_tostr(final_out, finallen, oid);
-	if (worktree_tree_of(repo, base, &tree) != 0) {
-		worktree_err(err, errlen, "cannot read base commit", path);
+	if (worktree_tree_of(repo, base, &a) != 0 || worktree_tree_of(repo, tip, &b) != 0) {
+		worktree_err(err, errlen, "cannot read the run's commits", repo_path);
 		goto out;
 	}
-	git_diff_options_init(&dopts, GIT_DIFF_OPTIONS_VERSION);
-	dopts.flags = GIT_DIFF_INCLUDE_UNTRACKED | GIT_DIFF_RECURSE_UNTRACKED_DIRS |
-	    GIT_DIFF_SHOW_UNTRACKED_CONTENT;
-	if (git_diff_tree_to_workdir_with_index(&diff, repo, tree, &dopts) != 0 ||
+	if (git_diff_tree_to_tree(&diff, repo, a, b, NULL) != 0 ||
 	    git_diff_get_stats(&stats, diff) != 0) {
-		worktree_err(err, errlen, "cannot diff", path);
+		worktree_err(err, errlen, "cannot diff", repo_path);
 		goto out;
 	}
 	st->files = git_diff_stats_files_changed(stats);
@@ -174,8 +334,8 @@ worktree_finish(const char *path, const char *base, char *final_out, size_t fina
 out:
 	git_diff_stats_free(stats);
 	git_diff_free(diff);
-	git_tree_free(tree);
-	git_reference_free(head);
+	git_tree_free(b);
+	git_tree_free(a);
 	git_repository_free(repo);
 	return rc;
 }

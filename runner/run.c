@@ -43,6 +43,7 @@
 #include "paths.h"
 #include "proc.h"
 #include "sandbox.h"
+#include "seal.h"
 #include "spec.h"
 #include "wire.h"
 
@@ -72,6 +73,7 @@ struct run {
 	int			 have_run;
 	char			*run_id, *task, *engine, *prompt, *workdir, *mode, *key;
 	char			*state_dir, *hook_path;
+	char			*git_branch, *git_base, *git_objects;	/* repository runs */
 	struct strlist		 argv, context, env;
 	double			 budget_dollars;
 	int			 budget_turns, budget_seconds;
@@ -83,6 +85,11 @@ struct run {
 	struct engine_claude_usage usage;
 	struct sandbox_report	 sreport;
 	int			 sreport_set;
+	struct sandbox_spec	 spec;		/* kept for the seal at the end */
+	int			 have_spec;
+	struct seal_result	 seal;
+	int			 seal_done;	/* 1 sealed, -1 the seal failed */
+	char			 seal_error[512];
 	int			 sandbox_off;
 	char			 token[33];
 
@@ -225,7 +232,7 @@ run_usage(struct run *r)
 static void
 run_report(struct run *r, const char *status)
 {
-	cJSON	*m, *spent, *ne, *empty;
+	cJSON	*m, *spent, *ne, *empty, *seal;
 	size_t	 i;
 
 	if ((m = run_msg("report")) == NULL)
@@ -250,6 +257,14 @@ run_report(struct run *r, const char *status)
 			    cJSON_CreateString(r->sreport.not_enforced.v[i]));
 	cJSON_AddNumberToObject(m, "landlock_abi", r->sreport_set ?
 	    r->sreport.landlock_abi : 0);
+	if (r->seal_done != 0 && (seal = cJSON_AddObjectToObject(m, "seal")) != NULL) {
+		if (r->seal_done == 1) {
+			cJSON_AddStringToObject(seal, "tip", r->seal.tip);
+			cJSON_AddBoolToObject(seal, "bundle", r->seal.bundle);
+			cJSON_AddBoolToObject(seal, "committed", r->seal.committed);
+		} else
+			cJSON_AddStringToObject(seal, "error", r->seal_error);
+	}
 	spent = cJSON_AddObjectToObject(m, "spent");
 	cJSON_AddNumberToObject(spent, "dollars", r->usage.dollars);
 	cJSON_AddNumberToObject(spent, "turns", r->usage.turns);
@@ -578,7 +593,7 @@ run_abs_list(const cJSON *arr, struct strlist *out, int need_abs)
 static int
 run_parse(struct run *r, const cJSON *j)
 {
-	const cJSON	*b, *env, *e;
+	const cJSON	*b, *env, *e, *g;
 	char		 kv[8192];
 	double		 d;
 
@@ -606,6 +621,21 @@ run_parse(struct run *r, const cJSON *j)
 		RUN_FAIL("state_dir must be an absolute path");
 	if (r->hook_path != NULL && r->hook_path[0] != '/')
 		RUN_FAIL("hook_path must be an absolute path");
+	if ((g = cJSON_GetObjectItemCaseSensitive(j, "git")) != NULL) {
+		if (!cJSON_IsObject(g))
+			RUN_FAIL("git must be an object");
+		r->git_branch = run_strdup_field(g, "branch");
+		r->git_base = run_strdup_field(g, "base");
+		r->git_objects = run_strdup_field(g, "objects");
+		if (r->git_branch == NULL || strncmp(r->git_branch, "clockwork/", 10) != 0 ||
+		    strstr(r->git_branch, "..") != NULL || strchr(r->git_branch, ' ') != NULL)
+			RUN_FAIL("git.branch must be a clockwork/ branch name");
+		if (r->git_base == NULL || strlen(r->git_base) < 40 ||
+		    strspn(r->git_base, "0123456789abcdef") != strlen(r->git_base))
+			RUN_FAIL("git.base must be a commit id");
+		if (r->git_objects == NULL || r->git_objects[0] != '/')
+			RUN_FAIL("git.objects must be an absolute path");
+	}
 	if (run_abs_list(cJSON_GetObjectItemCaseSensitive(j, "context"), &r->context, 1))
 		RUN_FAIL("context must be an array of absolute paths");
 	if (run_abs_list(cJSON_GetObjectItemCaseSensitive(j, "argv"), &r->argv, 0))
@@ -994,6 +1024,7 @@ run_start(struct run *r)
 	ctx.cwhome = r->cwhome;
 	ctx.run_id = r->run_id;
 	ctx.context_ro = r->context;
+	ctx.git_objects = r->git_objects;
 	ctx.sandbox_off = r->sandbox_off;
 	if (spec_build(&ctx, &r->cfg, &spec, err, sizeof err) == -1) {
 		code = RUNNER_EXIT_REFUSED;
@@ -1064,6 +1095,10 @@ run_start(struct run *r)
 	tv.tv_sec = r->budget_seconds;
 	tv.tv_usec = 0;
 	event_add(r->ev_budget, &tv);
+	/* The seal at the end runs in this same sandbox. */
+	r->spec = spec;
+	r->have_spec = 1;
+	memset(&spec, 0, sizeof spec);
 	rc = 0;
 	goto out;
 nomem:
@@ -1140,6 +1175,11 @@ run_free(struct run *r)
 	free(r->key);
 	free(r->state_dir);
 	free(r->hook_path);
+	free(r->git_branch);
+	free(r->git_base);
+	free(r->git_objects);
+	if (r->have_spec)
+		spec_free(&r->spec);
 	strlist_free(&r->argv);
 	strlist_free(&r->context);
 	strlist_free(&r->env);
@@ -1159,6 +1199,28 @@ run_remove_tmpdir(struct run *r)
 		run_note(r, "could not remove the run's TMPDIR: %s", err);
 }
 
+/*
+ * A repository run's work is committed and bundled in its own sandbox once every
+ * process of the run is gone (seal.c); the daemon imports the bundle. A run that never
+ * started has nothing to seal.
+ */
+static void
+run_seal(struct run *r)
+{
+	if (r->git_branch == NULL || !r->have_spec || r->pid <= 0)
+		return;
+	if (seal_run(&r->spec, r->git_branch, r->git_base, r->run_id, &r->seal,
+	    r->seal_error, sizeof r->seal_error) == -1) {
+		r->seal_done = -1;
+		run_note(r, "%s", r->seal_error);
+		return;
+	}
+	r->seal_done = 1;
+	if (r->seal.committed)
+		run_note(r, "work left uncommitted was committed on %s as %s",
+		    r->git_branch, r->seal.tip);
+}
+
 /* The engine has ended (or never watched): end every descendant, then report. */
 static int
 run_finish(struct run *r)
@@ -1175,6 +1237,7 @@ run_finish(struct run *r)
 		r->exited = 1;
 		r->status = st;
 	}
+	run_seal(r);
 	run_remove_tmpdir(r);
 	if (strcmp(r->engine, "claude") == 0)
 		run_check_usage(r);

@@ -240,6 +240,16 @@ spec_covered(const struct sandbox_spec *s, const char *path)
 	return 0;
 }
 
+/* Does path lie inside one of the write grants (where Landlock lets a run change it)? */
+static int
+spec_covered_writable(const struct sandbox_spec *s, const char *path)
+{
+	for (size_t i = 0; i < s->write_dirs.n; i++)
+		if (paths_within(path, s->write_dirs.v[i]))
+			return 1;
+	return strlist_contains(&s->write_files, path);
+}
+
 /*
  * policy_under_writable_prefix() for a canonical path, with the run's TMPDIR: the
  * spec's tmpdir is canonical already, so this skips the realpath that function makes
@@ -764,15 +774,25 @@ spec_workdir(struct spec_build *b)
 	return strlist_add_unique(&b->s->write_dirs, canon) == -1 ? spec_nomem(b) : 0;
 }
 
-/* Read a small file's first line into out (newline stripped). */
+/*
+ * Read a small regular file's first line into out (newline stripped). The file may
+ * have been shaped by an earlier run: a FIFO or device there is refused, not opened
+ * for a blocking read.
+ */
 static int
 spec_read_line(const char *path, char *out, size_t outlen)
 {
-	FILE	*f;
-	char	*nl;
+	FILE		*f;
+	char		*nl;
+	struct stat	 st;
+	int		 fd;
 
-	if ((f = fopen(path, "re")) == NULL)
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)) == -1)
 		return -1;
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) || (f = fdopen(fd, "r")) == NULL) {
+		close(fd);
+		return -1;
+	}
 	if (fgets(out, (int)outlen, f) == NULL) {
 		fclose(f);
 		return -1;
@@ -783,113 +803,122 @@ spec_read_line(const char *path, char *out, size_t outlen)
 	return 0;
 }
 
+/*
+ * A run's repository (SPEC G1) is its own: <workdir>/.git, read-write like the rest of
+ * the workdir. It borrows the user's object store through alternates; the daemon names
+ * that store in the run message (never read from the run-writable alternates file, so a
+ * run cannot widen its own grants at a later spawn) and it is granted read-only, and
+ * made a read-only mount too, so that neither writes nor what Landlock does not check
+ * (chmod, utimes, xattrs) reach the user's objects. Nothing else of the user's
+ * repository (config with its credentials, refs, hooks, index) is granted.
+ */
 static int
-spec_add_canon(struct spec_build *b, struct strlist *l, const char *path)
+spec_git_run(struct spec_build *b)
 {
 	char	 canon[PATH_MAX];
 
-	if (paths_canonical(path, canon, sizeof canon) == -1)
-		return spec_fail(b, errno, "spec: %s: %s", path, strerror(errno));
-	return strlist_add_unique(l, canon) == -1 ? spec_nomem(b) : 0;
+	if (paths_canonical(b->ctx->git_objects, canon, sizeof canon) == -1 ||
+	    !spec_is_dir(canon))
+		return spec_fail(b, ENOENT, "spec: the repository's object store %s is "
+		    "missing: refused", b->ctx->git_objects);
+	if (credpaths_set_classify(&b->cred, canon) != NULL ||
+	    credpaths_set_inside(&b->cred, canon))
+		return spec_fail(b, EPERM, "spec: the repository's object store %s is or "
+		    "holds a credential location: refused", canon);
+	/*
+	 * No refusal under /tmp-like prefixes here: the store is a read-only mount as
+	 * well as a read grant, which holds wherever it lies.
+	 */
+	for (size_t i = 0; i < b->s->write_dirs.n; i++)
+		if (paths_within(canon, b->s->write_dirs.v[i]) ||
+		    paths_within(b->s->write_dirs.v[i], canon))
+			return spec_fail(b, EPERM, "spec: the repository's object store %s "
+			    "overlaps the writable %s: refused", canon, b->s->write_dirs.v[i]);
+	if ((!spec_covered(b->s, canon) &&
+	    strlist_add_unique(&b->s->read_dirs, canon) == -1) ||
+	    strlist_add_unique(&b->s->ro_binds, canon) == -1)
+		return spec_nomem(b);
+	return 0;
 }
 
 /*
- * A linked git worktree (its .git is a file "gitdir: <main>/.git/worktrees/<id>")
- * commits into the main repository's .git. Grant exactly what a commit on the run's
- * own branch writes: the object store, the worktree's admin folder, and the directory
- * of its branch ref and reflog, only when that branch is clockwork/...; the rest of the
- * common dir is read-only. Hooks, config, info/ and every other ref stay unwritable, so
- * nothing planted there runs or lands outside the sandbox later. Landlock grants whole
- * directories, so the admin folder's commondir and gitdir pointers, and the worktree's
- * own .git file, are made read-only by bind mounts in the mount namespace.
+ * Outside a run (cw-runner exec, cwctl sandbox exec), the workdir may be inside, or be,
+ * a repository of the user's. Its git directory is read later by the user's own git,
+ * outside any sandbox: a planted hook, core.fsmonitor or crafted index there would run
+ * or write as the user. So the git directory found from the workdir upwards (a .git
+ * directory, or the directory a .git file points to, and that one's common dir) is
+ * made a read-only mount wherever it lies inside a writable grant, and so is a .git
+ * pointer file. Git inside then reads the repository but cannot change it.
  */
 static int
-spec_git_worktree(struct spec_build *b)
+spec_git_exec(struct spec_build *b)
 {
-	char		 dotgit[PATH_MAX], line[PATH_MAX], admin[PATH_MAX];
-	char		 common[PATH_MAX], p[2 * PATH_MAX + 64], wts[PATH_MAX + 16];
-	const char	*ref, *slash;
+	char		 dir[PATH_MAX], dotgit[PATH_MAX + 8], line[PATH_MAX];
+	char		 gitdir[PATH_MAX], p[2 * PATH_MAX + 16], common[PATH_MAX];
+	char		*slash;
 	struct stat	 st;
+	const char	*dirs[2];
 
-	snprintf(dotgit, sizeof dotgit, "%s/.git", b->s->workdir);
-	if (lstat(dotgit, &st) == -1 || !S_ISREG(st.st_mode))
-		return 0;
-	if (spec_read_line(dotgit, line, sizeof line) == -1 ||
-	    strncmp(line, "gitdir: ", 8) != 0 || line[8] != '/')
-		return spec_note(b, "workdir .git file is not a worktree pointer: no git grants");
-	if (paths_canonical(line + 8, admin, sizeof admin) == -1 || !spec_is_dir(admin))
-		return spec_note(b, "worktree admin dir %s missing: no git grants", line + 8);
-	snprintf(p, sizeof p, "%s/commondir", admin);
-	if (spec_read_line(p, line, sizeof line) == -1)
-		return spec_note(b, "worktree %s has no commondir: no git grants", admin);
-	if (line[0] == '/')
-		snprintf(p, sizeof p, "%s", line);
-	else
-		snprintf(p, sizeof p, "%s/%s", admin, line);
-	if (paths_canonical(p, common, sizeof common) == -1 || !spec_is_dir(common))
-		return spec_note(b, "worktree common dir %s missing: no git grants", p);
-	/* The admin dir must be the common dir's own worktrees/<id>, nothing else. */
-	snprintf(wts, sizeof wts, "%s/worktrees", common);
-	if (!paths_within(admin, wts) || strcmp(admin, wts) == 0 ||
-	    strchr(admin + strlen(wts) + 1, '/') != NULL)
-		return spec_note(b, "worktree admin dir %s is not under %s: no git grants",
-		    admin, wts);
-	if (credpaths_set_classify(&b->cred, common) != NULL ||
-	    credpaths_set_inside(&b->cred, common))
-		return spec_fail(b, EPERM, "worktree's repository %s is or holds a credential "
-		    "location: refused", common);
-	if (!spec_covered(b->s, common) &&
-	    strlist_add_unique(&b->s->read_dirs, common) == -1)
-		return spec_nomem(b);
-	snprintf(p, sizeof p, "%s/objects", common);
-	if (spec_is_dir(p) && spec_add_canon(b, &b->s->write_dirs, p) == -1)
-		return -1;
-	if (spec_add_canon(b, &b->s->write_dirs, admin) == -1)
-		return -1;
-	/* The run's branch: its ref's directory and its reflog's, created if missing. */
-	snprintf(p, sizeof p, "%s/HEAD", admin);
-	if (spec_read_line(p, line, sizeof line) == 0 &&
-	    strncmp(line, "ref: refs/heads/clockwork/", 26) == 0 &&
-	    strstr(line, "..") == NULL && (slash = strrchr(line, '/')) != NULL) {
-		ref = line + 5;
-		for (int logs = 0; logs < 2; logs++) {
-			snprintf(p, sizeof p, "%s/%s%.*s", common, logs ? "logs/" : "",
-			    (int)(slash - ref), ref);
-			if (spec_write_dir(b, p, 1) == -1)
-				return -1;
-		}
-	} else if (spec_note(b, "worktree HEAD is not on a clockwork/ branch: commits cannot "
-	    "move any ref") == -1)
-		return -1;
-	/*
-	 * Pointers that later git commands outside the sandbox follow: read-only binds.
-	 * config.worktree (read when the repository enables worktreeConfig) would let a
-	 * run plant hooksPath or fsmonitor; a bind needs something to cover, so an empty
-	 * one is created first.
-	 */
-	if (strlist_add_unique(&b->s->ro_binds, dotgit) == -1)
-		return spec_nomem(b);
-	snprintf(p, sizeof p, "%s/config.worktree", admin);
-	{
-		int	 fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
-		    0644);
-
-		if (fd == -1 && errno != EEXIST)
-			return spec_fail(b, errno, "spec: create %s: %s", p, strerror(errno));
-		if (fd != -1)
-			close(fd);
+	snprintf(dir, sizeof dir, "%s", b->s->workdir);
+	for (;;) {
+		snprintf(dotgit, sizeof dotgit, "%s%s.git", dir, strcmp(dir, "/") == 0 ?
+		    "" : "/");
+		if (lstat(dotgit, &st) == 0)
+			break;
+		if (strcmp(dir, "/") == 0)
+			return 0;
+		if ((slash = strrchr(dir, '/')) == dir)
+			dir[1] = '\0';
+		else
+			*slash = '\0';
 	}
-	{
-		static const char *const pointers[] = { "commondir", "gitdir", "config.worktree" };
-
-		for (size_t i = 0; i < sizeof pointers / sizeof pointers[0]; i++) {
-			snprintf(p, sizeof p, "%s/%s", admin, pointers[i]);
-			if (access(p, F_OK) == 0 &&
-			    strlist_add_unique(&b->s->ro_binds, p) == -1)
-				return spec_nomem(b);
-		}
+	if (S_ISDIR(st.st_mode)) {
+		if (paths_canonical(dotgit, gitdir, sizeof gitdir) == -1)
+			return spec_fail(b, errno, "spec: %s: %s", dotgit, strerror(errno));
+	} else if (S_ISREG(st.st_mode)) {
+		if (spec_read_line(dotgit, line, sizeof line) == -1 ||
+		    strncmp(line, "gitdir: ", 8) != 0)
+			return spec_fail(b, EINVAL, "spec: %s is not a git pointer file: "
+			    "refused (git would not know what it guards)", dotgit);
+		if (line[8] == '/')
+			snprintf(p, sizeof p, "%s", line + 8);
+		else
+			snprintf(p, sizeof p, "%s/%s", dir, line + 8);
+		if (paths_canonical(p, gitdir, sizeof gitdir) == -1)
+			return spec_fail(b, errno, "spec: %s: %s", p, strerror(errno));
+		/* The pointer itself: repointed, it would send git elsewhere later. */
+		if (spec_covered_writable(b->s, dotgit) &&
+		    strlist_add_unique(&b->s->ro_binds, dotgit) == -1)
+			return spec_nomem(b);
+	} else
+		return spec_fail(b, EINVAL, "spec: %s is neither a directory nor a file: "
+		    "refused", dotgit);
+	common[0] = '\0';
+	snprintf(p, sizeof p, "%s/commondir", gitdir);
+	if (spec_read_line(p, line, sizeof line) == 0) {
+		if (line[0] == '/')
+			snprintf(p, sizeof p, "%s", line);
+		else
+			snprintf(p, sizeof p, "%s/%s", gitdir, line);
+		if (paths_canonical(p, common, sizeof common) == -1)
+			common[0] = '\0';
 	}
-	return 0;
+	dirs[0] = gitdir;
+	dirs[1] = common[0] != '\0' ? common : NULL;
+	for (size_t i = 0; i < 2; i++) {
+		if (dirs[i] == NULL || !spec_is_dir(dirs[i]))
+			continue;
+		if (spec_covered_writable(b->s, dirs[i]) &&
+		    strlist_add_unique(&b->s->ro_binds, dirs[i]) == -1)
+			return spec_nomem(b);
+	}
+	return spec_note(b, "git directory %s is read-only inside the sandbox", gitdir);
+}
+
+static int
+spec_git(struct spec_build *b)
+{
+	return b->ctx->git_objects != NULL ? spec_git_run(b) : spec_git_exec(b);
 }
 
 /* Resolved policy grants: writes as given; reads through the carving walk. */
@@ -1066,11 +1095,10 @@ spec_build(const struct spec_context *ctx, const struct config *cfg,
 	if (policy_resolve(&merged, ctx->home, ctx->cwhome, &r, err, errlen) == -1)
 		goto out;
 	if (spec_system(&b) == -1 || spec_caches_add(&b) == -1 ||
-	    spec_context_roots(&b) == -1 || spec_git_worktree(&b) == -1 ||
-	    spec_policy_grants(&b, &r) == -1 ||
+	    spec_context_roots(&b) == -1 || spec_policy_grants(&b, &r) == -1 ||
 	    spec_engine_install(&b, engine) == -1 || spec_engine_state(&b, engine) == -1 ||
 	    spec_path_dirs(&b) == -1 || spec_home_files(&b) == -1 ||
-	    spec_hide(&b, &r) == -1 ||
+	    spec_hide(&b, &r) == -1 || spec_git(&b) == -1 ||
 	    spec_environment(&b, &r) == -1)
 		goto out;
 	rc = 0;

@@ -16,6 +16,8 @@ struct spec_context {
 	const char	*cwhome;	/* Clockwork home */
 	const char	*run_id;	/* names the private TMPDIR; NULL for exec */
 	struct strlist	 context_ro;	/* read-only context roots */
+	const char	*git_objects;	/* a run's repository borrows this object store
+					   (read-only); NULL outside a run (exec) */
 	int		 sandbox_off;	/* CW_SANDBOX=off was asked for */
 };
 

@@ -21,9 +21,19 @@ wt=$(run_field "$id" worktree)
 [ "$(run_field "$id" branch)" = "clockwork/edit/$id" ] || fail "branch"
 [ "$(git -C "$wt" rev-parse --abbrev-ref HEAD)" = "clockwork/edit/$id" ] || fail "worktree branch"
 [ "$(run_field "$id" base_commit)" = "$head_before" ] || fail "base commit"
-[ "$(run_field "$id" final_commit)" = "$head_before" ] || fail "final commit"
+final=$(run_field "$id" final_commit)
+# The run left its edits uncommitted: the seal committed them, and the import brought
+# exactly that commit into the user's repository on the run's branch.
+[ -n "$final" ] && [ "$final" != "$head_before" ] || fail "final commit $final"
+[ "$(git -C "$T/repo" rev-parse "clockwork/edit/$id")" = "$final" ] || fail "branch not imported"
+[ "$(git -C "$T/repo" rev-parse "$final^")" = "$head_before" ] || fail "final's parent"
+[ "$(git -C "$T/repo" log -1 --format=%an "$final")" = Clockwork ] || fail "seal author"
 grep -q changed "$wt/file.txt" && [ -f "$wt/new.txt" ] || fail "the edits are not in the worktree"
-pass "repo run: worktree $CLOCKWORK_HOME/worktrees/<task>/<run> on clockwork/<task>/<run>"
+# The worktree a person opens is the daemon's: a linked worktree of the user's repo.
+[ -f "$wt/.git" ] || fail "the worktree's .git is not the daemon's pointer file"
+[ "$(git -C "$wt" rev-parse --abbrev-ref HEAD)" = "clockwork/edit/$id" ] || fail "adopted HEAD"
+[ -z "$(git -C "$wt" status --porcelain)" ] || fail "adopted worktree not clean"
+pass "repo run: worktree $CLOCKWORK_HOME/worktrees/<task>/<run> on clockwork/<task>/<run>, sealed and imported"
 
 [ "$(git -C "$T/repo" rev-parse HEAD)" = "$head_before" ] || fail "user HEAD moved"
 [ "$(git -C "$T/repo" rev-parse --abbrev-ref HEAD)" = main ] || fail "user branch changed"

@@ -427,8 +427,13 @@ test_off_and_workdir_refusals(void **state)
 	config_free(&cfg);
 }
 
+/*
+ * A run's repository is its own (its .git inside the writable workdir); of the user's
+ * repository only the object store the daemon names is granted, read-only and as a
+ * read-only mount. Never its config, hooks, refs or index.
+ */
 static void
-test_git_worktree_grants(void **state)
+test_git_run_grants(void **state)
 {
 	struct config		 cfg;
 	struct sandbox_spec	 s;
@@ -437,11 +442,11 @@ test_git_worktree_grants(void **state)
 	char			 err[1024];
 
 	(void)state;
-	snprintf(git, sizeof git, "%s/repo/.git", root);
-	snprintf(wt, sizeof wt, "%s/wt", root);
-	snprintf(cmd, sizeof cmd, "set -e; cd '%s'; git init -q -b main repo; "
-	    "git -C repo -c user.name=t -c user.email=t@t commit -q --allow-empty -m i; "
-	    "git -C repo worktree add -q -b clockwork/t1/r1 '%s'", root, wt);
+	snprintf(git, sizeof git, "%s/repo2/.git", root);
+	snprintf(wt, sizeof wt, "%s/runwt", root);
+	snprintf(cmd, sizeof cmd, "set -e; cd '%s'; git init -q -b main repo2; "
+	    "git -C repo2 -c user.name=t -c user.email=t@t commit -q --allow-empty -m i; "
+	    "git init -q -b clockwork/t/r runwt", root);
 	assert_int_equal(system(cmd), 0);
 	config_defaults(&cfg);
 	memset(&ctx, 0, sizeof ctx);
@@ -450,36 +455,88 @@ test_git_worktree_grants(void **state)
 	ctx.home = home;
 	ctx.cwhome = cwhome;
 	ctx.run_id = "test-run";
-	assert_int_equal(spec_build(&ctx, &cfg, &s, err, sizeof err), 0);
-	/* Read the repository, write only what a commit on the run's branch writes. */
-	assert_true(strlist_contains(&s.read_dirs, git));
-	assert_false(strlist_contains(&s.write_dirs, git));
 	snprintf(p, sizeof p, "%s/objects", git);
-	assert_true(strlist_contains(&s.write_dirs, p));
-	snprintf(p, sizeof p, "%s/worktrees/wt", git);
-	assert_true(strlist_contains(&s.write_dirs, p));
-	snprintf(p, sizeof p, "%s/refs/heads/clockwork/t1", git);
-	assert_true(strlist_contains(&s.write_dirs, p));
-	snprintf(p, sizeof p, "%s/logs/refs/heads/clockwork/t1", git);
-	assert_true(strlist_contains(&s.write_dirs, p));
-	for (size_t i = 0; i < s.write_dirs.n; i++) {
-		snprintf(p, sizeof p, "%s/hooks", git);
-		assert_false(paths_within(p, s.write_dirs.v[i]));
-		snprintf(p, sizeof p, "%s/config", git);
-		assert_false(paths_within(p, s.write_dirs.v[i]));
-		snprintf(p, sizeof p, "%s/refs/heads/main", git);
-		assert_false(paths_within(p, s.write_dirs.v[i]));
-	}
-	/* The pointers later git commands follow are made read-only by the mount namespace. */
-	snprintf(p, sizeof p, "%s/.git", wt);
+	ctx.git_objects = p;
+	assert_int_equal(spec_build(&ctx, &cfg, &s, err, sizeof err), 0);
+	assert_true(strlist_contains(&s.read_dirs, p));
 	assert_true(strlist_contains(&s.ro_binds, p));
-	snprintf(p, sizeof p, "%s/worktrees/wt/commondir", git);
-	assert_true(strlist_contains(&s.ro_binds, p));
-	/* config.worktree exists (empty) so that it can be pinned too. */
-	snprintf(p, sizeof p, "%s/worktrees/wt/config.worktree", git);
-	assert_true(strlist_contains(&s.ro_binds, p));
-	assert_int_equal(access(p, F_OK), 0);
+	for (size_t i = 0; i < s.write_dirs.n; i++)
+		assert_false(paths_within(git, s.write_dirs.v[i]) ||
+		    paths_within(s.write_dirs.v[i], git));
+	for (size_t i = 0; i < s.read_dirs.n; i++)
+		assert_false(strcmp(s.read_dirs.v[i], git) == 0);
+	/* The run's own .git stays writable: it is the workdir's. */
+	snprintf(cmd, sizeof cmd, "%s/.git", wt);
+	assert_false(strlist_contains(&s.ro_binds, cmd));
 	done(&s);
+
+	/* A store that is missing, or a credential location, refuses the run. */
+	ctx.run_id = "test-run-2";
+	ctx.git_objects = "/nonexistent/objects";
+	assert_int_equal(spec_build(&ctx, &cfg, &s, err, sizeof err), -1);
+	assert_non_null(strstr(err, "object store"));
+	snprintf(p, sizeof p, "%s/.ssh", home);
+	ctx.git_objects = p;
+	assert_int_equal(spec_build(&ctx, &cfg, &s, err, sizeof err), -1);
+	assert_non_null(strstr(err, "credential"));
+	config_free(&cfg);
+}
+
+/*
+ * cw-runner exec in (or below) one of the user's repositories: its git directory, the
+ * directory a .git file points to and that one's common dir are read-only mounts
+ * wherever they lie inside a write grant, and so is the .git pointer file.
+ */
+static void
+test_git_exec_readonly(void **state)
+{
+	struct config		 cfg;
+	struct sandbox_spec	 s;
+	struct spec_context	 ctx;
+	char			 cmd[3 * PATH_MAX], repo[2048], p[PATH_MAX + 64];
+	char			 err[1024];
+
+	(void)state;
+	snprintf(repo, sizeof repo, "%s/userrepo", root);
+	snprintf(cmd, sizeof cmd, "set -e; cd '%s'; git init -q -b main userrepo; "
+	    "git -C userrepo -c user.name=t -c user.email=t@t commit -q --allow-empty -m i; "
+	    "mkdir -p userrepo/sub; git -C userrepo worktree add -q -b side inner", root);
+	assert_int_equal(system(cmd), 0);
+	config_defaults(&cfg);
+	memset(&ctx, 0, sizeof ctx);
+	ctx.engine = "command";
+	ctx.home = home;
+	ctx.cwhome = cwhome;
+
+	/* The repository itself, and a subdirectory of it. */
+	for (int i = 0; i < 2; i++) {
+		snprintf(p, sizeof p, "%s%s", repo, i ? "/sub" : "");
+		ctx.workdir = p;
+		assert_int_equal(spec_build(&ctx, &cfg, &s, err, sizeof err), 0);
+		snprintf(cmd, sizeof cmd, "%s/.git", repo);
+		if (i == 0)
+			assert_true(strlist_contains(&s.ro_binds, cmd));
+		else	/* above the workdir: not writable, so no mount is needed */
+			assert_false(strlist_contains(&s.ro_binds, cmd));
+		done(&s);
+	}
+	/* A linked worktree inside it: its .git file and the admin dirs it leads to. */
+	snprintf(p, sizeof p, "%s/inner", repo);
+	ctx.workdir = repo;
+	assert_int_equal(spec_build(&ctx, &cfg, &s, err, sizeof err), 0);
+	done(&s);
+	ctx.workdir = p;
+	assert_int_equal(spec_build(&ctx, &cfg, &s, err, sizeof err), 0);
+	snprintf(cmd, sizeof cmd, "%s/.git", p);
+	assert_true(strlist_contains(&s.ro_binds, cmd));
+	done(&s);
+	/* A .git that is neither a directory nor a file (a FIFO) refuses the run. */
+	snprintf(p, sizeof p, "%s/fifo", root);
+	snprintf(cmd, sizeof cmd, "mkdir -p '%s' && mkfifo '%s/.git'", p, p);
+	assert_int_equal(system(cmd), 0);
+	ctx.workdir = p;
+	assert_int_equal(spec_build(&ctx, &cfg, &s, err, sizeof err), -1);
+	assert_non_null(strstr(err, "refused"));
 	config_free(&cfg);
 }
 
@@ -542,7 +599,8 @@ main(void)
 		cmocka_unit_test(test_env_allowlist),
 		cmocka_unit_test(test_cache_redirects_and_tmpdir),
 		cmocka_unit_test(test_off_and_workdir_refusals),
-		cmocka_unit_test(test_git_worktree_grants),
+		cmocka_unit_test(test_git_run_grants),
+		cmocka_unit_test(test_git_exec_readonly),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,8 +1,9 @@
 /*
  * worktree.c against real repositories made with git in a temporary directory: a run's
- * worktree and branch are created from HEAD without touching the user's tree; the
- * diffstat counts committed and uncommitted edits; merged means nothing would be lost;
- * pruning removes the directory and git's record of it, and the branch only on request.
+ * own repository is created from HEAD, borrowing objects, without writing anything of
+ * the user's repository; after an import the branch, diffstat and an adopted worktree
+ * come from the user's repository; merged means nothing would be lost; pruning removes
+ * the directory and git's record of it, and the branch only on request.
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -87,55 +88,80 @@ teardown(void **state)
 	return 0;
 }
 
+/* The names and contents of the user's git directory, hashed: "was anything written?" */
 static void
-test_create_finish_remove(void **state)
+git_dir_digest(const char *repo, char *buf, size_t len)
 {
-	char			repo[300], path[300], base[64], final[64], err[512], head[64];
-	char			buf[512];
+	out(buf, len, "cd %s/.git && find . -path ./logs -prune -o -print0 | sort -z | "
+	    "xargs -0 stat -c '%%n %%s %%Y' | sha256sum", repo);
+}
+
+static void
+test_run_repository(void **state)
+{
+	char			repo[300], path[300], base[64], objects[512], err[512];
+	char			head[64], buf[512], before[128], after[128], tip[64];
 	struct worktree_stat	st;
 
 	snprintf(repo, sizeof repo, "%s/repo", tmp);
 	snprintf(path, sizeof path, "%s/wt/task1/run1", tmp);
-	sh("mkdir -p %s/wt/task1", tmp);
+	sh("mkdir -p %s/wt/task1 %s/imports", tmp, tmp);
 	out(head, sizeof head, "git -C %s rev-parse HEAD", repo);
+	git_dir_digest(repo, before, sizeof before);
 
-	assert_int_equal(worktree_create(repo, path, "clockwork/task1/run1", "run1", base,
-	    sizeof base, err, sizeof err), 0);
+	assert_int_equal(worktree_create_run(repo, path, "clockwork/task1/run1", base,
+	    sizeof base, objects, sizeof objects, err, sizeof err), 0);
 	assert_string_equal(base, head);
+	out(buf, sizeof buf, "realpath %s/.git/objects", repo);
+	assert_string_equal(objects, buf);
+	/* Its own repository: .git is a directory, objects borrowed through alternates. */
+	out(buf, sizeof buf, "test -d %s/.git && cat %s/.git/objects/info/alternates", path,
+	    path);
+	assert_string_equal(buf, objects);
 	out(buf, sizeof buf, "git -C %s rev-parse --abbrev-ref HEAD", path);
 	assert_string_equal(buf, "clockwork/task1/run1");
+	out(buf, sizeof buf, "git -C %s rev-parse HEAD", path);
+	assert_string_equal(buf, head);
 	out(buf, sizeof buf, "cat %s/a.txt", path);
 	assert_string_equal(buf, "one");
-	/* The user's checkout is where it was. */
-	out(buf, sizeof buf, "git -C %s rev-parse --abbrev-ref HEAD", repo);
-	assert_string_equal(buf, "main");
-	out(buf, sizeof buf, "git -C %s status --porcelain", repo);
+	out(buf, sizeof buf, "git -C %s status --porcelain", path);
 	assert_string_equal(buf, "");
+	/* No remote, nothing of the user's config carried over. */
+	out(buf, sizeof buf, "git -C %s remote | wc -l", path);
+	assert_string_equal(buf, "0");
+	/* The user's repository is not written at all: no branch, no worktree entry. */
+	git_dir_digest(repo, after, sizeof after);
+	assert_string_equal(before, after);
+	out(buf, sizeof buf, "git -C %s branch --list 'clockwork/*' | wc -l", repo);
+	assert_string_equal(buf, "0");
 
-	/* Clean and at HEAD: merged (nothing to lose). */
-	assert_int_equal(worktree_merged(repo, path, "clockwork/task1/run1"), 1);
+	/* Work in the run's repository lands in its own objects only. */
+	sh("cd %s && echo more >> a.txt && printf 'x\\ny\\n' > c.txt && git add . && "
+	    "git -c user.name=t -c user.email=t@e commit -q -m work && git rm -q b.txt && "
+	    "git -c user.name=t -c user.email=t@e commit -q -m rm", path);
+	out(tip, sizeof tip, "git -C %s rev-parse HEAD", path);
+	out(buf, sizeof buf, "git -C %s cat-file -t %s 2>/dev/null || echo missing", repo, tip);
+	assert_string_equal(buf, "missing");
 
-	/* Uncommitted edits: one changed file, one new file. */
-	sh("cd %s && echo more >> a.txt && printf 'x\\ny\\n' > c.txt", path);
-	assert_int_equal(worktree_finish(path, base, final, sizeof final, &st, err,
+	/* What the import does after git verified the bundle, step by step. */
+	sh("git -C %s bundle create -q %s/imports/b clockwork/task1/run1 ^%s && "
+	    "git -C %s fetch -q %s/imports/b clockwork/task1/run1:clockwork/task1/run1",
+	    path, tmp, base, repo, tmp);
+	assert_int_equal(worktree_rev(repo, "clockwork/task1/run1", buf, sizeof buf, err,
 	    sizeof err), 0);
-	assert_string_equal(final, base);
-	assert_int_equal(st.files, 2);
-	assert_int_equal(st.insertions, 3);
-	assert_int_equal(st.deletions, 0);
-	assert_int_equal(worktree_merged(repo, path, "clockwork/task1/run1"), 0);
-
-	/* Committed on the run branch: final moves, diffstat still from the base. */
-	sh("cd %s && git add . && git -c user.name=t -c user.email=t@e commit -q -m work && "
-	    "git rm -q b.txt && git -c user.name=t -c user.email=t@e commit -q -m rm", path);
-	assert_int_equal(worktree_finish(path, base, final, sizeof final, &st, err,
-	    sizeof err), 0);
-	assert_string_not_equal(final, base);
-	out(buf, sizeof buf, "git -C %s rev-parse HEAD", path);
-	assert_string_equal(final, buf);
+	assert_string_equal(buf, tip);
+	assert_int_equal(worktree_diffstat(repo, base, tip, &st, err, sizeof err), 0);
 	assert_int_equal(st.files, 3);
+	assert_int_equal(st.insertions, 3);
 	assert_int_equal(st.deletions, 1);
-	/* Committed but not merged into the user's HEAD: not prunable. */
+	sh("rm -rf %s", path);
+	assert_int_equal(worktree_adopt(repo, path, "run1", "clockwork/task1/run1", err,
+	    sizeof err), 0);
+	out(buf, sizeof buf, "git -C %s rev-parse HEAD", path);
+	assert_string_equal(buf, tip);
+	out(buf, sizeof buf, "test -f %s/.git && git -C %s status --porcelain", path, path);
+	assert_string_equal(buf, "");
+	/* Adopted, not merged into the user's HEAD: not prunable. */
 	assert_int_equal(worktree_merged(repo, path, "clockwork/task1/run1"), 0);
 
 	/* Prune, keeping the branch (its commits are not merged). */
@@ -145,15 +171,20 @@ test_create_finish_remove(void **state)
 	out(buf, sizeof buf, "git -C %s worktree list --porcelain | grep -c run1 || true", repo);
 	assert_string_equal(buf, "0");
 	out(buf, sizeof buf, "git -C %s rev-parse clockwork/task1/run1", repo);
-	assert_string_equal(buf, final);
+	assert_string_equal(buf, tip);
 
-	/* Merge it; a second worktree of the merged state is prunable with its branch. */
+	/* Merged, a run that made no commit gets its branch at the base and is prunable. */
 	sh("git -C %s -c user.name=t -c user.email=t@e merge -q --ff-only clockwork/task1/run1",
 	    repo);
 	snprintf(path, sizeof path, "%s/wt/task1/run2", tmp);
-	assert_int_equal(worktree_create(repo, path, "clockwork/task1/run2", "run2", base,
-	    sizeof base, err, sizeof err), 0);
-	assert_string_equal(base, final);
+	assert_int_equal(worktree_create_run(repo, path, "clockwork/task1/run2", base,
+	    sizeof base, objects, sizeof objects, err, sizeof err), 0);
+	assert_string_equal(base, tip);
+	assert_int_equal(worktree_branch_at(repo, "clockwork/task1/run2", base, err,
+	    sizeof err), 0);
+	sh("rm -rf %s", path);
+	assert_int_equal(worktree_adopt(repo, path, "run2", "clockwork/task1/run2", err,
+	    sizeof err), 0);
 	assert_int_equal(worktree_merged(repo, path, "clockwork/task1/run2"), 1);
 	assert_int_equal(worktree_remove(repo, path, "run2", "clockwork/task1/run2", 1, err,
 	    sizeof err), 0);
@@ -165,14 +196,14 @@ test_create_finish_remove(void **state)
 static void
 test_refusals(void **state)
 {
-	char	path[300], base[64], err[512], dir[300];
+	char	path[300], base[64], objects[512], err[512], dir[300];
 
 	/* Not a repository. */
 	snprintf(dir, sizeof dir, "%s/plain", tmp);
 	mkdir(dir, 0700);
 	snprintf(path, sizeof path, "%s/wt/x", tmp);
-	assert_int_equal(worktree_create(dir, path, "clockwork/x/1", "x1", base, sizeof base,
-	    err, sizeof err), -1);
+	assert_int_equal(worktree_create_run(dir, path, "clockwork/x/1", base, sizeof base,
+	    objects, sizeof objects, err, sizeof err), -1);
 	assert_non_null(strstr(err, dir));
 	assert_int_equal(worktree_is_repo(dir), 0);
 
@@ -180,24 +211,25 @@ test_refusals(void **state)
 	sh("git init -q %s/empty", tmp);
 	snprintf(dir, sizeof dir, "%s/empty", tmp);
 	assert_int_equal(worktree_is_repo(dir), 1);
-	assert_int_equal(worktree_create(dir, path, "clockwork/x/1", "x1", base, sizeof base,
-	    err, sizeof err), -1);
+	assert_int_equal(worktree_create_run(dir, path, "clockwork/x/1", base, sizeof base,
+	    objects, sizeof objects, err, sizeof err), -1);
 	assert_non_null(strstr(err, "HEAD"));
 	assert_int_equal(access(path, F_OK), -1);
 
-	/* A branch name that already exists is refused, not reused. */
+	/* An existing directory is never reused. */
 	snprintf(dir, sizeof dir, "%s/repo", tmp);
-	sh("git -C %s branch clockwork/x/taken", dir);
-	assert_int_equal(worktree_create(dir, path, "clockwork/x/taken", "x2", base,
-	    sizeof base, err, sizeof err), -1);
-	assert_int_equal(access(path, F_OK), -1);
+	sh("mkdir -p %s && touch %s/left", path, path);
+	assert_int_equal(worktree_create_run(dir, path, "clockwork/x/2", base, sizeof base,
+	    objects, sizeof objects, err, sizeof err), -1);
+	assert_int_equal(access(path, F_OK), 0);
+	sh("rm -rf %s", path);
 }
 
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_create_finish_remove),
+		cmocka_unit_test(test_run_repository),
 		cmocka_unit_test(test_refusals),
 	};
 

@@ -1,0 +1,507 @@
+/*
+ * Importing a repository run's work into the user's repository (SPEC G1), the way a
+ * server receives a push. Everything the run could write is untrusted here: its
+ * repository, its working files, and the bundle its seal wrote (runner/seal.c). So the
+ * daemon never reads any of it on its event loop: a child process does the work and
+ * sends back one JSON line, and the loop gives up on it after RUNIMPORT_TIMEOUT_S (a
+ * FIFO or a crafted object can stall the child, never the daemon).
+ *
+ * The child:
+ *   1. opens the bundle beneath the run's directory one component at a time with
+ *      O_NOFOLLOW and O_NONBLOCK, takes it only if it is a regular file under the size
+ *      limit, and copies it into <home>/imports (a link or a FIFO is refused);
+ *   2. has git fetch exactly refs/heads/<branch> from that copy into the user's
+ *      repository with transfer.fsckObjects on (index-pack --strict: every object is
+ *      verified, and tree paths are checked by git's own rules: no "..", no ".git" in
+ *      any spelling, no malformed modes or names); no hook runs, no maintenance, no
+ *      tag, no FETCH_HEAD; only that one ref moves;
+ *   3. moves the run's directory aside and removes it (openat/unlinkat, no link
+ *      followed), then adopts the same path as a linked worktree of the user's
+ *      repository checked out by libgit2 from the verified branch. The worktree a
+ *      person opens later has admin state the daemon wrote, not the run.
+ * When a step fails, the run's directory is moved to <home>/quarantine/<run> instead:
+ * nothing is lost, and nothing opens it with git again (gc skips it; the report says
+ * where it is and that it is untrusted).
+ */
+#define _GNU_SOURCE	/* close_range */
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "daemon.h"
+#include "json.h"
+#include "log.h"
+#include "paths.h"
+#include "rmtree.h"
+
+#define RUNIMPORT_TIMEOUT_S	600
+#define RUNIMPORT_BUNDLE_MAX	(2LL * 1024 * 1024 * 1024)	/* bytes */
+#define RUNIMPORT_RESULT_MAX	(64 * 1024)
+#define RUNIMPORT_BUNDLE_NAME	"clockwork-run.bundle"	/* runner/seal.h */
+
+struct runimport {
+	struct run		*run;
+	runimport_done_fn	 done;
+	pid_t			 pid;
+	int			 fd;
+	struct event		*ev_read, *ev_timeout;
+	char			*buf;
+	size_t			 len;
+	int			 finished;
+};
+
+/* What the child needs, copied out of the run before the fork. */
+struct runimport_job {
+	const char	*home, *repo, *workdir, *branch, *run_id, *base;
+	const char	*tip;		/* the seal's tip, or NULL */
+	int		 bundle;	/* the seal wrote a bundle */
+	int		 sealed;	/* the seal succeeded */
+	int		 nothing_ran;	/* refused: the directory is the daemon's own */
+};
+
+/* ---- the child ---------------------------------------------------------------------- */
+
+static void
+runimport_reply(int fd, cJSON *o)
+{
+	char	*text = json_print(o);
+	size_t	 off = 0, len;
+	ssize_t	 n;
+
+	if (text == NULL)
+		return;
+	len = strlen(text);
+	while (off < len) {
+		n = write(fd, text + off, len - off);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		off += (size_t)n;
+	}
+	(void)!write(fd, "\n", 1);
+	cJSON_free(text);
+}
+
+/*
+ * Open <workdir>/.git/<bundle> for reading without following any link and without
+ * blocking on a FIFO; only a regular file under the size limit is accepted.
+ */
+static int
+runimport_open_bundle(const char *workdir, char *err, size_t errlen)
+{
+	struct stat	 st;
+	int		 wd, gd, fd;
+
+	if ((wd = open(workdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
+		snprintf(err, errlen, "%.400s: %s", workdir, strerror(errno));
+		return -1;
+	}
+	gd = openat(wd, ".git", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	close(wd);
+	if (gd == -1) {
+		snprintf(err, errlen, "%.400s/.git: %s (not the run's repository)", workdir,
+		    strerror(errno));
+		return -1;
+	}
+	fd = openat(gd, RUNIMPORT_BUNDLE_NAME, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_NOCTTY | O_CLOEXEC);
+	close(gd);
+	if (fd == -1) {
+		snprintf(err, errlen, "the run's bundle: %s%s", strerror(errno),
+		    errno == ELOOP ? " (a symbolic link: refused)" : "");
+		return -1;
+	}
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "the run's bundle is not a regular file: refused");
+		close(fd);
+		return -1;
+	}
+	if (st.st_size > RUNIMPORT_BUNDLE_MAX) {
+		snprintf(err, errlen, "the run's bundle is %lld bytes, over the limit of %lld",
+		    (long long)st.st_size, RUNIMPORT_BUNDLE_MAX);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int
+runimport_copy(int in, const char *to, char *err, size_t errlen)
+{
+	char		 buf[65536];
+	ssize_t		 n, w;
+	long long	 total = 0;
+	int		 out;
+
+	(void)unlink(to);
+	if ((out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)) == -1) {
+		snprintf(err, errlen, "%.400s: %s", to, strerror(errno));
+		return -1;
+	}
+	while ((n = read(in, buf, sizeof buf)) != 0) {
+		if (n == -1) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		/* The file may still grow if something of the run survived: bound it. */
+		if ((total += n) > RUNIMPORT_BUNDLE_MAX) {
+			errno = EFBIG;
+			n = -1;
+			break;
+		}
+		for (ssize_t off = 0; off < n; off += w)
+			if ((w = write(out, buf + off, (size_t)(n - off))) <= 0) {
+				n = -1;
+				goto done;
+			}
+	}
+done:
+	if (n == -1 || close(out) == -1) {
+		snprintf(err, errlen, "copy the run's bundle to %.400s: %s", to,
+		    strerror(errno));
+		(void)unlink(to);
+		return -1;
+	}
+	return 0;
+}
+
+/* Run git with argv in repo; its stderr lands in errpath. The exit status, or -1. */
+static int
+runimport_git(char *const argv[], const char *errpath)
+{
+	static const char *const scrub[] = {
+		"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
+		"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_CONFIG_PARAMETERS",
+		"GIT_CONFIG_COUNT", "GIT_NAMESPACE", "GIT_COMMON_DIR", "GIT_CEILING_DIRECTORIES",
+	};
+	pid_t	 pid;
+	int	 st, fd;
+
+	if ((pid = fork()) == -1)
+		return -1;
+	if (pid == 0) {
+		for (size_t i = 0; i < sizeof scrub / sizeof scrub[0]; i++)
+			unsetenv(scrub[i]);
+		setenv("GIT_TERMINAL_PROMPT", "0", 1);
+		if ((fd = open("/dev/null", O_RDWR)) != -1) {
+			dup2(fd, 0);
+			dup2(fd, 1);
+		}
+		if ((fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600)) != -1)
+			dup2(fd, 2);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	while (waitpid(pid, &st, 0) == -1)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The last non-empty line of a small file (git's own last word), in out. */
+static void
+runimport_last_line(const char *path, char *out, size_t outlen)
+{
+	char	 buf[4096], *p, *e;
+	ssize_t	 n;
+	int	 fd;
+
+	out[0] = '\0';
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+		return;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	e = buf + n;
+	while (e > buf && (e[-1] == '\n' || e[-1] == '\r'))
+		*--e = '\0';
+	p = strrchr(buf, '\n');
+	snprintf(out, outlen, "%.500s", p != NULL ? p + 1 : buf);
+}
+
+/* Move the run's directory out of worktrees/ into <home>/quarantine/<run>. */
+static int
+runimport_quarantine(const struct runimport_job *j, char *where, size_t wherelen)
+{
+	char	 dir[PATH_MAX];
+
+	snprintf(dir, sizeof dir, "%s/quarantine", j->home);
+	if (paths_mkdir_p(dir, 0700) == -1)
+		return -1;
+	if ((size_t)snprintf(where, wherelen, "%s/%s", dir, j->run_id) >= wherelen) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (rename(j->workdir, where) == -1)
+		return errno == ENOENT ? 0 : -1;
+	return 0;
+}
+
+static void __attribute__((noreturn))
+runimport_child(const struct runimport_job *j, int out)
+{
+	cJSON			*o = cJSON_CreateObject(), *ds;
+	struct worktree_stat	 ws;
+	char			 dir[PATH_MAX], copy[PATH_MAX + 32], errpath[PATH_MAX + 32];
+	char			 old[PATH_MAX + 32], refspec[600], final[64], err[1024];
+	char			 where[PATH_MAX + 64], gitmsg[512];
+	int			 fd, rc;
+
+	err[0] = '\0';
+	snprintf(dir, sizeof dir, "%s/imports", j->home);
+	snprintf(copy, sizeof copy, "%s/%s.bundle", dir, j->run_id);
+	snprintf(errpath, sizeof errpath, "%s/%s.git-stderr", dir, j->run_id);
+	snprintf(old, sizeof old, "%s/%s.old", dir, j->run_id);
+	if (paths_mkdir_p(dir, 0700) == -1) {
+		snprintf(err, sizeof err, "%.400s: %s", dir, strerror(errno));
+		goto fail;
+	}
+	if (j->nothing_ran) {
+		/* Refused before anything ran: the directory is the daemon's own checkout. */
+		if (rmtree_path(j->workdir) == -1)
+			snprintf(err, sizeof err, "remove %.400s: %s", j->workdir,
+			    strerror(errno));
+		cJSON_AddBoolToObject(o, "ok", err[0] == '\0');
+		cJSON_AddBoolToObject(o, "removed", 1);
+		if (err[0] != '\0')
+			json_add_string(o, "error", err);
+		runimport_reply(out, o);
+		_exit(0);
+	}
+	if (!j->sealed) {
+		snprintf(err, sizeof err, "the run was not sealed, so its work cannot be "
+		    "imported safely");
+		goto fail;
+	}
+	if (j->bundle) {
+		if ((fd = runimport_open_bundle(j->workdir, err, sizeof err)) == -1)
+			goto fail;
+		rc = runimport_copy(fd, copy, err, sizeof err);
+		close(fd);
+		if (rc == -1)
+			goto fail;
+		snprintf(refspec, sizeof refspec, "+refs/heads/%s:refs/heads/%s", j->branch,
+		    j->branch);
+		{
+			char *const argv[] = {
+				"git", "-C", (char *)j->repo,
+				"-c", "transfer.fsckObjects=true",
+				"-c", "fetch.fsckObjects=true",
+				"-c", "core.hooksPath=/dev/null",
+				"-c", "gc.auto=0", "-c", "maintenance.auto=false",
+				"fetch", "--quiet", "--no-tags", "--no-write-fetch-head",
+				"--no-recurse-submodules", copy, refspec, NULL
+			};
+
+			rc = runimport_git(argv, errpath);
+		}
+		(void)unlink(copy);
+		if (rc != 0) {
+			runimport_last_line(errpath, gitmsg, sizeof gitmsg);
+			snprintf(err, sizeof err, "git refused the run's objects%s%s",
+			    gitmsg[0] ? ": " : "", gitmsg);
+			(void)unlink(errpath);
+			goto fail;
+		}
+		(void)unlink(errpath);
+	} else if (worktree_branch_at(j->repo, j->branch, j->tip, err, sizeof err) == -1)
+		goto fail;
+	if (worktree_rev(j->repo, j->branch, final, sizeof final, err, sizeof err) == -1)
+		goto fail;
+	if (worktree_diffstat(j->repo, j->base, final, &ws, err, sizeof err) == -1)
+		goto fail;
+	/* The run's directory goes; a checkout from verified objects takes its place. */
+	if (rename(j->workdir, old) == -1) {
+		snprintf(err, sizeof err, "move %.400s aside: %s", j->workdir,
+		    strerror(errno));
+		goto fail;
+	}
+	if (rmtree_path(old) == -1)
+		log_warn("import: could not remove all of %s: %s", old, strerror(errno));
+	if (worktree_adopt(j->repo, j->workdir, j->run_id, j->branch, err,
+	    sizeof err) == -1) {
+		cJSON_AddBoolToObject(o, "ok", 0);
+		json_add_string(o, "error", err);
+		json_add_string(o, "final_commit", final);
+		runimport_reply(out, o);
+		_exit(0);
+	}
+	cJSON_AddBoolToObject(o, "ok", 1);
+	json_add_string(o, "final_commit", final);
+	if ((ds = cJSON_AddObjectToObject(o, "diffstat")) != NULL) {
+		cJSON_AddNumberToObject(ds, "files_changed", (double)ws.files);
+		cJSON_AddNumberToObject(ds, "insertions", (double)ws.insertions);
+		cJSON_AddNumberToObject(ds, "deletions", (double)ws.deletions);
+	}
+	runimport_reply(out, o);
+	_exit(0);
+fail:
+	cJSON_AddBoolToObject(o, "ok", 0);
+	json_add_string(o, "error", err);
+	if (runimport_quarantine(j, where, sizeof where) == 0)
+		json_add_string(o, "quarantine", where);
+	else
+		json_add_string(o, "quarantine_error", strerror(errno));
+	runimport_reply(out, o);
+	_exit(0);
+}
+
+/* ---- the daemon's side -------------------------------------------------------------- */
+
+static void
+runimport_end(struct runimport *im, const char *why)
+{
+	struct run	*r = im->run;
+	cJSON		*res = NULL;
+
+	if (im->finished)
+		return;
+	im->finished = 1;
+	event_del(im->ev_read);
+	event_del(im->ev_timeout);
+	if (why == NULL && im->len > 0)
+		res = json_parse(im->buf, im->len);
+	if (res == NULL) {
+		res = cJSON_CreateObject();
+		cJSON_AddBoolToObject(res, "ok", 0);
+		json_add_string(res, "error", why != NULL ? why :
+		    "the import ended without a result");
+	}
+	/* Whatever is left of the child (and any git it started) ends with it. */
+	if (im->pid > 0)
+		kill(-im->pid, SIGKILL);
+	im->done(r, res);
+}
+
+static void
+runimport_read_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct runimport	*im = arg;
+	char			 buf[4096];
+	ssize_t			 n;
+
+	n = read(fd, buf, sizeof buf);
+	if (n == -1 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) {
+		runimport_end(im, NULL);
+		return;
+	}
+	if (im->len + (size_t)n > RUNIMPORT_RESULT_MAX) {
+		runimport_end(im, "the import's result was too long");
+		return;
+	}
+	memcpy(im->buf + im->len, buf, (size_t)n);
+	im->len += (size_t)n;
+	im->buf[im->len] = '\0';
+}
+
+static void
+runimport_timeout_cb(evutil_socket_t fd, short what, void *arg)
+{
+	runimport_end(arg, "the import did not finish in time (the run's files may be "
+	    "shaped to stall it)");
+}
+
+int
+runimport_start(struct run *r, const cJSON *seal, int nothing_ran, runimport_done_fn done)
+{
+	struct runimport	*im;
+	struct runimport_job	 j;
+	struct timeval		 tv = { RUNIMPORT_TIMEOUT_S, 0 };
+	int			 p[2], b = 0;
+
+	memset(&j, 0, sizeof j);
+	j.home = r->d->home;
+	j.repo = r->repo;
+	j.workdir = r->workdir;
+	j.branch = r->branch;
+	j.run_id = r->id;
+	j.base = r->base_commit;
+	j.nothing_ran = nothing_ran;
+	if (seal != NULL && (j.tip = json_get_string(seal, "tip")) != NULL &&
+	    json_get_bool(seal, "bundle", &b) == 0) {
+		j.sealed = 1;
+		j.bundle = b;
+	}
+	if ((im = calloc(1, sizeof *im)) == NULL ||
+	    (im->buf = malloc(RUNIMPORT_RESULT_MAX + 1)) == NULL) {
+		free(im);
+		return -1;
+	}
+	if (pipe2(p, O_CLOEXEC) == -1) {
+		free(im->buf);
+		free(im);
+		return -1;
+	}
+	if ((im->pid = fork()) == -1) {
+		close(p[0]);
+		close(p[1]);
+		free(im->buf);
+		free(im);
+		return -1;
+	}
+	if (im->pid == 0) {
+		sigset_t	 none;
+
+		/* Nothing of the daemon's: its handlers, its sockets, its store. */
+		for (int sig = 1; sig < NSIG; sig++)
+			signal(sig, SIG_DFL);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		setpgid(0, 0);
+		if (dup3(p[1], 3, 0) == -1 && p[1] != 3)
+			_exit(1);
+		if (syscall(SYS_close_range, 4, ~0U, 0) == -1)
+			for (int fd = 4; fd < 65536; fd++)
+				close(fd);
+		runimport_child(&j, 3);
+	}
+	close(p[1]);
+	setpgid(im->pid, im->pid);	/* either side may win the race: both ask */
+	im->run = r;
+	im->done = done;
+	im->fd = p[0];
+	evutil_make_socket_nonblocking(im->fd);
+	im->ev_read = event_new(r->d->base, im->fd, EV_READ | EV_PERSIST, runimport_read_cb,
+	    im);
+	im->ev_timeout = evtimer_new(r->d->base, runimport_timeout_cb, im);
+	if (im->ev_read == NULL || im->ev_timeout == NULL) {
+		kill(-im->pid, SIGKILL);
+		runimport_free(im);
+		return -1;
+	}
+	event_add(im->ev_read, NULL);
+	evtimer_add(im->ev_timeout, &tv);
+	r->import = im;
+	return 0;
+}
+
+void
+runimport_free(struct runimport *im)
+{
+	if (im == NULL)
+		return;
+	if (im->ev_read != NULL)
+		event_free(im->ev_read);
+	if (im->ev_timeout != NULL)
+		event_free(im->ev_timeout);
+	if (im->fd != -1)
+		close(im->fd);
+	free(im->buf);
+	free(im);
+}
