@@ -10,11 +10,14 @@
  *   1. opens the bundle beneath the run's directory one component at a time with
  *      O_NOFOLLOW and O_NONBLOCK, takes it only if it is a regular file under the size
  *      limit, and copies it into <home>/imports (a link or a FIFO is refused);
- *   2. has git fetch exactly refs/heads/<branch> from that copy into the user's
- *      repository with transfer.fsckObjects on (index-pack --strict: every object is
- *      verified, and tree paths are checked by git's own rules: no "..", no ".git" in
- *      any spelling, no malformed modes or names); no hook runs, no maintenance, no
- *      tag, no FETCH_HEAD; only that one ref moves;
+ *   2. reads the bundle's header for the commit of refs/heads/<branch> (no other ref
+ *      is looked at) and feeds the pack behind it to git index-pack --strict in the
+ *      user's repository, which is what a server receiving a push with fsckObjects
+ *      does: every object is verified, every link must resolve, and tree paths are
+ *      checked by git's own rules, warnings counting as errors (no "..", no ".git" in
+ *      any spelling, no malformed modes or names). (git fetch from a bundle does not
+ *      fsck before git 2.43, hence index-pack directly.) Then exactly that one branch
+ *      is set, through libgit2, to that commit; no hook runs;
  *   3. moves the run's directory aside and removes it (openat/unlinkat, no link
  *      followed), then adopts the same path as a linked worktree of the user's
  *      repository checked out by libgit2 from the verified branch. The worktree a
@@ -177,9 +180,9 @@ done:
 	return 0;
 }
 
-/* Run git with argv in repo; its stderr lands in errpath. The exit status, or -1. */
+/* Run git with argv, stdin from in (-1: /dev/null), stderr into errpath. Its status or -1. */
 static int
-runimport_git(char *const argv[], const char *errpath)
+runimport_git(char *const argv[], int in, const char *errpath)
 {
 	static const char *const scrub[] = {
 		"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
@@ -196,7 +199,7 @@ runimport_git(char *const argv[], const char *errpath)
 			unsetenv(scrub[i]);
 		setenv("GIT_TERMINAL_PROMPT", "0", 1);
 		if ((fd = open("/dev/null", O_RDWR)) != -1) {
-			dup2(fd, 0);
+			dup2(in != -1 ? in : fd, 0);
 			dup2(fd, 1);
 		}
 		if ((fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600)) != -1)
@@ -210,11 +213,11 @@ runimport_git(char *const argv[], const char *errpath)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-/* The last non-empty line of a small file (git's own last word), in out. */
+/* git's own reason from its stderr in path: its first "error:" line, else its last line. */
 static void
-runimport_last_line(const char *path, char *out, size_t outlen)
+runimport_git_error(const char *path, char *out, size_t outlen)
 {
-	char	 buf[4096], *p, *e;
+	char	 buf[4096], *p, *e, *line;
 	ssize_t	 n;
 	int	 fd;
 
@@ -229,8 +232,74 @@ runimport_last_line(const char *path, char *out, size_t outlen)
 	e = buf + n;
 	while (e > buf && (e[-1] == '\n' || e[-1] == '\r'))
 		*--e = '\0';
-	p = strrchr(buf, '\n');
-	snprintf(out, outlen, "%.500s", p != NULL ? p + 1 : buf);
+	if ((line = strstr(buf, "error: ")) != NULL) {
+		if ((p = strchr(line, '\n')) != NULL)
+			*p = '\0';
+	} else
+		line = (p = strrchr(buf, '\n')) != NULL ? p + 1 : buf;
+	snprintf(out, outlen, "%.500s", line);
+}
+
+/*
+ * A bundle's header ("# v2 git bundle" or v3, capabilities, prerequisites, refs, an
+ * empty line), read a byte at a time so that fd is left exactly where the pack starts.
+ * The commit named for refs/heads/<branch> goes in tip; no other ref is looked at.
+ */
+static int
+runimport_bundle_header(int fd, const char *branch, char *tip, size_t tiplen, char *err,
+    size_t errlen)
+{
+	char	 line[1024], want[600];
+	size_t	 len = 0, total = 0, lines = 0;
+	ssize_t	 n;
+	char	 c;
+
+	tip[0] = '\0';
+	snprintf(want, sizeof want, "refs/heads/%s", branch);
+	for (;;) {
+		if ((n = read(fd, &c, 1)) != 1) {
+			snprintf(err, errlen, "the run's bundle ends inside its header");
+			return -1;
+		}
+		if (++total > 64 * 1024) {
+			snprintf(err, errlen, "the run's bundle header is over 64 KiB");
+			return -1;
+		}
+		if (c != '\n') {
+			if (len + 1 >= sizeof line) {
+				snprintf(err, errlen, "the run's bundle has a header line over "
+				    "%zu bytes", sizeof line);
+				return -1;
+			}
+			line[len++] = c;
+			continue;
+		}
+		line[len] = '\0';
+		if (lines++ == 0) {
+			if (strcmp(line, "# v2 git bundle") != 0 &&
+			    strcmp(line, "# v3 git bundle") != 0) {
+				snprintf(err, errlen, "the run's bundle is not a git bundle");
+				return -1;
+			}
+		} else if (len == 0)
+			break;
+		else if (line[0] != '-' && line[0] != '@') {
+			char	*sp = strchr(line, ' ');
+
+			if (sp != NULL && strcmp(sp + 1, want) == 0 &&
+			    (size_t)(sp - line) < tiplen && (sp - line == 40 || sp - line == 64) &&
+			    strspn(line, "0123456789abcdef") == (size_t)(sp - line)) {
+				memcpy(tip, line, (size_t)(sp - line));
+				tip[sp - line] = '\0';
+			}
+		}
+		len = 0;
+	}
+	if (tip[0] == '\0') {
+		snprintf(err, errlen, "the run's bundle has no %s", want);
+		return -1;
+	}
+	return 0;
 }
 
 /* Move the run's directory out of worktrees/ into <home>/quarantine/<run>. */
@@ -257,7 +326,7 @@ runimport_child(const struct runimport_job *j, int out)
 	cJSON			*o = cJSON_CreateObject(), *ds;
 	struct worktree_stat	 ws;
 	char			 dir[PATH_MAX], copy[PATH_MAX + 32], errpath[PATH_MAX + 32];
-	char			 old[PATH_MAX + 32], refspec[600], final[64], err[1024];
+	char			 old[PATH_MAX + 32], tip[65], final[64], err[1024];
 	char			 where[PATH_MAX + 64], gitmsg[512];
 	int			 fd, rc;
 
@@ -294,30 +363,36 @@ runimport_child(const struct runimport_job *j, int out)
 		close(fd);
 		if (rc == -1)
 			goto fail;
-		snprintf(refspec, sizeof refspec, "+refs/heads/%s:refs/heads/%s", j->branch,
-		    j->branch);
+		if ((fd = open(copy, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
+			snprintf(err, sizeof err, "%.400s: %s", copy, strerror(errno));
+			goto fail;
+		}
+		if (runimport_bundle_header(fd, j->branch, tip, sizeof tip, err,
+		    sizeof err) == -1) {
+			close(fd);
+			goto fail;
+		}
 		{
 			char *const argv[] = {
-				"git", "-C", (char *)j->repo,
-				"-c", "transfer.fsckObjects=true",
-				"-c", "fetch.fsckObjects=true",
-				"-c", "core.hooksPath=/dev/null",
-				"-c", "gc.auto=0", "-c", "maintenance.auto=false",
-				"fetch", "--quiet", "--no-tags", "--no-write-fetch-head",
-				"--no-recurse-submodules", copy, refspec, NULL
+				"git", "-C", (char *)j->repo, "-c", "core.hooksPath=/dev/null",
+				"index-pack", "--stdin", "--fix-thin", "--strict", NULL
 			};
 
-			rc = runimport_git(argv, errpath);
+			/* The pack follows the header: git reads it from where we stopped. */
+			rc = runimport_git(argv, fd, errpath);
 		}
+		close(fd);
 		(void)unlink(copy);
 		if (rc != 0) {
-			runimport_last_line(errpath, gitmsg, sizeof gitmsg);
+			runimport_git_error(errpath, gitmsg, sizeof gitmsg);
 			snprintf(err, sizeof err, "git refused the run's objects%s%s",
 			    gitmsg[0] ? ": " : "", gitmsg);
 			(void)unlink(errpath);
 			goto fail;
 		}
 		(void)unlink(errpath);
+		if (worktree_branch_at(j->repo, j->branch, tip, err, sizeof err) == -1)
+			goto fail;
 	} else if (worktree_branch_at(j->repo, j->branch, j->tip, err, sizeof err) == -1)
 		goto fail;
 	if (worktree_rev(j->repo, j->branch, final, sizeof final, err, sizeof err) == -1)

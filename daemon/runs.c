@@ -1250,6 +1250,28 @@ runs_enqueue(struct daemon *d, const struct store_task *t, char *id_out, size_t 
 	return 0;
 }
 
+/* Move a run's directory to <home>/quarantine/<run>; a missing one is not an error. */
+static int
+runs_quarantine(struct daemon *d, const char *id, const char *workdir, char *out,
+    size_t outlen)
+{
+	char	 dir[PATH_MAX];
+
+	snprintf(dir, sizeof dir, "%s/quarantine", d->home);
+	if (paths_mkdir_p(dir, 0700) == -1)
+		return -1;
+	if ((size_t)snprintf(out, outlen, "%s/%s", dir, id) >= outlen) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (rename(workdir, out) == -1) {
+		if (errno != ENOENT)
+			return -1;
+		out[0] = '\0';
+	}
+	return 0;
+}
+
 /*
  * After a crash (SPEC D4): runs left starting or running are interrupted. Every
  * process they had (the runner's group and the tree remembered in runs/<id>.pids,
@@ -1261,7 +1283,7 @@ runs_recover(struct daemon *d)
 {
 	struct store_run	*v;
 	struct supervise_set	 set;
-	char			 path[PATH_MAX];
+	char			 path[PATH_MAX], quarantine[PATH_MAX];
 	size_t			 n;
 	cJSON			*rep, *j;
 	char			*text;
@@ -1286,6 +1308,18 @@ runs_recover(struct daemon *d)
 		supervise_set_free(&set);
 		if (killed < 0)
 			killed = 0;
+		/*
+		 * Its repository was the run's to shape and was never sealed: it goes where
+		 * nothing opens it with git (one rename of a directory the daemon made).
+		 */
+		quarantine[0] = '\0';
+		if (v[i].branch != NULL && v[i].worktree != NULL &&
+		    runs_quarantine(d, v[i].id, v[i].worktree, quarantine,
+		    sizeof quarantine) == -1) {
+			log_warn("recovery: run %s: cannot move %s to quarantine: %s", v[i].id,
+			    v[i].worktree, strerror(errno));
+			quarantine[0] = '\0';
+		}
 		if ((rep = v[i].report != NULL ? json_parse(v[i].report,
 		    strlen(v[i].report)) : NULL) == NULL)
 			rep = cJSON_CreateObject();
@@ -1297,13 +1331,19 @@ runs_recover(struct daemon *d)
 			json_add_string(rep, "status", "interrupted");
 			json_add_string(rep, "exit_reason", "interrupted");
 			json_add_string(rep, "message", "clockworkd stopped while the run was "
-			    "live; its processes were ended at the next start and its worktree "
-			    "was kept");
+			    "live; its processes were ended at the next start and its files "
+			    "were kept (in quarantine: not imported, untrusted)");
 			cJSON_AddNumberToObject(rep, "processes_ended", killed);
 			if ((j = cJSON_AddObjectToObject(rep, "git")) != NULL) {
 				json_add_string(j, "worktree", v[i].worktree);
 				json_add_string(j, "branch", v[i].branch);
 				json_add_string(j, "base_commit", v[i].base_commit);
+				if (quarantine[0] != '\0') {
+					cJSON_AddBoolToObject(j, "imported", 0);
+					json_add_string(j, "error", "the run was not sealed, so "
+					    "its work cannot be imported safely");
+					json_add_string(j, "quarantine", quarantine);
+				}
 			}
 			if ((text = json_print(rep)) != NULL) {
 				store_run_set_report(d->store, v[i].id, text);

@@ -25,6 +25,7 @@
 struct exec_opts {
 	const char	*workdir;
 	const char	*engine;
+	const char	*git_objects;	/* the workdir is a run's repository (SPEC G1) */
 	struct strlist	 context;
 	int		 json;
 	char		**cmd;		/* after "--" */
@@ -38,10 +39,10 @@ exec_usage(const char *name, const char *msg)
 	fprintf(stderr, "cw-runner %s: %s\n", name, msg);
 	if (strcmp(name, "exec") == 0)
 		fprintf(stderr, "usage: cw-runner exec --workdir DIR [--engine NAME] "
-		    "[--context DIR:ro]... -- CMD [ARG...]\n");
+		    "[--context DIR:ro]... [--git-objects DIR] -- CMD [ARG...]\n");
 	else
 		fprintf(stderr, "usage: cw-runner spec --json [--workdir DIR] [--engine NAME] "
-		    "[--context DIR:ro]...\n");
+		    "[--context DIR:ro]... [--git-objects DIR]\n");
 	return RUNNER_EXIT_USAGE;
 }
 
@@ -63,7 +64,7 @@ exec_parse(const char *name, int argc, char **argv, struct exec_opts *o, char *e
 			continue;
 		}
 		if (strcmp(a, "--workdir") != 0 && strcmp(a, "--engine") != 0 &&
-		    strcmp(a, "--context") != 0) {
+		    strcmp(a, "--context") != 0 && strcmp(a, "--git-objects") != 0) {
 			snprintf(err, errlen, "unknown argument '%s'", a);
 			return -1;
 		}
@@ -77,6 +78,14 @@ exec_parse(const char *name, int argc, char **argv, struct exec_opts *o, char *e
 			o->workdir = v;
 		else if (strcmp(a, "--engine") == 0)
 			o->engine = v;
+		else if (strcmp(a, "--git-objects") == 0) {
+			/* The layout of a daemon run: the workdir borrows this store. */
+			if (v[0] != '/') {
+				snprintf(err, errlen, "--git-objects must be an absolute path");
+				return -1;
+			}
+			o->git_objects = v;
+		}
 		else {
 			char	 root[PATH_MAX];
 			size_t	 len = strlen(v);
@@ -143,6 +152,7 @@ exec_spec(const char *name, const struct exec_opts *o, struct sandbox_spec *s)
 	ctx.home = home;
 	ctx.cwhome = cwhome;
 	ctx.context_ro = o->context;
+	ctx.git_objects = o->git_objects;
 	ctx.sandbox_off = sb != NULL && strcmp(sb, "off") == 0;
 	if (spec_build(&ctx, &cfg, s, err, sizeof err) == -1) {
 		fprintf(stderr, "cw-runner %s: refused: %s\n", name, err);

@@ -29,8 +29,24 @@ static const char seal_script[] =
 	"g() { git -c core.hooksPath=/dev/null -c core.fsmonitor=false "
 	    "-c commit.gpgsign=false -c user.name=Clockwork "
 	    "-c user.email=clockwork@localhost \"$@\"; }\n"
+	/*
+	 * git blocks opening a FIFO wherever it expects a file (index, HEAD, config,
+	 * an object), and writes through a symlink planted at a reflog or at
+	 * COMMIT_EDITMSG: neither belongs in a git directory, so they go first (find only
+	 * lstats them). The timeout remains the backstop.
+	 */
+	"G=$PWD/.git\n"
+	"find \"$G\" -xdev \\( -type p -o -type s -o -type b -o -type c -o -type l \\) "
+	    "-delete\n"
 	"g rev-parse -q --verify 'HEAD^{commit}' >/dev/null || "
 	    "{ echo 'the run left HEAD without a commit' >&2; exit 1; }\n"
+	/*
+	 * A fresh index from HEAD: the run's own index may be crafted (entries git
+	 * refuses, paths that climb out), and what counts is the files as they are.
+	 */
+	"export GIT_INDEX_FILE=\"$G/clockwork-seal.index\"\n"
+	"rm -f \"$GIT_INDEX_FILE\"\n"
+	"g read-tree HEAD\n"
 	"if [ -n \"$(g status --porcelain --untracked-files=all)\" ]; then\n"
 	"  g add -A\n"
 	"  if ! g diff --cached --quiet; then\n"

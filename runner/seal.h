@@ -13,7 +13,7 @@
 
 #include "spec.h"
 
-#define SEAL_TIMEOUT_MS		(120 * 1000)
+#define SEAL_TIMEOUT_MS		(60 * 1000)
 #define SEAL_BUNDLE_NAME	"clockwork-run.bundle"	/* under <workdir>/.git/ */
 
 struct seal_result {

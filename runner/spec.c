@@ -848,7 +848,9 @@ spec_git_run(struct spec_build *b)
  * or write as the user. So the git directory found from the workdir upwards (a .git
  * directory, or the directory a .git file points to, and that one's common dir) is
  * made a read-only mount wherever it lies inside a writable grant, and so is a .git
- * pointer file. Git inside then reads the repository but cannot change it.
+ * pointer file. They are granted for reading, so git inside can read the repository
+ * (status, log, diff), and never change it. Work that should be committed belongs in a
+ * daemon run, whose repository is its own.
  */
 static int
 spec_git_exec(struct spec_build *b)
@@ -908,7 +910,13 @@ spec_git_exec(struct spec_build *b)
 	for (size_t i = 0; i < 2; i++) {
 		if (dirs[i] == NULL || !spec_is_dir(dirs[i]))
 			continue;
-		if (spec_covered_writable(b->s, dirs[i]) &&
+		if (credpaths_set_classify(&b->cred, dirs[i]) != NULL ||
+		    credpaths_set_inside(&b->cred, dirs[i]))
+			return spec_fail(b, EPERM, "spec: git directory %s is or holds a "
+			    "credential location: refused", dirs[i]);
+		/* Readable, so git log/status/diff work; never writable. */
+		if ((!spec_covered(b->s, dirs[i]) &&
+		    strlist_add_unique(&b->s->read_dirs, dirs[i]) == -1) ||
 		    strlist_add_unique(&b->s->ro_binds, dirs[i]) == -1)
 			return spec_nomem(b);
 	}
