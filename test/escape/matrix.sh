@@ -111,9 +111,16 @@ echo ".env" > "$MAIN/.gitignore"
 ln -s "$H/.netrc" "$MAIN/netrc-link"	# a committed symlink to a credential
 git -C "$MAIN" add README.md .gitignore netrc-link
 git -C "$MAIN" commit -qm "initial"
-printf '.cw-probes/\nsuid-id\n' >> "$MAIN/.git/info/exclude"
-git -C "$MAIN" worktree add -q -b clockwork/t1/r1 "$WT"
-WTADMIN=$(realpath "$(git -C "$WT" rev-parse --git-dir)")
+# A token where CI checkouts and clones leave one: the repository's own config.
+git -C "$MAIN" config remote.origin.url "https://x-access-token:CWSECRET-repocfg-$RAND@example.invalid/r.git"
+# The layout of a daemon run (SPEC G1): the run's own repository, borrowing the main
+# repository's objects read-only through alternates (cw-runner exec --git-objects).
+MAINOBJS=$(realpath "$MAIN/.git/objects")
+git init -q -b clockwork/t1/r1 "$WT"
+echo "$MAINOBJS" > "$WT/.git/objects/info/alternates"
+git -C "$WT" update-ref refs/heads/clockwork/t1/r1 "$(git -C "$MAIN" rev-parse main)"
+git -C "$WT" reset -q --hard
+printf '.cw-probes/\nsuid-id\n' >> "$WT/.git/info/exclude"
 git init -q -b main "$OTHER"
 git -C "$OTHER" add private.txt && git -C "$OTHER" commit -qm other
 
@@ -170,8 +177,8 @@ digest() {
 }
 SNAPPED="$USR_SUID $ETC_RO $CREDS $OUT/secret $MAIN/.env $H/.bashrc $H/.claude/settings.json $H/.claude.json $CWH/config.yaml
 	$CTX $OTHER $MAIN/.git/hooks $MAIN/.git/config $MAIN/.git/refs/heads/main
-	$MAIN/.git/packed-refs $MAIN/.git/info $MAIN/.git/HEAD $MAIN/.git/refs/tags $WT/.git
-	$WTADMIN/commondir $WTADMIN/gitdir $WTADMIN/config.worktree $CWH/tmp/run-other"
+	$MAIN/.git/packed-refs $MAIN/.git/info $MAIN/.git/HEAD $MAIN/.git/refs/tags
+	$MAIN/.git/objects $CWH/tmp/run-other"
 
 # ---------------------------------------------------------------------------------------
 # Running inside the sandbox. The command's stdout and stderr come back together in
@@ -187,7 +194,8 @@ sbx() {
 	else
 		# fd 9 is an open descriptor to the outside secret: it must not reach the child.
 		env -i "${SBX_ENV[@]}" PATH="$SBX_PATH" "$RUNNER" exec --workdir "$WT" \
-			${SBX_ENGINE:+--engine "$SBX_ENGINE"} --context "$CTX:ro" -- "$@" 9<"$OUT/fd-secret"
+			--git-objects "$MAINOBJS" ${SBX_ENGINE:+--engine "$SBX_ENGINE"} \
+			--context "$CTX:ro" -- "$@" 9<"$OUT/fd-secret"
 	fi
 }
 [ "$CONTROL" = 1 ] && mkdir -p "$CWH/tmp/control"
@@ -197,7 +205,8 @@ KINDS="EACCES:permission_denied EPERM:operation_not_permitted EXDEV:cross-device
 	EROFS:read-only_file_system ENOENT:no_such_file_or_directory
 	ECONNREFUSED:connection_refused EBADF:bad_file_descriptor ENOSYS:function_not_implemented
 	EINVAL:invalid_argument EBUSY:device_or_resource_busy EIO:input/output_error
-	no-euid-change:no-euid-change no-caps:no-caps not-inherited:not-inherited"
+	no-euid-change:no-euid-change no-caps:no-caps not-inherited:not-inherited
+	not-a-repo:not_a_git_repository not-a-git-dir:not_in_a_git_directory"
 declare -A KMSG
 for k in $KINDS; do KMSG[${k%%:*}]=${k#*:}; KMSG[${k%%:*}]=${KMSG[${k%%:*}]//_/ }; done
 KORDER=$(for k in $KINDS; do printf '%s ' "${k%%:*}"; done)
@@ -311,8 +320,8 @@ work "git init/add/commit in a scratch subdir" \
 	"[ \"\$(git -C $WT/scratch rev-list --count HEAD 2>/dev/null)\" = 1 ] || echo no commit" \
 	"git init -q scratch && cd scratch && echo hi > f && git add f && $G commit -qm scratch"
 main_before=$(git -C "$MAIN" rev-parse main)
-work "git add/commit in the worktree (branch clockwork/t1/r1)" \
-	"[ \"\$(git -C $MAIN rev-list --count clockwork/t1/r1)\" = 2 ] || echo branch did not move; [ \"\$(git -C $MAIN rev-parse main)\" = $main_before ] || echo main moved" \
+work "git add/commit in the run's repository (clockwork/t1/r1)" \
+	"[ \"\$(git -C $WT rev-list --count clockwork/t1/r1)\" = 2 ] || echo branch did not move; [ \"\$(git -C $MAIN rev-parse main)\" = $main_before ] || echo main moved; [ -z \"\$(git -C $MAIN branch --list 'clockwork/*')\" ] || echo a branch appeared in main" \
 	"echo work > work.txt && git add work.txt && $G commit -qm work && git log --oneline -1"
 work "node -e writes a file" "grep -qx ok $WT/node-out.txt || echo no file" \
 	"node -e 'require(\"fs\").writeFileSync(\"node-out.txt\", \"ok\\n\")'"
@@ -434,36 +443,42 @@ attempt "mv the outside secret into the worktree" "EACCES|EXDEV" \
 # --- the main repository behind the worktree --------------------------------------------
 attempt "write main .git/hooks/pre-commit" EACCES "same $MAIN/.git/hooks" \
 	"printf '#!/bin/sh\nid\n' > $MAIN/.git/hooks/pre-commit && chmod +x $MAIN/.git/hooks/pre-commit"
-attempt "git config core.hooksPath (main .git/config)" EACCES "same $MAIN/.git/config" \
-	"git config core.hooksPath $WT"
+attempt "git config core.hooksPath (main .git/config)" "EACCES|not-a-git-dir" "same $MAIN/.git/config" \
+	"git --git-dir=$MAIN/.git config core.hooksPath $WT"
 attempt "append to main .git/config directly" EACCES "same $MAIN/.git/config" \
 	"printf '[core]\n\tfsmonitor = id\n' >> $MAIN/.git/config"
 attempt "write main .git/info/attributes" EACCES "same $MAIN/.git/info" \
 	"echo '* filter=evil' > $MAIN/.git/info/attributes"
 attempt "move main: write .git/refs/heads/main" EACCES "same $MAIN/.git/refs/heads/main" \
 	"git rev-parse HEAD > $MAIN/.git/refs/heads/main"
-attempt "move main: git update-ref" EACCES "same $MAIN/.git/refs/heads/main" \
-	"git update-ref refs/heads/main \$($G commit-tree HEAD^{tree} -p HEAD -m evil)"
-attempt "create another branch (git branch)" EACCES "absent $MAIN/.git/refs/heads/evil" \
-	"git branch evil"
+attempt "move main: git update-ref" "EACCES|not-a-repo" "same $MAIN/.git/refs/heads/main" \
+	"git --git-dir=$MAIN/.git update-ref refs/heads/main \$($G commit-tree HEAD^{tree} -p HEAD -m evil)"
+attempt "create another branch (git branch)" "EACCES|not-a-repo" "absent $MAIN/.git/refs/heads/evil" \
+	"git --git-dir=$MAIN/.git branch evil"
 attempt "move main: write .git/packed-refs" EACCES "same $MAIN/.git/packed-refs" \
 	"echo \"\$($G commit-tree HEAD^{tree} -m evil) refs/heads/main\" >> $MAIN/.git/packed-refs"
-attempt "git tag in the shared repository" EACCES "same $MAIN/.git/refs/tags" "git tag evil"
+attempt "git tag in the main repository" "EACCES|not-a-repo" "same $MAIN/.git/refs/tags" \
+	"git --git-dir=$MAIN/.git tag evil"
 attempt "repoint main repo's HEAD" EACCES "same $MAIN/.git/HEAD" \
 	"echo 'ref: refs/heads/evil' > $MAIN/.git/HEAD"
 attempt "overwrite main's commit object in the shared store" "EACCES|EROFS" "same $MAINOBJ" \
 	"echo garbage >> $MAINOBJ"
-attempt "rewrite the worktree's .git pointer" "EACCES|EROFS|EPERM|EBUSY" "same $WT/.git" \
-	"mkdir -p fake && echo 'gitdir: $WT/fake' > .git"
-attempt "rewrite the worktree admin's commondir" "EACCES|EROFS|EPERM|EBUSY" \
-	"same $WTADMIN/commondir" "echo $WT/fake > $WTADMIN/commondir"
-
-# A config.worktree in the run's admin dir lies dormant until the user's repository
-# enables extensions.worktreeConfig (`git sparse-checkout init` does): then every git
-# command in that worktree, outside the sandbox, runs its core.fsmonitor.
-attempt "plant config.worktree in the worktree admin dir" "EACCES|EROFS|EPERM|EBUSY" \
-	"same $WTADMIN/config.worktree" \
-	"printf '[core]\\n\\tfsmonitor = id\\n' > $WTADMIN/config.worktree"
+attempt "delete the main repository's objects (rm -rf objects/??)" "EACCES|EROFS" \
+	"same $MAIN/.git/objects" "rm -rf $MAINOBJS/?? $MAINOBJS/pack/*"
+attempt "chmod the main repository's objects" "EROFS|EPERM|EACCES" "same $MAIN/.git/objects" \
+	"chmod -R 000 $MAINOBJS"
+# (In control mode it gets through: it is taken away again, or every later git would hang.)
+attempt "plant a FIFO at main's objects/info/alternates" "EACCES|EROFS" \
+	"same $MAIN/.git/objects; [ -p $MAINOBJS/info/alternates ] && rm -f $MAINOBJS/info/alternates" \
+	"mkfifo $MAINOBJS/info/alternates"
+attempt "write the run's alternates into main's store" "EACCES|EROFS" \
+	"same $MAIN/.git/objects; [ -f $MAINOBJS/info/alternates ] && rm -f $MAINOBJS/info/alternates" \
+	"echo $WT/.git/objects > $MAINOBJS/info/alternates"
+attempt "read main's .git/config (a token in remote.origin.url)" EACCES "" \
+	"cat $MAINOBJS/../config"
+# git cannot even see the repository (its HEAD is unreadable): "not a git repository".
+attempt "read main's .git/config through git" "not-a-repo|EACCES" "" \
+	"git --git-dir=$MAIN/.git rev-parse --git-dir && git --git-dir=$MAIN/.git config --local --get remote.origin.url"
 
 # --- cache-redirect tricks --------------------------------------------------------------
 attempt "npm_config_cache=~/.npm, npm cache add" EACCES "absent $H/.npm" \
