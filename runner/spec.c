@@ -52,6 +52,7 @@
 
 #include "config.h"
 #include "credpaths.h"
+#include "json.h"
 #include "paths.h"
 #include "policy.h"
 #include "spec.h"
@@ -170,11 +171,20 @@ static const struct spec_cache {
 	{ "NUGET_PACKAGES", "nuget" },
 };
 
-/* Claude Code's per-session state under ~/.claude (see the comment at the top). */
-static const char *const spec_claude_write[] = {
-	"projects", "sessions", "session-env", "shell-snapshots", "statsig", "todos",
-	"telemetry", "file-history", "backups", "logs", "debug", "plans",
+/*
+ * The top-level keys of the user's ~/.claude.json a run's private home gets: the
+ * account the login belongs to, the anonymous user id, the onboarding marks, and the
+ * API key a Console /login keeps there on Linux. Nothing else: never "projects" (trust,
+ * allowed tools, per-project history), "mcpServers" or counters.
+ */
+static const char *const spec_claude_json_keys[] = {
+	"oauthAccount", "userID", "hasCompletedOnboarding", "lastOnboardingVersion",
+	"primaryApiKey",
 };
+
+/* The most of the user's login files the runner copies into a private home. */
+#define SPEC_CLAUDE_JSON_MAX	(64 * 1024 * 1024)
+#define SPEC_CLAUDE_CRED_MAX	(1024 * 1024)
 
 /* Version managers whose whole root a PATH entry beneath it needs (shims exec into it). */
 static const char *const spec_toolchain_roots[] = {
@@ -537,39 +547,202 @@ spec_engine_install(struct spec_build *b, const char *engine)
 	return spec_read_carved(b, dir, 0);
 }
 
-/* The engine's own state paths. */
+/*
+ * Read a whole regular file of at most max bytes into a new buffer. The source is the
+ * user's: opened without blocking so that a FIFO planted there cannot stall the
+ * runner, and refused unless fstat says it is a regular file. -1 with errno (ENOENT
+ * when it does not exist).
+ */
+static char *
+spec_slurp(const char *path, size_t max, size_t *lenp)
+{
+	struct stat	 st;
+	char		*buf = NULL;
+	size_t		 got = 0;
+	ssize_t		 n;
+	int		 fd, save;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)) == -1)
+		return NULL;
+	if (fstat(fd, &st) == -1)
+		save = errno;
+	else if (!S_ISREG(st.st_mode))
+		save = EINVAL;
+	else if ((size_t)st.st_size > max)
+		save = EFBIG;
+	else if ((buf = malloc((size_t)st.st_size + 1)) == NULL)
+		save = ENOMEM;
+	else
+		save = 0;
+	if (save != 0) {
+		close(fd);
+		errno = save;
+		return NULL;
+	}
+	while (got < (size_t)st.st_size) {
+		if ((n = read(fd, buf + got, (size_t)st.st_size - got)) == -1 &&
+		    errno == EINTR)
+			continue;
+		if (n <= 0) {
+			save = n == 0 ? EIO : errno;	/* shrank while read, or failed */
+			break;
+		}
+		got += (size_t)n;
+	}
+	close(fd);
+	if (save != 0) {
+		explicit_bzero(buf, got);
+		free(buf);
+		errno = save;
+		return NULL;
+	}
+	buf[got] = '\0';
+	*lenp = got;
+	return buf;
+}
+
+/* Create path (new, 0600, never through a link) in a private home and write text. */
+static int
+spec_write_new(const char *path, const char *text, size_t len)
+{
+	size_t	 off = 0;
+	ssize_t	 n;
+	int	 fd, save;
+
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	    0600)) == -1)
+		return -1;
+	while (off < len) {
+		if ((n = write(fd, text + off, len - off)) == -1) {
+			if (errno == EINTR)
+				continue;
+			save = errno;
+			close(fd);
+			errno = save;
+			return -1;
+		}
+		off += (size_t)n;
+	}
+	return close(fd);
+}
+
+/*
+ * The login for a private Claude Code home: .credentials.json (the OAuth tokens on
+ * Linux) copied whole, and from .claude.json only spec_claude_json_keys. The user's
+ * files are read here, before any sandbox exists, and never granted to the run.
+ */
+static int
+spec_claude_login(struct spec_build *b, const char *src_dir, const char *src_json,
+    const char *dst)
+{
+	char	 from[PATH_MAX], to[PATH_MAX], *text, *out;
+	cJSON	*in, *o;
+	size_t	 len;
+
+	if ((size_t)snprintf(from, sizeof from, "%s/.credentials.json", src_dir) >=
+	    sizeof from || (size_t)snprintf(to, sizeof to, "%s/.credentials.json", dst) >=
+	    sizeof to)
+		return spec_fail(b, ENAMETOOLONG, "spec: %s: path too long", src_dir);
+	if ((text = spec_slurp(from, SPEC_CLAUDE_CRED_MAX, &len)) != NULL) {
+		int	 rc = spec_write_new(to, text, len), save = errno;
+
+		explicit_bzero(text, len);
+		free(text);
+		if (rc == -1)
+			return spec_fail(b, save, "spec: copy the Claude Code login to %s: %s",
+			    to, strerror(save));
+	} else if (errno != ENOENT && errno != ENOTDIR)
+		return spec_note(b, "Claude Code login %s not copied: %s", from,
+		    strerror(errno));
+
+	if ((size_t)snprintf(to, sizeof to, "%s/.claude.json", dst) >= sizeof to)
+		return spec_fail(b, ENAMETOOLONG, "spec: %s: path too long", dst);
+	if ((text = spec_slurp(src_json, SPEC_CLAUDE_JSON_MAX, &len)) == NULL) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return 0;
+		return spec_note(b, "Claude Code account %s not copied: %s", src_json,
+		    strerror(errno));
+	}
+	in = json_parse(text, len);
+	explicit_bzero(text, len);
+	free(text);
+	if (in == NULL || !cJSON_IsObject(in)) {
+		cJSON_Delete(in);
+		return spec_note(b, "Claude Code account %s not copied: not a JSON object",
+		    src_json);
+	}
+	if ((o = cJSON_CreateObject()) == NULL) {
+		cJSON_Delete(in);
+		return spec_nomem(b);
+	}
+	for (size_t i = 0; i < sizeof spec_claude_json_keys / sizeof spec_claude_json_keys[0];
+	    i++) {
+		const cJSON	*v = cJSON_GetObjectItemCaseSensitive(in,
+				    spec_claude_json_keys[i]);
+		cJSON		*c;
+
+		if (v == NULL)
+			continue;
+		if ((c = cJSON_Duplicate(v, 1)) == NULL ||
+		    !cJSON_AddItemToObject(o, spec_claude_json_keys[i], c)) {
+			cJSON_Delete(c);
+			cJSON_Delete(o);
+			cJSON_Delete(in);
+			return spec_nomem(b);
+		}
+	}
+	cJSON_Delete(in);
+	out = json_print(o);
+	cJSON_Delete(o);
+	if (out == NULL)
+		return spec_nomem(b);
+	len = strlen(out);
+	if (spec_write_new(to, out, len) == -1) {
+		int	 save = errno;
+
+		explicit_bzero(out, len);
+		cJSON_free(out);
+		return spec_fail(b, save, "spec: write %s: %s", to, strerror(save));
+	}
+	explicit_bzero(out, len);
+	cJSON_free(out);
+	return 0;
+}
+
+/*
+ * The engine's own state: for Claude Code a private home (CLAUDE_CONFIG_DIR), made
+ * new in the run's TMPDIR and so removed with it (spec_remove_tmpdir(): depth first,
+ * never following a link). The user's ~/.claude and ~/.claude.json are not granted at
+ * all. See the comment at the top for what the CLI keeps there.
+ */
 static int
 spec_engine_state(struct spec_build *b, const char *engine)
 {
-	char	 path[PATH_MAX], canon[PATH_MAX];
+	char		 dir[PATH_MAX], src_dir[PATH_MAX], src_json[PATH_MAX];
+	const char	*ccd = getenv("CLAUDE_CONFIG_DIR");
 
 	if (strcmp(engine, "claude") != 0)
 		return 0;
-	snprintf(path, sizeof path, "%s/.claude", b->home);
-	if (paths_mkdir_p(path, 0700) == -1)
-		return spec_fail(b, errno, "spec: create %s: %s", path, strerror(errno));
-	if (paths_canonical(path, canon, sizeof canon) == -1)
-		return spec_fail(b, errno, "spec: %s: %s", path, strerror(errno));
-	if (credpaths_set_classify(&b->cred, canon) != NULL)
-		return spec_fail(b, EPERM, "spec: %s resolves to %s, a credential location: "
-		    "refused", path, canon);
-	if (spec_read_carved(b, canon, 0) == -1)
-		return -1;
-	for (size_t i = 0; i < sizeof spec_claude_write / sizeof spec_claude_write[0];
-	    i++) {
-		if ((size_t)snprintf(path, sizeof path, "%s/%s", canon,
-		    spec_claude_write[i]) >= sizeof path)
-			return spec_fail(b, ENAMETOOLONG, "spec: %s: path too long", canon);
-		if (spec_write_dir(b, path, 1) == -1)
-			return -1;
+	if (b->s->tmpdir == NULL)
+		return spec_fail(b, EINVAL, "spec: no private TMPDIR for the engine's home");
+	if ((size_t)snprintf(dir, sizeof dir, "%s/engine-home", b->s->tmpdir) >=
+	    sizeof dir)
+		return spec_fail(b, ENAMETOOLONG, "spec: engine home path too long");
+	/* Always new: the TMPDIR was made for this run a moment ago. */
+	if (mkdir(dir, 0700) == -1)
+		return spec_fail(b, errno, "spec: create the engine home %s: %s", dir,
+		    strerror(errno));
+	/* Where the user's own sessions keep their login (CLAUDE_CONFIG_DIR if set). */
+	if (ccd != NULL && ccd[0] == '/') {
+		snprintf(src_dir, sizeof src_dir, "%s", ccd);
+		snprintf(src_json, sizeof src_json, "%s/.claude.json", ccd);
+	} else {
+		snprintf(src_dir, sizeof src_dir, "%s/.claude", b->home);
+		snprintf(src_json, sizeof src_json, "%s/.claude.json", b->home);
 	}
-	snprintf(path, sizeof path, "%s/.claude.json", b->home);
-	if (paths_canonical(path, canon, sizeof canon) == 0 &&
-	    credpaths_set_classify(&b->cred, canon) == NULL &&
-	    access(canon, F_OK) == 0 &&
-	    strlist_add_unique(&b->s->read_files, canon) == -1)
-		return spec_nomem(b);
-	return 0;
+	if (spec_claude_login(b, src_dir, src_json, dir) == -1)
+		return -1;
+	return spec_setenv(b, "CLAUDE_CONFIG_DIR", dir);
 }
 
 /*
