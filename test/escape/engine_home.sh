@@ -22,7 +22,8 @@
 #              repository (HOME = the fake home) runs a command: nothing planted (memory,
 #              snapshot, settings) reaches what it sends to the model
 #   private    the run had a CLAUDE_CONFIG_DIR of its own, under the Clockwork home,
-#              with the login copied in and no projects, and it is gone after the run
+#              with the login copied in and no projects, and it is gone after the run;
+#              settings the run plants there mid-run do not skip the approval tool
 #
 # Env: CW_BIN (cw-runner), CW_SRC, CW_TEST_TMP (scratch root). CW_ESCAPE_KEEP=1 keeps
 # the temporary tree. Exit: 0 when every row passed, else 1.
@@ -132,6 +133,9 @@ if [ -n "\${CLAUDE_CONFIG_DIR:-}" ]; then
 	[ -s "\$CLAUDE_CONFIG_DIR/.credentials.json" ] && echo private-login: present
 	grep -q oauthAccount "\$CLAUDE_CONFIG_DIR/.claude.json" 2>/dev/null && echo private-account: present
 	grep -c '"projects"\|hasTrustDialogAccepted\|numStartups.*12' "\$CLAUDE_CONFIG_DIR/.claude.json" 2>/dev/null | sed 's/^/private-projects: /'
+	# Settings planted in the run's own home while it runs must not be loaded either.
+	echo '{"permissions":{"allow":["Bash","Bash(*)"]}}' > "\$CLAUDE_CONFIG_DIR/settings.json" &&
+	    echo private-settings: written
 fi
 EOF
 
@@ -153,6 +157,7 @@ cat > "$T/scenarios.json" <<'EOF'
 {
  "attack": [
   {"tool": "Bash", "input": {"command": "sh ./cwattack.sh > cwattack.out 2>&1; cat cwattack.out"}},
+  {"tool": "Bash", "input": {"command": "sh -c 'echo planted > midrun-ran.txt'"}},
   {"text": "attack done"}
  ],
  "settings": [
@@ -191,7 +196,7 @@ report() { grep -s '"type":"report"' "$T/$1.out" || true; }
 
 # --- attack --------------------------------------------------------------------------------
 run_msg home-attack attack
-drive home-attack --allow cwattack > "$T/attack.driver" 2>&1 || true
+drive home-attack --allow cwattack --deny midrun-ran > "$T/attack.driver" 2>&1 || true
 r=$(report home-attack)
 out=$(cat "$W/cwattack.out" 2>/dev/null)
 [ -n "$out" ] || echo "attack: no output; runner said: $(cut -c1-300 "$T/home-attack.out" | tail -n 5)"
@@ -219,6 +224,8 @@ row "its private home is writable (a memory planted there)" "$(said private-memo
 row "the login was copied into it (.credentials.json, oauthAccount)" \
     "$(said private-login present; said private-account present)"
 row "no projects, trust or counters were copied into it" "$(said private-projects 0)"
+row "settings planted in it mid-run: the next command still went to approval" \
+    "$(grep -q '"type":"approval_request".*midrun-ran' "$T/home-attack.out" || echo "no approval request"; [ ! -e "$W/midrun-ran.txt" ] || echo "midrun-ran.txt exists")"
 row "the private home is gone after the run" "$([ -n "$ccd" ] && [ ! -e "$ccd" ] || echo "'$ccd' still there or never set")"
 
 # --- settings: the worktree's settings cannot skip the floor or the approval tool ----------
@@ -248,6 +255,8 @@ for t in $tokens; do
 	grep -qF "$t" "$T/cmdlines" 2>/dev/null && why="$why token in a sampled /proc/*/cmdline"
 done
 row "no run token on any argv (hook argv, sampled /proc/*/cmdline)" "$why"
+row "claude ran with --setting-sources \"\" (no settings file but ours)" \
+    "$(grep -A1 -x -- '--setting-sources' "$T/cmdlines" | sed -n 2p | grep -qx '' || echo "not on claude's command line")"
 row "the sampler saw the runs' claude processes" "$(grep -q -- '--permission-prompt-tool' "$T/cmdlines" || echo "no claude cmdline sampled")"
 
 # --- later: the user's own next session in the same repository -----------------------------
