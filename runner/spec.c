@@ -6,34 +6,39 @@
  * canonicalise and carve.
  *
  * Claude Code's state on Linux (engine "claude", CLI 2.1.332, native binary), found by
- * running it for real with HOME in a temporary directory:
- *   strace -f -e trace=%file,unlink,rename,mkdir claude --version
- *   strace -f -e trace=%file,unlink,rename,mkdir claude -p hello   (model unreachable:
- *       ANTHROPIC_BASE_URL=http://127.0.0.1:9, so it touches its state and gives up)
- * and again with TMPDIR set. What it writes:
- *   ~/.claude/projects/<cwd-slug>/<session>.jsonl and .../memory   transcripts
- *   ~/.claude/sessions/<pid>.json, <pid>.<hex>.key (tmp + rename) session registry
- *   ~/.claude/telemetry/1p_failed_events.*.json                    queued telemetry
- *   ~/.claude/backups/.claude.json.backup.<ms>                      backups of ~/.claude.json
- *   ~/.claude/plugins/store/<plugin>.json (tmp + rename, mkdir .lock) plugin store
- *   ~/.claude/.last-cleanup                                         housekeeping stamp
- *   ~/.claude.json (written as ~/.claude.json.tmp.<pid>.<hex> in $HOME, then renamed;
- *       locked by mkdir ~/.claude.json.lock in $HOME)
- *   $TMPDIR/claude-<uid>/ (falls back to /tmp/claude-<uid> and /tmp/cc-socks without
- *       TMPDIR; with our TMPDIR every temporary file lands in the private one)
- * What it reads: ~/.claude (settings.json, CLAUDE.md, agents, commands, plugins,
- * .credentials.json — the login on Linux), ~/.claude.json, its own package directory,
- * /etc (resolv.conf, hosts, nsswitch.conf, ssl certs), /proc/self.
+ * running it for real with HOME in a temporary directory and CLAUDE_CONFIG_DIR set:
+ *   strace -f -e trace=%file,unlink,rename,mkdir claude -p ... --setting-sources ""
+ * against the scripted model server (test/fixtures/model-server.js), TMPDIR set.
+ * With CLAUDE_CONFIG_DIR=D every file of its own state is under D, .claude.json
+ * included (it is not in $HOME any more). What it writes there:
+ *   D/.claude.json (written as D/.claude.json.tmp.<pid>.<hex>, then renamed; locked by
+ *       mkdir D/.claude.json.lock; a copy in D/backups/.claude.json.backup.<ms>)
+ *   D/projects/<cwd-slug>/<session>.jsonl       the transcript
+ *   D/projects/<cwd-slug>/memory/               auto memory (MEMORY.md is read back
+ *       into every later session in that directory)
+ *   D/sessions/<pid>.json, <pid>.<hex>.key (tmp + rename)   session registry
+ *   D/telemetry/1p_failed_events.*.json          queued telemetry
+ *   D/plugins/store/<plugin>.json (tmp + rename, mkdir .lock)   plugin store
+ *   D/.credentials.json                          the OAuth login: read; the CLI's code
+ *       writes a refreshed token back here (not exercised: it needs a real account)
+ *   $TMPDIR/claude-<uid>/, $TMPDIR/cc-socks/     temporary files and sockets
+ * What it reads there: .credentials.json, .claude.json (oauthAccount, userID,
+ * onboarding marks, primaryApiKey, per-project trust under "projects"), settings.json
+ * (unless --setting-sources leaves "user" out), CLAUDE.md, agents, commands, skills,
+ * themes, plugins/<name>.json, state/, cache/. Outside D it still looks for
+ * ~/.claude/remote/run, ~/.claude/state/unattended-serving-consent.json and
+ * ~/.config/anthropic/ (none of which it needs to run), and reads ~/.gitconfig, its
+ * own package directory, /etc (resolv.conf, hosts, nsswitch.conf, ssl certs), /proc.
  *
- * What we grant: ~/.claude read-only (the login and the user's settings are needed to
- * run at all), ~/.claude.json read-only, and read-write only the subdirectories that
- * hold per-session output: projects, sessions, session-env, shell-snapshots, statsig,
- * todos, telemetry, file-history, backups, logs, debug, plans. Never writable:
- * settings.json, settings.local.json, hooks, commands, agents, plugins, CLAUDE.md,
- * .credentials.json, ~/.claude.json, because each is loaded by later runs (and by the
- * user's own interactive sessions). The price: writes to ~/.claude.json (onboarding
- * counters, per-project trust) fail inside the sandbox and the CLI carries on; the
- * plugin store is not refreshed; an expired OAuth token cannot be refreshed in a run.
+ * What we grant (SPEC G2): nothing of the user's ~/.claude or ~/.claude.json. Each run
+ * gets D = <TMPDIR>/engine-home, made new with the run's TMPDIR and removed with it
+ * (spec_remove_tmpdir(): depth first, never following a link), so nothing a run
+ * writes there (memory, shell snapshots, settings, transcripts) is read by a later
+ * run or by the user's own sessions, and the user's history, transcripts and
+ * snapshots are out of reach. Before the sandbox exists the runner copies the login
+ * in: .credentials.json whole, and from .claude.json only spec_claude_json_keys. A
+ * refreshed OAuth token lands in the run's copy and is discarded with it (see
+ * docs/SECURITY.md, "Claude Code's private home").
  */
 #define _GNU_SOURCE	/* nftw(3) */
 #include <dirent.h>
