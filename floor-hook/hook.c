@@ -1,5 +1,5 @@
 /*
- * cw-floor-hook's logic: argument checks, the request, one loopback round trip under a
+ * cw-floor-hook's logic: argument checks, the token file, the request, one loopback round trip under a
  * deadline, and a judgement of the answer that allows only on an unmistakable "allow".
  * The answer parser is a small JSON scanner over the caller's buffer: it reads the
  * top-level object's "decision" and "reason" and skips every other value, so a
@@ -7,6 +7,7 @@
  * nothing.
  */
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 
 #include <arpa/inet.h>
@@ -27,16 +28,15 @@
 #define HOOK_MAX_DEPTH	32
 
 int
-hook_args(int argc, char **argv, int *port, const char **token, char *err,
+hook_args(int argc, char **argv, int *port, const char **token_file, char *err,
     size_t errlen)
 {
-	const char	*p;
 	char		*end;
 	long		 n;
 	int		 i;
 
 	*port = 0;
-	*token = NULL;
+	*token_file = NULL;
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--port") == 0 && i + 1 < argc) {
 			errno = 0;
@@ -47,26 +47,88 @@ hook_args(int argc, char **argv, int *port, const char **token, char *err,
 				return -1;
 			}
 			*port = (int)n;
-		} else if (strcmp(argv[i], "--run") == 0 && i + 1 < argc) {
-			*token = argv[++i];
+		} else if (strcmp(argv[i], "--token-file") == 0 && i + 1 < argc) {
+			*token_file = argv[++i];
 		} else {
 			snprintf(err, errlen, "unexpected argument '%s'", argv[i]);
 			return -1;
 		}
 	}
-	if (*port == 0 || *token == NULL) {
-		snprintf(err, errlen, "usage: cw-floor-hook --port PORT --run TOKEN");
+	if (*port == 0 || *token_file == NULL) {
+		snprintf(err, errlen, "usage: cw-floor-hook --port PORT --token-file PATH");
 		return -1;
 	}
-	if (**token == '\0' || strlen(*token) > HOOK_MAX_TOKEN) {
-		snprintf(err, errlen, "bad --run token");
+	if ((*token_file)[0] != '/') {
+		snprintf(err, errlen, "--token-file must be an absolute path");
 		return -1;
 	}
-	for (p = *token; *p != '\0'; p++)
-		if (*p <= ' ' || *p > '~') {
-			snprintf(err, errlen, "bad --run token");
+	return 0;
+}
+
+int
+hook_token_ok(const char *token)
+{
+	const char	*p;
+
+	if (token[0] == '\0' || strlen(token) > HOOK_MAX_TOKEN)
+		return -1;
+	for (p = token; *p != '\0'; p++)
+		if (*p <= ' ' || *p > '~')
+			return -1;
+	return 0;
+}
+
+/*
+ * The token file is the runner's, in the run's private state: a regular file, never a
+ * link or a FIFO (O_NONBLOCK keeps a FIFO from blocking the open; fstat refuses it).
+ */
+int
+hook_token_read(const char *path, char *token, size_t tokenlen, char *err,
+    size_t errlen)
+{
+	struct stat	st;
+	size_t		got = 0;
+	ssize_t		n;
+	int		fd;
+
+	if (tokenlen < 2) {
+		snprintf(err, errlen, "token buffer too small");
+		return -1;
+	}
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)) ==
+	    -1) {
+		snprintf(err, errlen, "cannot open the token file %s: %s", path,
+		    strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "the token file %s is not a regular file", path);
+		close(fd);
+		return -1;
+	}
+	while (got < tokenlen - 1) {
+		n = read(fd, token + got, tokenlen - 1 - got);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1) {
+			snprintf(err, errlen, "cannot read the token file %s: %s", path,
+			    strerror(errno));
+			close(fd);
 			return -1;
 		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	token[got] = '\0';
+	if (got > 0 && token[got - 1] == '\n')
+		token[--got] = '\0';
+	if (got == tokenlen - 1 || hook_token_ok(token) == -1) {
+		snprintf(err, errlen, "bad token in %s", path);
+		explicit_bzero(token, tokenlen);
+		return -1;
+	}
 	return 0;
 }
 

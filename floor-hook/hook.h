@@ -15,10 +15,19 @@
 #define HOOK_MAX_TOKEN	128
 
 /*
- * Parse argv: --port N --run TOKEN. Returns 0, or -1 with a message in err. The token
- * must be printable ASCII without spaces (it goes into an HTTP header).
+ * Parse argv: --port N --token-file PATH (absolute). Returns 0, or -1 with a message in
+ * err. The token itself is never on the command line, where every process that can
+ * read /proc/<pid>/cmdline would see it.
  */
-int	hook_args(int argc, char **argv, int *port, const char **token, char *err,
+int	hook_args(int argc, char **argv, int *port, const char **token_file, char *err,
+	    size_t errlen);
+/* 0 when token is 1..HOOK_MAX_TOKEN printable ASCII without spaces (an HTTP header). */
+int	hook_token_ok(const char *token);
+/*
+ * Read the run token from path: a regular file (no link, no FIFO) holding the token and
+ * at most one trailing newline. Returns 0, or -1 with a message in err.
+ */
+int	hook_token_read(const char *path, char *token, size_t tokenlen, char *err,
 	    size_t errlen);
 /* 0 when buf looks like one JSON object (starts with '{', ends with '}', no NUL). */
 int	hook_input_ok(const char *buf, size_t len);

@@ -2,12 +2,16 @@
  * cw-floor-hook: a Claude Code PreToolUse hook. It forwards the hook's JSON to the
  * runner's bridge and exits 0 (allow) or 2 (deny, reason on stderr).
  *
+ * The run token comes from a file (--token-file, 0400 in the run's private state), never
+ * from argv: any process that can read /proc/<pid>/cmdline would see an argument.
+ *
  * Exit codes: 0 the bridge allowed the call; 2 everything else: a deny, a usage error,
- * input that is oversized or not a JSON object, a bridge that cannot be reached or
- * does not answer within CW_HOOK_TIMEOUT_MS, an answer that is not an unmistakable
- * allow. Claude Code blocks a call only on 2, so no failure may exit otherwise.
+ * a token file that cannot be read or holds no valid token, input that is oversized
+ * or not a JSON object, a bridge that cannot be reached or does not answer within
+ * CW_HOOK_TIMEOUT_MS, an answer that is not an unmistakable allow. Claude Code blocks a call only on 2, so no failure may exit otherwise.
  */
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -70,14 +74,14 @@ main_read_input(int timeout_ms)
 int
 main(int argc, char **argv)
 {
-	const char	*token;
-	char		 err[256], reason[1024];
+	const char	*token_file;
+	char		 err[PATH_MAX + 128], reason[1024], token[HOOK_MAX_TOKEN + 2];
 	long		 len;
 	int		 port, rc;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--help") == 0) {
-			printf("usage: cw-floor-hook --port PORT --run TOKEN < hook.json\n"
+			printf("usage: cw-floor-hook --port PORT --token-file PATH < hook.json\n"
 			    "exit codes: 0 allow; 2 deny or any error (reason on stderr)\n");
 			return HOOK_EXIT_ALLOW;
 		}
@@ -87,7 +91,8 @@ main(int argc, char **argv)
 		}
 	}
 	signal(SIGPIPE, SIG_IGN);
-	if (hook_args(argc, argv, &port, &token, err, sizeof err) == -1)
+	if (hook_args(argc, argv, &port, &token_file, err, sizeof err) == -1 ||
+	    hook_token_read(token_file, token, sizeof token, err, sizeof err) == -1)
 		return main_deny(err);
 	if ((len = main_read_input(CW_HOOK_TIMEOUT_MS)) == -2)
 		return main_deny("hook input is larger than the limit");

@@ -1,8 +1,15 @@
 /*
  * Claude Code as an engine. The floor reaches every Bash call through a PreToolUse
  * hook installed by --settings; gated calls come to the bridge's approval tool through
- * --permission-prompt-tool and --mcp-config. Both files live in the run's private
- * state directory, never in the worktree, where the agent could rewrite them.
+ * --permission-prompt-tool and --mcp-config. Those files, and the run token the hook
+ * reads, live in the run's private state directory, never in the worktree, where the
+ * agent could rewrite them.
+ *
+ * --setting-sources "" loads no settings file but ours: not the worktree's
+ * .claude/settings.json or settings.local.json, which would otherwise grant themselves
+ * permissions.allow (e.g. "Bash") in a trusted directory and skip the approval tool,
+ * and not the user settings of the run's private CLAUDE_CONFIG_DIR (spec.c), which the
+ * agent can write while it runs.
  */
 #include <sys/stat.h>
 
@@ -46,7 +53,7 @@ engine_claude_check_hook(const char *path, char *err, size_t errlen)
  * false because flag settings outrank a repository's .claude/settings.json.
  */
 char *
-engine_claude_settings(const struct engine_claude_opts *o)
+engine_claude_settings(const struct engine_claude_opts *o, const char *token_file)
 {
 	cJSON	*root, *hooks, *pre, *m, *list, *h, *args;
 	char	 port[16], *text;
@@ -65,8 +72,9 @@ engine_claude_settings(const struct engine_claude_opts *o)
 	args = cJSON_AddArrayToObject(h, "args");
 	cJSON_AddItemToArray(args, cJSON_CreateString("--port"));
 	cJSON_AddItemToArray(args, cJSON_CreateString(port));
-	cJSON_AddItemToArray(args, cJSON_CreateString("--run"));
-	cJSON_AddItemToArray(args, cJSON_CreateString(o->token));
+	/* The token stays off the hook's argv: /proc/<pid>/cmdline is readable by all. */
+	cJSON_AddItemToArray(args, cJSON_CreateString("--token-file"));
+	cJSON_AddItemToArray(args, cJSON_CreateString(token_file));
 	cJSON_AddNumberToObject(h, "timeout", CW_HOOK_SETTINGS_TIMEOUT_S);
 	cJSON_AddStringToObject(h, "onFailure", "block");
 	cJSON_AddItemToArray(list, h);
@@ -98,7 +106,7 @@ engine_claude_mcp_config(const struct engine_claude_opts *o)
 }
 
 static int
-engine_claude_write(const char *dir, const char *name, const char *text,
+engine_claude_write(const char *dir, const char *name, const char *text, mode_t mode,
     struct strlist *files, char *err, size_t errlen)
 {
 	char	path[4096];
@@ -112,7 +120,7 @@ engine_claude_write(const char *dir, const char *name, const char *text,
 	}
 	(void)unlink(path);
 	if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
-	    0600)) == -1) {
+	    mode)) == -1) {
 		snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
 		return -1;
 	}
@@ -147,15 +155,20 @@ engine_claude_prepare(const struct engine_claude_opts *o, struct strlist *argv,
 		snprintf(err, errlen, "permission mode must be plan or acceptEdits");
 		return -1;
 	}
-	settings = engine_claude_settings(o);
+	/* The hook's token first: settings.json names it. 0400, only the run reads it. */
+	if (engine_claude_write(o->state_dir, ENGINE_CLAUDE_TOKEN_FILE, o->token, 0400,
+	    files, err, errlen) == -1)
+		return -1;
+	settings = engine_claude_settings(o, files->v[files->n - 1]);
 	mcp = engine_claude_mcp_config(o);
 	if (settings == NULL || mcp == NULL) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	if (engine_claude_write(o->state_dir, "settings.json", settings, files, err,
+	if (engine_claude_write(o->state_dir, "settings.json", settings, 0600, files, err,
 	    errlen) == -1 ||
-	    engine_claude_write(o->state_dir, "mcp.json", mcp, files, err, errlen) == -1)
+	    engine_claude_write(o->state_dir, "mcp.json", mcp, 0600, files, err,
+	    errlen) == -1)
 		goto out;
 	if (strlist_add(argv, o->engine_path) == -1 ||
 	    strlist_add(argv, "-p") == -1 || strlist_add(argv, o->prompt) == -1 ||
@@ -169,7 +182,8 @@ engine_claude_prepare(const struct engine_claude_opts *o, struct strlist *argv,
 	    strlist_add(argv, "--mcp-config") == -1 ||
 	    strlist_add(argv, files->v[files->n - 1]) == -1 ||
 	    strlist_add(argv, "--settings") == -1 ||
-	    strlist_add(argv, files->v[files->n - 2]) == -1)
+	    strlist_add(argv, files->v[files->n - 2]) == -1 ||
+	    strlist_add(argv, "--setting-sources") == -1 || strlist_add(argv, "") == -1)
 		goto nomem;
 	if (o->max_turns > 0) {
 		snprintf(buf, sizeof buf, "%d", o->max_turns);

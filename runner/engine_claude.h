@@ -1,7 +1,8 @@
 /*
  * The Claude Code engine (SPEC E1): the per-run settings (the floor hook, with
- * disableAllHooks pinned false) and MCP config (the bridge) in the run's private state
- * directory, the command line, and the reading of its stream-json output.
+ * disableAllHooks pinned false), MCP config (the bridge) and the hook's token file in
+ * the run's private state directory, the command line (no other setting source), and
+ * the reading of its stream-json output.
  */
 #ifndef CW_ENGINE_CLAUDE_H
 #define CW_ENGINE_CLAUDE_H
@@ -11,6 +12,7 @@
 
 #define ENGINE_CLAUDE_SERVER	"clockwork"
 #define ENGINE_CLAUDE_TOOL	"mcp__clockwork__approve"
+#define ENGINE_CLAUDE_TOKEN_FILE "hook.token"	/* in state_dir, 0400 */
 
 struct engine_claude_opts {
 	const char	*engine_path;	/* the claude binary */
@@ -27,13 +29,17 @@ struct engine_claude_opts {
 
 /* 0 when path is an absolute, regular, executable file; else -1 with err. */
 int	engine_claude_check_hook(const char *path, char *err, size_t errlen);
-/* The settings and MCP config texts (newly allocated; free them). */
-char	*engine_claude_settings(const struct engine_claude_opts *);
+/*
+ * The settings text, whose hook reads the run token from token_file, and the MCP
+ * config text (newly allocated; free them).
+ */
+char	*engine_claude_settings(const struct engine_claude_opts *, const char *token_file);
 char	*engine_claude_mcp_config(const struct engine_claude_opts *);
 /*
- * Write settings.json and mcp.json into state_dir (0600) and fill argv (the command
- * line), env ("NAME=value" the engine needs on top of the sandbox's) and files (the
- * paths written, which the sandbox must let the engine read). -1 with err on failure.
+ * Write hook.token (0400), settings.json and mcp.json (0600) into state_dir and fill
+ * argv (the command line), env ("NAME=value" the engine needs on top of the sandbox's)
+ * and files (the paths written, which the sandbox must let the engine read). -1 with
+ * err on failure.
  */
 int	engine_claude_prepare(const struct engine_claude_opts *, struct strlist *argv,
 	    struct strlist *env, struct strlist *files, char *err, size_t errlen);

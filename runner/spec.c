@@ -6,34 +6,39 @@
  * canonicalise and carve.
  *
  * Claude Code's state on Linux (engine "claude", CLI 2.1.332, native binary), found by
- * running it for real with HOME in a temporary directory:
- *   strace -f -e trace=%file,unlink,rename,mkdir claude --version
- *   strace -f -e trace=%file,unlink,rename,mkdir claude -p hello   (model unreachable:
- *       ANTHROPIC_BASE_URL=http://127.0.0.1:9, so it touches its state and gives up)
- * and again with TMPDIR set. What it writes:
- *   ~/.claude/projects/<cwd-slug>/<session>.jsonl and .../memory   transcripts
- *   ~/.claude/sessions/<pid>.json, <pid>.<hex>.key (tmp + rename) session registry
- *   ~/.claude/telemetry/1p_failed_events.*.json                    queued telemetry
- *   ~/.claude/backups/.claude.json.backup.<ms>                      backups of ~/.claude.json
- *   ~/.claude/plugins/store/<plugin>.json (tmp + rename, mkdir .lock) plugin store
- *   ~/.claude/.last-cleanup                                         housekeeping stamp
- *   ~/.claude.json (written as ~/.claude.json.tmp.<pid>.<hex> in $HOME, then renamed;
- *       locked by mkdir ~/.claude.json.lock in $HOME)
- *   $TMPDIR/claude-<uid>/ (falls back to /tmp/claude-<uid> and /tmp/cc-socks without
- *       TMPDIR; with our TMPDIR every temporary file lands in the private one)
- * What it reads: ~/.claude (settings.json, CLAUDE.md, agents, commands, plugins,
- * .credentials.json — the login on Linux), ~/.claude.json, its own package directory,
- * /etc (resolv.conf, hosts, nsswitch.conf, ssl certs), /proc/self.
+ * running it for real with HOME in a temporary directory and CLAUDE_CONFIG_DIR set:
+ *   strace -f -e trace=%file,unlink,rename,mkdir claude -p ... --setting-sources ""
+ * against the scripted model server (test/fixtures/model-server.js), TMPDIR set.
+ * With CLAUDE_CONFIG_DIR=D every file of its own state is under D, .claude.json
+ * included (it is not in $HOME any more). What it writes there:
+ *   D/.claude.json (written as D/.claude.json.tmp.<pid>.<hex>, then renamed; locked by
+ *       mkdir D/.claude.json.lock; a copy in D/backups/.claude.json.backup.<ms>)
+ *   D/projects/<cwd-slug>/<session>.jsonl       the transcript
+ *   D/projects/<cwd-slug>/memory/               auto memory (MEMORY.md is read back
+ *       into every later session in that directory)
+ *   D/sessions/<pid>.json, <pid>.<hex>.key (tmp + rename)   session registry
+ *   D/telemetry/1p_failed_events.*.json          queued telemetry
+ *   D/plugins/store/<plugin>.json (tmp + rename, mkdir .lock)   plugin store
+ *   D/.credentials.json                          the OAuth login: read; the CLI's code
+ *       writes a refreshed token back here (not exercised: it needs a real account)
+ *   $TMPDIR/claude-<uid>/, $TMPDIR/cc-socks/     temporary files and sockets
+ * What it reads there: .credentials.json, .claude.json (oauthAccount, userID,
+ * onboarding marks, primaryApiKey, per-project trust under "projects"), settings.json
+ * (unless --setting-sources leaves "user" out), CLAUDE.md, agents, commands, skills,
+ * themes, plugins/<name>.json, state/, cache/. Outside D it still looks for
+ * ~/.claude/remote/run, ~/.claude/state/unattended-serving-consent.json and
+ * ~/.config/anthropic/ (none of which it needs to run), and reads ~/.gitconfig, its
+ * own package directory, /etc (resolv.conf, hosts, nsswitch.conf, ssl certs), /proc.
  *
- * What we grant: ~/.claude read-only (the login and the user's settings are needed to
- * run at all), ~/.claude.json read-only, and read-write only the subdirectories that
- * hold per-session output: projects, sessions, session-env, shell-snapshots, statsig,
- * todos, telemetry, file-history, backups, logs, debug, plans. Never writable:
- * settings.json, settings.local.json, hooks, commands, agents, plugins, CLAUDE.md,
- * .credentials.json, ~/.claude.json, because each is loaded by later runs (and by the
- * user's own interactive sessions). The price: writes to ~/.claude.json (onboarding
- * counters, per-project trust) fail inside the sandbox and the CLI carries on; the
- * plugin store is not refreshed; an expired OAuth token cannot be refreshed in a run.
+ * What we grant (SPEC G2): nothing of the user's ~/.claude or ~/.claude.json. Each run
+ * gets D = <TMPDIR>/engine-home, made new with the run's TMPDIR and removed with it
+ * (spec_remove_tmpdir(): depth first, never following a link), so nothing a run
+ * writes there (memory, shell snapshots, settings, transcripts) is read by a later
+ * run or by the user's own sessions, and the user's history, transcripts and
+ * snapshots are out of reach. Before the sandbox exists the runner copies the login
+ * in: .credentials.json whole, and from .claude.json only spec_claude_json_keys. A
+ * refreshed OAuth token lands in the run's copy and is discarded with it (see
+ * docs/SECURITY.md, "Claude Code's private home").
  */
 #define _GNU_SOURCE	/* nftw(3) */
 #include <dirent.h>
@@ -52,6 +57,7 @@
 
 #include "config.h"
 #include "credpaths.h"
+#include "json.h"
 #include "paths.h"
 #include "policy.h"
 #include "spec.h"
@@ -170,11 +176,20 @@ static const struct spec_cache {
 	{ "NUGET_PACKAGES", "nuget" },
 };
 
-/* Claude Code's per-session state under ~/.claude (see the comment at the top). */
-static const char *const spec_claude_write[] = {
-	"projects", "sessions", "session-env", "shell-snapshots", "statsig", "todos",
-	"telemetry", "file-history", "backups", "logs", "debug", "plans",
+/*
+ * The top-level keys of the user's ~/.claude.json a run's private home gets: the
+ * account the login belongs to, the anonymous user id, the onboarding marks, and the
+ * API key a Console /login keeps there on Linux. Nothing else: never "projects" (trust,
+ * allowed tools, per-project history), "mcpServers" or counters.
+ */
+static const char *const spec_claude_json_keys[] = {
+	"oauthAccount", "userID", "hasCompletedOnboarding", "lastOnboardingVersion",
+	"primaryApiKey",
 };
+
+/* The most of the user's login files the runner copies into a private home. */
+#define SPEC_CLAUDE_JSON_MAX	(64 * 1024 * 1024)
+#define SPEC_CLAUDE_CRED_MAX	(1024 * 1024)
 
 /* Version managers whose whole root a PATH entry beneath it needs (shims exec into it). */
 static const char *const spec_toolchain_roots[] = {
@@ -547,39 +562,202 @@ spec_engine_install(struct spec_build *b, const char *engine)
 	return spec_read_carved(b, dir, 0);
 }
 
-/* The engine's own state paths. */
+/*
+ * Read a whole regular file of at most max bytes into a new buffer. The source is the
+ * user's: opened without blocking so that a FIFO planted there cannot stall the
+ * runner, and refused unless fstat says it is a regular file. -1 with errno (ENOENT
+ * when it does not exist).
+ */
+static char *
+spec_slurp(const char *path, size_t max, size_t *lenp)
+{
+	struct stat	 st;
+	char		*buf = NULL;
+	size_t		 got = 0;
+	ssize_t		 n;
+	int		 fd, save;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)) == -1)
+		return NULL;
+	if (fstat(fd, &st) == -1)
+		save = errno;
+	else if (!S_ISREG(st.st_mode))
+		save = EINVAL;
+	else if ((size_t)st.st_size > max)
+		save = EFBIG;
+	else if ((buf = malloc((size_t)st.st_size + 1)) == NULL)
+		save = ENOMEM;
+	else
+		save = 0;
+	if (save != 0) {
+		close(fd);
+		errno = save;
+		return NULL;
+	}
+	while (got < (size_t)st.st_size) {
+		if ((n = read(fd, buf + got, (size_t)st.st_size - got)) == -1 &&
+		    errno == EINTR)
+			continue;
+		if (n <= 0) {
+			save = n == 0 ? EIO : errno;	/* shrank while read, or failed */
+			break;
+		}
+		got += (size_t)n;
+	}
+	close(fd);
+	if (save != 0) {
+		explicit_bzero(buf, got);
+		free(buf);
+		errno = save;
+		return NULL;
+	}
+	buf[got] = '\0';
+	*lenp = got;
+	return buf;
+}
+
+/* Create path (new, 0600, never through a link) in a private home and write text. */
+static int
+spec_write_new(const char *path, const char *text, size_t len)
+{
+	size_t	 off = 0;
+	ssize_t	 n;
+	int	 fd, save;
+
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	    0600)) == -1)
+		return -1;
+	while (off < len) {
+		if ((n = write(fd, text + off, len - off)) == -1) {
+			if (errno == EINTR)
+				continue;
+			save = errno;
+			close(fd);
+			errno = save;
+			return -1;
+		}
+		off += (size_t)n;
+	}
+	return close(fd);
+}
+
+/*
+ * The login for a private Claude Code home: .credentials.json (the OAuth tokens on
+ * Linux) copied whole, and from .claude.json only spec_claude_json_keys. The user's
+ * files are read here, before any sandbox exists, and never granted to the run.
+ */
+static int
+spec_claude_login(struct spec_build *b, const char *src_dir, const char *src_json,
+    const char *dst)
+{
+	char	 from[PATH_MAX], to[PATH_MAX], *text, *out;
+	cJSON	*in, *o;
+	size_t	 len;
+
+	if ((size_t)snprintf(from, sizeof from, "%s/.credentials.json", src_dir) >=
+	    sizeof from || (size_t)snprintf(to, sizeof to, "%s/.credentials.json", dst) >=
+	    sizeof to)
+		return spec_fail(b, ENAMETOOLONG, "spec: %s: path too long", src_dir);
+	if ((text = spec_slurp(from, SPEC_CLAUDE_CRED_MAX, &len)) != NULL) {
+		int	 rc = spec_write_new(to, text, len), save = errno;
+
+		explicit_bzero(text, len);
+		free(text);
+		if (rc == -1)
+			return spec_fail(b, save, "spec: copy the Claude Code login to %s: %s",
+			    to, strerror(save));
+	} else if (errno != ENOENT && errno != ENOTDIR)
+		return spec_note(b, "Claude Code login %s not copied: %s", from,
+		    strerror(errno));
+
+	if ((size_t)snprintf(to, sizeof to, "%s/.claude.json", dst) >= sizeof to)
+		return spec_fail(b, ENAMETOOLONG, "spec: %s: path too long", dst);
+	if ((text = spec_slurp(src_json, SPEC_CLAUDE_JSON_MAX, &len)) == NULL) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return 0;
+		return spec_note(b, "Claude Code account %s not copied: %s", src_json,
+		    strerror(errno));
+	}
+	in = json_parse(text, len);
+	explicit_bzero(text, len);
+	free(text);
+	if (in == NULL || !cJSON_IsObject(in)) {
+		cJSON_Delete(in);
+		return spec_note(b, "Claude Code account %s not copied: not a JSON object",
+		    src_json);
+	}
+	if ((o = cJSON_CreateObject()) == NULL) {
+		cJSON_Delete(in);
+		return spec_nomem(b);
+	}
+	for (size_t i = 0; i < sizeof spec_claude_json_keys / sizeof spec_claude_json_keys[0];
+	    i++) {
+		const cJSON	*v = cJSON_GetObjectItemCaseSensitive(in,
+				    spec_claude_json_keys[i]);
+		cJSON		*c;
+
+		if (v == NULL)
+			continue;
+		if ((c = cJSON_Duplicate(v, 1)) == NULL ||
+		    !cJSON_AddItemToObject(o, spec_claude_json_keys[i], c)) {
+			cJSON_Delete(c);
+			cJSON_Delete(o);
+			cJSON_Delete(in);
+			return spec_nomem(b);
+		}
+	}
+	cJSON_Delete(in);
+	out = json_print(o);
+	cJSON_Delete(o);
+	if (out == NULL)
+		return spec_nomem(b);
+	len = strlen(out);
+	if (spec_write_new(to, out, len) == -1) {
+		int	 save = errno;
+
+		explicit_bzero(out, len);
+		cJSON_free(out);
+		return spec_fail(b, save, "spec: write %s: %s", to, strerror(save));
+	}
+	explicit_bzero(out, len);
+	cJSON_free(out);
+	return 0;
+}
+
+/*
+ * The engine's own state: for Claude Code a private home (CLAUDE_CONFIG_DIR), made
+ * new in the run's TMPDIR and so removed with it (spec_remove_tmpdir(): depth first,
+ * never following a link). The user's ~/.claude and ~/.claude.json are not granted at
+ * all. See the comment at the top for what the CLI keeps there.
+ */
 static int
 spec_engine_state(struct spec_build *b, const char *engine)
 {
-	char	 path[PATH_MAX], canon[PATH_MAX];
+	char		 dir[PATH_MAX], src_dir[PATH_MAX], src_json[PATH_MAX];
+	const char	*ccd = getenv("CLAUDE_CONFIG_DIR");
 
 	if (strcmp(engine, "claude") != 0)
 		return 0;
-	snprintf(path, sizeof path, "%s/.claude", b->home);
-	if (paths_mkdir_p(path, 0700) == -1)
-		return spec_fail(b, errno, "spec: create %s: %s", path, strerror(errno));
-	if (paths_canonical(path, canon, sizeof canon) == -1)
-		return spec_fail(b, errno, "spec: %s: %s", path, strerror(errno));
-	if (credpaths_set_classify(&b->cred, canon) != NULL)
-		return spec_fail(b, EPERM, "spec: %s resolves to %s, a credential location: "
-		    "refused", path, canon);
-	if (spec_read_carved(b, canon, 0) == -1)
-		return -1;
-	for (size_t i = 0; i < sizeof spec_claude_write / sizeof spec_claude_write[0];
-	    i++) {
-		if ((size_t)snprintf(path, sizeof path, "%s/%s", canon,
-		    spec_claude_write[i]) >= sizeof path)
-			return spec_fail(b, ENAMETOOLONG, "spec: %s: path too long", canon);
-		if (spec_write_dir(b, path, 1) == -1)
-			return -1;
+	if (b->s->tmpdir == NULL)
+		return spec_fail(b, EINVAL, "spec: no private TMPDIR for the engine's home");
+	if ((size_t)snprintf(dir, sizeof dir, "%s/engine-home", b->s->tmpdir) >=
+	    sizeof dir)
+		return spec_fail(b, ENAMETOOLONG, "spec: engine home path too long");
+	/* Always new: the TMPDIR was made for this run a moment ago. */
+	if (mkdir(dir, 0700) == -1)
+		return spec_fail(b, errno, "spec: create the engine home %s: %s", dir,
+		    strerror(errno));
+	/* Where the user's own sessions keep their login (CLAUDE_CONFIG_DIR if set). */
+	if (ccd != NULL && ccd[0] == '/') {
+		snprintf(src_dir, sizeof src_dir, "%s", ccd);
+		snprintf(src_json, sizeof src_json, "%s/.claude.json", ccd);
+	} else {
+		snprintf(src_dir, sizeof src_dir, "%s/.claude", b->home);
+		snprintf(src_json, sizeof src_json, "%s/.claude.json", b->home);
 	}
-	snprintf(path, sizeof path, "%s/.claude.json", b->home);
-	if (paths_canonical(path, canon, sizeof canon) == 0 &&
-	    credpaths_set_classify(&b->cred, canon) == NULL &&
-	    access(canon, F_OK) == 0 &&
-	    strlist_add_unique(&b->s->read_files, canon) == -1)
-		return spec_nomem(b);
-	return 0;
+	if (spec_claude_login(b, src_dir, src_json, dir) == -1)
+		return -1;
+	return spec_setenv(b, "CLAUDE_CONFIG_DIR", dir);
 }
 
 /*

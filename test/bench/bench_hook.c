@@ -7,7 +7,9 @@
  * the median ratio, and the median CPU time (user + system) of each. A third series,
  * `cw-floor-hook --version` (same binary, no network), is the machine's cost of
  * starting a process, so the check's own share can be read off.
- * `bench_hook serve` only runs the bridge and prints "PORT TOKEN", for manual probes.
+ * Both hooks read the run token from a 0400 file (--token-file), as in a real run.
+ * `bench_hook serve` only runs the bridge and prints "PORT TOKENFILE", for manual
+ * probes.
  */
 #define _GNU_SOURCE
 #include <sys/resource.h>
@@ -139,9 +141,10 @@ main(int argc, char **argv)
 	struct floor_policy	 pol = { 0 };
 	struct bridge		*b;
 	pthread_t		 t;
-	char			 err[256], port[16];
+	char			 err[256], port[16], tokdir[] = "/tmp/cw-bench-hook.XXXXXX";
+	char			 tokfile[64];
 	double			*hw, *hc, *nw, *nc, w, u;
-	int			 n, i, hf = 0, nf = 0;
+	int			 n = 0, i, hf = 0, nf = 0, fd;
 
 	int	serve = argc == 2 && strcmp(argv[1], "serve") == 0;
 
@@ -162,9 +165,19 @@ main(int argc, char **argv)
 		return 1;
 	}
 	snprintf(port, sizeof port, "%d", bridge_port(b));
+	if (mkdtemp(tokdir) == NULL) {
+		fprintf(stderr, "bench_hook: mkdtemp: %s\n", strerror(errno));
+		return 1;
+	}
+	snprintf(tokfile, sizeof tokfile, "%s/hook.token", tokdir);
+	if ((fd = open(tokfile, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0400)) == -1 ||
+	    write(fd, TOKEN, strlen(TOKEN)) != (ssize_t)strlen(TOKEN) || close(fd) == -1) {
+		fprintf(stderr, "bench_hook: %s: %s\n", tokfile, strerror(errno));
+		return 1;
+	}
 	if (serve) {
 		/* For profiling a single hook by hand: the port, then serve until killed. */
-		printf("%s %s\n", port, TOKEN);
+		printf("%s %s\n", port, tokfile);
 		fflush(stdout);
 		bench_loop(NULL);
 		return 0;
@@ -172,8 +185,8 @@ main(int argc, char **argv)
 	if (pthread_create(&t, NULL, bench_loop, NULL) != 0)
 		return 1;
 
-	char	*hook[] = { argv[2], "--port", port, "--run", TOKEN, NULL };
-	char	*node[] = { argv[3], argv[4], "--port", port, "--run", TOKEN, NULL };
+	char	*hook[] = { argv[2], "--port", port, "--token-file", tokfile, NULL };
+	char	*node[] = { argv[3], argv[4], "--port", port, "--token-file", tokfile, NULL };
 	char	*bare[] = { argv[2], "--version", NULL };
 	double	*bw, *bc;
 	int	 bf = 0;
@@ -201,5 +214,7 @@ main(int argc, char **argv)
 	printf("ratio (node / cw-floor-hook, median wall) = %.1fx\n",
 	    bench_pct(nw, n, 0.5) / bench_pct(hw, n, 0.5));
 	event_base_loopbreak(bench_base);
+	unlink(tokfile);
+	rmdir(tokdir);
 	return hf || nf;
 }

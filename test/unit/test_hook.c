@@ -1,8 +1,10 @@
 /*
- * cw-floor-hook: argument checks, input sanity, the answer parser (only an
- * unmistakable allow allows), and the fail-closed exits of the real static binary.
+ * cw-floor-hook: argument checks, the token file (never a link, FIFO or directory,
+ * never a bad token), input sanity, the answer parser (only an unmistakable allow
+ * allows), and the fail-closed exits of the real static binary.
  */
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <arpa/inet.h>
@@ -36,25 +38,92 @@ static void
 test_args(void **state)
 {
 	char		 err[128];
-	const char	*tok;
+	const char	*file;
 	int		 port;
-	char		*good[] = { "h", "--port", "4242", "--run", "abc123", NULL };
-	char		*noport[] = { "h", "--run", "abc", NULL };
-	char		*badport[] = { "h", "--port", "70000", "--run", "abc", NULL };
-	char		*junkport[] = { "h", "--port", "12x", "--run", "abc", NULL };
-	char		*space[] = { "h", "--port", "1", "--run", "a b", NULL };
-	char		*crlf[] = { "h", "--port", "1", "--run", "a\r\nX: y", NULL };
-	char		*extra[] = { "h", "--port", "1", "--run", "a", "--what", NULL };
+	char		*good[] = { "h", "--port", "4242", "--token-file", "/x/hook.token", NULL };
+	char		*noport[] = { "h", "--token-file", "/x/t", NULL };
+	char		*nofile[] = { "h", "--port", "1", NULL };
+	char		*badport[] = { "h", "--port", "70000", "--token-file", "/x/t", NULL };
+	char		*junkport[] = { "h", "--port", "12x", "--token-file", "/x/t", NULL };
+	char		*relative[] = { "h", "--port", "1", "--token-file", "t", NULL };
+	char		*extra[] = { "h", "--port", "1", "--token-file", "/x/t", "--what", NULL };
+	/* The token itself on argv is gone for good: --run is an unknown argument. */
+	char		*run[] = { "h", "--port", "1", "--run", "abc123", NULL };
 
-	assert_int_equal(hook_args(5, good, &port, &tok, err, sizeof err), 0);
+	(void)state;
+	assert_int_equal(hook_args(5, good, &port, &file, err, sizeof err), 0);
 	assert_int_equal(port, 4242);
+	assert_string_equal(file, "/x/hook.token");
+	assert_int_equal(hook_args(3, noport, &port, &file, err, sizeof err), -1);
+	assert_int_equal(hook_args(3, nofile, &port, &file, err, sizeof err), -1);
+	assert_int_equal(hook_args(5, badport, &port, &file, err, sizeof err), -1);
+	assert_int_equal(hook_args(5, junkport, &port, &file, err, sizeof err), -1);
+	assert_int_equal(hook_args(5, relative, &port, &file, err, sizeof err), -1);
+	assert_int_equal(hook_args(6, extra, &port, &file, err, sizeof err), -1);
+	assert_int_equal(hook_args(5, run, &port, &file, err, sizeof err), -1);
+	assert_non_null(strstr(err, "--run"));
+}
+
+static void
+put(const char *path, const char *text, size_t len)
+{
+	int	fd;
+
+	assert_true((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0400)) != -1);
+	assert_int_equal(write(fd, text, len), (ssize_t)len);
+	close(fd);
+}
+
+static void
+test_token_file(void **state)
+{
+	char	dir[] = "/tmp/cw-test-hook.XXXXXX", p[256], q[256], tok[HOOK_MAX_TOKEN + 2];
+	char	err[512], big[HOOK_MAX_TOKEN + 2];
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(p, sizeof p, "%s/good", dir);
+	put(p, "abc123", 6);
+	assert_int_equal(hook_token_read(p, tok, sizeof tok, err, sizeof err), 0);
 	assert_string_equal(tok, "abc123");
-	assert_int_equal(hook_args(3, noport, &port, &tok, err, sizeof err), -1);
-	assert_int_equal(hook_args(5, badport, &port, &tok, err, sizeof err), -1);
-	assert_int_equal(hook_args(5, junkport, &port, &tok, err, sizeof err), -1);
-	assert_int_equal(hook_args(5, space, &port, &tok, err, sizeof err), -1);
-	assert_int_equal(hook_args(5, crlf, &port, &tok, err, sizeof err), -1);
-	assert_int_equal(hook_args(6, extra, &port, &tok, err, sizeof err), -1);
+	snprintf(p, sizeof p, "%s/newline", dir);
+	put(p, "abc123\n", 7);
+	assert_int_equal(hook_token_read(p, tok, sizeof tok, err, sizeof err), 0);
+	assert_string_equal(tok, "abc123");
+	/* Nothing that could smuggle a header, nothing empty or oversized. */
+	snprintf(p, sizeof p, "%s/crlf", dir);
+	put(p, "a\r\nX: y", 8);
+	assert_int_equal(hook_token_read(p, tok, sizeof tok, err, sizeof err), -1);
+	snprintf(p, sizeof p, "%s/space", dir);
+	put(p, "a b", 3);
+	assert_int_equal(hook_token_read(p, tok, sizeof tok, err, sizeof err), -1);
+	snprintf(p, sizeof p, "%s/empty", dir);
+	put(p, "", 0);
+	assert_int_equal(hook_token_read(p, tok, sizeof tok, err, sizeof err), -1);
+	snprintf(p, sizeof p, "%s/big", dir);
+	memset(big, 'a', sizeof big);
+	put(p, big, sizeof big);
+	assert_int_equal(hook_token_read(p, tok, sizeof tok, err, sizeof err), -1);
+	assert_non_null(strstr(err, "bad token"));
+	/* Missing, a link to a good one, a FIFO (must not block), a directory. */
+	snprintf(p, sizeof p, "%s/missing", dir);
+	assert_int_equal(hook_token_read(p, tok, sizeof tok, err, sizeof err), -1);
+	assert_non_null(strstr(err, "cannot open the token file"));
+	snprintf(p, sizeof p, "%s/link", dir);
+	snprintf(q, sizeof q, "%s/good", dir);
+	assert_int_equal(symlink(q, p), 0);
+	assert_int_equal(hook_token_read(p, tok, sizeof tok, err, sizeof err), -1);
+	snprintf(p, sizeof p, "%s/fifo", dir);
+	assert_int_equal(mkfifo(p, 0600), 0);
+	assert_int_equal(hook_token_read(p, tok, sizeof tok, err, sizeof err), -1);
+	assert_non_null(strstr(err, "not a regular file"));
+	assert_int_equal(hook_token_read(dir, tok, sizeof tok, err, sizeof err), -1);
+	for (const char *n = "good\0newline\0crlf\0space\0empty\0big\0link\0fifo\0"; *n;
+	    n += strlen(n) + 1) {
+		snprintf(p, sizeof p, "%s/%s", dir, n);
+		unlink(p);
+	}
+	rmdir(dir);
 }
 
 static void
@@ -228,16 +297,28 @@ test_binary_fails_closed(void **state)
 	char		 err[512], portbuf[16];
 	char		*big;
 	int		 port, fd;
+	char		 dir[] = "/tmp/cw-test-hook.XXXXXX", tokfile[128], nofile[128];
 	char		*noargs[] = { CW_BIN_DIR "/cw-floor-hook", NULL };
-	char		*args[] = { CW_BIN_DIR "/cw-floor-hook", "--port", portbuf, "--run",
-			    "tok", NULL };
+	char		*args[] = { CW_BIN_DIR "/cw-floor-hook", "--port", portbuf,
+			    "--token-file", tokfile, NULL };
+	char		*noargs_tok[] = { CW_BIN_DIR "/cw-floor-hook", "--port", portbuf,
+			    "--token-file", nofile, NULL };
 	const char	*in = "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls\"}}";
 
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(tokfile, sizeof tokfile, "%s/hook.token", dir);
+	snprintf(nofile, sizeof nofile, "%s/missing", dir);
+	put(tokfile, "tok\n", 4);
 	assert_int_equal(run_hook(noargs, in, strlen(in), err, sizeof err), HOOK_EXIT_DENY);
 	assert_non_null(strstr(err, "usage"));
 	fd = silent_listener(&port);
 	close(fd);
 	snprintf(portbuf, sizeof portbuf, "%d", port);
+	/* A token file that cannot be read denies before anything else. */
+	assert_int_equal(run_hook(noargs_tok, in, strlen(in), err, sizeof err),
+	    HOOK_EXIT_DENY);
+	assert_non_null(strstr(err, "Clockwork floor: cannot open the token file"));
 	/* Bridge unreachable. */
 	assert_int_equal(run_hook(args, in, strlen(in), err, sizeof err), HOOK_EXIT_DENY);
 	assert_non_null(strstr(err, "Clockwork floor: cannot reach"));
@@ -252,6 +333,8 @@ test_binary_fails_closed(void **state)
 	    HOOK_EXIT_DENY);
 	assert_non_null(strstr(err, "larger than the limit"));
 	free(big);
+	unlink(tokfile);
+	rmdir(dir);
 }
 
 int
@@ -259,6 +342,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_args),
+		cmocka_unit_test(test_token_file),
 		cmocka_unit_test(test_input),
 		cmocka_unit_test(test_request_head),
 		cmocka_unit_test(test_answers),

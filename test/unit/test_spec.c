@@ -1,7 +1,7 @@
 /*
  * spec_build() against a planted home: credential grants refused (directly, through a
  * symlink, as a context root), read-only grants under /tmp refused, carving, the
- * environment allowlist and the cache redirects. The home lives under the build
+ * environment allowlist, the cache redirects and Claude Code's private home. The home lives under the build
  * directory, not /tmp, because a read-only grant under /tmp is itself refused.
  */
 #include <errno.h>
@@ -583,6 +583,106 @@ test_tmpdir_fresh_and_removed(void **state)
 	unlink(outside);
 }
 
+/* Read a whole small file into buf; its length. */
+static size_t
+slurp(const char *path, char *buf, size_t len)
+{
+	FILE	*f = fopen(path, "r");
+	size_t	 n;
+
+	assert_non_null(f);
+	n = fread(buf, 1, len - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return n;
+}
+
+/*
+ * Claude Code's private home (SPEC G2): CLAUDE_CONFIG_DIR in the run's TMPDIR, 0700,
+ * the login copied in, only the allowlisted keys of ~/.claude.json, nothing of the
+ * user's ~/.claude granted, gone when the TMPDIR goes; a FIFO where the login should
+ * be neither blocks the runner nor is copied.
+ */
+static void
+test_claude_private_home(void **state)
+{
+	static const char	 cred[] = "{\"claudeAiOauth\":{\"accessToken\":\"sk-ant-oat01-x\"}}";
+	struct spec_context	 ctx;
+	struct config		 cfg;
+	struct sandbox_spec	 s;
+	struct stat		 st;
+	char			 err[1024], want[PATH_MAX], p[PATH_MAX + 32], buf[4096];
+	char			 user_dir[PATH_MAX], user_json[PATH_MAX];
+	const char		*ccd;
+	cJSON			*j;
+	int			 noted = 0;
+
+	(void)state;
+	mkfile(".claude/.credentials.json", cred);
+	mkfile(".claude/history.jsonl", "{\"display\":\"secret\"}\n");
+	mkfile(".claude.json", "{\"oauthAccount\":{\"emailAddress\":\"a@example.invalid\"},"
+	    "\"userID\":\"u1\",\"hasCompletedOnboarding\":true,\"numStartups\":3,"
+	    "\"mcpServers\":{\"x\":{\"command\":\"id\"}},"
+	    "\"projects\":{\"/x\":{\"hasTrustDialogAccepted\":true}}}");
+	snprintf(user_dir, sizeof user_dir, "%s/.claude", home);
+	snprintf(user_json, sizeof user_json, "%s/.claude.json", home);
+	unsetenv("CLAUDE_CONFIG_DIR");
+	config_defaults(&cfg);
+	memset(&ctx, 0, sizeof ctx);
+	ctx.workdir = work;
+	ctx.engine = "claude";
+	ctx.home = home;
+	ctx.cwhome = cwhome;
+	ctx.run_id = "claude-run";
+	assert_int_equal(spec_build(&ctx, &cfg, &s, err, sizeof err), 0);
+	snprintf(want, sizeof want, "%s/tmp/claude-run/engine-home", cwhome);
+	ccd = env_get(&s, "CLAUDE_CONFIG_DIR");
+	assert_non_null(ccd);
+	assert_string_equal(ccd, want);
+	assert_int_equal(lstat(ccd, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(st.st_mode & 0777, 0700);
+	assert_true(within_any(&s.write_dirs, ccd));
+	/* The login, whole and 0600. */
+	snprintf(p, sizeof p, "%s/.credentials.json", ccd);
+	assert_int_equal(lstat(p, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	slurp(p, buf, sizeof buf);
+	assert_string_equal(buf, cred);
+	/* The account, and nothing else of ~/.claude.json. */
+	snprintf(p, sizeof p, "%s/.claude.json", ccd);
+	slurp(p, buf, sizeof buf);
+	assert_non_null(j = cJSON_Parse(buf));
+	assert_non_null(cJSON_GetObjectItem(j, "oauthAccount"));
+	assert_non_null(cJSON_GetObjectItem(j, "userID"));
+	assert_non_null(cJSON_GetObjectItem(j, "hasCompletedOnboarding"));
+	assert_null(cJSON_GetObjectItem(j, "projects"));
+	assert_null(cJSON_GetObjectItem(j, "mcpServers"));
+	assert_null(cJSON_GetObjectItem(j, "numStartups"));
+	cJSON_Delete(j);
+	/* Not one grant reaches the user's own state. */
+	assert_false(within_any(&s.read_dirs, user_dir));
+	assert_false(within_any(&s.write_dirs, user_dir));
+	assert_false(within_any(&s.read_files, user_dir));
+	assert_false(within_any(&s.write_files, user_dir));
+	assert_false(strlist_contains(&s.read_files, user_json));
+	assert_false(strlist_contains(&s.write_files, user_json));
+	done(&s);
+
+	/* A FIFO planted as the login: the runner neither blocks nor copies it. */
+	snprintf(p, sizeof p, "%s/.credentials.json", user_dir);
+	assert_int_equal(unlink(p), 0);
+	assert_int_equal(mkfifo(p, 0600), 0);
+	assert_int_equal(spec_build(&ctx, &cfg, &s, err, sizeof err), 0);
+	snprintf(p, sizeof p, "%s/.credentials.json", env_get(&s, "CLAUDE_CONFIG_DIR"));
+	assert_int_equal(lstat(p, &st), -1);
+	for (size_t i = 0; i < s.notes.n; i++)
+		noted |= strstr(s.notes.v[i], "login") != NULL;
+	assert_true(noted);
+	done(&s);
+	config_free(&cfg);
+}
+
 int
 main(void)
 {
@@ -599,6 +699,7 @@ main(void)
 		cmocka_unit_test(test_off_and_workdir_refusals),
 		cmocka_unit_test(test_git_run_grants),
 		cmocka_unit_test(test_git_exec_readonly),
+		cmocka_unit_test(test_claude_private_home),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
