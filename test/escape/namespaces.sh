@@ -112,7 +112,7 @@ OTHER=$!
 wait_for 20 has_marker "$MARK_RUN" || die "the other sandboxed run did not start"
 OTHER_PID=$(marker_pids "$MARK_RUN" | head -n1)
 
-KINDS="EACCES:permission_denied EPERM:operation_not_permitted ENOENT:no_such_file_or_directory
+KINDS="EACCES:permission_denied EPERM:operation_not_permitted ENOENT:no_such_file
 	ESRCH:no_such_process EINVAL:invalid_argument not-found:not-found"
 declare -A KMSG
 for k in $KINDS; do KMSG[${k%%:*}]=${k#*:}; KMSG[${k%%:*}]=${KMSG[${k%%:*}]//_/ }; done
