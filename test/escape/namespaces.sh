@@ -274,8 +274,8 @@ if [ "$CONTROL" != 1 ]; then
 		workfail=$((workfail + 1)); WROWS+=("$(printf '    %-56s | FAIL: %s' "SIGKILL to the run's top process ends the run" "top=$top, left: $(marker_pids "$MARK_RUN")")")
 	fi
 	printf '%s\n' "${WROWS[-1]}"
-	wait "$OTHER" 2>/dev/null
-	OTHER=
+	# Only once nothing of it is left: a run that survived would keep wait waiting.
+	no_marker "$MARK_RUN" && wait "$OTHER" 2>/dev/null && OTHER=
 fi
 
 echo
