@@ -199,9 +199,11 @@ attempt "find another sandboxed run's argv marker (/proc, ps)" not-found other_a
 	"$(scan "$MARK_RUN")"
 attempt "kill -TERM another sandboxed run's process" "ESRCH|EPERM" other_alive \
 	"kill -TERM $OTHER_PID"
-attempt "read /proc/1/environ (PID 1 holds the runner's memory)" "EACCES|EPERM" "" \
-	"tr '\\0' '\\n' < /proc/1/environ | grep -c ."
-attempt "read /proc/1/maps (PID 1's memory layout)" "EACCES|EPERM" "" "head -c 64 /proc/1/maps"
+# The command's parent is the run's PID 1, which holds a copy of the runner's memory.
+attempt "read the parent's (PID 1's) /proc/\$PPID/environ" "EACCES|EPERM" "" \
+	"echo ppid=\$PPID; tr '\\0' '\\n' < /proc/\$PPID/environ | grep -c ."
+attempt "read the parent's (PID 1's) /proc/\$PPID/maps" "EACCES|EPERM" "" \
+	"echo ppid=\$PPID; head -c 64 /proc/\$PPID/maps"
 
 # --- IPC namespace (item 9) -------------------------------------------------------------
 out=$(sbx sh -c "exec 2>&1; ./probe_shm attack $SHM_KEY $SHM_ID" 2>"$T/runner.err")
