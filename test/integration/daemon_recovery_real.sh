@@ -11,6 +11,26 @@
 mkdir -p "$T/pids"
 STUBBORN='trap "" TERM; setsid sh -c "echo \$\$ > esc.pid; exec sleep 300" & echo $$ > sh.pid; sleep 300'
 
+# host_pid RUNNER INNER: the host pid of the process that the run's PID namespace (under
+# runner pid RUNNER) calls INNER. A command writes the pids of its own namespace; the
+# daemon records, and the checks below signal, host pids.
+host_pid() {
+	local s k host inner a
+	for s in /proc/[0-9]*/status; do
+		host= inner=
+		while read -r k host inner _; do
+			[ "$k" = NSpid: ] && break
+		done 2>/dev/null < "$s"
+		[ "$k" = NSpid: ] && [ "$inner" = "$2" ] || continue
+		a=$host
+		while [ -n "$a" ] && [ "$a" -gt 1 ]; do
+			[ "$a" = "$1" ] && { echo "$host"; return 0; }
+			a=$(sed -n 's/^PPid:[[:space:]]*//p' "/proc/$a/status" 2>/dev/null)
+		done
+	done
+	return 1
+}
+
 # start_two: two stubborn runs, their command pids recorded; sets A B WA WB RA RB PA PB EA EB.
 start_two() {
 	A=$(cwctl run start "$1"); B=$(cwctl run start "$1")
@@ -19,8 +39,10 @@ start_two() {
 	WA=$(run_field "$A" worktree); WB=$(run_field "$B" worktree)
 	wait_until 20 "commands started" sh -c "[ -s '$WA/sh.pid' ] && [ -s '$WA/esc.pid' ] && [ -s '$WB/sh.pid' ] && [ -s '$WB/esc.pid' ]" ||
 	    fail "commands did not start"
-	PA=$(cat "$WA/sh.pid"); EA=$(cat "$WA/esc.pid"); PB=$(cat "$WB/sh.pid"); EB=$(cat "$WB/esc.pid")
 	RA=$(run_field "$A" runner_pid); RB=$(run_field "$B" runner_pid)
+	PA=$(host_pid "$RA" "$(cat "$WA/sh.pid")") && EA=$(host_pid "$RA" "$(cat "$WA/esc.pid")") &&
+	    PB=$(host_pid "$RB" "$(cat "$WB/sh.pid")") && EB=$(host_pid "$RB" "$(cat "$WB/esc.pid")") ||
+	    fail "the commands' host pids not found under their runners"
 	for v in PA EA PB EB RA RB; do echo "${!v}" > "$T/pids/$1-$v"; done
 	wait_until 10 "escapees recorded" sh -c "grep -q '^$EA ' '$CLOCKWORK_HOME/runs/$A.pids' && grep -q '^$EB ' '$CLOCKWORK_HOME/runs/$B.pids'" ||
 	    fail "escapees never recorded"
