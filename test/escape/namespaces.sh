@@ -81,7 +81,7 @@ no_marker() { [ -z "$(marker_pids "$1")" ]; }
 mkdir -p "$CWH" "$WT" "$WT2"
 printf 'sandbox:\n  enabled: true\n' > "$CWH/config.yaml"
 git init -q -b main "$WT"
-cp "$CW_BUILD/escape/probe_shm" "$WT/"
+cp "$CW_BUILD/escape/probe_shm" "$RUNNER" "$WT/"
 printf 'CWSECRET-etc-%s\n' "$RAND" > "$ETC_SECRET" && chmod 0600 "$ETC_SECRET"
 mkdir -p "$ETC_DIR" && chmod 0755 "$ETC_DIR"
 printf 'CWSECRET-etcdir-%s\n' "$RAND" > "$ETC_DIR/opasswd" && chmod 0600 "$ETC_DIR/opasswd"
@@ -113,7 +113,8 @@ wait_for 20 has_marker "$MARK_RUN" || die "the other sandboxed run did not start
 OTHER_PID=$(marker_pids "$MARK_RUN" | head -n1)
 
 KINDS="EACCES:permission_denied EPERM:operation_not_permitted ENOENT:no_such_file
-	ESRCH:no_such_process EINVAL:invalid_argument not-found:not-found"
+	ESRCH:no_such_process EINVAL:invalid_argument not-found:not-found
+	refused-exit-3:refused-exit-3"
 declare -A KMSG
 for k in $KINDS; do KMSG[${k%%:*}]=${k#*:}; KMSG[${k%%:*}]=${KMSG[${k%%:*}]//_/ }; done
 KORDER=$(for k in $KINDS; do printf '%s ' "${k%%:*}"; done)
@@ -226,6 +227,12 @@ if [ -n "$(shm_same)" ]; then
 	"$CW_BUILD/escape/probe_shm" rm "$SHM_KEY" 2>/dev/null
 	SHM_ID=$("$CW_BUILD/escape/probe_shm" plant "$SHM_KEY" "CWSECRET-shm-$RAND")
 fi
+
+# --- fail closed ---------------------------------------------------------------------------
+# A cw-runner inside the sandbox cannot make namespaces (seccomp refuses clone with
+# namespace flags): it must refuse the run (exit 3), not run it without them.
+attempt "run where namespaces cannot be made (nested cw-runner)" refused-exit-3 "" \
+	"mkdir -p nest-h nest-w; HOME=\$PWD/nest-h CLOCKWORK_HOME=\$PWD/nest-h/.cw ./cw-runner exec --workdir \$PWD/nest-w -- echo inner-ran; rc=\$?; [ \$rc = 3 ] && echo refused-exit-3 && exit 1; exit 0"
 
 # --- system read grants: world-readable files only (item 10) -----------------------------
 attempt "read a root-owned 0600 file in /etc" EACCES "" "cat $ETC_SECRET"
