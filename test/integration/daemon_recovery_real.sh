@@ -11,26 +11,6 @@
 mkdir -p "$T/pids"
 STUBBORN='trap "" TERM; setsid sh -c "echo \$\$ > esc.pid; exec sleep 300" & echo $$ > sh.pid; sleep 300'
 
-# host_pid RUNNER INNER: the host pid of the process that the run's PID namespace (under
-# runner pid RUNNER) calls INNER. A command writes the pids of its own namespace; the
-# daemon records, and the checks below signal, host pids.
-host_pid() {
-	local s k host inner a
-	for s in /proc/[0-9]*/status; do
-		host= inner=
-		while read -r k host inner _; do
-			[ "$k" = NSpid: ] && break
-		done 2>/dev/null < "$s"
-		[ "$k" = NSpid: ] && [ "$inner" = "$2" ] || continue
-		a=$host
-		while [ -n "$a" ] && [ "$a" -gt 1 ]; do
-			[ "$a" = "$1" ] && { echo "$host"; return 0; }
-			a=$(sed -n 's/^PPid:[[:space:]]*//p' "/proc/$a/status" 2>/dev/null)
-		done
-	done
-	return 1
-}
-
 # start_two: two stubborn runs, their command pids recorded; sets A B WA WB RA RB PA PB EA EB.
 start_two() {
 	A=$(cwctl run start "$1"); B=$(cwctl run start "$1")
