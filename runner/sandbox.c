@@ -486,15 +486,19 @@ apply_sandbox(const struct sandbox_spec *s, const struct sandbox_launch *l,
 	if (pid == -1) {
 		close(p[0]);
 		close(p[1]);
-		if (s->enabled) {
-			/* Fail closed: without them other runs and the host are in view. */
+		if (s->enabled && saved_errno != EAGAIN && saved_errno != ENOMEM) {
+			/*
+			 * Fail closed: without them other runs and the host are in view.
+			 * (EAGAIN and ENOMEM are a full process table or memory, not a
+			 * kernel that refuses namespaces: an ordinary failure.)
+			 */
 			*refused = 1;
 			snprintf(err, errlen, "namespaces: clone(%s): %s; refusing to run "
 			    "without them (CW_SANDBOX=off would run it without a sandbox)",
 			    uid != 0 ? "user, PID, IPC, mount" : "PID, IPC, mount",
 			    strerror(saved_errno));
 		} else
-			snprintf(err, errlen, "fork: %s", strerror(saved_errno));
+			snprintf(err, errlen, "clone: %s", strerror(saved_errno));
 		errno = saved_errno;
 		return -1;
 	}
