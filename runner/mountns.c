@@ -51,18 +51,16 @@ mountns_write(const char *file, const char *text)
 	return n == (ssize_t)strlen(text) ? 0 : -1;
 }
 
-/* A user namespace that maps only our own ids, so the mount namespace is ours to shape. */
-static int
-mountns_enter(char *err, size_t errlen)
+/*
+ * In a user namespace made by the runner's clone: map only the runner's own ids (they
+ * cannot be read in here before the map exists, so the caller passes them), so the
+ * namespaces are ours to shape and files keep their owners.
+ */
+int
+mountns_idmap(uid_t uid, gid_t gid, char *err, size_t errlen)
 {
 	char	 map[64];
-	uid_t	 uid = getuid();
-	gid_t	 gid = getgid();
 
-	if (uid == 0)
-		return unshare(CLONE_NEWNS) == -1 ? 1 : 0;
-	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) == -1)
-		return 1;
 	if (mountns_write("/proc/self/setgroups", "deny") == -1 && errno != ENOENT)
 		return mountns_fail(err, errlen, "write", "/proc/self/setgroups");
 	snprintf(map, sizeof map, "%u %u 1\n", (unsigned)uid, (unsigned)uid);
@@ -71,6 +69,26 @@ mountns_enter(char *err, size_t errlen)
 	snprintf(map, sizeof map, "%u %u 1\n", (unsigned)gid, (unsigned)gid);
 	if (mountns_write("/proc/self/gid_map", map) == -1)
 		return mountns_fail(err, errlen, "write", "/proc/self/gid_map");
+	return 0;
+}
+
+/*
+ * A fresh proc instance on target, of the PID namespace we are PID 1 of: it lists only
+ * the run's processes, so no other process's argv, environ or status can even be named
+ * from inside. Read-only, as the bind of the host's /proc was (Landlock grants /proc for
+ * reading only, too). Mounted while the host's /proc is still in view: in a user
+ * namespace the kernel allows a new proc only where a full one is already visible.
+ */
+static int
+mountns_proc(const char *target, char *err, size_t errlen)
+{
+	struct stat	 st;
+
+	if (stat(target, &st) == -1 && paths_mkdir_p(target, 0555) == -1)
+		return mountns_fail(err, errlen, "mount point", target);
+	if (mount("proc", target, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY,
+	    NULL) == -1)
+		return mountns_fail(err, errlen, "mount a fresh proc on", target);
 	return 0;
 }
 
@@ -355,6 +373,9 @@ mountns_overlay_view(const struct sandbox_spec *s, const struct strlist *granted
 	for (size_t i = 0; i < granted->n; i++) {
 		char	 root[PATH_MAX];
 
+		/* /proc is a fresh instance of the run's own (mountns_proc), never a bind. */
+		if (paths_within(granted->v[i], "/proc"))
+			continue;
 		if (!spec_system_root(granted->v[i], root, sizeof root) ||
 		    strlist_contains(&s->write_dirs, granted->v[i]) ||
 		    strlist_contains(&s->write_files, granted->v[i]))
@@ -379,7 +400,8 @@ mountns_overlay_view(const struct sandbox_spec *s, const struct strlist *granted
 	for (size_t i = 0; i < mnts.n; i++) {
 		mfd[i] = -1;
 		/* A mount inside a grant comes with the grant's recursive bind. */
-		if (strcmp(mnts.v[i], "/") == 0 || mountns_is_granted(mnts.v[i], granted))
+		if (strcmp(mnts.v[i], "/") == 0 || mountns_is_granted(mnts.v[i], granted) ||
+		    paths_within(mnts.v[i], "/proc"))
 			continue;
 		mfd[i] = open(mnts.v[i], O_PATH | O_DIRECTORY | O_CLOEXEC);
 	}
@@ -439,6 +461,9 @@ mountns_overlay_view(const struct sandbox_spec *s, const struct strlist *granted
 			goto out;
 		}
 	}
+	snprintf(target, sizeof target, "%s/proc", newroot);
+	if (mountns_proc(target, err, errlen) == -1)
+		goto out;
 	if (chdir(newroot) == -1 || syscall(SYS_pivot_root, ".", ".") == -1) {
 		mountns_fail(err, errlen, "pivot_root", newroot);
 		goto out;
@@ -504,8 +529,6 @@ mountns_apply(const struct sandbox_spec *s, const char *cwd, struct mountns_resu
 	int		 rc;
 
 	memset(r, 0, sizeof *r);
-	if ((rc = mountns_enter(err, errlen)) != 0)
-		return rc;
 	/* Nothing done in here may propagate back to the host. */
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1)
 		return mountns_fail(err, errlen, "make private", "/");
@@ -520,6 +543,8 @@ mountns_apply(const struct sandbox_spec *s, const char *cwd, struct mountns_resu
 		goto out;
 	r->overlay = rc == 0;
 	rc = -1;
+	if (!r->overlay && mountns_proc("/proc", err, errlen) == -1)
+		goto out;
 	/*
 	 * Without the overlay view, cover the directories where sockets usually live.
 	 * With it, only sockets the spec names inside grants still need covering.

@@ -240,6 +240,12 @@ run_report(struct run *r, const char *status)
 	json_add_string(m, "run_id", r->run_id);
 	cJSON_AddStringToObject(m, "status", status);
 	cJSON_AddStringToObject(m, "exit_reason", r->reason != NULL ? r->reason : "failed");
+	/*
+	 * r->pid is the run's PID 1 (apply_sandbox): it exits with the engine's status, a
+	 * death of the engine by signal N as exit code 128 + N. "signal" is reported only
+	 * when PID 1 itself was killed (our SIGKILL, or one from outside), or with the
+	 * sandbox off, where r->pid is the engine.
+	 */
 	if (r->pid > 0 && r->exited) {
 		if (WIFEXITED(r->status))
 			cJSON_AddNumberToObject(m, "exit_code", WEXITSTATUS(r->status));

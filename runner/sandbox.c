@@ -1,13 +1,17 @@
 /*
  * apply_sandbox(): the one place cw-runner starts a process (SPEC S1), and the one place
- * a process is narrowed. The child takes every step below in this order; each is
- * mandatory, and a failure is written to the parent (step, errno) before the child
- * exits, so nothing unconfined ever runs. The order matters:
+ * a process is narrowed. The runner clones a child into new PID, IPC and mount
+ * namespaces (and a user namespace when it is not root); the child takes every step
+ * below in this order; each is mandatory, and a failure is written to the parent
+ * (step, errno) before the child exits, so nothing unconfined ever runs. The order
+ * matters:
  *
  *   1. signals reset          a clean slate before anything else runs
  *   2. session / group        the run is one killable group, detached from our tty
  *   3. stdio, other fds       nothing of the runner's leaks in (close_range)
- *   4. mount namespace        needs CAP_SYS_ADMIN (or a user namespace): before caps go
+ *   4. namespaces             id maps (user namespace), then the mount view and a fresh
+ *                             /proc of the run's own PID namespace: these need
+ *                             CAP_SYS_ADMIN, so they come before caps go
  *   5. working directory      chdir before Landlock narrows the view
  *   6. no_new_privs           required by Landlock and seccomp without privilege, and
  *                             makes setuid/file capabilities inert across exec
@@ -15,14 +19,26 @@
  *   8. capabilities           bounding, ambient, securebits, then capset to zero: root
  *                             inside is an ordinary uid that Landlock still confines
  *   9. seccomp                last, so the steps above may still use what it denies
- *  10. exec                   argv[0] resolved through the spec's PATH, the spec's env
+ *  10. init and exec          the child is PID 1 of the run's namespace: it forks, the
+ *                             grandchild execs argv[0] (resolved through the spec's
+ *                             PATH, with the spec's env), and PID 1 stays as a minimal
+ *                             init (sandbox_init) that reaps, forwards signals, and exits
+ *                             with the command's status, which ends the namespace
  *
- * With CW_SANDBOX=off only 1-3, 5 and 10 run; the caller says so loudly (S7).
+ * Namespaces that cannot be made refuse the run (fail closed, SPEC S6, G3). With
+ * CW_SANDBOX=off no namespace is made and only 1-3, 5 and the exec run, in a plain
+ * fork; the caller says so loudly (S7).
+ *
+ * The child is made by clone without CLONE_VM, so it has a copy of the runner's memory,
+ * not the runner's memory itself: it may allocate (the mount plan, Landlock's list of
+ * rules, libseccomp's filter) without touching the runner's heap, which the earlier
+ * vfork child could not safely do.
  */
-#define _GNU_SOURCE	/* O_PATH, pipe2, dup3 */
+#define _GNU_SOURCE	/* O_PATH, pipe2, dup3, CLONE_NEW* */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <linux/capability.h>
 #include <signal.h>
 #include <stdio.h>
@@ -231,21 +247,96 @@ sandbox_exec(char *const argv[], char *const envp[], const char *path)
 }
 
 /*
- * The child, started by vfork: it shares the runner's memory while the runner waits
- * for it to exec or exit, so it allocates nothing that would outlive it there (envp
- * comes ready-made) and leaves the runner's variables alone. Every layer it applies
- * (namespaces, no_new_privs, Landlock, capabilities, seccomp, signal dispositions,
- * descriptors) belongs to the task, never to the memory it shares.
+ * Step 10 with the sandbox on: we are PID 1 of the run's PID namespace, every layer is
+ * applied, and whatever we fork inherits them. The command runs in a child, in a process
+ * group of its own; we stay as a minimal init, because PID 1 is special: an orphan in
+ * the namespace is re-parented to it (it reaps every one, so none lingers as a zombie),
+ * and when it exits the kernel kills everything left in the namespace.
+ *
+ * SIGTERM, SIGINT, SIGHUP and SIGQUIT sent to us (the runner signals our group) are
+ * passed on to the command's group: PID 1 ignores any signal it has no handler for, and
+ * the command has a group of its own so that each process gets a signal once. When the
+ * command ends we exit with its status, a death by signal N as 128 + N (PID 1 cannot
+ * die of a signal it sends itself), the way a shell reports it. SIGKILL from outside
+ * ends us at once, and with us the namespace.
+ *
+ * We hold a copy of the runner's memory (environment, spec): we make ourselves
+ * non-dumpable, so no process of the run can read it through ptrace, /proc/1/mem or
+ * /proc/1/environ (capabilities are gone, so the kernel's check refuses). The exec
+ * makes the command dumpable again, as any process is.
+ */
+static void __attribute__((noreturn))
+sandbox_init(char *const argv[], char *const envp[], const char *path)
+{
+	static const int	 fwd[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT };
+	sigset_t		 set, none;
+	siginfo_t		 si;
+	char			 err[512];
+	pid_t			 cmd, p;
+	int			 sig, st, status = 0, done = 0;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	for (size_t i = 0; i < sizeof fwd / sizeof fwd[0]; i++)
+		sigaddset(&set, fwd[i]);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) == -1)
+		sandbox_die_step("init: block signals");
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == -1)
+		sandbox_die_step("init: not dumpable");
+	if ((cmd = fork()) == -1)
+		sandbox_die_step("init: fork");
+	if (cmd == 0) {
+		sigemptyset(&none);
+		if (sigprocmask(SIG_SETMASK, &none, NULL) == -1)
+			sandbox_die_step("init: unblock signals");
+		if (setpgid(0, 0) == -1)
+			sandbox_die_step("init: setpgid");
+		sandbox_exec(argv, envp, path);
+		snprintf(err, sizeof err, "exec %s: %s", argv[0], strerror(errno));
+		sandbox_die(SANDBOX_MSG_EXEC, err);
+	}
+	/* Both sides set the group, so that no forwarded signal can miss it. */
+	(void)setpgid(cmd, cmd);
+	/*
+	 * The command reports its own exec failure; once our copy of the channel is
+	 * closed, the runner reads EOF as soon as the command has exec'd.
+	 */
+	close(SANDBOX_MSGFD);
+	while (!done) {
+		if ((sig = sigwaitinfo(&set, &si)) == -1)
+			continue;	/* EINTR */
+		if (sig != SIGCHLD) {
+			if (kill(-cmd, sig) == -1)
+				(void)kill(cmd, sig);
+			continue;
+		}
+		while ((p = waitpid(-1, &st, WNOHANG)) > 0)
+			if (p == cmd) {
+				status = st;
+				done = 1;
+			}
+	}
+	if (WIFEXITED(status))
+		_exit(WEXITSTATUS(status));
+	if (WIFSIGNALED(status))
+		_exit(128 + WTERMSIG(status));
+	_exit(127);
+}
+
+/*
+ * The child, started by clone into its new namespaces (or by a plain fork with the
+ * sandbox off). It has a copy of the runner's memory, not a share of it, so it may
+ * allocate; it never returns. uid and gid are the runner's, for the id maps of a new
+ * user namespace (newuser), where they can no longer be read.
  */
 static void __attribute__((noreturn))
 sandbox_child(const struct sandbox_spec *s, const struct sandbox_launch *l, int abi,
-    int msgfd, char **envp)
+    int msgfd, char **envp, int newuser, uid_t uid, gid_t gid)
 {
 	struct mountns_result	 mr;
 	struct landlock_extra	 lx;
 	const char		*cwd = l->cwd ? l->cwd : s->workdir, *step;
 	char			 err[512];
-	int			 rc;
 
 	/* 1 */
 	sandbox_reset_signals();
@@ -272,30 +363,20 @@ sandbox_child(const struct sandbox_spec *s, const struct sandbox_launch *l, int 
 	memset(&lx, 0, sizeof lx);
 	if (s->enabled) {
 		/* 4 */
-		rc = mountns_apply(s, cwd, &mr, err, sizeof err);
-		if (rc == -1)
+		if (newuser && mountns_idmap(uid, gid, err, sizeof err) == -1)
 			sandbox_die(SANDBOX_MSG_FATAL, err);
-		if (rc == 1) {
-			sandbox_send(SANDBOX_MSG_NOTE, errno, "mount namespace unavailable: "
-			    "named unix sockets (ssh-agent, D-Bus, docker.sock) are reachable, "
-			    "and no pseudo-terminals are available inside");
-			if (s->ro_binds.n > 0)
-				sandbox_send(SANDBOX_MSG_NOTE, errno, "mount namespace "
-				    "unavailable: the worktree's .git pointer files stay "
-				    "writable");
-		} else {
-			lx.ptys = mr.ptys;
-			if (!mr.overlay)
-				sandbox_send(SANDBOX_MSG_NOTE, 0, "mount namespace: overlay "
-				    "view unavailable (overlayfs refused the host root, as it "
-				    "does in a user namespace): only sockets under /tmp, "
-				    "/var/tmp, /run and the known agent sockets are hidden; "
-				    "other named unix sockets are reachable, and chmod/utimes "
-				    "reach files Landlock lets the run read");
-			if (!mr.ptys && strlist_contains(&s->write_dirs, "/dev/pts"))
-				sandbox_send(SANDBOX_MSG_NOTE, 0, "mount namespace: no private "
-				    "devpts, so no pseudo-terminals are available inside");
-		}
+		if (mountns_apply(s, cwd, &mr, err, sizeof err) == -1)
+			sandbox_die(SANDBOX_MSG_FATAL, err);
+		lx.ptys = mr.ptys;
+		if (!mr.overlay)
+			sandbox_send(SANDBOX_MSG_NOTE, 0, "mount namespace: overlay view "
+			    "unavailable (overlayfs refused the host root, as it does in a "
+			    "user namespace): only sockets under /tmp, /var/tmp, /run and the "
+			    "known agent sockets are hidden; other named unix sockets are "
+			    "reachable, and chmod/utimes reach files Landlock lets the run read");
+		if (!mr.ptys && strlist_contains(&s->write_dirs, "/dev/pts"))
+			sandbox_send(SANDBOX_MSG_NOTE, 0, "mount namespace: no private devpts, "
+			    "so no pseudo-terminals are available inside");
 	}
 	/* 5 */
 	if (cwd != NULL && chdir(cwd) == -1)
@@ -313,25 +394,28 @@ sandbox_child(const struct sandbox_spec *s, const struct sandbox_launch *l, int 
 		/* 9 */
 		if (syscallfilter_apply(err, sizeof err) == -1)
 			sandbox_die(SANDBOX_MSG_FATAL, err);
+		/* 10 */
+		sandbox_init(l->argv, envp, sandbox_getenv(&s->env, "PATH"));
 	}
-	/* 10 */
+	/* 10, sandbox off: no namespace, no init; the command is this process. */
 	sandbox_exec(l->argv, envp, sandbox_getenv(&s->env, "PATH"));
 	snprintf(err, sizeof err, "exec %s: %s", l->argv[0], strerror(errno));
 	sandbox_die(SANDBOX_MSG_EXEC, err);
 }
 
 /*
- * vfork in a frame of its own, so that no variable of the caller lives across it; the
- * child never returns here.
+ * clone with fork semantics (no CLONE_VM, no new stack: the child runs on its copy of
+ * ours), in a frame of its own; the child never returns here. The raw system call,
+ * because the C library's clone wants a stack and its fork takes no flags.
  */
 static pid_t __attribute__((noinline))
-sandbox_vfork(const struct sandbox_spec *s, const struct sandbox_launch *l, int abi,
-    int msgfd, char **envp)
+sandbox_clone(unsigned long flags, const struct sandbox_spec *s,
+    const struct sandbox_launch *l, int abi, int msgfd, char **envp, uid_t uid, gid_t gid)
 {
 	pid_t	 pid;
 
-	if ((pid = vfork()) == 0)
-		sandbox_child(s, l, abi, msgfd, envp);
+	if ((pid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL)) == 0)
+		sandbox_child(s, l, abi, msgfd, envp, (flags & CLONE_NEWUSER) != 0, uid, gid);
 	return pid;
 }
 
@@ -343,6 +427,9 @@ apply_sandbox(const struct sandbox_spec *s, const struct sandbox_launch *l,
 	sigset_t		 all, saved;
 	char			**envp;
 	int			 p[2], abi = 0, st, fatal = 0, saved_errno;
+	unsigned long		 flags = 0;
+	uid_t			 uid = getuid();
+	gid_t			 gid = getgid();
 	pid_t			 pid;
 	ssize_t			 n;
 
@@ -380,23 +467,38 @@ apply_sandbox(const struct sandbox_spec *s, const struct sandbox_launch *l,
 		return -1;
 	}
 	/*
-	 * vfork, not fork: copying the runner's page tables, and the copy-on-write
-	 * faults that follow on both sides, were the largest cost of a start. The
-	 * runner is suspended until the child execs or exits, so the child's records
-	 * (a few, far below a pipe's capacity) wait in the pipe. Signals stay blocked
-	 * across the call, so that none runs a runner handler in the child before it
-	 * resets them all (step 1 then unblocks every signal, as before).
+	 * The run's own PID, IPC and mount namespaces (SPEC G3), and a user namespace
+	 * when we are not root (it gives us the right to make the others). Signals stay
+	 * blocked across the clone, so that none runs a runner handler in the child
+	 * before it resets them all (step 1 then unblocks every signal).
 	 */
+	if (s->enabled) {
+		flags = CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWNS;
+		if (uid != 0)
+			flags |= CLONE_NEWUSER;
+	}
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, &saved);
-	pid = sandbox_vfork(s, l, abi, p[1], envp);
+	pid = sandbox_clone(flags, s, l, abi, p[1], envp, uid, gid);
 	saved_errno = errno;
 	sigprocmask(SIG_SETMASK, &saved, NULL);
 	free(envp);
 	if (pid == -1) {
-		snprintf(err, errlen, "vfork: %s", strerror(saved_errno));
 		close(p[0]);
 		close(p[1]);
+		if (s->enabled && saved_errno != EAGAIN && saved_errno != ENOMEM) {
+			/*
+			 * Fail closed: without them other runs and the host are in view.
+			 * (EAGAIN and ENOMEM are a full process table or memory, not a
+			 * kernel that refuses namespaces: an ordinary failure.)
+			 */
+			*refused = 1;
+			snprintf(err, errlen, "namespaces: clone(%s): %s; refusing to run "
+			    "without them (CW_SANDBOX=off would run it without a sandbox)",
+			    uid != 0 ? "user, PID, IPC, mount" : "PID, IPC, mount",
+			    strerror(saved_errno));
+		} else
+			snprintf(err, errlen, "clone: %s", strerror(saved_errno));
 		errno = saved_errno;
 		return -1;
 	}
@@ -433,10 +535,7 @@ apply_sandbox(const struct sandbox_spec *s, const struct sandbox_launch *l,
 	}
 	r->landlock_abi = s->enabled ? abi : 0;
 	r->seccomp = s->enabled;
-	r->mount_namespace = s->enabled;
-	for (size_t i = 0; i < r->not_enforced.n; i++)
-		if (strncmp(r->not_enforced.v[i], "mount namespace unavailable", 27) == 0)
-			r->mount_namespace = 0;
+	r->namespaces = s->enabled;
 	return pid;
 nomem_child:
 	close(p[0]);

@@ -1,8 +1,11 @@
 /*
- * apply_sandbox(): the one way cw-runner starts anything (SPEC S1). It forks; the child
- * applies every layer in a fixed order (each step mandatory: a failure ends the child
- * and is reported to the parent, which starts nothing) and execs argv. The parent gets
- * the child's pid once the exec has happened or the reason it did not.
+ * apply_sandbox(): the one way cw-runner starts anything (SPEC S1). It clones a child
+ * into new PID, IPC and mount namespaces; the child applies every layer in a fixed
+ * order (each step mandatory: a failure ends the child and is reported to the parent,
+ * which starts nothing), then stays as the namespace's PID 1 while a child of its own
+ * execs argv. The parent gets the pid (a host pid) of that PID 1 once the exec has
+ * happened, or the reason it did not. Waiting on that pid gives the command's status:
+ * an exit code as it is, a death by signal N as exit code 128 + N.
  */
 #ifndef CW_SANDBOX_H
 #define CW_SANDBOX_H
@@ -22,16 +25,17 @@ struct sandbox_launch {
 struct sandbox_report {
 	int		landlock_abi;		/* 0 when Landlock was not applied */
 	int		sandboxed;		/* 0 only for CW_SANDBOX=off */
-	int		mount_namespace;	/* 1 when the mount-namespace layer applied */
+	int		namespaces;		/* 1: own PID, IPC and mount namespaces */
 	int		seccomp;		/* 1 when the seccomp filter applied */
 	struct strlist	not_enforced;		/* one sentence per missing layer */
 	int		exec_errno;		/* exec itself failed (nothing ran): its errno */
 };
 
 /*
- * Call from a single-threaded process: the child allocates between fork and exec.
- * Returns the child's pid, or -1 with err filled ("landlock: ruleset rejected: ...") and
- * *refused set to 1 when the sandbox could not be enforced (nothing was started).
+ * Call from a single-threaded process: the child allocates between clone and exec.
+ * Returns the child's pid, or -1 with err filled ("landlock: ruleset rejected: ...",
+ * "namespaces: clone(...): ...") and *refused set to 1 when the sandbox could not be
+ * enforced (nothing was started).
  */
 pid_t	apply_sandbox(const struct sandbox_spec *, const struct sandbox_launch *,
 	    struct sandbox_report *, int *refused, char *err, size_t errlen);

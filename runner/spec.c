@@ -72,6 +72,7 @@ struct spec_build {
 	struct credpaths_set		 cred;	/* the credential table for home, cwhome */
 	char				*err;
 	size_t				 errlen;
+	struct strlist			 unreadable;	/* set only inside spec_system */
 };
 
 /* System directories every toolchain reads; only those that exist are granted. */
@@ -278,6 +279,23 @@ spec_under_writable(const struct spec_build *b, const char *canon)
 }
 
 /*
+ * Is canon (inside: something beneath canon) one of the system entries that are not
+ * world-readable (spec_system_unreadable)? Always no outside spec_system.
+ */
+static int
+spec_unreadable(const struct spec_build *b, const char *canon, int inside)
+{
+	for (size_t i = 0; i < b->unreadable.n; i++) {
+		const char	*u = b->unreadable.v[i];
+
+		if (inside ? (strcmp(u, canon) != 0 && paths_within(u, canon)) :
+		    paths_within(canon, u))
+			return 1;
+	}
+	return 0;
+}
+
+/*
  * Grant canon for reading. Landlock cannot deny beneath an allowed directory, so a
  * directory with a credential location somewhere inside is carved: each child is
  * granted on its own, credential entries are skipped, and the walk goes deeper where
@@ -293,7 +311,7 @@ spec_read_carved_type(struct spec_build *b, const char *canon, int depth,
 	struct stat	 st;
 	int		 rc = 0;
 
-	if (credpaths_set_classify(&b->cred, canon) != NULL)
+	if (credpaths_set_classify(&b->cred, canon) != NULL || spec_unreadable(b, canon, 0))
 		return 0;
 	/*
 	 * A carved child that is not a symlink comes with its type from readdir, which
@@ -306,7 +324,7 @@ spec_read_carved_type(struct spec_build *b, const char *canon, int depth,
 	}
 	if (dtype != DT_DIR)
 		return strlist_add_unique(&b->s->read_files, canon) == -1 ? spec_nomem(b) : 0;
-	if (!credpaths_set_inside(&b->cred, canon))
+	if (!credpaths_set_inside(&b->cred, canon) && !spec_unreadable(b, canon, 1))
 		return strlist_add_unique(&b->s->read_dirs, canon) == -1 ? spec_nomem(b) : 0;
 	if (depth >= SPEC_CARVE_DEPTH)
 		return spec_note(b, "read grant %s not carved below depth %d: skipped", canon,
@@ -339,6 +357,7 @@ spec_read_carved_type(struct spec_build *b, const char *canon, int depth,
 			dtype = DT_UNKNOWN;	/* the target's type: stat will say */
 		}
 		if (credpaths_set_classify(&b->cred, target) != NULL ||
+		    spec_unreadable(b, target, 0) ||
 		    (strcmp(target, child) != 0 &&
 		    credpaths_set_classify(&b->cred, child) != NULL))
 			continue;
@@ -349,8 +368,9 @@ spec_read_carved_type(struct spec_build *b, const char *canon, int depth,
 	}
 	closedir(d);
 	if (rc == 0)
-		rc = spec_note(b, "read grant %s holds credential locations: granted child by "
-		    "child without them", canon);
+		rc = spec_note(b, "read grant %s holds credential locations%s: granted child "
+		    "by child without them", canon, b->unreadable.n > 0 ?
+		    " or entries that are not world-readable" : "");
 	return rc;
 }
 
@@ -848,17 +868,105 @@ spec_path_dirs(struct spec_build *b)
 	return rc;
 }
 
+/*
+ * System directories whose read grant gives world-readable entries only (issue 9, item
+ * 10). Landlock grants a directory whole, so a root run (the owner of every root-owned
+ * 0600 file, capabilities or not) could read /etc/security/opasswd, /etc/shadow-like
+ * files, a daemon's 0600 config. These trees are walked at every spawn and carved around
+ * every entry that is not world-readable, as around credential locations: they are
+ * small (/etc is about 1,300 entries). The other system directories are left whole:
+ * /usr (and /bin, /sbin, /lib*, which lead into it) is about 160,000 entries, too many
+ * to walk at every start, and holds no secrets by convention (on the machine this was
+ * written on, its only such entry is /usr/share/polkit-1/rules.d, polkit's rules);
+ * /opt is third-party software of any size; /proc is the run's own proc instance, and
+ * /sys's root-only files are guarded by capabilities, which the run has none of.
+ */
+static const char *const spec_system_world_only[] = {
+	"/etc", "/run/systemd/resolve", "/var/lib/ca-certificates",
+};
+
+/* How deep the walk goes; a directory deeper than this counts as not world-readable. */
+#define SPEC_UNREADABLE_DEPTH	12
+
+/*
+ * Add to b->unreadable every entry below the directory open at dfd (named path, of
+ * length len in a PATH_MAX buffer) that is not world-readable: a file without o+r, a
+ * directory without o+r or o+x (below it nothing is walked). Symlinks are not entries
+ * of their own: the carving grants none that leads out, and one that stays inside
+ * leads to an entry this walk judges. Closes dfd.
+ */
+static int
+spec_system_unreadable(struct spec_build *b, int dfd, char *path, size_t len, int depth)
+{
+	DIR		*d;
+	struct dirent	*de;
+	struct stat	 st;
+	size_t		 nlen;
+	int		 fd, rc = 0;
+
+	if ((d = fdopendir(dfd)) == NULL) {
+		close(dfd);
+		return 0;
+	}
+	while (rc == 0 && (de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+		    de->d_type == DT_LNK)
+			continue;
+		nlen = strlen(de->d_name);
+		if (len + 1 + nlen >= PATH_MAX)
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
+		    S_ISLNK(st.st_mode))
+			continue;
+		path[len] = '/';
+		memcpy(path + len + 1, de->d_name, nlen + 1);
+		if (!S_ISDIR(st.st_mode)) {
+			if ((st.st_mode & S_IROTH) == 0 &&
+			    strlist_add(&b->unreadable, path) == -1)
+				rc = spec_nomem(b);
+		} else if ((st.st_mode & (S_IROTH | S_IXOTH)) != (S_IROTH | S_IXOTH) ||
+		    depth >= SPEC_UNREADABLE_DEPTH) {
+			if (strlist_add(&b->unreadable, path) == -1)
+				rc = spec_nomem(b);
+		} else if ((fd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY |
+		    O_NOFOLLOW | O_CLOEXEC)) != -1)
+			rc = spec_system_unreadable(b, fd, path, len + 1 + nlen, depth + 1);
+		path[len] = '\0';
+	}
+	closedir(d);
+	return rc;
+}
+
 static int
 spec_system(struct spec_build *b)
 {
 	char		 canon[PATH_MAX];
 	const char	*sys;
+	int		 fd, rc;
 
 	for (size_t i = 0; i < sizeof spec_system_dirs / sizeof spec_system_dirs[0]; i++) {
 		sys = spec_system_canon(i);
 		if (sys[0] == '\0' || !spec_is_dir(sys) || spec_covered(b->s, sys))
 			continue;
-		if (spec_read_carved(b, sys, 0) == -1)
+		for (size_t j = 0; j < sizeof spec_system_world_only /
+		    sizeof spec_system_world_only[0]; j++) {
+			/* With the sandbox off no grant is enforced: skip the walk's cost. */
+			if (!b->s->enabled ||
+			    strcmp(spec_system_dirs[i], spec_system_world_only[j]) != 0 ||
+			    strlen(sys) >= sizeof canon)
+				continue;
+			strcpy(canon, sys);
+			if ((fd = open(sys, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1 ||
+			    spec_system_unreadable(b, fd, canon, strlen(canon), 0) == -1) {
+				strlist_free(&b->unreadable);
+				if (fd == -1)
+					continue;	/* not listable: granted as before */
+				return -1;
+			}
+		}
+		rc = spec_read_carved(b, sys, 0);
+		strlist_free(&b->unreadable);
+		if (rc == -1)
 			return -1;
 	}
 	/* /etc/resolv.conf is often a link into /run; grant where it really is. */
@@ -1246,7 +1354,7 @@ spec_build(const struct spec_context *ctx, const struct config *cfg,
     struct sandbox_spec *out, char *err, size_t errlen)
 {
 	struct spec_build	 b = { ctx, out, ctx->home, ctx->cwhome, { 0, NULL }, err,
-				     errlen };
+				     errlen, { 0 } };
 	struct policy		 merged;
 	struct policy_resolved	 r;
 	const char		*engine = ctx->engine ? ctx->engine : "command";

@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # The cost of starting a command under the sandbox (issue 3, item 11): /bin/true alone,
-# under `cw-runner exec` (Landlock + seccomp + mount namespace + dropped capabilities),
+# under `cw-runner exec` (PID, IPC and mount namespaces with an init as PID 1, Landlock,
+# seccomp, dropped capabilities),
 # under `cw-runner exec` with CW_SANDBOX=off (the runner's own cost), and under bwrap
 # with a comparable policy. Each figure is the median (and p90) over CW_BENCH_RUNS starts
 # (default 300) timed by bench_sandbox.c (fork, exec, wait, CLOCK_MONOTONIC), the four
 # commands taking turns, one start each per round, so that other load on the machine
 # falls on all of them alike.
 #
-# The bwrap policy, chosen to do what cw-runner does at start: a new mount namespace,
-# system directories bound read-only, the workdir bound read-write, fresh /proc, /dev
-# and /tmp, a new session, every capability dropped, --die-with-parent. No user or PID
-# namespace (cw-runner makes neither; we are root, so bwrap needs no user namespace
-# either) and no seccomp program (bwrap only loads one that it is handed).
+# The bwrap policy, chosen to do what cw-runner does at start: new mount, PID and IPC
+# namespaces (bwrap's own init is then PID 1, as cw-runner's is), system directories
+# bound read-only, the workdir bound read-write, fresh /proc, /dev and /tmp, a new
+# session, every capability dropped, --die-with-parent. No user namespace (we are root,
+# so neither needs one) and no seccomp program (bwrap only loads one that it is handed).
 #
 # Env: CW_BIN (cw-runner), CW_BENCH (bench_sandbox), CW_BENCH_RUNS; CW_BIN_BEFORE, if
 # set, a directory with another cw-runner (an earlier build) timed in the same rounds.
@@ -35,7 +36,7 @@ fi
 BWRAP=(bwrap --ro-bind /usr /usr --ro-bind /etc /etc --symlink usr/bin /bin
 	--symlink usr/lib /lib --symlink usr/lib64 /lib64 --symlink usr/sbin /sbin
 	--proc /proc --dev /dev --tmpfs /tmp --bind "$W/wd" "$W/wd" --chdir "$W/wd"
-	--new-session --die-with-parent --cap-drop ALL)
+	--unshare-pid --unshare-ipc --new-session --die-with-parent --cap-drop ALL)
 
 echo "machine: $(uname -r), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $RUNS runs each"
 results=$W/results

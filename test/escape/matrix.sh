@@ -187,15 +187,18 @@ SBX_PATH=/usr/local/bin:/usr/bin:/bin
 SBX_ENGINE=
 SBX_ENV=(HOME="$H" CLOCKWORK_HOME="$CWH" LANG=C.UTF-8
 	TERM=dumb SECRET_ENV2="CWSECRET-runnerenv-$RAND" SSH_AUTH_SOCK="$SOCK_AGENT")
+# @RUNNER@ in the command stands for the runner's host pid (the subshell's, which the
+# runner inherits by exec): the run's own PID namespace gives the command no other way
+# to name it.
 sbx() {
 	if [ "$CONTROL" = 1 ]; then
 		(cd "$WT" && env -i "${SBX_ENV[@]}" PATH="$SBX_PATH" TMPDIR="$CWH/tmp/control" \
-			npm_config_cache="$CWH/cache/npm" "$@") 9<"$OUT/fd-secret"
+			npm_config_cache="$CWH/cache/npm" "${@//@RUNNER@/$BASHPID}") 9<"$OUT/fd-secret"
 	else
 		# fd 9 is an open descriptor to the outside secret: it must not reach the child.
-		env -i "${SBX_ENV[@]}" PATH="$SBX_PATH" "$RUNNER" exec --workdir "$WT" \
+		(exec env -i "${SBX_ENV[@]}" PATH="$SBX_PATH" "$RUNNER" exec --workdir "$WT" \
 			--git-objects "$MAINOBJS" ${SBX_ENGINE:+--engine "$SBX_ENGINE"} \
-			--context "$CTX:ro" -- "$@" 9<"$OUT/fd-secret"
+			--context "$CTX:ro" -- "${@//@RUNNER@/$BASHPID}") 9<"$OUT/fd-secret"
 	fi
 }
 [ "$CONTROL" = 1 ] && mkdir -p "$CWH/tmp/control"
@@ -204,6 +207,7 @@ sbx() {
 KINDS="EACCES:permission_denied EPERM:operation_not_permitted EXDEV:cross-device_link
 	EROFS:read-only_file_system ENOENT:no_such_file_or_directory
 	ECONNREFUSED:connection_refused EBADF:bad_file_descriptor ENOSYS:function_not_implemented
+	ESRCH:no_such_process
 	EINVAL:invalid_argument EBUSY:device_or_resource_busy EIO:input/output_error
 	no-euid-change:no-euid-change no-caps:no-caps not-inherited:not-inherited
 	not-a-repo:not_a_git_repository not-a-git-dir:not_in_a_git_directory"
@@ -489,19 +493,24 @@ attempt "symlink in the npm cache -> ~/.bashrc" EACCES "same $H/.bashrc" \
 	"c=\${npm_config_cache:-$CWH/cache/npm}; mkdir -p \$c && ln -sf $H/.bashrc \$c/rc && echo evil >> \$c/rc"
 
 # --- the outside process and the runner ---------------------------------------------------
-attempt "kill -TERM the outside process" EPERM alive "kill -TERM $VICTIM"
-attempt "kill -CONT the runner (parent)" EPERM "" "kill -CONT \$PPID"
-attempt "read /proc/<outside>/environ" EACCES "" "cat /proc/$VICTIM/environ"
-attempt "read /proc/<runner>/environ" EACCES "" "cat /proc/\$PPID/environ"
-attempt "open /proc/<runner>/fd/1 (its output pipe)" EACCES "" "echo x > /proc/\$PPID/fd/1"
-attempt "read /proc/<outside>/mem" "EACCES|EPERM" "" \
+# The run has its own PID namespace: outside processes have no pid in it (ENOENT, ESRCH),
+# and where one could be named, Landlock's scoping and ptrace checks still refuse (EPERM,
+# EACCES). The command's parent is the run's PID 1, non-dumpable (sandbox.c).
+attempt "kill -TERM the outside process" "EPERM|ESRCH" alive "kill -TERM $VICTIM"
+attempt "kill -CONT the runner" "EPERM|ESRCH" "" "kill -CONT @RUNNER@"
+attempt "read /proc/<outside>/environ" "EACCES|ENOENT" "" "cat /proc/$VICTIM/environ"
+attempt "read /proc/<runner>/environ" "EACCES|ENOENT" "" "cat /proc/@RUNNER@/environ"
+attempt "read /proc/<parent, the run's PID 1>/environ" EACCES "" "cat /proc/\$PPID/environ"
+attempt "open /proc/<parent>/fd/1 (its output pipe)" EACCES "" "echo x > /proc/\$PPID/fd/1"
+attempt "read /proc/<outside>/mem" "EACCES|EPERM|ENOENT" "" \
 	"$PY -c 'f=open(\"/proc/$VICTIM/mem\",\"rb\"); f.seek(0x400000); f.read(16)'"
-attempt "list /proc/<outside>/cwd" EACCES "" "ls /proc/$VICTIM/cwd/"
-attempt "read via /proc/<outside>/root" EACCES "" "cat /proc/$VICTIM/root$H/.ssh/id_ed25519"
+attempt "list /proc/<outside>/cwd" "EACCES|ENOENT" "" "ls /proc/$VICTIM/cwd/"
+attempt "read via /proc/<outside>/root" "EACCES|ENOENT" "" "cat /proc/$VICTIM/root$H/.ssh/id_ed25519"
 probe "ptrace outside:" alive "$P/probe_ptrace $VICTIM" \
-	ptrace_attach:EPERM ptrace_seize:EPERM "process_vm_readv:EPERM|EACCES" \
-	"pidfd_getfd:EPERM|EACCES" pidfd_send_signal:EPERM
-probe "ptrace runner:" "" "$P/probe_ptrace \$PPID" ptrace_attach:EPERM "pidfd_getfd:EPERM|EACCES"
+	"ptrace_attach:EPERM|ESRCH" "ptrace_seize:EPERM|ESRCH" "process_vm_readv:EPERM|EACCES|ESRCH" \
+	"pidfd_getfd:EPERM|EACCES|ESRCH" "pidfd_send_signal:EPERM|ESRCH"
+probe "ptrace runner:" "" "$P/probe_ptrace @RUNNER@" "ptrace_attach:EPERM|ESRCH" \
+	"pidfd_getfd:EPERM|EACCES|ESRCH"
 
 # --- sockets ------------------------------------------------------------------------------
 attempt "connect outside named socket (python3)" "EACCES|EPERM|ENOENT|ECONNREFUSED" noconn \

@@ -100,3 +100,23 @@ new_repo() {
 	git -C "$dir" add file.txt
 	git -C "$dir" -c user.name=t -c user.email=t@example.com commit -q -m file
 }
+
+# host_pid RUNNER INNER: the host pid of the process that the run's PID namespace (under
+# runner pid RUNNER) calls INNER. A command writes the pids of its own namespace; the
+# daemon records, and the checks below signal, host pids.
+host_pid() {
+	local s k host inner a
+	for s in /proc/[0-9]*/status; do
+		host= inner=
+		while read -r k host inner _; do
+			[ "$k" = NSpid: ] && break
+		done 2>/dev/null < "$s"
+		[ "$k" = NSpid: ] && [ "$inner" = "$2" ] || continue
+		a=$host
+		while [ -n "$a" ] && [ "$a" -gt 1 ]; do
+			[ "$a" = "$1" ] && { echo "$host"; return 0; }
+			a=$(sed -n 's/^PPid:[[:space:]]*//p' "/proc/$a/status" 2>/dev/null)
+		done
+	done
+	return 1
+}

@@ -19,8 +19,10 @@ start_two() {
 	WA=$(run_field "$A" worktree); WB=$(run_field "$B" worktree)
 	wait_until 20 "commands started" sh -c "[ -s '$WA/sh.pid' ] && [ -s '$WA/esc.pid' ] && [ -s '$WB/sh.pid' ] && [ -s '$WB/esc.pid' ]" ||
 	    fail "commands did not start"
-	PA=$(cat "$WA/sh.pid"); EA=$(cat "$WA/esc.pid"); PB=$(cat "$WB/sh.pid"); EB=$(cat "$WB/esc.pid")
 	RA=$(run_field "$A" runner_pid); RB=$(run_field "$B" runner_pid)
+	PA=$(host_pid "$RA" "$(cat "$WA/sh.pid")") && EA=$(host_pid "$RA" "$(cat "$WA/esc.pid")") &&
+	    PB=$(host_pid "$RB" "$(cat "$WB/sh.pid")") && EB=$(host_pid "$RB" "$(cat "$WB/esc.pid")") ||
+	    fail "the commands' host pids not found under their runners"
 	for v in PA EA PB EB RA RB; do echo "${!v}" > "$T/pids/$1-$v"; done
 	wait_until 10 "escapees recorded" sh -c "grep -q '^$EA ' '$CLOCKWORK_HOME/runs/$A.pids' && grep -q '^$EB ' '$CLOCKWORK_HOME/runs/$B.pids'" ||
 	    fail "escapees never recorded"

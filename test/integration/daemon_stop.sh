@@ -110,12 +110,18 @@ for id in "$s1" "$s2"; do
 	wait_until 10 "run running" run_is "$id" running || fail "real run $id did not start"
 	wd=$(run_field "$id" worktree)
 	wait_until 10 "command started" started "$wd" || fail "command did not start in the sandbox"
-	record_pids "$wd" "real-$id"
+	# The pids the command wrote are its PID namespace's: record the host's.
+	r=$(run_field "$id" runner_pid)
+	mkdir -p "$T/pids/real-$id"
+	# (The 1 s budget may have ended the run already: then there is nothing to find.)
+	{ host_pid "$r" "$(cat "$wd/sh.pid")" > "$T/pids/real-$id/sh.pid" &&
+	    host_pid "$r" "$(cat "$wd/esc.pid")" > "$T/pids/real-$id/esc.pid"; } ||
+	    run_ended "$id" || fail "real run $id: the command's host pids not found under runner $r"
 done
 cwctl run stop "$s1" >/dev/null
 for id in "$s1" "$s2"; do
 	wait_until 15 "run ended" run_ended "$id" || fail "real run $id did not end"
-	wait_until 5 "processes gone" procs_gone "$(run_field "$id" worktree)" ||
+	wait_until 5 "processes gone" procs_gone "$T/pids/real-$id" ||
 	    fail "a process of real run $id survived"
 done
 [ "$(run_field "$s1" exit_reason)" = stopped ] || fail "real stop: $(run_field "$s1" exit_reason)"

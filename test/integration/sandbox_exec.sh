@@ -51,12 +51,14 @@ run -- sh -c 'kill -TERM $$' 2>/dev/null; rc=$?
 run -- /no/such/program 2>/dev/null; rc=$?
 [ $rc -eq 127 ] && ok "missing program: 127" || bad "missing program: $rc, want 127"
 
-# 6. Descendants are ended when the command exits, even one that left with setsid.
-run -- sh -c 'setsid sleep 300 & echo $! > bg.pid; sleep 300 & echo $! > bg2.pid' 2>/dev/null
-for f in bg.pid bg2.pid; do
-  p=$(cat "$t/work/$f" 2>/dev/null)
-  if [ -n "$p" ] && ! kill -0 "$p" 2>/dev/null; then ok "descendant $f ended"
-  else bad "descendant $f (pid ${p:-?}) still alive"; kill "$p" 2>/dev/null; fi
+# 6. Descendants are ended when the command exits, even one that left with setsid. The
+# pids the command sees are its PID namespace's, not the host's: each descendant is
+# found on the host by a sleep length no other process has.
+s1=$((3000 + RANDOM % 1000)).$$1 s2=$((3000 + RANDOM % 1000)).$$2
+run -- sh -c "setsid sleep $s1 & sleep $s2 &" 2>/dev/null
+for s in "$s1" "$s2"; do
+  if ! pgrep -f "^sleep $s\$" >/dev/null; then ok "descendant sleep $s ended"
+  else bad "descendant sleep $s still alive: $(pgrep -f "^sleep $s\$")"; kill $(pgrep -f "^sleep $s\$") 2>/dev/null; fi
 done
 
 # 7. The environment is an allowlist: an unlisted variable does not get in.
