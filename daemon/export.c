@@ -239,8 +239,10 @@ export_git_cb_buf(git_buf *b, char **out, size_t max)
 }
 
 /*
- * The run's changes from its base commit: against the worktree as it stands when it is
- * still there (uncommitted edits count), else against the branch tip in the repo.
+ * The run's changes from its base commit to its imported tip, read from the user's
+ * repository only. The run's own repository is never opened here (it is the run's to
+ * shape, and this runs on the daemon's loop): a live run, or one whose work was not
+ * imported, has no diff in its export.
  */
 static void
 export_diff(const struct store_run *r, const char *repo_path, char **stat_out,
@@ -252,41 +254,23 @@ export_diff(const struct store_run *r, const char *repo_path, char **stat_out,
 	git_diff	*diff = NULL;
 	git_diff_stats	*stats = NULL;
 	git_buf		 b = { 0 };
-	git_diff_options opts;
-	char		 rev[256];
-	struct stat	 st;
 
 	*stat_out = *diff_out = NULL;
-	if (r->base_commit == NULL || repo_path == NULL)
+	if (r->base_commit == NULL || r->final_commit == NULL || repo_path == NULL)
 		return;
 	worktree_init();
-	/* Files the agent created but did not add are part of its work too. */
-	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
-	opts.flags |= GIT_DIFF_INCLUDE_UNTRACKED | GIT_DIFF_RECURSE_UNTRACKED_DIRS |
-	    GIT_DIFF_SHOW_UNTRACKED_CONTENT;
-	if (r->worktree != NULL && stat(r->worktree, &st) == 0 &&
-	    git_repository_open_ext(&repo, r->worktree, GIT_REPOSITORY_OPEN_NO_SEARCH,
-	    NULL) == 0) {
-		if (git_revparse_single(&obj, repo, r->base_commit) != 0 ||
-		    git_object_peel((git_object **)&base, obj, GIT_OBJECT_TREE) != 0 ||
-		    git_diff_tree_to_workdir_with_index(&diff, repo, base, &opts) != 0)
-			goto out;
-	} else {
-		if (git_repository_open_ext(&repo, repo_path, GIT_REPOSITORY_OPEN_NO_SEARCH,
-		    NULL) != 0)
-			goto out;
-		if (git_revparse_single(&obj, repo, r->base_commit) != 0 ||
-		    git_object_peel((git_object **)&base, obj, GIT_OBJECT_TREE) != 0)
-			goto out;
-		git_object_free(obj);
-		obj = NULL;
-		snprintf(rev, sizeof rev, "%s", r->final_commit != NULL ? r->final_commit :
-		    r->branch != NULL ? r->branch : "");
-		if (rev[0] == '\0' || git_revparse_single(&obj, repo, rev) != 0 ||
-		    git_object_peel((git_object **)&tip, obj, GIT_OBJECT_TREE) != 0 ||
-		    git_diff_tree_to_tree(&diff, repo, base, tip, NULL) != 0)
-			goto out;
-	}
+	if (git_repository_open_ext(&repo, repo_path, GIT_REPOSITORY_OPEN_NO_SEARCH,
+	    NULL) != 0)
+		goto out;
+	if (git_revparse_single(&obj, repo, r->base_commit) != 0 ||
+	    git_object_peel((git_object **)&base, obj, GIT_OBJECT_TREE) != 0)
+		goto out;
+	git_object_free(obj);
+	obj = NULL;
+	if (git_revparse_single(&obj, repo, r->final_commit) != 0 ||
+	    git_object_peel((git_object **)&tip, obj, GIT_OBJECT_TREE) != 0 ||
+	    git_diff_tree_to_tree(&diff, repo, base, tip, NULL) != 0)
+		goto out;
 	if (git_diff_get_stats(&stats, diff) == 0 &&
 	    git_diff_stats_to_buf(&b, stats, GIT_DIFF_STATS_FULL, 80) == 0) {
 		export_git_cb_buf(&b, stat_out, EXPORT_MAX_DIFF);

@@ -7,7 +7,6 @@
  * they are older than the newest keep_runs. Reports and logs stay in any case.
  */
 #define _GNU_SOURCE
-#include <ftw.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,18 +16,13 @@
 #include "json.h"
 #include "log.h"
 #include "paths.h"
+#include "rmtree.h"
 
-static int
-gc_rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	if (flag == FTW_DP)
-		return rmdir(path) == -1 && errno != ENOENT ? -1 : 0;
-	return unlink(path) == -1 && errno != ENOENT ? -1 : 0;
-}
-
-/* rm -rf, without following symlinks, and only under $CLOCKWORK_HOME/worktrees. */
+/*
+ * rm -rf of the path the store holds (never one an admin file names), from the
+ * directory down without following a link or opening a FIFO, only under
+ * $CLOCKWORK_HOME/worktrees.
+ */
 static int
 gc_remove_dir(struct daemon *d, const char *path)
 {
@@ -42,7 +36,7 @@ gc_remove_dir(struct daemon *d, const char *path)
 		errno = EPERM;
 		return -1;
 	}
-	return nftw(path, gc_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	return rmtree_path(path);
 }
 
 static int

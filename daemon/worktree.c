@@ -385,8 +385,9 @@ out:
 }
 
 /*
- * Remove the worktree's directory and its administrative entry; delete its branch
- * only when asked (the caller asks when the branch is merged, so no commit is lost).
+ * Remove the worktree's administrative entry and then its directory at path (the one
+ * the caller holds, removed without following links); delete its branch only when
+ * asked (the caller asks when the branch is merged, so no commit is lost).
  */
 int
 worktree_remove(const char *repo_path, const char *path, const char *name,
@@ -405,8 +406,11 @@ worktree_remove(const char *repo_path, const char *path, const char *name,
 		return -1;
 	}
 	if (git_worktree_lookup(&wt, repo, name) == 0) {
-		popts.flags = GIT_WORKTREE_PRUNE_VALID | GIT_WORKTREE_PRUNE_LOCKED |
-		    GIT_WORKTREE_PRUNE_WORKING_TREE;
+		/*
+		 * Only git's record: the directory goes by the path the store holds
+		 * (gc.c), never by the one an admin file names.
+		 */
+		popts.flags = GIT_WORKTREE_PRUNE_VALID | GIT_WORKTREE_PRUNE_LOCKED;
 		if (git_worktree_prune(wt, &popts) != 0) {
 			worktree_err(err, errlen, "cannot prune worktree", repo_path);
 			goto out;
@@ -414,6 +418,10 @@ worktree_remove(const char *repo_path, const char *path, const char *name,
 	} else if (access(path, F_OK) == 0) {
 		snprintf(err, errlen, "%s: %s is not a worktree of this repository",
 		    repo_path, path);
+		goto out;
+	}
+	if (rmtree_path(path) == -1) {
+		snprintf(err, errlen, "%s: cannot remove: %s", path, strerror(errno));
 		goto out;
 	}
 	if (delete_branch && branch != NULL &&
