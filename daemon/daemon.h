@@ -103,6 +103,8 @@ struct run {
 	double			 spent_dollars;
 	int			 spent_turns;
 	int			 sandboxed;	/* -1 until the runner says */
+	int			 adopted;	/* re-attached after a restart: not our child */
+	struct event		*pidfd_ev;	/* an adopted runner's end */
 	int			 journaled_sandbox_off;
 
 	TAILQ_HEAD(, run_approval) approvals;
@@ -221,6 +223,11 @@ void	runs_pump_later(struct daemon *);
 struct run *runs_find(struct daemon *, const char *id);
 int	runs_stop(struct run *, enum store_exit_reason, const char *message);
 void	runs_stop_all(struct daemon *);
+/*
+ * Let go of every live run without ending it (SPEC R1): each runner goes on and waits
+ * on its control socket for the next clockworkd. Runs being imported finish first.
+ */
+void	runs_detach_all(struct daemon *);
 void	runs_sigchld(struct daemon *);
 void	runs_supervise_tick(struct daemon *);
 int	runs_recover(struct daemon *);

@@ -17,6 +17,8 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -54,6 +56,7 @@ static const char *const runs_journal_kinds[] = {
 };
 
 static void	runs_finish(struct run *);
+static void	runs_free(struct run *);
 static void	runs_read_cb(struct bufferevent *, void *);
 
 static void
@@ -301,6 +304,37 @@ runs_stop(struct run *r, enum store_exit_reason reason, const char *message)
 	return 0;
 }
 
+/* A run's files in <home>/runs that only the run's own end makes useless. */
+static void
+runs_forget_files(struct daemon *d, const char *id)
+{
+	char		 path[PATH_MAX];
+	struct stat	 st;
+
+	snprintf(path, sizeof path, "%s/runs/%s.report.json", d->home, id);
+	(void)unlink(path);
+	snprintf(path, sizeof path, "%s/runs/%s.sock", d->home, id);
+	if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
+		(void)unlink(path);
+}
+
+void
+runs_detach_all(struct daemon *d)
+{
+	struct run	*r, *next;
+
+	TAILQ_FOREACH_SAFE(r, &d->runs, entry, next) {
+		if (r->import != NULL || r->import_started)
+			continue;	/* ending: its import finishes it */
+		log_info("run %s: left running for the next clockworkd", r->id);
+		runs_log_line(r, "clockworkd is stopping: the run goes on and will be "
+		    "re-attached");
+		TAILQ_REMOVE(&d->runs, r, entry);
+		d->n_runs--;
+		runs_free(r);	/* closes its pipes: the runner keeps the run going */
+	}
+}
+
 void
 runs_stop_all(struct daemon *d)
 {
@@ -364,6 +398,50 @@ runs_approval_forget(struct run_approval *a)
 	free(a);
 }
 
+/*
+ * After a restart the store still holds the run's pending approvals, under the ids
+ * people were shown, but not the runner's own ids: a re-announced request is matched
+ * to the pending one of the same run with the same tool and input. 0 when adopted.
+ */
+static int
+runs_approval_readopt(struct run *r, const char *rid, const char *tool,
+    const cJSON *input)
+{
+	struct store_approval	*v;
+	struct run_approval	*a, *b;
+	size_t			 n;
+	char			*itext = input != NULL ? json_print(input) : NULL;
+	int			 rc = -1, taken;
+
+	if (store_approval_list_pending(r->d->store, r->id, &v, &n) == -1) {
+		cJSON_free(itext);
+		return -1;
+	}
+	for (size_t i = 0; i < n && rc == -1; i++) {
+		if (strcmp(v[i].tool, tool) != 0 || (itext == NULL) != (v[i].input == NULL) ||
+		    (itext != NULL && strcmp(itext, v[i].input) != 0))
+			continue;
+		taken = 0;
+		TAILQ_FOREACH(b, &r->approvals, entry)
+			if (strcmp(b->id, v[i].id) == 0)
+				taken = 1;
+		if (taken || (a = calloc(1, sizeof *a)) == NULL ||
+		    (a->runner_id = strdup(rid)) == NULL) {
+			if (!taken)
+				free(a);
+			continue;
+		}
+		a->run = r;
+		snprintf(a->id, sizeof a->id, "%s", v[i].id);
+		TAILQ_INSERT_TAIL(&r->approvals, a, entry);
+		r->n_approvals++;
+		rc = 0;
+	}
+	store_approval_list_free(v, n);
+	cJSON_free(itext);
+	return rc;
+}
+
 static void
 runs_approval_request(struct run *r, const cJSON *msg, const char *line)
 {
@@ -399,6 +477,12 @@ runs_approval_request(struct run *r, const cJSON *msg, const char *line)
 		}
 		return;
 	}
+	/* Announced again after a re-attach: the same approval, already stored. */
+	TAILQ_FOREACH(a, &r->approvals, entry)
+		if (strcmp(a->runner_id, rid) == 0)
+			return;
+	if (r->adopted && runs_approval_readopt(r, rid, tool, input) == 0)
+		return;
 	if ((a = calloc(1, sizeof *a)) == NULL || (a->runner_id = strdup(rid)) == NULL) {
 		free(a);
 		return;
@@ -679,6 +763,8 @@ runs_free(struct run *r)
 		event_free(r->budget_ev);
 	if (r->grace_ev != NULL)
 		event_free(r->grace_ev);
+	if (r->pidfd_ev != NULL)
+		event_free(r->pidfd_ev);
 	if (r->pidfd != -1)
 		close(r->pidfd);
 	if (r->log_fd != -1)
@@ -1062,7 +1148,9 @@ runs_finish(struct run *r)
 	}
 	if ((runner = cJSON_AddObjectToObject(rep, "runner")) != NULL) {
 		cJSON_AddNumberToObject(runner, "pid", r->pid);
-		if (r->reaped && WIFEXITED(r->wstatus))
+		if (r->adopted)
+			cJSON_AddBoolToObject(runner, "reattached", 1);
+		else if (r->reaped && WIFEXITED(r->wstatus))
 			cJSON_AddNumberToObject(runner, "exit_status", WEXITSTATUS(r->wstatus));
 		else if (r->reaped && WIFSIGNALED(r->wstatus))
 			cJSON_AddNumberToObject(runner, "signal", WTERMSIG(r->wstatus));
@@ -1098,6 +1186,7 @@ runs_finish(struct run *r)
 	runs_log_line(r, "run ended: %s (%s) after %.1f s", store_run_status_name(status),
 	    store_exit_reason_name(why), secs);
 	unlink(r->pids_path);
+	runs_forget_files(d, r->id);
 	TAILQ_REMOVE(&d->runs, r, entry);
 	d->n_runs--;
 	{
@@ -1272,6 +1361,186 @@ runs_quarantine(struct daemon *d, const char *id, const char *workdir, char *out
 	return 0;
 }
 
+/* Connect to a runner's control socket (runner/uplink.c); the descriptor or -1. */
+static int
+runs_control_connect(struct daemon *d, const char *id)
+{
+	struct sockaddr_un	 sun;
+	struct ucred		 cred;
+	socklen_t		 clen = sizeof cred;
+	int			 fd;
+
+	memset(&sun, 0, sizeof sun);
+	sun.sun_family = AF_UNIX;
+	if ((size_t)snprintf(sun.sun_path, sizeof sun.sun_path, "%s/runs/%s.sock", d->home,
+	    id) >= sizeof sun.sun_path)
+		return -1;
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		return -1;
+	/* Only a runner of our own uid is taken at its word. */
+	if (connect(fd, (struct sockaddr *)&sun, sizeof sun) == -1 ||
+	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == -1 ||
+	    cred.uid != getuid()) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* A report a runner left in <home>/runs/<id>.report.json (bounded, regular file only). */
+static cJSON *
+runs_report_file(struct daemon *d, const char *id)
+{
+	char		 path[PATH_MAX], *buf;
+	struct stat	 st;
+	ssize_t		 got;
+	cJSON		*j = NULL;
+	int		 fd;
+
+	snprintf(path, sizeof path, "%s/runs/%s.report.json", d->home, id);
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) == -1)
+		return NULL;
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+	    st.st_size > CW_WIRE_MAX_LINE || (buf = malloc((size_t)st.st_size)) == NULL) {
+		close(fd);
+		return NULL;
+	}
+	got = read(fd, buf, (size_t)st.st_size);
+	close(fd);
+	if (got == st.st_size)
+		j = json_parse(buf, (size_t)got);
+	free(buf);
+	if (j != NULL && (!cJSON_IsObject(j) ||
+	    strcmp(json_get_string(j, "type") ? json_get_string(j, "type") : "", "report") != 0)) {
+		cJSON_Delete(j);
+		j = NULL;
+	}
+	return j;
+}
+
+static void
+runs_pidfd_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct run	*r = arg;
+
+	/* An adopted runner is not our child: its end comes through its pidfd. */
+	r->reaped = 1;
+	r->wstatus = 0;
+	if (r->eof)
+		runs_finish(r);
+	else {
+		struct timeval	tv = { 1, 0 };
+
+		evtimer_del(r->grace_ev);
+		evtimer_add(r->grace_ev, &tv);
+	}
+}
+
+/*
+ * A restarted clockworkd takes over a run it finds unfinished (SPEC R1): when its
+ * runner (verified by pid and start time) answers on its control socket, the run
+ * goes on under this daemon, its pending approvals answerable under the ids people
+ * were shown; when the runner has ended but left its report, the run is finished
+ * with that report (and its work imported). -1: neither, the caller interrupts it.
+ */
+static int
+runs_reattach(struct daemon *d, const struct store_run *v)
+{
+	struct store_task	 t;
+	struct procid		 pi;
+	struct run		*r;
+	cJSON			*report = NULL, *j;
+	struct timeval		 tv;
+	int			 fd = -1, alive;
+
+	alive = v->runner_pid > 1 && procid_stat((pid_t)v->runner_pid, &pi) == 0 &&
+	    pi.state != 'Z' && pi.start == (unsigned long long)v->runner_start_time;
+	if (alive)
+		fd = runs_control_connect(d, v->id);
+	if (fd == -1 && (alive || (report = runs_report_file(d, v->id)) == NULL))
+		return -1;
+	memset(&t, 0, sizeof t);
+	if (store_task_get(d->store, v->task_id, &t) == -1 ||
+	    (r = calloc(1, sizeof *r)) == NULL) {
+		store_task_free(&t);
+		if (fd != -1)
+			close(fd);
+		cJSON_Delete(report);
+		return -1;
+	}
+	r->d = d;
+	r->pidfd = r->log_fd = -1;
+	r->sandboxed = v->sandboxed;
+	r->adopted = 1;
+	TAILQ_INIT(&r->approvals);
+	snprintf(r->id, sizeof r->id, "%s", v->id);
+	snprintf(r->task_name, sizeof r->task_name, "%s", v->task_name);
+	r->task_id = v->task_id;
+	r->budget_seconds = t.budget_seconds;
+	r->budget_turns = t.budget_turns;
+	r->budget_dollars = t.budget_dollars;
+	r->spent_dollars = v->spent_dollars;
+	r->spent_turns = v->spent_turns;
+	r->denials = cJSON_CreateArray();
+	r->budget_ev = evtimer_new(d->base, runs_budget_cb, r);
+	r->grace_ev = evtimer_new(d->base, runs_grace_cb, r);
+	clock_gettime(CLOCK_MONOTONIC, &r->t0);
+	r->t0.tv_sec -= (time_t)v->spent_seconds;
+	snprintf(r->workdir, sizeof r->workdir, "%s", v->worktree != NULL ? v->worktree : "");
+	snprintf(r->log_path, sizeof r->log_path, "%s", v->log_path != NULL ? v->log_path : "");
+	snprintf(r->pids_path, sizeof r->pids_path, "%s/runs/%s.pids", d->home, r->id);
+	if (v->branch != NULL && t.repo != NULL) {
+		r->repo = strdup(t.repo);
+		r->branch = strdup(v->branch);
+		snprintf(r->base_commit, sizeof r->base_commit, "%s",
+		    v->base_commit != NULL ? v->base_commit : "");
+	}
+	store_task_free(&t);
+	if (r->log_path[0] != '\0')
+		r->log_fd = open(r->log_path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+	supervise_load(&r->procs, r->pids_path);
+	r->pid = (pid_t)v->runner_pid;
+	r->start = (unsigned long long)v->runner_start_time;
+	TAILQ_INSERT_TAIL(&d->runs, r, entry);
+	d->n_runs++;
+	if (fd == -1) {
+		/* Over while no daemon was there: what it left is all there is. */
+		r->report = report;
+		r->reaped = r->eof = 1;
+		log_info("run %s: its runner ended while clockworkd was away; finishing it "
+		    "with the report it left", r->id);
+		runs_log_line(r, "clockworkd found the report this run left while it was away");
+		runs_finish(r);
+		return 0;
+	}
+	r->pidfd = procid_pidfd(r->pid, r->start);
+	if (r->pidfd != -1 && (r->pidfd_ev = event_new(d->base, r->pidfd, EV_READ,
+	    runs_pidfd_cb, r)) != NULL)
+		event_add(r->pidfd_ev, NULL);
+	r->up = bufferevent_socket_new(d->base, fd, BEV_OPT_CLOSE_ON_FREE);
+	r->down = bufferevent_socket_new(d->base, dup(fd), BEV_OPT_CLOSE_ON_FREE);
+	if (r->up == NULL || r->down == NULL) {
+		runs_stop(r, STORE_EXIT_FAILED, "cannot talk to the re-attached cw-runner");
+		return 0;
+	}
+	evutil_make_socket_nonblocking(fd);
+	bufferevent_setcb(r->up, runs_read_cb, NULL, runs_up_event_cb, r);
+	bufferevent_setcb(r->down, NULL, NULL, runs_down_event_cb, r);
+	bufferevent_enable(r->up, EV_READ);
+	bufferevent_enable(r->down, EV_WRITE);
+	/* The runner ends its own budget; this backstop counts from now. */
+	tv.tv_sec = r->budget_seconds + (d->stop_grace_ms + DAEMON_BUDGET_GRACE_MS) / 1000;
+	tv.tv_usec = 0;
+	evtimer_add(r->budget_ev, &tv);
+	log_info("run %s: re-attached to its runner (pid %d)", r->id, (int)r->pid);
+	runs_log_line(r, "clockworkd re-attached to this run (runner pid %d)", (int)r->pid);
+	if ((j = cJSON_CreateObject()) != NULL) {
+		cJSON_AddNumberToObject(j, "runner_pid", (double)r->pid);
+		journal_add(d, r->id, "run_reattached", j);
+	}
+	return 0;
+}
+
 /*
  * After a crash (SPEC D4): runs left starting or running are interrupted. Every
  * process they had (the runner's group and the tree remembered in runs/<id>.pids,
@@ -1295,6 +1564,9 @@ runs_recover(struct daemon *d)
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (v[i].status == STORE_RUN_QUEUED)
+			continue;
+		/* SPEC R1: a runner still at work, or one that left its report, goes on. */
+		if (runs_reattach(d, &v[i]) == 0)
 			continue;
 		memset(&set, 0, sizeof set);
 		snprintf(path, sizeof path, "%s/runs/%s.pids", d->home, v[i].id);

@@ -55,7 +55,6 @@ static void
 server_signal_cb(evutil_socket_t sig, short what, void *arg)
 {
 	struct daemon	*d = arg;
-	struct timeval	 tv;
 
 	switch (sig) {
 	case SIGCHLD:
@@ -70,19 +69,20 @@ server_signal_cb(evutil_socket_t sig, short what, void *arg)
 		server_exit_cb(-1, 0, d);
 		return;
 	}
-	log_info("%s: shutting down; stopping %zu live run(s)", strsignal((int)sig),
+	/*
+	 * SPEC R1: live runs are not ended by a restart. Each runner keeps its run going
+	 * and waits on its control socket for the next clockworkd; only runs already
+	 * ending (their import under way, bounded by its own timeout) are waited for.
+	 */
+	log_info("%s: shutting down; %zu live run(s) go on without us", strsignal((int)sig),
 	    d->n_runs);
 	d->shutting_down = 1;
+	runs_detach_all(d);
 	if (d->n_runs == 0) {
 		event_base_loopexit(d->base, NULL);
 		return;
 	}
-	runs_stop_all(d);
-	tv.tv_sec = d->stop_grace_ms / 1000 + 5;
-	tv.tv_usec = 0;
-	d->ev_exit = evtimer_new(d->base, server_exit_cb, d);
-	if (d->ev_exit != NULL)
-		evtimer_add(d->ev_exit, &tv);
+	log_info("waiting for %zu run(s) being imported", d->n_runs);
 }
 
 static void

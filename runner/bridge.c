@@ -34,6 +34,7 @@ struct bridge_pending {
 	cJSON				*rpc_id;
 	cJSON				*input;
 	char				*tool;
+	cJSON				*announce;	/* its approval_request */
 };
 TAILQ_HEAD(bridge_pendq, bridge_pending);
 
@@ -283,6 +284,7 @@ bridge_pending_free(struct bridge_pending *p)
 		event_free(p->watch);
 	cJSON_Delete(p->rpc_id);
 	cJSON_Delete(p->input);
+	cJSON_Delete(p->announce);
 	free(p->tool);
 	free(p);
 }
@@ -440,6 +442,7 @@ bridge_tools_call(struct bridge *b, const cJSON *id, const cJSON *params, void *
 		cJSON_AddItemToObject(msg, "input", cJSON_Duplicate(input, 1));
 		if (use_id != NULL)
 			cJSON_AddStringToObject(msg, "tool_use_id", use_id);
+		p->announce = cJSON_Duplicate(msg, 1);
 		bridge_emit(b, msg);
 	}
 	return NULL;
@@ -776,6 +779,22 @@ int
 bridge_port(const struct bridge *b)
 {
 	return b->port;
+}
+
+/*
+ * A restarted clockworkd attached: every approval still held is announced again, the
+ * same message as before, since the last one may have died in the old daemon's pipe.
+ */
+void
+bridge_reannounce(struct bridge *b)
+{
+	struct bridge_pending	*p;
+
+	if (b == NULL)
+		return;
+	TAILQ_FOREACH(p, &b->pending, entry)
+		if (p->announce != NULL)
+			bridge_emit(b, cJSON_Duplicate(p->announce, 1));
 }
 
 int

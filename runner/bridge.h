@@ -55,6 +55,8 @@ int		 bridge_decide(struct bridge *, const char *id, int allow,
 /* Deny every pending approval with message; by goes into the record ("timeout"). */
 void		 bridge_expire(struct bridge *, const char *message, const char *by);
 int		 bridge_pending(const struct bridge *);
+/* Emit the approval_request of every held approval again (a daemon re-attached). */
+void		 bridge_reannounce(struct bridge *);
 /* The run's records so far, for the report: {"count":N,"list":[...]}, new objects. */
 cJSON		*bridge_denials(const struct bridge *);
 cJSON		*bridge_approvals(const struct bridge *);

@@ -45,9 +45,11 @@
 #include "sandbox.h"
 #include "seal.h"
 #include "spec.h"
+#include "uplink.h"
 #include "wire.h"
 
 #define RUN_PARSE_MAX	(1024 * 1024)	/* engine lines longer than this are not parsed */
+#define RUN_REATTACH_WAIT_S	600	/* an ended run waits this long for a daemon */
 
 struct run_pipe {
 	struct run		*run;
@@ -60,6 +62,8 @@ struct run_pipe {
 struct run {
 	struct event_base	*base;
 	struct bufferevent	*in;
+	struct uplink		*up;		/* to clockworkd: stdout, then a re-attach */
+	int			 awaiting;	/* over, waiting for a daemon to take the report */
 	struct event		*ev_chld, *ev_term, *ev_int;
 	struct event		*ev_budget, *ev_kill, *ev_drain, *ev_soft;
 	struct run_pipe		 out, err;
@@ -101,34 +105,22 @@ struct run {
 
 /* ---- output ------------------------------------------------------------------- */
 
-static void
-run_write_all(const char *p, size_t len)
-{
-	ssize_t	n;
-
-	while (len > 0) {
-		n = write(STDOUT_FILENO, p, len);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return;		/* the daemon is gone: nobody left to tell */
-		p += n;
-		len -= (size_t)n;
-	}
-}
-
-/* Write one wire message (and free it). */
+/*
+ * Write one wire message (and free it). Engine output is the one kind the outbox may
+ * drop while no daemon is attached: events, approvals and the report are kept.
+ */
 static void
 run_emit(struct run *r, cJSON *msg)
 {
-	char	*text;
+	const char	*type;
+	char		*text;
 
-	(void)r;
 	if (msg == NULL)
 		return;
+	type = json_get_string(msg, "type");
 	if ((text = json_print(msg)) != NULL) {
-		run_write_all(text, strlen(text));
-		run_write_all("\n", 1);
+		uplink_send(r->up, text, strlen(text), type != NULL &&
+		    strcmp(type, "log") == 0);
 		cJSON_free(text);
 	}
 	cJSON_Delete(msg);
@@ -229,6 +221,41 @@ run_usage(struct run *r)
 
 /* ---- the report ----------------------------------------------------------------- */
 
+/*
+ * The report also goes to <clockwork home>/runs/<run-id>.report.json (0600, written
+ * whole, then renamed into place), so that a daemon restarted after this runner has
+ * gone still finds it; that daemon removes the file once the report is stored.
+ */
+static void
+run_report_file(struct run *r, const cJSON *m)
+{
+	char	 path[PATH_MAX], tmp[PATH_MAX + 8], *text;
+	size_t	 len;
+	int	 fd, ok;
+
+	if (!uplink_listening(r->up) || r->run_id == NULL ||
+	    (size_t)snprintf(path, sizeof path, "%s/runs/%s.report.json", r->cwhome,
+	    r->run_id) >= sizeof path ||
+	    (size_t)snprintf(tmp, sizeof tmp, "%s.tmp", path) >= sizeof tmp)
+		return;
+	if ((text = json_print(m)) == NULL)
+		return;
+	len = strlen(text);
+	(void)unlink(tmp);
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	    0600)) == -1) {
+		cJSON_free(text);
+		return;
+	}
+	ok = write(fd, text, len) == (ssize_t)len && fsync(fd) == 0;
+	ok = close(fd) == 0 && ok;
+	cJSON_free(text);
+	if (!ok || rename(tmp, path) == -1) {
+		log_warn("cannot keep the report in %s: %s", path, strerror(errno));
+		(void)unlink(tmp);
+	}
+}
+
 static void
 run_report(struct run *r, const char *status)
 {
@@ -286,6 +313,7 @@ run_report(struct run *r, const char *status)
 		cJSON_AddNumberToObject(empty, "count", 0);
 		cJSON_AddArrayToObject(empty, "list");
 	}
+	run_report_file(r, m);
 	run_emit(r, m);
 }
 
@@ -794,21 +822,77 @@ run_stdin_read(struct bufferevent *bev, void *arg)
 	}
 }
 
+/*
+ * The daemon is gone (its pipe or its control connection closed). With a control
+ * socket the run goes on, held approvals keep waiting for a person (or the budget),
+ * and messages wait in the outbox for a restarted daemon; the event says so to it.
+ */
+static void
+run_daemon_gone(struct run *r)
+{
+	cJSON	*ev;
+
+	if (uplink_detach(r->up))
+		log_warn("clockworkd went away: the run goes on, waiting for it to attach");
+	if ((ev = run_event(r, "daemon_gone")) != NULL) {
+		cJSON_AddBoolToObject(ev, "run_goes_on", uplink_listening(r->up));
+		run_emit(r, ev);
+	}
+}
+
+static void
+run_uplink_event(struct bufferevent *bev, short what, void *arg)
+{
+	struct run	*r = arg;
+
+	if (!(what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)))
+		return;
+	bufferevent_disable(bev, EV_READ);
+	if (!r->awaiting)
+		run_daemon_gone(r);
+	else
+		(void)uplink_detach(r->up);
+}
+
+/* A restarted daemon attached through the control socket (uplink.c). */
+static void
+run_attached(void *arg, struct bufferevent *bev)
+{
+	struct run	*r = arg;
+	cJSON		*m;
+
+	bufferevent_setcb(bev, run_stdin_read, NULL, run_uplink_event, r);
+	bufferevent_setwatermark(bev, EV_READ, 0, CW_WIRE_MAX_LINE + 1);
+	bufferevent_enable(bev, EV_READ);
+	if ((m = run_msg("hello")) != NULL) {
+		cJSON_AddNumberToObject(m, "pid", getpid());
+		cJSON_AddNumberToObject(m, "pgid", getpgrp());
+		cJSON_AddStringToObject(m, "version", CW_VERSION);
+		cJSON_AddBoolToObject(m, "reattached", 1);
+		cJSON_AddNumberToObject(m, "log_lines_dropped", (double)uplink_dropped(r->up));
+		run_emit(r, m);
+	}
+	bridge_reannounce(r->bridge);
+	/* The run was over and waited only for this: its report went with the outbox. */
+	if (r->awaiting)
+		event_base_loopexit(r->base, NULL);
+}
+
 static void
 run_stdin_event(struct bufferevent *bev, short what, void *arg)
 {
 	struct run	*r = arg;
-	cJSON		*ev;
 
 	if (!(what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)))
 		return;
 	bufferevent_disable(bev, EV_READ);
 	if (r->finished)
 		return;
-	/* The daemon is gone: nobody can answer or watch, so the run ends. */
+	run_daemon_gone(r);
+	if (uplink_listening(r->up))
+		return;
+	/* No way back for a daemon: nobody can answer or watch, so the run ends. */
 	log_warn("stdin closed: stopping the run");
-	if ((ev = run_event(r, "daemon_gone")) != NULL)
-		run_emit(r, ev);
 	if (!r->have_run) {
 		r->finished = 1;
 		event_base_loopbreak(r->base);
@@ -964,6 +1048,26 @@ run_prepare_claude(struct run *r, struct strlist *argv, struct strlist *env,
 }
 
 /* Build the spec, start the engine in the sandbox, arm the budget. -1: refused. */
+/* Where a restarted daemon finds this run (uplink.c); without it the run ends with it. */
+static void
+run_control_socket(struct run *r)
+{
+	char	 dir[PATH_MAX], path[PATH_MAX], err[PATH_MAX + 128];
+
+	err[0] = '\0';
+	if ((size_t)snprintf(dir, sizeof dir, "%s/runs", r->cwhome) >= sizeof dir ||
+	    paths_mkdir_p(dir, 0700) == -1)
+		snprintf(err, sizeof err, "%s: %s", dir, strerror(errno));
+	else if ((size_t)snprintf(path, sizeof path, "%s/%s.sock", dir, r->run_id) >=
+	    sizeof path)
+		snprintf(err, sizeof err, "path too long");
+	else
+		(void)uplink_listen(r->up, path, run_attached, r, err, sizeof err);
+	if (!uplink_listening(r->up))
+		run_note(r, "no control socket (%s): if clockworkd goes away, this run ends "
+		    "with it", err);
+}
+
 static int
 run_start(struct run *r)
 {
@@ -990,6 +1094,7 @@ run_start(struct run *r)
 	    config_load(cfgpath, 0, &r->cfg, err, sizeof err) == -1)
 		goto refuse;
 	r->have_cfg = 1;
+	run_control_socket(r);
 	r->policy.protected_branches = r->cfg.protected_branches.n > 0 ?
 	    &r->cfg.protected_branches : NULL;
 	r->policy.home = r->home;
@@ -1150,6 +1255,7 @@ run_free(struct run *r)
 	if (r->err.bev != NULL)
 		bufferevent_free(r->err.bev);
 	bridge_free(r->bridge);
+	uplink_free(r->up);
 	if (r->ev_chld != NULL)
 		event_free(r->ev_chld);
 	if (r->ev_term != NULL)
@@ -1282,6 +1388,7 @@ runner_cmd_run(int argc, char **argv)
 		return RUNNER_EXIT_FAILURE;
 	}
 	if ((r.base = event_base_new()) == NULL ||
+	    (r.up = uplink_new(r.base, STDOUT_FILENO)) == NULL ||
 	    (r.in = bufferevent_socket_new(r.base, STDIN_FILENO, 0)) == NULL ||
 	    (r.ev_chld = evsignal_new(r.base, SIGCHLD, run_chld_cb, &r)) == NULL ||
 	    (r.ev_term = evsignal_new(r.base, SIGTERM, run_signal_cb, &r)) == NULL ||
@@ -1317,6 +1424,19 @@ runner_cmd_run(int argc, char **argv)
 		code = r.code;	/* refused: the report is out already */
 	else if (r.have_run)
 		code = run_finish(&r);
+	/*
+	 * Over while no daemon was attached: the report waits in the outbox (and in its
+	 * file, run_report_file) for a restarted daemon, a bounded time.
+	 */
+	if (r.have_run && !uplink_attached(r.up) && uplink_listening(r.up)) {
+		struct timeval	tv = { RUN_REATTACH_WAIT_S, 0 };
+
+		r.awaiting = 1;
+		log_info("the run is over; waiting up to %d s for clockworkd to take its "
+		    "report", RUN_REATTACH_WAIT_S);
+		event_base_loopexit(r.base, &tv);
+		event_base_dispatch(r.base);
+	}
 	run_free(&r);
 	return code;
 }

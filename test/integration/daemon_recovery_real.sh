@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Recovery with the real, sandboxed cw-runner (daemon_recovery.sh covers the same with
 # a protocol stand-in that can be told to hang). Two crashes:
-#  1. clockworkd alone is killed with SIGKILL: each runner sees its stdin close, ends its
-#     run's whole process tree (a setsid escapee included) by itself; after the restart
-#     the run is interrupted, journaled, its worktree kept.
+#  1. clockworkd alone is killed with SIGKILL: each run goes on (SPEC R1), its runner
+#     waiting on its control socket; the restarted daemon re-attaches to both (journaled)
+#     and can stop them, and their reports arrive.
 #  2. clockworkd and every runner are killed with SIGKILL at once (an OOM kill of the
 #     service): the runs' processes are orphaned; the restarted daemon finds them by the
 #     pids it recorded, verified by start time, and ends them.
@@ -40,15 +40,32 @@ start_daemon --stop-grace 0.5
 cwctl task add crash1 --prompt "$STUBBORN" --seconds 600 >/dev/null
 start_two crash1
 kill -KILL "$DPID"; wait "$DPID" 2>/dev/null || true; DPID=
-for p in "$PA" "$EA" "$PB" "$EB" "$RA" "$RB"; do
-	wait_until 15 "process $p ended by its runner" not_alive "$p" ||
-	    fail "process $p outlived its runner's stdin closing"
+# SPEC R1: the runs go on without a daemon; their runners wait on their control sockets.
+for p in "$PA" "$EA" "$PB" "$EB" "$RA" "$RB"; do kill -0 "$p" || fail "process $p died with clockworkd"; done
+for id in "$A" "$B"; do
+	wait_until 10 "control socket of $id" test -S "$CLOCKWORK_HOME/runs/$id.sock" || fail "run $id: no control socket"
 done
-pass "daemon SIGKILL: each real runner ended its run's tree (setsid escapees included) by itself"
+pass "daemon SIGKILL: both runs go on (runners, commands and setsid escapees alive)"
 rm -f "$CLOCKWORK_HOME/clockworkd.port"
 start_daemon --stop-grace 0.5
-check_interrupted "$A" "$B"
-pass "after restart both runs are interrupted, journaled, worktrees kept"
+for id in "$A" "$B"; do
+	[ "$(run_status "$id")" = running ] || fail "run $id after restart: $(run_status "$id")"
+	[ "$(sql "SELECT count(*) FROM journal WHERE run_id='$id' AND kind='run_reattached'")" = 1 ] ||
+	    fail "run $id: no run_reattached journal entry"
+done
+cwctl status | grep -q "$A" || true
+cwctl run stop "$A" >/dev/null || fail "run stop after re-attach"
+cwctl run stop "$B" >/dev/null || fail "run stop after re-attach"
+for id in "$A" "$B"; do wait_until 20 "run $id ended" run_ended "$id" || fail "run $id did not end"; done
+for p in "$PA" "$EA" "$PB" "$EB" "$RA" "$RB"; do
+	wait_until 15 "process $p ended" not_alive "$p" || fail "process $p outlived the stop"
+done
+for id in "$A" "$B"; do
+	[ "$(run_status "$id")" = stopped ] || fail "run $id: $(run_status "$id")"
+	run_field "$id" report | grep -q '"reattached":true' || fail "run $id: report does not say it was re-attached"
+	[ ! -e "$CLOCKWORK_HOME/runs/$id.report.json" ] || fail "run $id: its report file was left"
+done
+pass "after restart both runs are re-attached (journaled), stopped through cwctl, reported, every process gone"
 
 cwctl task add crash2 --prompt "$STUBBORN" --seconds 600 >/dev/null
 start_two crash2

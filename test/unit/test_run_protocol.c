@@ -23,6 +23,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 
 #include "json.h"
 
@@ -89,6 +91,22 @@ runner_wait_for(struct runner *r, const char *needle, int ms)
 	}
 	r->buf[r->len] = '\0';
 	return strstr(r->buf, needle) != NULL;
+}
+
+/* Connect to a run's control socket, as a restarted daemon does. */
+static int
+runner_attach(const char *run_id)
+{
+	struct sockaddr_un	 sun;
+	int			 fd;
+
+	memset(&sun, 0, sizeof sun);
+	sun.sun_family = AF_UNIX;
+	snprintf(sun.sun_path, sizeof sun.sun_path, "%s/runs/%s.sock",
+	    getenv("CLOCKWORK_HOME"), run_id);
+	assert_true((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) >= 0);
+	assert_int_equal(connect(fd, (struct sockaddr *)&sun, sizeof sun), 0);
+	return fd;
 }
 
 /* Close stdin if asked, read everything, reap; the exit code. */
@@ -261,19 +279,51 @@ test_stop_eof_budget(void **state)
 	assert_string_equal(json_get_string(rep, "exit_reason"), "stopped");
 	cJSON_Delete(rep);
 
-	/* stdin EOF: the daemon is gone */
+	/*
+	 * stdin EOF: the daemon is gone, and the run goes on (SPEC R1). A daemon that
+	 * attaches through the control socket gets what was queued (daemon_gone) and a
+	 * hello, then talks to the run as before: here it stops it and takes the report.
+	 */
 	runner_start(r, 0);
 	run_line(line, sizeof line, "r-eof", "[\"/bin/sleep\",\"300\"]", 60);
 	runner_send(r, line);
 	assert_true(runner_wait_for(r, "engine_started", 10000));
 	close(r->in);
 	r->in = -1;
-	assert_true(runner_wait_for(r, "\"type\":\"report\"", 10000));
-	assert_int_equal(runner_end(r, 0), 1);
+	/* Its stdout is let go too; the engine still runs. */
+	assert_false(runner_wait_for(r, "\"type\":\"report\"", 1500));
+	assert_int_equal(kill(r->pid, 0), 0);
+	close(r->out);
+	r->out = runner_attach("r-eof");
+	r->in = dup(r->out);
+	r->len = 0;
+	assert_true(runner_wait_for(r, "\"reattached\":true", 10000));
 	assert_non_null(strstr(r->buf, "\"kind\":\"daemon_gone\""));
+	assert_non_null(strstr(r->buf, "\"run_goes_on\":true"));
+	/* One daemon at a time: a second connection is closed at once. */
+	{
+		int	 fd2 = runner_attach("r-eof");
+		char	 c;
+
+		assert_int_equal(read(fd2, &c, 1), 0);
+		close(fd2);
+	}
+	runner_send(r, "{\"v\":1,\"type\":\"stop\",\"reason\":\"asked\"}");
+	assert_true(runner_wait_for(r, "\"type\":\"report\"", 10000));
+	assert_int_equal(runner_end(r, 1), 1);
 	rep = runner_report(r);
 	assert_string_equal(json_get_string(rep, "exit_reason"), "stopped");
 	cJSON_Delete(rep);
+	/* The report was kept in a file for a daemon that comes back later. */
+	{
+		char	 path[600];
+
+		snprintf(path, sizeof path, "%s/runs/r-eof.report.json",
+		    getenv("CLOCKWORK_HOME"));
+		assert_int_equal(access(path, F_OK), 0);
+		snprintf(path, sizeof path, "%s/runs/r-eof.sock", getenv("CLOCKWORK_HOME"));
+		assert_int_equal(access(path, F_OK), -1);
+	}
 
 	/* budget: a group that ignores SIGTERM is still ended */
 	runner_start(r, 0);
