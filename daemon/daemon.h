@@ -128,6 +128,7 @@ struct daemon {
 	int			 ticks_idle;	/* supervise ticks since the last run */
 	time_t			 started;
 	struct runs_head	 runs;		/* live runs */
+	struct supervise_set	 detached;	/* runners left going at shutdown */
 	size_t			 n_runs;
 	struct event		*ev_term, *ev_int, *ev_hup, *ev_chld;
 	struct event		*ev_supervise;	/* samples run process trees */

@@ -329,6 +329,8 @@ runs_detach_all(struct daemon *d)
 		log_info("run %s: left running for the next clockworkd", r->id);
 		runs_log_line(r, "clockworkd is stopping: the run goes on and will be "
 		    "re-attached");
+		if (!r->adopted)
+			supervise_set_add(&d->detached, r->pid, r->start);
 		TAILQ_REMOVE(&d->runs, r, entry);
 		d->n_runs--;
 		runs_free(r);	/* closes its pipes: the runner keeps the run going */

@@ -64,6 +64,7 @@ struct run {
 	struct bufferevent	*in;
 	struct uplink		*up;		/* to clockworkd: stdout, then a re-attach */
 	int			 awaiting;	/* over, waiting for a daemon to take the report */
+	size_t			 detached_logged; /* log bytes written while detached */
 	struct event		*ev_chld, *ev_term, *ev_int;
 	struct event		*ev_budget, *ev_kill, *ev_drain, *ev_soft;
 	struct run_pipe		 out, err;
@@ -118,6 +119,25 @@ run_emit(struct run *r, cJSON *msg)
 	if (msg == NULL)
 		return;
 	type = json_get_string(msg, "type");
+	/*
+	 * While no daemon is attached, engine output goes straight to the run's log file
+	 * (the runner's stderr is that file, opened for appending by the daemon), so it
+	 * is kept even if this runner never sees a daemon again; bounded like the outbox.
+	 */
+	if (type != NULL && strcmp(type, "log") == 0 && !uplink_attached(r->up) &&
+	    uplink_listening(r->up)) {
+		const char	*t = json_get_string(msg, "text");
+		size_t		 tl = t != NULL ? strlen(t) : 0;
+
+		if (t != NULL && r->detached_logged + tl <= UPLINK_OUTBOX_MAX) {
+			r->detached_logged += tl;
+			(void)!write(STDERR_FILENO, t, tl);
+			if (tl > 0 && t[tl - 1] != '\n')
+				(void)!write(STDERR_FILENO, "\n", 1);
+		}
+		cJSON_Delete(msg);
+		return;
+	}
 	if ((text = json_print(msg)) != NULL) {
 		uplink_send(r->up, text, strlen(text), type != NULL &&
 		    strcmp(type, "log") == 0);
