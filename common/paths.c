@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include "paths.h"
+#include "rmtree.h"
 
 static int
 paths_copy(char *out, size_t outlen, const char *s)
@@ -178,4 +180,49 @@ paths_mkdir_p(const char *path, unsigned mode)
 	if (mkdir(buf, mode) == -1 && errno != EEXIST)
 		return -1;
 	return 0;
+}
+
+/*
+ * mkdir -p of rel beneath root, where something untrusted may have shaped what lies
+ * beneath (a run writes its tool caches): the walk goes by directory descriptors with
+ * O_NOFOLLOW, and a component that is not a directory (a symlink planted to send the
+ * walk elsewhere, a file planted to break it) is removed and made a directory. root
+ * itself is trusted. 0 or -1 (errno).
+ */
+int
+paths_mkdir_beneath(const char *root, const char *rel, unsigned mode)
+{
+	char		 buf[PATH_MAX], *comp, *save = NULL;
+	struct stat	 st;
+	int		 fd, next, save_errno;
+
+	if (paths_copy(buf, sizeof buf, rel) == -1)
+		return -1;
+	if ((fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return -1;
+	for (comp = strtok_r(buf, "/", &save); comp != NULL;
+	    comp = strtok_r(NULL, "/", &save)) {
+		if (strcmp(comp, ".") == 0 || strcmp(comp, "..") == 0) {
+			close(fd);
+			errno = EINVAL;
+			return -1;
+		}
+		if (fstatat(fd, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode) &&
+		    rmtree_at(fd, comp) == -1)
+			goto fail;
+		if (mkdirat(fd, comp, mode) == -1 && errno != EEXIST)
+			goto fail;
+		if ((next = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC)) == -1)
+			goto fail;
+		close(fd);
+		fd = next;
+	}
+	close(fd);
+	return 0;
+fail:
+	save_errno = errno;
+	close(fd);
+	errno = save_errno;
+	return -1;
 }

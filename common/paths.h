@@ -20,5 +20,10 @@ int	paths_canonical(const char *path, char *out, size_t outlen);
 int	paths_within(const char *path, const char *dir);
 /* mkdir -p with mode for each created component. 0 or -1 (errno). */
 int	paths_mkdir_p(const char *path, unsigned mode);
+/*
+ * mkdir -p of rel beneath the trusted directory root, never following a link below it:
+ * a component that is not a directory is removed and made one. 0 or -1 (errno).
+ */
+int	paths_mkdir_beneath(const char *root, const char *rel, unsigned mode);
 
 #endif

@@ -264,6 +264,7 @@ int	worktree_adopt(const char *repo, const char *path, const char *name,
 	    const char *branch, char *err, size_t errlen);
 int	worktree_branch_at(const char *repo, const char *branch, const char *commit,
 	    char *err, size_t errlen);
+int	worktree_contains(const char *repo, const char *base, const char *tip);
 /* The commit a branch of repo points at, hex, in out. */
 int	worktree_rev(const char *repo, const char *branch, char *out, size_t outlen,
 	    char *err, size_t errlen);

@@ -45,6 +45,7 @@
 #include "json.h"
 #include "log.h"
 #include "paths.h"
+#include "procid.h"
 #include "rmtree.h"
 
 #define RUNIMPORT_TIMEOUT_S	600
@@ -393,8 +394,20 @@ runimport_child(const struct runimport_job *j, int out)
 		(void)unlink(errpath);
 		if (worktree_branch_at(j->repo, j->branch, tip, err, sizeof err) == -1)
 			goto fail;
-	} else if (worktree_branch_at(j->repo, j->branch, j->tip, err, sizeof err) == -1)
-		goto fail;
+	} else {
+		/*
+		 * No bundle: the run added nothing, so its tip must already be the base or
+		 * in the base's history. The seal's word for it is not trusted (a run can
+		 * write to the seal's output): anything else is refused.
+		 */
+		if (worktree_contains(j->repo, j->base, j->tip) != 1) {
+			snprintf(err, sizeof err, "the run's tip %.64s is not in the history "
+			    "of its base %.64s, and it sent no objects", j->tip, j->base);
+			goto fail;
+		}
+		if (worktree_branch_at(j->repo, j->branch, j->tip, err, sizeof err) == -1)
+			goto fail;
+	}
 	if (worktree_rev(j->repo, j->branch, final, sizeof final, err, sizeof err) == -1)
 		goto fail;
 	if (worktree_diffstat(j->repo, j->base, final, &ws, err, sizeof err) == -1)
@@ -456,9 +469,16 @@ runimport_end(struct runimport *im, const char *why)
 		json_add_string(res, "error", why != NULL ? why :
 		    "the import ended without a result");
 	}
-	/* Whatever is left of the child (and any git it started) ends with it. */
-	if (im->pid > 0)
+	/*
+	 * Whatever is left of the child (and any git it started) ends with it, and it is
+	 * reaped here: it has closed its end, so it is exiting or killed now, and a zombie
+	 * left for the run's final sweep would be counted as a leftover of the run.
+	 */
+	if (im->pid > 0) {
 		kill(-im->pid, SIGKILL);
+		while (waitpid(im->pid, NULL, 0) == -1 && errno == EINTR)
+			;
+	}
 	im->done(r, res);
 }
 
@@ -548,6 +568,16 @@ runimport_start(struct run *r, const cJSON *seal, int nothing_ran, runimport_don
 	}
 	close(p[1]);
 	setpgid(im->pid, im->pid);	/* either side may win the race: both ask */
+	/*
+	 * The import child is the run's: the once-a-second sweep of strays
+	 * (runs_supervise_tick) must not take it for one and kill it.
+	 */
+	{
+		struct procid	 pi;
+
+		if (procid_stat(im->pid, &pi) == 0)
+			supervise_set_add(&r->procs, im->pid, pi.start);
+	}
 	im->run = r;
 	im->done = done;
 	im->fd = p[0];

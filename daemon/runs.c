@@ -966,11 +966,32 @@ runs_status_for(enum store_exit_reason why)
 static void	runs_finish(struct run *);
 
 /* The import has ended: its result goes in the report, and the run ends. */
+static int	runs_quarantine(struct daemon *, const char *, const char *, char *,
+		    size_t);
+
 static void
 runs_import_done(struct run *r, cJSON *res)
 {
+	char	 q[PATH_MAX];
+	int	 ok = 0, removed = 0;
+
 	runimport_free(r->import);
 	r->import = NULL;
+	/*
+	 * An import that ended without saying where the run's files went (killed at
+	 * its timeout, crashed) may have left the run's own repository at the worktree
+	 * path: it goes to quarantine, so nobody's git opens it there.
+	 */
+	(void)json_get_bool(res, "ok", &ok);
+	(void)json_get_bool(res, "removed", &removed);
+	if (!ok && !removed && cJSON_GetObjectItemCaseSensitive(res, "quarantine") == NULL) {
+		q[0] = '\0';
+		if (runs_quarantine(r->d, r->id, r->workdir, q, sizeof q) == -1)
+			log_warn("run %s: cannot move %s to quarantine: %s", r->id, r->workdir,
+			    strerror(errno));
+		else if (q[0] != '\0')
+			json_add_string(res, "quarantine", q);
+	}
 	r->import_result = res;
 	runs_finish(r);
 }

@@ -251,6 +251,24 @@ out:
 	return rc;
 }
 
+/* 1 when commit tip (hex) is base or in base's history, 0 when not, -1 on error. */
+int
+worktree_contains(const char *repo_path, const char *base, const char *tip)
+{
+	git_repository	*repo = NULL;
+	git_oid		 b, t;
+	int		 rc = -1;
+
+	worktree_init();
+	if (git_repository_open_ext(&repo, repo_path, GIT_REPOSITORY_OPEN_NO_SEARCH,
+	    NULL) != 0)
+		return -1;
+	if (git_oid_fromstr(&b, base) == 0 && git_oid_fromstr(&t, tip) == 0)
+		rc = git_oid_equal(&b, &t) ? 1 : git_graph_descendant_of(repo, &b, &t);
+	git_repository_free(repo);
+	return rc < 0 ? -1 : rc;
+}
+
 /* Point branch at commit (hex) in repo, creating it; used when a run made no commit. */
 int
 worktree_branch_at(const char *repo_path, const char *branch, const char *commit,
@@ -340,6 +358,20 @@ out:
 	return rc;
 }
 
+/*
+ * Is path a worktree the daemon adopted: its .git a regular file (a pointer), and the
+ * admin dir it names one the user's repository holds? (lstat only: nothing is opened.)
+ */
+static int
+worktree_is_adopted(const char *path)
+{
+	char		 p[PATH_MAX + 8];
+	struct stat	 st;
+
+	snprintf(p, sizeof p, "%s/.git", path);
+	return lstat(p, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < 4096;
+}
+
 /* Nothing would be lost: the branch tip is reachable from HEAD and the tree is clean. */
 int
 worktree_merged(const char *repo_path, const char *path, const char *branch)
@@ -365,6 +397,13 @@ worktree_merged(const char *repo_path, const char *path, const char *branch)
 	if (!git_oid_equal(tip, htip) && git_graph_descendant_of(repo, htip, tip) != 1)
 		goto out;
 	if (access(path, F_OK) == 0) {
+		/*
+		 * Only a worktree the daemon adopted (its .git a pointer file the daemon
+		 * wrote) is opened: never a repository a run shaped, whose index could be
+		 * a FIFO (this runs on the daemon's loop).
+		 */
+		if (!worktree_is_adopted(path))
+			goto out;
 		if (git_repository_open_ext(&wrepo, path, GIT_REPOSITORY_OPEN_NO_SEARCH,
 		    NULL) != 0)
 			goto out;

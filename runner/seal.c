@@ -121,7 +121,7 @@ seal_run(const struct sandbox_spec *spec, const char *branch, const char *base,
 {
 	struct sandbox_launch	 l;
 	struct sandbox_report	 rep;
-	char			 bundle[PATH_MAX], out[SEAL_OUT_MAX], msg[1024], *nl;
+	char			 bundle[PATH_MAX], out[SEAL_OUT_MAX], msg[1024], *nl, *last;
 	char			*argv[] = { "/bin/sh", "-c", (char *)seal_script, "cw-seal",
 				    (char *)branch, (char *)base, bundle, (char *)run_id, NULL };
 	int			 op[2] = { -1, -1 }, ep[2] = { -1, -1 }, refused, st = 0;
@@ -176,7 +176,14 @@ seal_run(const struct sandbox_spec *spec, const char *branch, const char *base,
 		snprintf(err, errlen, "seal: git failed%s%s", msg[0] ? ": " : "", msg);
 		return -1;
 	}
-	if (sscanf(out, "%64[0-9a-f] %d %d", res->tip, &b, &c) != 3 ||
+	/*
+	 * The last line is the seal's own (a filter the run configured runs inside the
+	 * seal and may write lines before it); the daemon checks the tip anyway.
+	 */
+	if ((nl = strrchr(out, '\n')) != NULL && nl[1] == '\0')
+		*nl = '\0';
+	last = (nl = strrchr(out, '\n')) != NULL ? nl + 1 : out;
+	if (sscanf(last, "%64[0-9a-f] %d %d", res->tip, &b, &c) != 3 ||
 	    strlen(res->tip) < 40) {
 		snprintf(err, errlen, "seal: unexpected output from the seal");
 		return -1;

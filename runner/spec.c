@@ -510,7 +510,11 @@ spec_caches_add(struct spec_build *b)
 		if ((size_t)snprintf(dir, sizeof dir, "%s/%s", root,
 		    spec_caches[i].dir) >= sizeof dir)
 			return spec_fail(b, ENAMETOOLONG, "spec: cache path too long");
-		if (paths_mkdir_p(dir, 0700) == -1)
+		/*
+		 * Runs write these trees: one may have planted a symlink (to send this
+		 * unsandboxed mkdir elsewhere) or a file (to refuse every later run).
+		 */
+		if (paths_mkdir_beneath(root, spec_caches[i].dir, 0700) == -1)
 			return spec_fail(b, errno, "spec: create %s: %s", dir,
 			    strerror(errno));
 		if (spec_setenv(b, spec_caches[i].var, dir) == -1)

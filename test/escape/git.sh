@@ -25,6 +25,7 @@ mkdir -p "$T/pids"
 # Each row attacks a repository of its own, so that one row's damage cannot hide
 # another's: fresh_repo makes it, with what a real one holds, and snapshots it.
 fresh_repo() {
+	rm -f "$T"/pwned*	# one row's marker is not the next row's verdict
 	U=$T/user-$1
 	new_repo "$U"
 	echo "the real readme" > "$U/README"
@@ -231,6 +232,33 @@ rm -f "$T"/pwned-exec*
 git -C "$R" config --unset core.fsmonitor 2>/dev/null; rm -f "$R/.git/hooks/pre-commit"
 [ "$(digest "$R/.git/hooks" "$R/.git/config")" = "$R_SNAP" ] || why="$why the repository's hooks or config changed;"
 row "sandbox exec in a repository plants a hook and core.fsmonitor" "$([ -z "$why" ] && echo PASS || echo FAIL)" "$why"
+
+fresh_repo slow
+# 7. An import that takes longer than a second (100 MB the run never committed): the
+# daemon's once-a-second sweep of stray processes must not take the import child for
+# one and kill it, leaving the run's own repository (and its core.fsmonitor) where the
+# report says the worktree is.
+id=$(attack_run slow "git config core.fsmonitor 'touch $T/pwned-slow-fsmonitor; false';
+head -c 100000000 /dev/urandom > big.bin; true")
+wt=$(run_field "$id" worktree)
+why=
+run_field "$id" report | grep -q '"imported":true' || why="not imported: $(run_field "$id" report | tr -d '\n\t' | grep -o '"error":"[^"]*"' | head -1);"
+[ -d "$wt/.git" ] && why="$why the run's own repository is at the worktree path;"
+why="$why$(person_checks "$wt")"
+row "an import slower than the daemon's sweep (100 MB) is not cut short" "$([ -z "$why" ] && echo PASS || echo FAIL)" "$why"
+
+fresh_repo forge
+# 8. The seal's output forged from inside (a clean filter writes "<commit> 0 0" to every
+# stdout it can reach) to point the run's branch at a commit the user had dropped.
+DROPPED=$(git -C "$U" commit-tree "$(git -C "$U" rev-parse main^{tree})" -m "DROPPED secret commit")
+id=$(attack_run forge "printf '* filter=x\\n' > .gitattributes;
+git config filter.x.clean \"sh -c 'for f in /proc/[0-9]*/fd/1; do echo $DROPPED 0 0 > \\\$f; done 2>/dev/null; cat'\";
+echo change >> file.txt; true")
+branch=$(run_field "$id" branch)
+why=$(person_checks "")
+[ "$(git -C "$U" rev-parse -q --verify "refs/heads/$branch" 2>/dev/null)" = "$DROPPED" ] &&
+    why="$why the run's branch points at the dropped commit;"
+row "forge the seal's result to point the branch at a dropped commit" "$([ -z "$why" ] && echo PASS || echo FAIL)" "$why"
 
 echo "git escape rows: $n attempts, $((n - failed)) passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -193,6 +193,26 @@ test_run_repository(void **state)
 	assert_string_equal(buf, "");
 }
 
+/*
+ * gc's question "would anything be lost?" runs on the daemon's loop: a directory at the
+ * worktree path that is a repository of its own (a run's, left behind) is never opened,
+ * so a FIFO at its index cannot block the daemon (the alarm fails the test if it does).
+ */
+static void
+test_merged_never_opens_a_run_repository(void **state)
+{
+	char	path[300], repo[300];
+
+	snprintf(repo, sizeof repo, "%s/repo", tmp);
+	snprintf(path, sizeof path, "%s/wt/task1/runfifo", tmp);
+	sh("git init -q %s && rm -f %s/.git/index && mkfifo %s/.git/index", path, path, path);
+	sh("git -C %s branch -f clockwork/task1/runfifo HEAD", repo);
+	alarm(10);
+	assert_int_equal(worktree_merged(repo, path, "clockwork/task1/runfifo"), 0);
+	alarm(0);
+	sh("rm -rf %s && git -C %s branch -D -q clockwork/task1/runfifo", path, repo);
+}
+
 static void
 test_refusals(void **state)
 {
@@ -230,6 +250,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_run_repository),
+		cmocka_unit_test(test_merged_never_opens_a_run_repository),
 		cmocka_unit_test(test_refusals),
 	};
 
