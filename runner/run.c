@@ -42,6 +42,7 @@
 #include "log.h"
 #include "paths.h"
 #include "proc.h"
+#include "record.h"
 #include "sandbox.h"
 #include "seal.h"
 #include "spec.h"
@@ -117,18 +118,45 @@ run_write_all(const char *p, size_t len)
 	}
 }
 
-/* Write one wire message (and free it). */
+/*
+ * Write one wire message (and free it). A message that would not fit in a wire line
+ * would be a protocol error that ends the run and loses its report, so it is replaced
+ * by a small "message_dropped" event naming its type and size. Nothing the runner
+ * sends should get here (records are bounded, the report is built to fit): this is
+ * the last guard, not the mechanism.
+ */
 static void
 run_emit(struct run *r, cJSON *msg)
 {
-	char	*text;
+	char		*text;
+	size_t		 len;
+	const char	*type;
+	cJSON		*ev;
 
-	(void)r;
 	if (msg == NULL)
 		return;
 	if ((text = json_print(msg)) != NULL) {
-		run_write_all(text, strlen(text));
-		run_write_all("\n", 1);
+		len = strlen(text);
+		if (len < CW_WIRE_MAX_LINE) {
+			run_write_all(text, len);
+			run_write_all("\n", 1);
+		} else if ((ev = cJSON_CreateObject()) != NULL) {
+			type = json_get_string(msg, "type");
+			cJSON_AddNumberToObject(ev, "v", CW_WIRE_VERSION);
+			cJSON_AddStringToObject(ev, "type", "event");
+			cJSON_AddStringToObject(ev, "kind", "message_dropped");
+			if (r->run_id != NULL)
+				json_add_string(ev, "run_id", r->run_id);
+			record_add_string(ev, "message_type", type, 64);
+			cJSON_AddNumberToObject(ev, "bytes", (double)len);
+			cJSON_free(text);
+			text = json_print(ev);
+			cJSON_Delete(ev);
+			if (text != NULL) {
+				run_write_all(text, strlen(text));
+				run_write_all("\n", 1);
+			}
+		}
 		cJSON_free(text);
 	}
 	cJSON_Delete(msg);
@@ -229,6 +257,40 @@ run_usage(struct run *r)
 
 /* ---- the report ----------------------------------------------------------------- */
 
+/*
+ * The report is the one message that must arrive. Its lists are bounded already
+ * (record.h), so this only acts if the bounds were ever raised past the line: then
+ * the lists go, their counts stay, and "report_trimmed" says so.
+ */
+static void
+run_report_fit(cJSON *m)
+{
+	static const char *const lists[] = { "approvals", "denials" };
+	char	*text;
+	size_t	 len;
+	double	 count;
+	cJSON	*o;
+
+	for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) {
+		if ((text = json_print(m)) == NULL)
+			return;
+		len = strlen(text);
+		cJSON_free(text);
+		if (len <= CW_RUN_REPORT_MAX)
+			return;
+		if ((o = cJSON_GetObjectItemCaseSensitive(m, lists[i])) == NULL)
+			continue;
+		if (json_get_number(o, "count", &count) == -1)
+			count = 0;
+		cJSON_DeleteItemFromObjectCaseSensitive(o, "list");
+		cJSON_DeleteItemFromObjectCaseSensitive(o, "omitted");
+		cJSON_AddArrayToObject(o, "list");
+		cJSON_AddNumberToObject(o, "omitted", count);
+		cJSON_DeleteItemFromObjectCaseSensitive(m, "report_trimmed");
+		cJSON_AddBoolToObject(m, "report_trimmed", 1);
+	}
+}
+
 static void
 run_report(struct run *r, const char *status)
 {
@@ -286,6 +348,7 @@ run_report(struct run *r, const char *status)
 		cJSON_AddNumberToObject(empty, "count", 0);
 		cJSON_AddArrayToObject(empty, "list");
 	}
+	run_report_fit(m);
 	run_emit(r, m);
 }
 
