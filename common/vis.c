@@ -88,8 +88,23 @@ vis_buf(const char *s, size_t len, int flags, size_t *outlen)
 	o = out;
 	for (i = 0; i < len; i += n) {
 		if ((n = vis_utf8(p + i, len - i, &cp)) == 0) {
-			o += sprintf(o, "\\x%02x", p[i]);	/* 1 byte in, 4 out */
+			if (flags & VIS_JSON)
+				o += sprintf(o, "\\ufffd");	/* 1 byte in, 6 out */
+			else
+				o += sprintf(o, "\\x%02x", p[i]);	/* 1 in, 4 out */
 			n = 1;
+			continue;
+		}
+		if (flags & VIS_JSON) {
+			if (cp == '\n' || cp == '\t' || !vis_hidden_codepoint(cp)) {
+				memcpy(o, p + i, n);
+				o += n;
+			} else if (cp <= 0xffff)
+				o += sprintf(o, "\\u%04lx", cp);	/* 1..3 in, 6 out */
+			else
+				o += sprintf(o, "\\u%04lx\\u%04lx",	/* 4 in, 12 out */
+				    0xd800 + ((cp - 0x10000) >> 10),
+				    0xdc00 + ((cp - 0x10000) & 0x3ff));
 			continue;
 		}
 		if (cp == '\\') {

@@ -22,7 +22,14 @@
 
 #define VIS_KEEP_NL		0x01	/* newlines pass through (multi-line text) */
 #define VIS_KEEP_TAB		0x02	/* tabs pass through */
-#define VIS_MAX_EXPANSION	4	/* output bytes per input byte, at most */
+/*
+ * For text that is JSON already (cJSON's output: every C0 byte, quote and backslash
+ * escaped): backslash, LF and TAB pass, and everything else hidden becomes a JSON
+ * escape (\uXXXX, a surrogate pair above U+FFFF, \ufffd for a byte of invalid
+ * UTF-8), so the result is still valid JSON meaning the same text but for those bytes.
+ */
+#define VIS_JSON		0x04
+#define VIS_MAX_EXPANSION	6	/* output bytes per input byte, at most */
 
 /*
  * A newly allocated, NUL-terminated visible copy of len bytes of s (which may hold
