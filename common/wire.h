@@ -69,21 +69,41 @@
  *   on refused/failed), sandboxed, not_enforced [..], landlock_abi,
  *   spent {"dollars","turns","seconds"}, seal {"tip","bundle","committed"} or
  *   {"error"} (repository runs that started: the bundle is <workdir>/.git/
- *   clockwork-run.bundle, untrusted input to the daemon's import), denials {"count","list":[{rule,reason,command}]},
- *   approvals {"count","list":[{id,tool,behavior,by,message}]} where by is
+ *   clockwork-run.bundle, untrusted input to the daemon's import), denials {"count","list":[{rule,reason,command[,command_truncated,
+ *   command_bytes,command_sha256]}],"omitted"}, approvals {"count","list":[{id,tool,
+ *   behavior,by,message}],"omitted"} ("omitted": records counted but not listed,
+ *   common/record.h; "report_trimmed": true when the lists were left out to fit) where by is
  *   "human" | "timeout" | "floor" | "limit" | "stopped" | "malformed" | "client_gone".
  *   cw-runner run exits 0 when the run completed, 1 when it failed, was stopped or hit
  *   a budget, 2 when the run message was unusable, 3 when the sandbox or the floor
  *   hook could not be put in place (nothing ran).
  *
  * Event kinds the runner emits: sandbox_disabled, engine_started, floor_deny,
- * approval_answered, approval_timeout, approval_limit, approval_abandoned (the engine
+ * approval_answered, approval_timeout, approval_limit, approval_too_large, message_dropped, approval_abandoned (the engine
  * hung up on a held approval), decision_unknown_id, malformed_line, budget_exceeded,
  * stop_requested, daemon_gone. Every event carries run_id. A log line's "stream" is
  * "stdout" or "stderr" for the engine's output and "runner" for the runner's own
  * notes (the CW_SANDBOX=off warning among them).
  */
 #define CW_RUN_ID_MAX		64
+
+/*
+ * Bounds on what a run can make others keep (SPEC R2, docs/SECURITY.md). A run can
+ * trigger any number of denials and approval records, and each may carry up to
+ * CW_BRIDGE_MAX_BODY of its own text, so records keep a cut command with a hash of the
+ * whole (common/record.h), lists keep the first CW_RECORD_MAX_LIST records or
+ * CW_RECORD_MAX_BYTES of them with a count of the rest, and the final report is built
+ * to stay under CW_RUN_REPORT_MAX, well inside CW_WIRE_MAX_LINE: it is never dropped.
+ */
+#define CW_RECORD_MAX_COMMAND	4096		/* bytes of a command kept in a record */
+#define CW_RECORD_MAX_TEXT	1024		/* other strings in a record (messages) */
+#define CW_RECORD_MAX_LIST	256		/* records kept per list per run */
+#define CW_RECORD_MAX_BYTES	(1024 * 1024)	/* printed bytes kept per list per run */
+#define CW_RUN_REPORT_MAX	(CW_WIRE_MAX_LINE / 2)
+#define CW_JOURNAL_MAX_PER_RUN	1000		/* journal entries per run, then one "journal_capped" */
+#define CW_JOURNAL_MAX_DATA	(16 * 1024)	/* an entry's data; larger is kept as a summary */
+#define CW_RUN_EVENTS_MAX	5000		/* run_events rows per run, then one "events_capped" */
+#define CW_RUN_EVENT_MAX_DATA	(64 * 1024)	/* a run_events row; larger is kept as a summary */
 #define CW_RUN_LOG_MAX_LINE	(16 * 1024)	/* engine output per log line; longer is cut */
 #define CW_RUN_ENV_DENY		"LD_*, HOME, PATH, TMPDIR, CW_*, MCP_TOOL_TIMEOUT"
 #define CW_RUN_KILL_GRACE_MS	3000		/* SIGTERM to SIGKILL for the engine's group */

@@ -562,6 +562,95 @@ api_run_stop(struct api_req *q, const char *id)
 	api_ok(q, 200, o);
 }
 
+/*
+ * The live log is served in whole lines, masked line by line, so that no request can
+ * get a secret in pieces: masking a byte range that cut a secret in two would let
+ * each half through (the log is written in whole lines, runs.c runs_log_output).
+ *
+ *  - A chunk starts at the beginning of the line holding "offset" (the answer's
+ *    "offset" says where it really starts) and ends after its last whole line, so a
+ *    line is never split between chunks, whatever offset and max are asked for.
+ *  - A line longer than max is served whole, up to API_LOG_LINE_MAX.
+ *  - The last line of a live run is served once its newline is written; once the run
+ *    has ended, what is left is served as it is.
+ *  - A line longer than API_LOG_LINE_MAX (the daemon writes none: only a log from an
+ *    older version or the runner's own stderr could hold one) is cut at the bound
+ *    after masking, and the word that crosses each cut is withheld from both sides
+ *    and replaced by API_LOG_CUT.
+ */
+#define API_LOG_LINE_MAX	(1024 * 1024)
+#define API_LOG_CUT		"[cut]"
+
+/* Read [from, to) of fd into a new buffer; *got receives the bytes read. */
+static char *
+api_log_read(int fd, off_t from, off_t to, size_t *got)
+{
+	char	*buf;
+	ssize_t	 n;
+	size_t	 want = (size_t)(to - from), have = 0;
+
+	*got = 0;
+	if ((buf = malloc(want + 1)) == NULL)
+		return NULL;
+	while (have < want) {
+		n = pread(fd, buf + have, want - have, from + (off_t)have);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+	}
+	*got = have;
+	return buf;
+}
+
+/* Where the line holding off starts, looking back at most API_LOG_LINE_MAX; -1: none. */
+static off_t
+api_log_line_start(int fd, off_t off)
+{
+	char	*buf;
+	size_t	 got, i;
+	off_t	 from = off > API_LOG_LINE_MAX ? off - API_LOG_LINE_MAX : 0;
+
+	if (off == 0)
+		return 0;
+	if ((buf = api_log_read(fd, from, off, &got)) == NULL)
+		return -1;
+	for (i = got; i > 0; i--)
+		if (buf[i - 1] == '\n')
+			break;
+	free(buf);
+	if (i > 0)
+		return from + (off_t)i;
+	return from == 0 ? 0 : -1;
+}
+
+/*
+ * How much of buf (got bytes) to serve: whole lines up to lim bytes, or the first
+ * whole line when it is longer; 0 when buf holds no line end.
+ */
+static size_t
+api_log_whole(const char *buf, size_t got, size_t lim)
+{
+	size_t	i;
+
+	if (lim > got)
+		lim = got;
+	for (i = lim; i > 0 && buf[i - 1] != '\n'; i--)
+		;
+	if (i > 0)
+		return i;
+	for (i = lim; i < got && buf[i] != '\n'; i++)
+		;
+	return i < got ? i + 1 : 0;
+}
+
+static int
+api_log_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
 /* A chunk of the live log from offset; "done" once the run has ended and all is read. */
 static void
 api_run_log(struct api_req *q, const char *id)
@@ -569,10 +658,10 @@ api_run_log(struct api_req *q, const char *id)
 	struct store_run	 r;
 	long long		 off, max;
 	struct stat		 st;
-	char			*buf = NULL, *m;
-	size_t			 mlen = 0;
-	ssize_t			 got = 0;
-	int			 fd, done;
+	char			*buf = NULL, *m = NULL, *z;
+	size_t			 mlen = 0, got = 0, serve = 0, i;
+	off_t			 start, end, next;
+	int			 fd, done, live, cut_head = 0, cut_tail = 0;
 	cJSON			*o;
 
 	if (api_param_int(q, "offset", 0, INT64_MAX / 2, 0, &off) == -1 ||
@@ -581,29 +670,79 @@ api_run_log(struct api_req *q, const char *id)
 	if (api_run_lookup(q, id, &r) == -1)
 		return;
 	done = store_run_status_terminal(r.status);
+	live = !done;
+	start = next = (off_t)off;
 	o = cJSON_CreateObject();
 	if (r.log_path != NULL && (fd = open(r.log_path, O_RDONLY | O_CLOEXEC)) != -1) {
-		if (fstat(fd, &st) == 0 && st.st_size > off &&
-		    (buf = malloc((size_t)max)) != NULL &&
-		    (got = pread(fd, buf, (size_t)max, off)) < 0)
-			got = 0;
-		if (done && fstat(fd, &st) == 0 && off + got < st.st_size)
+		if (fstat(fd, &st) == 0 && st.st_size > (off_t)off) {
+			if ((start = api_log_line_start(fd, (off_t)off)) == -1) {
+				start = (off_t)off;
+				cut_head = 1;
+			}
+			/*
+			 * First the asked range; only when it holds no line end, again
+			 * as far as the bound, for the whole first line.
+			 */
+			for (int pass = 0; pass < 2 && serve == 0; pass++) {
+				end = pass == 0 ? (off_t)off + (off_t)max :
+				    start + API_LOG_LINE_MAX;
+				if (end > st.st_size)
+					end = st.st_size;
+				if (pass == 1 && end <= start + (off_t)got)
+					break;		/* nothing more to read */
+				free(buf);
+				if ((buf = api_log_read(fd, start, end, &got)) == NULL ||
+				    got == 0)
+					break;
+				serve = api_log_whole(buf, got,
+				    (size_t)((off_t)off + (off_t)max - start));
+			}
+			if (buf != NULL && serve == 0 && got >= API_LOG_LINE_MAX) {
+				serve = API_LOG_LINE_MAX;
+				cut_tail = 1;
+			} else if (buf != NULL && serve == 0 && got > 0 && !live &&
+			    start + (off_t)got == st.st_size)
+				serve = got;	/* the ended run's last, unfinished line */
+			next = start + (off_t)serve;
+		}
+		if (done && fstat(fd, &st) == 0 && next < st.st_size)
 			done = 0;
 		close(fd);
 	}
-	cJSON_AddNumberToObject(o, "offset", (double)off);
-	cJSON_AddNumberToObject(o, "next", (double)(off + got));
-	if (got > 0 && (m = mask_secrets_buf(buf, (size_t)got, &mlen)) != NULL) {
-		char	*z = realloc(m, mlen + 1);
-
-		if (z != NULL) {
-			z[mlen] = '\0';
-			json_add_string(o, "data", z);
-			free(z);
+	if (serve > 0 && (m = mask_secrets_buf(buf, serve, &mlen)) != NULL) {
+		/* A forced cut: the word across it is withheld from both chunks. */
+		if (cut_tail) {
+			while (mlen > 0 && !api_log_space(m[mlen - 1]))
+				mlen--;
+		}
+		if (cut_head) {
+			for (i = 0; i < mlen && !api_log_space(m[i]); i++)
+				;
+			memmove(m, m + i, mlen - i);
+			mlen -= i;
+		}
+		if ((z = realloc(m, mlen + 2 * sizeof API_LOG_CUT + 2)) != NULL) {
+			m = z;
+			if (cut_head) {
+				memmove(m + strlen(API_LOG_CUT), m, mlen);
+				memcpy(m, API_LOG_CUT, strlen(API_LOG_CUT));
+				mlen += strlen(API_LOG_CUT);
+			}
+			if (cut_tail) {
+				memcpy(m + mlen, API_LOG_CUT "\n", strlen(API_LOG_CUT) + 1);
+				mlen += strlen(API_LOG_CUT) + 1;
+			}
+			m[mlen] = '\0';
+			json_add_string(o, "data", m);
 		} else
-			free(m);
+			json_add_string(o, "data", "");
+		free(m);
 	} else
 		json_add_string(o, "data", "");
+	cJSON_AddNumberToObject(o, "offset", (double)start);
+	cJSON_AddNumberToObject(o, "next", (double)next);
+	if (cut_head || cut_tail)
+		cJSON_AddBoolToObject(o, "cut", 1);
 	cJSON_AddBoolToObject(o, "done", done);
 	json_add_string(o, "status", store_run_status_name(r.status));
 	free(buf);

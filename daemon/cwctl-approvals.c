@@ -1,48 +1,139 @@
-/* cwctl approvals [--run RUN] [--json]: the approvals waiting for an answer. */
+/*
+ * cwctl approvals [--run RUN] [--json]: the approvals waiting for an answer.
+ * cwctl approvals show ID [--json]: one of them, with its whole input.
+ *
+ * The input comes from the run, so a person deciding must be able to see all of it:
+ * the listing cuts it at CWCTL_APPROVALS_WIDTH bytes and says how much was left out
+ * and how to see it, and every byte a run chose is printed made visible (vis.h).
+ */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "client.h"
 #include "cwctl.h"
 #include "json.h"
+#include "record.h"
+#include "vis.h"
+
+#define CWCTL_APPROVALS_WIDTH	120
+
+static int
+cwctl_approvals_usage(void)
+{
+	fprintf(stderr, "usage: cwctl approvals [--run RUN] [--json]\n"
+	    "       cwctl approvals show ID [--json]\n");
+	return CWCTL_EXIT_USAGE;
+}
+
+/* The input of an approval as a person reads it: a Bash command as itself. */
+static char *
+cwctl_approvals_input(const cJSON *e)
+{
+	const cJSON	*in = cJSON_GetObjectItemCaseSensitive(e, "input");
+	const char	*tool = json_get_string(e, "tool"), *cmd;
+	char		*t;
+
+	if (tool != NULL && strcmp(tool, "Bash") == 0 &&
+	    (cmd = json_get_string(in, "command")) != NULL)
+		return strdup(cmd);
+	if (in == NULL || (t = json_print(in)) == NULL)
+		return strdup("");
+	/* cJSON's allocator is malloc here; copy to keep one free() for callers. */
+	{
+		char *c = strdup(t);
+
+		cJSON_free(t);
+		return c;
+	}
+}
+
+static int
+cwctl_approvals_show(const char *id, int json)
+{
+	cJSON		*o = NULL, *a, *e;
+	const char	*eid;
+	char		*in;
+	int		 rc;
+
+	if ((rc = client_call("GET", "/api/approvals", NULL, &o)) != 0)
+		return rc;
+	a = cJSON_GetObjectItemCaseSensitive(o, "approvals");
+	cJSON_ArrayForEach(e, a) {
+		if ((eid = json_get_string(e, "id")) == NULL || strcmp(eid, id) != 0)
+			continue;
+		if (json)
+			cwctl_print_json(e);
+		else {
+			printf("id:       %s\n", cwctl_vis(eid));
+			printf("run:      %s\n", cwctl_vis(json_get_string(e, "run_id")));
+			printf("tool:     %s\n", cwctl_vis(json_get_string(e, "tool")));
+			printf("deadline: %s\n", cwctl_vis(json_get_string(e, "deadline")));
+			in = cwctl_approvals_input(e);
+			printf("input (%zu bytes):\n", in != NULL ? strlen(in) : 0);
+			vis_fputs(in, VIS_KEEP_NL | VIS_KEEP_TAB, stdout);
+			printf("\n");
+			free(in);
+		}
+		cJSON_Delete(o);
+		return CWCTL_EXIT_OK;
+	}
+	cJSON_Delete(o);
+	fprintf(stderr, "cwctl: no pending approval %s\n", cwctl_vis(id));
+	return CWCTL_EXIT_FAILURE;
+}
 
 int
 cwctl_approvals(int argc, char **argv)
 {
 	char		 path[256], esc[160];
-	cJSON		*o = NULL, *a, *e, *in;
-	char		*it;
+	cJSON		*o = NULL, *a, *e;
+	char		*in, *head;
+	size_t		 len, cut;
 	int		 json = 0, rc;
+	const char	*show = NULL;
 
 	snprintf(path, sizeof path, "/api/approvals");
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0)
 			json = 1;
+		else if (i == 1 && strcmp(argv[i], "show") == 0 && i + 1 < argc)
+			show = argv[++i];
 		else if (strcmp(argv[i], "--run") == 0 && i + 1 < argc &&
 		    client_escape(argv[i + 1], esc, sizeof esc) == 0) {
 			snprintf(path, sizeof path, "/api/approvals?run=%s", esc);
 			i++;
-		} else {
-			fprintf(stderr, "usage: cwctl approvals [--run RUN] [--json]\n");
-			return CWCTL_EXIT_USAGE;
-		}
+		} else
+			return cwctl_approvals_usage();
 	}
+	if (show != NULL)
+		return cwctl_approvals_show(show, json);
 	if ((rc = client_call("GET", path, NULL, &o)) != 0)
 		return rc;
 	a = cJSON_GetObjectItemCaseSensitive(o, "approvals");
 	if (json)
-		client_print_json(a);
+		cwctl_print_json(a);
 	else if (cJSON_GetArraySize(a) == 0)
 		printf("no approvals pending\n");
 	else {
 		printf("%-16s %-26s %-12s %s\n", "ID", "RUN", "TOOL", "INPUT");
 		cJSON_ArrayForEach(e, a) {
-			in = cJSON_GetObjectItemCaseSensitive(e, "input");
-			it = in != NULL ? json_print(in) : NULL;
-			printf("%-16s %-26s %-12s %.120s\n", json_get_string(e, "id"),
-			    json_get_string(e, "run_id"), json_get_string(e, "tool"),
-			    it != NULL ? it : "");
-			cJSON_free(it);
+			if ((in = cwctl_approvals_input(e)) == NULL)
+				continue;
+			len = strlen(in);
+			cut = record_cut(in, len, CWCTL_APPROVALS_WIDTH);
+			head = strndup(in, cut);
+			printf("%-16s %-26s %-12s %s", cwctl_vis(json_get_string(e, "id")),
+			    cwctl_vis(json_get_string(e, "run_id")),
+			    cwctl_vis(json_get_string(e, "tool")),
+			    head != NULL ? cwctl_vis(head) : "");
+			/* A harmless start must not hide the rest: say it was cut. */
+			if (cut < len)
+				printf("\u2026 (+%zu bytes, cwctl approvals show %s)", len - cut,
+				    cwctl_vis(json_get_string(e, "id")));
+			printf("\n");
+			free(head);
+			free(in);
 		}
 	}
 	cJSON_Delete(o);

@@ -40,7 +40,7 @@ cwctl_answer(int argc, char **argv, int allow)
 	if (rc != 0)
 		return rc;
 	if (json)
-		client_print_json(o);
+		cwctl_print_json(o);
 	else
 		printf("approval %s %s\n", id, allow ? "allowed" : "denied");
 	cJSON_Delete(o);

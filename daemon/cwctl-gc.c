@@ -36,7 +36,7 @@ cwctl_gc(int argc, char **argv)
 	if (rc != 0)
 		return rc;
 	if (json)
-		client_print_json(o);
+		cwctl_print_json(o);
 	else {
 		cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(o, "pruned"))
 			printf("pruned %s\n", e->valuestring);

@@ -42,19 +42,19 @@ cwctl_journal(int argc, char **argv)
 		return rc;
 	a = cJSON_GetObjectItemCaseSensitive(o, "entries");
 	if (json)
-		client_print_json(a);
+		cwctl_print_json(a);
 	else {
 		cJSON_ArrayForEach(e, a) {
 			data = cJSON_GetObjectItemCaseSensitive(e, "data");
 			dt = data != NULL && !cJSON_IsNull(data) ? json_print(data) : NULL;
 			if (audit)
-				printf("%s %-10s %-16s %-28s %s\n", json_get_string(e, "ts"),
-				    json_get_string(e, "actor"), json_get_string(e, "action"),
-				    (s = json_get_string(e, "target")) ? s : "-", dt ? dt : "");
+				printf("%s %-10s %-16s %-28s %s\n", cwctl_vis(json_get_string(e, "ts")),
+				    cwctl_vis(json_get_string(e, "actor")), cwctl_vis(json_get_string(e, "action")),
+				    (s = cwctl_vis(json_get_string(e, "target"))) ? s : "-", dt ? cwctl_vis_json(dt) : "");
 			else
-				printf("%s %-26s %-20s %s\n", json_get_string(e, "ts"),
-				    (s = json_get_string(e, "run_id")) ? s : "-",
-				    json_get_string(e, "kind"), dt ? dt : "");
+				printf("%s %-26s %-20s %s\n", cwctl_vis(json_get_string(e, "ts")),
+				    (s = cwctl_vis(json_get_string(e, "run_id"))) ? s : "-",
+				    cwctl_vis(json_get_string(e, "kind")), dt ? cwctl_vis_json(dt) : "");
 			cJSON_free(dt);
 		}
 	}

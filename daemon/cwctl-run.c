@@ -11,6 +11,7 @@
 #include "client.h"
 #include "cwctl.h"
 #include "json.h"
+#include "vis.h"
 
 #define CWCTL_RUN_POLL_MS	150
 
@@ -50,22 +51,22 @@ cwctl_run_print(const cJSON *r)
 	double		 n;
 	int		 b;
 
-	printf("run:          %s\n", json_get_string(r, "id"));
-	printf("task:         %s\n", (s = json_get_string(r, "task")) ? s : "?");
-	printf("status:       %s", json_get_string(r, "status"));
+	printf("run:          %s\n", cwctl_vis(json_get_string(r, "id")));
+	printf("task:         %s\n", (s = cwctl_vis(json_get_string(r, "task"))) ? s : "?");
+	printf("status:       %s", cwctl_vis(json_get_string(r, "status")));
 	if ((s = json_get_string(r, "exit_reason")) != NULL)
-		printf(" (%s)", s);
+		printf(" (%s)", cwctl_vis(s));
 	printf("\n");
 	if (json_get_bool(r, "sandboxed", &b) == 0)
 		printf("sandboxed:    %s\n", b ? "yes" : "NO");
 	if ((s = json_get_string(r, "worktree")) != NULL)
-		printf("worktree:     %s\n", s);
+		printf("worktree:     %s\n", cwctl_vis(s));
 	if ((s = json_get_string(r, "branch")) != NULL)
-		printf("branch:       %s\n", s);
+		printf("branch:       %s\n", cwctl_vis(s));
 	if ((s = json_get_string(r, "base_commit")) != NULL)
-		printf("base commit:  %s\n", s);
+		printf("base commit:  %s\n", cwctl_vis(s));
 	if ((s = json_get_string(r, "final_commit")) != NULL)
-		printf("final commit: %s\n", s);
+		printf("final commit: %s\n", cwctl_vis(s));
 	if ((sp = cJSON_GetObjectItemCaseSensitive(r, "spent")) != NULL) {
 		json_get_number(sp, "dollars", &n);
 		printf("spent:        $%.2f", n);
@@ -75,14 +76,14 @@ cwctl_run_print(const cJSON *r)
 		printf(", %.1f s\n", n);
 	}
 	if ((s = json_get_string(r, "log_path")) != NULL)
-		printf("log:          %s\n", s);
-	printf("created:      %s\n", (s = json_get_string(r, "created_at")) ? s : "-");
+		printf("log:          %s\n", cwctl_vis(s));
+	printf("created:      %s\n", (s = cwctl_vis(json_get_string(r, "created_at"))) ? s : "-");
 	if ((s = json_get_string(r, "ended_at")) != NULL)
-		printf("ended:        %s\n", s);
+		printf("ended:        %s\n", cwctl_vis(s));
 	if ((rep = cJSON_GetObjectItemCaseSensitive(r, "report")) != NULL &&
 	    cJSON_IsObject(rep)) {
 		printf("report:\n");
-		client_print_json(rep);
+		cwctl_print_json(rep);
 	}
 }
 
@@ -115,7 +116,7 @@ cwctl_run_wait(const char *id, int json)
 		cwctl_run_pause();
 	}
 	if (json)
-		client_print_json(o);
+		cwctl_print_json(o);
 	else
 		cwctl_run_print(o);
 	ok = strcmp(json_get_string(o, "status"), "completed") == 0;
@@ -153,7 +154,7 @@ cwctl_run_start(int argc, char **argv)
 	    "");
 	if (!wait) {
 		if (json)
-			client_print_json(o);
+			cwctl_print_json(o);
 		else
 			printf("%s\n", id);
 		cJSON_Delete(o);
@@ -199,7 +200,7 @@ cwctl_run_list(int argc, char **argv)
 		return rc;
 	a = cJSON_GetObjectItemCaseSensitive(o, "runs");
 	if (json)
-		client_print_json(a);
+		cwctl_print_json(a);
 	else {
 		printf("%-26s %-20s %-11s %-15s %-9s %s\n", "RUN", "TASK", "STATUS", "REASON",
 		    "SANDBOX", "CREATED");
@@ -207,10 +208,10 @@ cwctl_run_list(int argc, char **argv)
 			b = -1;
 			json_get_bool(r, "sandboxed", &b);
 			s = json_get_string(r, "exit_reason");
-			printf("%-26s %-20s %-11s %-15s %-9s %s\n", json_get_string(r, "id"),
-			    json_get_string(r, "task"), json_get_string(r, "status"),
-			    s != NULL ? s : "-", b == -1 ? "-" : b ? "yes" : "NO",
-			    json_get_string(r, "created_at"));
+			printf("%-26s %-20s %-11s %-15s %-9s %s\n", cwctl_vis(json_get_string(r, "id")),
+			    cwctl_vis(json_get_string(r, "task")), cwctl_vis(json_get_string(r, "status")),
+			    s != NULL ? cwctl_vis(s) : "-", b == -1 ? "-" : b ? "yes" : "NO",
+			    cwctl_vis(json_get_string(r, "created_at")));
 		}
 	}
 	cJSON_Delete(o);
@@ -234,7 +235,8 @@ cwctl_run_logs(const char *id, int follow)
 		if ((rc = client_call("GET", path, NULL, &o)) != 0)
 			return rc;
 		if ((data = json_get_string(o, "data")) != NULL && data[0] != '\0') {
-			fputs(data, stdout);
+			/* Engine output: made visible, never passed to the terminal raw. */
+			vis_fputs(data, VIS_KEEP_NL | VIS_KEEP_TAB, stdout);
 			fflush(stdout);
 		}
 		json_get_number(o, "next", &next);
@@ -338,7 +340,7 @@ cwctl_run(int argc, char **argv)
 		if ((rc = cwctl_run_get(id, &o)) != 0)
 			return rc;
 		if (json)
-			client_print_json(o);
+			cwctl_print_json(o);
 		else
 			cwctl_run_print(o);
 		cJSON_Delete(o);
@@ -351,7 +353,7 @@ cwctl_run(int argc, char **argv)
 		if ((rc = client_call("POST", path, NULL, &o)) != 0)
 			return rc;
 		if (json)
-			client_print_json(o);
+			cwctl_print_json(o);
 		else
 			printf("stopping run %s\n", id);
 		cJSON_Delete(o);

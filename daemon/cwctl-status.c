@@ -25,15 +25,15 @@ cwctl_status(int argc, char **argv)
 	if ((rc = client_call("GET", "/api/status", NULL, &o)) != 0)
 		return rc;
 	if (json)
-		client_print_json(o);
+		cwctl_print_json(o);
 	else {
 		json_get_number(o, "pid", &n);
 		printf("clockworkd %s running, pid %.0f", (s = json_get_string(o,
 		    "version")) != NULL ? s : "?", n);
 		json_get_number(o, "port", &n);
 		printf(", API on 127.0.0.1:%.0f\n", n);
-		printf("home: %s\n", (s = json_get_string(o, "home")) ? s : "?");
-		printf("config: %s\n", (s = json_get_string(o, "config")) ? s : "(defaults)");
+		printf("home: %s\n", (s = cwctl_vis(json_get_string(o, "home"))) ? s : "?");
+		printf("config: %s\n", (s = cwctl_vis(json_get_string(o, "config"))) ? s : "(defaults)");
 		r = cJSON_GetObjectItemCaseSensitive(o, "runs");
 		json_get_number(r, "live", &n);
 		printf("runs: %.0f live", n);

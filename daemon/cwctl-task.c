@@ -29,22 +29,22 @@ cwctl_task_print(const cJSON *t)
 	double		 n;
 	int		 b;
 
-	printf("name:            %s\n", (s = json_get_string(t, "name")) ? s : "?");
-	printf("repo:            %s\n", (s = json_get_string(t, "repo")) ? s :
+	printf("name:            %s\n", (s = cwctl_vis(json_get_string(t, "name"))) ? s : "?");
+	printf("repo:            %s\n", (s = cwctl_vis(json_get_string(t, "repo"))) ? s :
 	    "(none: scratch directory)");
-	printf("engine:          %s\n", (s = json_get_string(t, "engine")) ? s : "?");
-	printf("permission_mode: %s\n", (s = json_get_string(t, "permission_mode")) ? s : "?");
+	printf("engine:          %s\n", (s = cwctl_vis(json_get_string(t, "engine"))) ? s : "?");
+	printf("permission_mode: %s\n", (s = cwctl_vis(json_get_string(t, "permission_mode"))) ? s : "?");
 	json_get_number(t, "budget_dollars", &n);
 	printf("budget:          $%.2f", n);
 	json_get_number(t, "budget_turns", &n);
 	printf(", %.0f turns", n);
 	json_get_number(t, "budget_seconds", &n);
 	printf(", %.0f s\n", n);
-	printf("schedule:        %s\n", (s = json_get_string(t, "schedule")) ? s : "?");
+	printf("schedule:        %s\n", (s = cwctl_vis(json_get_string(t, "schedule"))) ? s : "?");
 	b = 0;
 	json_get_bool(t, "enabled", &b);
 	printf("enabled:         %s\n", b ? "yes" : "no");
-	printf("prompt:          %s\n", (s = json_get_string(t, "prompt")) ? s : "");
+	printf("prompt:          %s\n", (s = cwctl_vis(json_get_string(t, "prompt"))) ? s : "");
 }
 
 static int
@@ -112,9 +112,9 @@ cwctl_task_add(int argc, char **argv)
 	if (rc != 0)
 		return rc;
 	if (json)
-		client_print_json(o);
+		cwctl_print_json(o);
 	else
-		printf("task %s added\n", json_get_string(o, "name"));
+		printf("task %s added\n", cwctl_vis(json_get_string(o, "name")));
 	cJSON_Delete(o);
 	return CWCTL_EXIT_OK;
 usage:
@@ -133,7 +133,7 @@ cwctl_task_list(int json)
 		return rc;
 	a = cJSON_GetObjectItemCaseSensitive(o, "tasks");
 	if (json)
-		client_print_json(a);
+		cwctl_print_json(a);
 	else {
 		printf("%-24s %-8s %-11s %-8s %-16s %s\n", "NAME", "ENGINE", "MODE", "ENABLED",
 		    "SCHEDULE", "REPO");
@@ -141,10 +141,10 @@ cwctl_task_list(int json)
 			en = 0;
 			json_get_bool(t, "enabled", &en);
 			s = json_get_string(t, "repo");
-			printf("%-24s %-8s %-11s %-8s %-16s %s\n", json_get_string(t, "name"),
-			    json_get_string(t, "engine"), json_get_string(t, "permission_mode"),
-			    en ? "yes" : "no", json_get_string(t, "schedule"),
-			    s != NULL ? s : "-");
+			printf("%-24s %-8s %-11s %-8s %-16s %s\n", cwctl_vis(json_get_string(t, "name")),
+			    cwctl_vis(json_get_string(t, "engine")), cwctl_vis(json_get_string(t, "permission_mode")),
+			    en ? "yes" : "no", cwctl_vis(json_get_string(t, "schedule")),
+			    s != NULL ? cwctl_vis(s) : "-");
 		}
 	}
 	cJSON_Delete(o);
@@ -185,7 +185,7 @@ cwctl_task(int argc, char **argv)
 		if ((rc = client_call("GET", path, NULL, &o)) != 0)
 			return rc;
 		if (json)
-			client_print_json(o);
+			cwctl_print_json(o);
 		else
 			cwctl_task_print(o);
 	} else if (strcmp(sub, "enable") == 0 || strcmp(sub, "disable") == 0) {
@@ -196,14 +196,14 @@ cwctl_task(int argc, char **argv)
 		if (rc != 0)
 			return rc;
 		if (json)
-			client_print_json(o);
+			cwctl_print_json(o);
 		else
 			printf("task %s %sd\n", pos[0], sub);
 	} else if (strcmp(sub, "rm") == 0 || strcmp(sub, "remove") == 0) {
 		if ((rc = client_call("DELETE", path, NULL, &o)) != 0)
 			return rc;
 		if (json)
-			client_print_json(o);
+			cwctl_print_json(o);
 		else
 			printf("task %s removed\n", pos[0]);
 	} else

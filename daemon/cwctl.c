@@ -3,9 +3,11 @@
  * the table below.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cwctl.h"
+#include "vis.h"
 
 static const struct cwctl_verb {
 	const char	*name;
@@ -17,7 +19,8 @@ static const struct cwctl_verb {
 	    "  task list|show NAME|enable NAME|disable NAME|rm NAME [--json]" },
 	{ "run", cwctl_run, "run start TASK [--wait] | list | show RUN | stop RUN | logs [-f] RUN [--json]\n"
 	    "  run export RUN [--transcript] [-o FILE]   the run's proof-of-work HTML file" },
-	{ "approvals", cwctl_approvals, "approvals [--run RUN] [--json]   approvals waiting for an answer" },
+	{ "approvals", cwctl_approvals, "approvals [--run RUN] [--json]   approvals waiting for an answer\n"
+	    "  approvals show ID [--json]   one pending approval with its whole input" },
 	{ "approve", cwctl_approve, "approve ID   allow a pending tool call" },
 	{ "deny", cwctl_deny, "deny ID [--message TEXT]   deny a pending tool call" },
 	{ "inbox", cwctl_inbox, "inbox [--open] | --revoke   a one-time sign-in link to the Inbox page, or end its sessions" },
@@ -27,6 +30,56 @@ static const struct cwctl_verb {
 	{ "policy", cwctl_policy, "policy check [--json] -- 'COMMAND'   evaluate a command against the floor, offline" },
 	{ "sandbox", cwctl_sandbox, "sandbox exec --workdir DIR [--engine NAME] -- CMD...   run a command in a run's sandbox" },
 };
+
+/*
+ * Text from runs (engine output, commands, task names) is printed through these two:
+ * nothing a run wrote can reach the terminal as a control sequence (common/vis.h).
+ * cwctl_vis() returns a visible copy that stays valid for the next CWCTL_VIS_RING
+ * calls, which is enough for one printf of a table row.
+ */
+#define CWCTL_VIS_RING	16
+
+static const char *
+cwctl_vis_flags(const char *s, int flags)
+{
+	static char	*ring[CWCTL_VIS_RING];
+	static size_t	 next;
+	char		*v;
+
+	if (s == NULL)
+		return NULL;
+	if ((v = vis_str(s, flags)) == NULL)
+		return "[unprintable]";
+	free(ring[next]);
+	ring[next] = v;
+	next = (next + 1) % CWCTL_VIS_RING;
+	return v;
+}
+
+const char *
+cwctl_vis(const char *s)
+{
+	return cwctl_vis_flags(s, 0);
+}
+
+const char *
+cwctl_vis_json(const char *s)
+{
+	return cwctl_vis_flags(s, VIS_JSON);
+}
+
+/* JSON as cJSON prints it, with hidden characters as JSON escapes: still JSON. */
+void
+cwctl_print_json(const cJSON *v)
+{
+	char	*t;
+
+	if ((t = cJSON_Print(v)) == NULL)
+		return;
+	vis_fputs(t, VIS_JSON, stdout);
+	fputc('\n', stdout);
+	cJSON_free(t);
+}
 
 static void
 cwctl_usage(FILE *f)

@@ -9,6 +9,13 @@
 #define CWCTL_EXIT_DENIED	3	/* policy check: denied; approve/deny: refused */
 #define CWCTL_EXIT_NODAEMON	4	/* clockworkd is not running */
 
+#include <cjson/cJSON.h>
+
+/* Terminal-safe printing of text from runs (cwctl.c, common/vis.h). */
+const char *cwctl_vis(const char *s);		/* NULL stays NULL */
+const char *cwctl_vis_json(const char *s);	/* for JSON text: stays JSON */
+void	cwctl_print_json(const cJSON *);
+
 int	cwctl_policy(int argc, char **argv);	/* cwctl-policy.c */
 int	cwctl_sandbox(int argc, char **argv);	/* cwctl-sandbox.c */
 int	cwctl_status(int argc, char **argv);	/* cwctl-status.c */

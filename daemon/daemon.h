@@ -15,6 +15,7 @@
 #include <cjson/cJSON.h>
 
 #include "config.h"
+#include "record.h"
 #include "store.h"
 
 #ifndef TAILQ_FOREACH_SAFE
@@ -98,7 +99,18 @@ struct run {
 	char			*stop_message;
 	int			 protocol_error;
 	cJSON			*report;	/* the runner's report line, if any */
-	cJSON			*denials;	/* array, from events */
+	struct record_list	 denials;	/* from events, bounded (record.h) */
+	/*
+	 * What the run has made us keep, each with a cap (docs/SECURITY.md, "Bounded
+	 * records"): the live log's bytes, rows in run_events, journal entries.
+	 */
+	long			 log_max;	/* config run_log_max_bytes at start */
+	long			 log_bytes;	/* written so far */
+	long			 log_dropped;	/* bytes of run output past the cap */
+	size_t			 n_events;
+	size_t			 events_dropped;
+	size_t			 n_journal;
+	size_t			 journal_dropped;
 	int			 n_approvals;
 	double			 spent_dollars;
 	int			 spent_turns;

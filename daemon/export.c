@@ -307,6 +307,15 @@ export_read_log(const char *path)
 	    (n = read(fd, buf + got, EXPORT_MAX_TRANSCRIPT - got)) > 0)
 		got += (size_t)n;
 	close(fd);
+	/*
+	 * Cut at the bound, the transcript ends after its last whole line: masking
+	 * happens on whole lines (as the log route serves them, api.c), so a secret
+	 * cut by the bound cannot be left half unmasked.
+	 */
+	if (got == EXPORT_MAX_TRANSCRIPT) {
+		while (got > 0 && buf[got - 1] != '\n')
+			got--;
+	}
 	/* NULs would end the text early; the log is text, so show them as '?'. */
 	for (size_t i = 0; i < got; i++)
 		if (buf[i] == '\0')

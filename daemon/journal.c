@@ -5,16 +5,90 @@
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
+#include <string.h>
 
 #include "daemon.h"
 #include "json.h"
 #include "log.h"
+#include "sha256.h"
+#include "wire.h"
+
+/* Entries the daemon itself decides on: few per run, never dropped by the cap. */
+static const char *const journal_uncapped[] = {
+	"approval_answer", "run_refused", "import_refused", "run_interrupted",
+};
+
+/*
+ * A run decides how many journal entries its events make (every floor hit is one), so
+ * each live run gets CW_JOURNAL_MAX_PER_RUN: the last is a "journal_capped" entry, and
+ * what follows is only counted (on the report, records.journal_dropped). Returns 1 when
+ * this entry may be written.
+ */
+static int
+journal_run_allows(struct daemon *d, const char *run_id, const char *kind)
+{
+	struct run	*r;
+	cJSON		*j;
+	char		*t;
+
+	if (run_id == NULL || (r = runs_find(d, run_id)) == NULL)
+		return 1;
+	for (size_t i = 0; i < sizeof journal_uncapped / sizeof journal_uncapped[0]; i++)
+		if (strcmp(kind, journal_uncapped[i]) == 0)
+			return 1;
+	if (r->n_journal + 1 < CW_JOURNAL_MAX_PER_RUN) {
+		r->n_journal++;
+		return 1;
+	}
+	if (r->n_journal++ + 1 == CW_JOURNAL_MAX_PER_RUN &&
+	    (j = cJSON_CreateObject()) != NULL) {
+		cJSON_AddNumberToObject(j, "max", CW_JOURNAL_MAX_PER_RUN);
+		json_add_string(j, "first_dropped", kind);
+		t = json_print(j);
+		cJSON_Delete(j);
+		if (store_journal_append(d->store, run_id, "journal_capped", t) == -1)
+			log_error("journal: cannot record journal_capped for run %s: %s",
+			    run_id, store_errmsg(d->store));
+		log_warn("journal: run %s reached %d entries; the rest are counted only",
+		    run_id, CW_JOURNAL_MAX_PER_RUN);
+		cJSON_free(t);
+	}
+	r->journal_dropped++;
+	return 0;
+}
+
+/* An entry's data past CW_JOURNAL_MAX_DATA is kept as its size and hash. */
+static char *
+journal_bounded(char *text)
+{
+	char	 hex[SHA256_HEX], *t;
+	size_t	 len;
+	cJSON	*o;
+
+	if (text == NULL || (len = strlen(text)) <= CW_JOURNAL_MAX_DATA)
+		return text;
+	sha256_hex(text, len, hex);
+	cJSON_free(text);
+	if ((o = cJSON_CreateObject()) == NULL)
+		return NULL;
+	cJSON_AddBoolToObject(o, "truncated", 1);
+	cJSON_AddNumberToObject(o, "bytes", (double)len);
+	json_add_string(o, "sha256", hex);
+	t = json_print(o);
+	cJSON_Delete(o);
+	return t;
+}
 
 void
 journal_add(struct daemon *d, const char *run_id, const char *kind, cJSON *data)
 {
-	char	*text = data != NULL ? json_print(data) : NULL;
+	char	*text;
 
+	if (!journal_run_allows(d, run_id, kind)) {
+		cJSON_Delete(data);
+		return;
+	}
+	text = journal_bounded(data != NULL ? json_print(data) : NULL);
 	if (store_journal_append(d->store, run_id, kind, text) == -1)
 		log_error("journal: cannot record %s for run %s: %s", kind,
 		    run_id != NULL ? run_id : "-", store_errmsg(d->store));

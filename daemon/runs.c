@@ -16,6 +16,7 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -39,6 +40,7 @@
 #include "mask.h"
 #include "paths.h"
 #include "procid.h"
+#include "sha256.h"
 #include "wire.h"
 
 extern char **environ;
@@ -90,8 +92,59 @@ runs_log_line(struct run *r, const char *fmt, ...)
 	if (n > (int)sizeof buf - 2)
 		n = (int)sizeof buf - 2;
 	buf[n++] = '\n';
+	/* The daemon's own lines are few and always written, past the cap too. */
 	if (write(r->log_fd, buf, (size_t)n) == -1)
 		log_warn("run %s: cannot write its log: %s", r->id, strerror(errno));
+	else
+		r->log_bytes += n;
+}
+
+/* A line of run output longer than this is cut when written (lines are served whole). */
+#define RUNS_LOG_LINE_MAX	(64 * 1024)
+#define RUNS_LOG_MARK		"[clockworkd]"
+#define RUNS_LOG_FORGED		"[output] "
+
+/*
+ * Append one line of run output (engine or runner) to the live log, within the run's
+ * cap (config run_log_max_bytes). Past the cap the log says so once and the rest is
+ * counted, not written; the report carries the count. The line goes out in one
+ * write, newline included, so a reader never sees it without its end (the log route
+ * serves whole lines only, api.c). Output that starts with the daemon's own mark is
+ * tagged so that a run cannot forge a "[clockworkd] run ended" line.
+ */
+static void
+runs_log_output(struct run *r, const char *text, size_t len)
+{
+	struct iovec	iov[3];
+	int		n = 0;
+	size_t		need;
+
+	if (r->log_fd == -1)
+		return;
+	len = record_cut(text, len, RUNS_LOG_LINE_MAX);
+	if (len > 0 && text[len - 1] == '\n')
+		len--;
+	if (len >= strlen(RUNS_LOG_MARK) &&
+	    strncmp(text, RUNS_LOG_MARK, strlen(RUNS_LOG_MARK)) == 0) {
+		iov[n].iov_base = (void *)RUNS_LOG_FORGED;
+		iov[n++].iov_len = strlen(RUNS_LOG_FORGED);
+	}
+	iov[n].iov_base = (void *)text;
+	iov[n++].iov_len = len;
+	iov[n].iov_base = (void *)"\n";
+	iov[n++].iov_len = 1;
+	need = len + 1 + (n == 3 ? strlen(RUNS_LOG_FORGED) : 0);
+	if (r->log_dropped > 0 || r->log_bytes + (long)need > r->log_max) {
+		if (r->log_dropped == 0)
+			runs_log_line(r, "log truncated: the run's output passed its cap of "
+			    "%ld bytes (run_log_max_bytes); the rest is not kept", r->log_max);
+		r->log_dropped += (long)need;
+		return;
+	}
+	if (writev(r->log_fd, iov, n) == -1)
+		log_warn("run %s: cannot write its log: %s", r->id, strerror(errno));
+	else
+		r->log_bytes += (long)need;
 }
 
 struct run *
@@ -555,8 +608,8 @@ runs_handle_event(struct run *r, const cJSON *msg, const char *line)
 		if (copy != NULL) {
 			cJSON_DeleteItemFromObjectCaseSensitive(copy, "v");
 			cJSON_DeleteItemFromObjectCaseSensitive(copy, "type");
-			cJSON_AddItemToArray(r->denials, copy);
 		}
+		record_list_add(&r->denials, copy);
 	}
 	/* The runner gave up on an approval (deadline, limit): it is no longer answerable. */
 	if ((strcmp(kind, "approval_timeout") == 0 || strcmp(kind, "approval_limit") == 0) &&
@@ -606,6 +659,46 @@ runs_handle_usage(struct run *r, const cJSON *msg)
 	}
 }
 
+/*
+ * Keep one message in run_events, within the run's bounds: at most CW_RUN_EVENTS_MAX
+ * rows (then one "events_capped" row, and the rest only counted), each at most
+ * CW_RUN_EVENT_MAX_DATA bytes (a longer line is kept as its size and hash). The report
+ * is stored whatever the count: it is the one message that must not be lost.
+ */
+static void
+runs_store_event(struct run *r, const char *kind, const char *line, size_t len)
+{
+	cJSON	*o;
+	char	*t = NULL, hex[SHA256_HEX];
+	int	 rc;
+
+	if (strcmp(kind, "report") != 0 && r->n_events >= CW_RUN_EVENTS_MAX) {
+		if (r->events_dropped++ == 0 && (o = cJSON_CreateObject()) != NULL) {
+			cJSON_AddNumberToObject(o, "max", CW_RUN_EVENTS_MAX);
+			t = json_print(o);
+			cJSON_Delete(o);
+			store_run_event_append(r->d->store, r->id, "events_capped", t, NULL);
+			cJSON_free(t);
+			runs_log_line(r, "events capped: this run sent more than %d events; "
+			    "the rest are counted in its report", CW_RUN_EVENTS_MAX);
+		}
+		return;
+	}
+	r->n_events++;
+	if (len > CW_RUN_EVENT_MAX_DATA && (o = cJSON_CreateObject()) != NULL) {
+		sha256_hex(line, len, hex);
+		cJSON_AddBoolToObject(o, "truncated", 1);
+		cJSON_AddNumberToObject(o, "bytes", (double)len);
+		json_add_string(o, "sha256", hex);
+		t = json_print(o);
+		cJSON_Delete(o);
+	}
+	rc = store_run_event_append(r->d->store, r->id, kind, t != NULL ? t : line, NULL);
+	cJSON_free(t);
+	if (rc == -1)
+		log_warn("run %s: cannot store event: %s", r->id, store_errmsg(r->d->store));
+}
+
 /* One line from the runner, already bounded in length. */
 static void
 runs_handle_line(struct run *r, const char *line, size_t len)
@@ -626,14 +719,8 @@ runs_handle_line(struct run *r, const char *line, size_t len)
 		return;
 	}
 	if (strcmp(type, "log") == 0) {
-		if ((text = json_get_string(msg, "text")) != NULL && r->log_fd != -1) {
-			size_t	tl = strlen(text);
-
-			if (write(r->log_fd, text, tl) == -1 ||
-			    (tl > 0 && text[tl - 1] != '\n' && write(r->log_fd, "\n", 1) == -1))
-				log_warn("run %s: cannot write its log: %s", r->id,
-				    strerror(errno));
-		}
+		if ((text = json_get_string(msg, "text")) != NULL)
+			runs_log_output(r, text, strlen(text));
 		cJSON_Delete(msg);
 		return;
 	}
@@ -653,10 +740,8 @@ runs_handle_line(struct run *r, const char *line, size_t len)
 		runs_handle_usage(r, msg);
 	else
 		log_debug("run %s: ignoring message type %.32s", r->id, type);
-	if (store_run_event_append(r->d->store, r->id,
-	    strcmp(type, "event") == 0 ? json_get_string(msg, "kind") : type,
-	    line, NULL) == -1)
-		log_warn("run %s: cannot store event: %s", r->id, store_errmsg(r->d->store));
+	runs_store_event(r, strcmp(type, "event") == 0 ? json_get_string(msg, "kind") :
+	    type, line, len);
 	cJSON_Delete(msg);
 }
 
@@ -778,7 +863,7 @@ runs_free(struct run *r)
 	}
 	cJSON_Delete(r->import_result);
 	cJSON_Delete(r->report);
-	cJSON_Delete(r->denials);
+	record_list_free(&r->denials);
 	free(r->stop_message);
 	free(r->repo);
 	free(r->branch);
@@ -846,7 +931,9 @@ runs_start(struct daemon *d, const char *id)
 	r->budget_seconds = t.budget_seconds;
 	r->budget_turns = t.budget_turns;
 	r->budget_dollars = t.budget_dollars;
-	r->denials = cJSON_CreateArray();
+	record_list_init(&r->denials, CW_RECORD_MAX_LIST, CW_RECORD_MAX_BYTES);
+	r->log_max = d->cfg.run_log_max_bytes > 0 ? d->cfg.run_log_max_bytes :
+	    CONFIG_DEFAULT_RUN_LOG;
 	r->budget_ev = evtimer_new(d->base, runs_budget_cb, r);
 	r->grace_ev = evtimer_new(d->base, runs_grace_cb, r);
 	store_run_free(&sr);
@@ -1041,6 +1128,26 @@ runs_git_report(struct run *r, cJSON *git)
 	}
 }
 
+/* What was cut or only counted because of a bound: the daemon's facts on the report. */
+static void
+runs_report_bounds(struct run *r, cJSON *rep)
+{
+	cJSON	*o;
+
+	cJSON_DeleteItemFromObjectCaseSensitive(rep, "log");
+	if ((o = cJSON_AddObjectToObject(rep, "log")) != NULL) {
+		cJSON_AddBoolToObject(o, "truncated", r->log_dropped > 0);
+		cJSON_AddNumberToObject(o, "bytes_dropped", (double)r->log_dropped);
+		cJSON_AddNumberToObject(o, "max_bytes", (double)r->log_max);
+	}
+	cJSON_DeleteItemFromObjectCaseSensitive(rep, "records");
+	if ((r->events_dropped > 0 || r->journal_dropped > 0) &&
+	    (o = cJSON_AddObjectToObject(rep, "records")) != NULL) {
+		cJSON_AddNumberToObject(o, "events_dropped", (double)r->events_dropped);
+		cJSON_AddNumberToObject(o, "journal_dropped", (double)r->journal_dropped);
+	}
+}
+
 /* The stored report: the runner's own, with the daemon's facts laid over it. */
 static void
 runs_finish(struct run *r)
@@ -1154,7 +1261,8 @@ runs_finish(struct run *r)
 		cJSON_AddNumberToObject(spent, "seconds", (double)(int64_t)(secs * 1000) / 1000);
 	}
 	if (cJSON_GetObjectItemCaseSensitive(rep, "denials") == NULL)
-		cJSON_AddItemToObject(rep, "denials", cJSON_Duplicate(r->denials, 1));
+		cJSON_AddItemToObject(rep, "denials", record_list_json(&r->denials));
+	runs_report_bounds(r, rep);
 	if ((ap = cJSON_GetObjectItemCaseSensitive(rep, "approvals")) == NULL) {
 		ap = cJSON_AddObjectToObject(rep, "approvals");
 		if (ap != NULL)
@@ -1504,7 +1612,7 @@ runs_reattach(struct daemon *d, const struct store_run *v)
 	r->budget_dollars = t.budget_dollars;
 	r->spent_dollars = v->spent_dollars;
 	r->spent_turns = v->spent_turns;
-	r->denials = cJSON_CreateArray();
+	record_list_init(&r->denials, CW_RECORD_MAX_LIST, CW_RECORD_MAX_BYTES);
 	r->budget_ev = evtimer_new(d->base, runs_budget_cb, r);
 	r->grace_ev = evtimer_new(d->base, runs_grace_cb, r);
 	clock_gettime(CLOCK_MONOTONIC, &r->t0);
@@ -1521,6 +1629,29 @@ runs_reattach(struct daemon *d, const struct store_run *v)
 	store_task_free(&t);
 	if (r->log_path[0] != '\0')
 		r->log_fd = open(r->log_path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+	/*
+	 * The caps hold across restarts: the log counts from its size on disk, and the
+	 * run's events and journal entries from what the store already holds.
+	 */
+	r->log_max = d->cfg.run_log_max_bytes > 0 ? d->cfg.run_log_max_bytes :
+	    CONFIG_DEFAULT_RUN_LOG;
+	{
+		struct stat	 lst;
+		sqlite3_stmt	*q;
+
+		if (r->log_fd != -1 && fstat(r->log_fd, &lst) == 0)
+			r->log_bytes = (long)lst.st_size;
+		if (sqlite3_prepare_v2(store_db(d->store), "SELECT (SELECT count(*) FROM "
+		    "run_events WHERE run_id = ?1), (SELECT count(*) FROM journal WHERE "
+		    "run_id = ?1)", -1, &q, NULL) == SQLITE_OK) {
+			sqlite3_bind_text(q, 1, r->id, -1, SQLITE_STATIC);
+			if (sqlite3_step(q) == SQLITE_ROW) {
+				r->n_events = (size_t)sqlite3_column_int64(q, 0);
+				r->n_journal = (size_t)sqlite3_column_int64(q, 1);
+			}
+			sqlite3_finalize(q);
+		}
+	}
 	supervise_load(&r->procs, r->pids_path);
 	r->pid = (pid_t)v->runner_pid;
 	r->start = (unsigned long long)v->runner_start_time;

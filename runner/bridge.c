@@ -22,6 +22,7 @@
 #include "floor.h"
 #include "json.h"
 #include "mask.h"
+#include "record.h"
 #include "wire.h"
 
 /* A tools/call held until a decision names its id or the budget ends. */
@@ -49,13 +50,19 @@ struct bridge {
 	int			 max_pending;
 	int			 npending;
 	struct bridge_pendq	 pending;
-	cJSON			*denials;
-	cJSON			*approvals;
+	struct record_list	 denials;	/* bounded: see record.h */
+	struct record_list	 approvals;
 	void			(*emit)(void *, cJSON *);
 	void			*arg;
 };
 
+/* The daemon takes tool names up to this long (runs_approval_request). */
+#define BRIDGE_TOOL_MAX	256
+
 static const char *bridge_versions[] = CW_MCP_VERSIONS;
+static const char *const bridge_command_fields[] = {
+	"command", "command_truncated", "command_bytes", "command_sha256",
+};
 
 
 static cJSON *
@@ -83,17 +90,6 @@ bridge_emit(struct bridge *b, cJSON *msg)
 		cJSON_Delete(msg);
 }
 
-/* The command as it may appear in events and reports: masked, or withheld. */
-static char *
-bridge_masked(const char *command)
-{
-	char	*m;
-
-	if ((m = mask_secrets(command)) != NULL)
-		return m;
-	return strdup("[command withheld: masking failed]");
-}
-
 /*
  * Ask the floor about one shell command. Returns 1 for deny (out filled), 0 for allow.
  * A deny is recorded and emitted; an evaluation error is a deny (fail closed).
@@ -102,8 +98,7 @@ static int
 bridge_floor(struct bridge *b, const char *command, const char *source,
     struct floor_result *out)
 {
-	cJSON	*rec, *ev;
-	char	*masked;
+	cJSON	*rec, *ev, *f;
 
 	memset(out, 0, sizeof *out);
 	if (floor_evaluate(command, b->policy, out) == -1) {
@@ -114,23 +109,31 @@ bridge_floor(struct bridge *b, const char *command, const char *source,
 	}
 	if (out->verdict != FLOOR_DENY)
 		return 0;
-	masked = bridge_masked(command);
+	/*
+	 * The record and the event keep the command masked and cut (record.h): the run
+	 * chooses this text and how often it is sent, and neither may grow without end.
+	 */
 	if ((rec = cJSON_CreateObject()) != NULL) {
 		cJSON_AddStringToObject(rec, "rule", out->rule);
 		cJSON_AddStringToObject(rec, "reason", out->reason);
-		json_add_string(rec, "command", masked);
+		record_add_command(rec, command);
 		cJSON_AddStringToObject(rec, "source", source);
-		cJSON_AddItemToArray(b->denials, rec);
 	}
-	if ((ev = bridge_event(b, "floor_deny")) != NULL) {
+	if ((ev = bridge_event(b, "floor_deny")) != NULL && rec != NULL) {
 		cJSON_AddStringToObject(ev, "rule", out->rule);
 		cJSON_AddStringToObject(ev, "reason", out->reason);
-		json_add_string(ev, "command", masked);
+		for (size_t i = 0; i < sizeof bridge_command_fields /
+		    sizeof bridge_command_fields[0]; i++)
+			if ((f = cJSON_GetObjectItemCaseSensitive(rec,
+			    bridge_command_fields[i])) != NULL)
+				cJSON_AddItemToObject(ev, bridge_command_fields[i],
+				    cJSON_Duplicate(f, 0));
 		cJSON_AddStringToObject(ev, "source", source);
 		cJSON_AddBoolToObject(ev, "floor", out->floor != 0);
+		cJSON_AddNumberToObject(ev, "seq", (double)b->denials.count + 1);
 	}
-	free(masked);
 	bridge_emit(b, ev);
+	record_list_add(&b->denials, rec);
 	return 1;
 }
 
@@ -267,12 +270,11 @@ bridge_record_approval(struct bridge *b, const char *id, const char *tool,
 	if ((rec = cJSON_CreateObject()) == NULL)
 		return;
 	json_add_string(rec, "id", id);
-	json_add_string(rec, "tool", tool);
+	record_add_string(rec, "tool", tool, BRIDGE_TOOL_MAX);
 	cJSON_AddStringToObject(rec, "behavior", behavior);
 	cJSON_AddStringToObject(rec, "by", by);
-	if (message != NULL)
-		cJSON_AddStringToObject(rec, "message", message);
-	cJSON_AddItemToArray(b->approvals, rec);
+	record_add_string(rec, "message", message, CW_RECORD_MAX_TEXT);
+	record_list_add(&b->approvals, rec);
 }
 
 static void bridge_pending_closed(struct evhttp_connection *, void *);
@@ -366,6 +368,25 @@ bridge_new_id(char *out, size_t outlen)
 }
 
 /*
+ * An approval's input travels whole to the daemon (a person must see all of it), in
+ * one wire line: one that would not fit, once printed, is refused here instead of
+ * ending the run with a protocol error (printing can grow a body: a raw control byte
+ * becomes \u00XX).
+ */
+static int
+bridge_too_large(const cJSON *input)
+{
+	char	*t;
+	size_t	 n;
+
+	if ((t = json_print(input)) == NULL)
+		return 1;
+	n = strlen(t);
+	cJSON_free(t);
+	return n > CW_RUN_REPORT_MAX;
+}
+
+/*
  * tools/call of the approval tool. Returns the response now, or NULL when the call is
  * held (then the answer goes out through reqctx later).
  */
@@ -385,7 +406,7 @@ bridge_tools_call(struct bridge *b, const cJSON *id, const cJSON *params, void *
 	tool = json_get_string(args, "tool_name");
 	input = cJSON_GetObjectItemCaseSensitive(args, "input");
 	use_id = json_get_string(args, "tool_use_id");
-	if (tool == NULL || !cJSON_IsObject(input)) {
+	if (tool == NULL || strlen(tool) > BRIDGE_TOOL_MAX || !cJSON_IsObject(input)) {
 		bridge_record_approval(b, NULL, tool, "deny", "malformed", NULL);
 		return bridge_tool_result(id, 0, NULL,
 		    "malformed approval request: tool_name and input are required");
@@ -409,6 +430,15 @@ bridge_tools_call(struct bridge *b, const cJSON *id, const cJSON *params, void *
 		}
 		return bridge_tool_result(id, 0, NULL,
 		    "too many approval requests are already waiting for an answer");
+	}
+	if (bridge_too_large(input)) {
+		bridge_record_approval(b, NULL, tool, "deny", "limit", "input too large");
+		if ((msg = bridge_event(b, "approval_too_large")) != NULL) {
+			record_add_string(msg, "tool", tool, BRIDGE_TOOL_MAX);
+			bridge_emit(b, msg);
+		}
+		return bridge_tool_result(id, 0, NULL,
+		    "the approval request is too large to be shown to a person");
 	}
 	if ((p = calloc(1, sizeof *p)) == NULL || bridge_new_id(p->id, sizeof p->id) == -1 ||
 	    (p->tool = strdup(tool)) == NULL ||
@@ -730,8 +760,8 @@ bridge_new(struct event_base *base, const struct bridge_config *cfg, char *err,
 	if ((b = calloc(1, sizeof *b)) == NULL ||
 	    (b->run_id = strdup(cfg->run_id)) == NULL ||
 	    (b->token = strdup(cfg->token)) == NULL ||
-	    (b->denials = cJSON_CreateArray()) == NULL ||
-	    (b->approvals = cJSON_CreateArray()) == NULL ||
+	    record_list_init(&b->denials, CW_RECORD_MAX_LIST, CW_RECORD_MAX_BYTES) == -1 ||
+	    record_list_init(&b->approvals, CW_RECORD_MAX_LIST, CW_RECORD_MAX_BYTES) == -1 ||
 	    (b->http = evhttp_new(base)) == NULL) {
 		snprintf(err, errlen, "bridge: out of memory");
 		bridge_free(b);
@@ -845,27 +875,16 @@ bridge_expire(struct bridge *b, const char *message, const char *by)
 	}
 }
 
-static cJSON *
-bridge_records(const cJSON *list)
-{
-	cJSON	*o;
-
-	o = cJSON_CreateObject();
-	cJSON_AddNumberToObject(o, "count", cJSON_GetArraySize(list));
-	cJSON_AddItemToObject(o, "list", cJSON_Duplicate(list, 1));
-	return o;
-}
-
 cJSON *
 bridge_denials(const struct bridge *b)
 {
-	return bridge_records(b->denials);
+	return record_list_json(&b->denials);
 }
 
 cJSON *
 bridge_approvals(const struct bridge *b)
 {
-	return bridge_records(b->approvals);
+	return record_list_json(&b->approvals);
 }
 
 void
@@ -884,8 +903,8 @@ bridge_free(struct bridge *b)
 	}
 	if (b->http != NULL)
 		evhttp_free(b->http);
-	cJSON_Delete(b->denials);
-	cJSON_Delete(b->approvals);
+	record_list_free(&b->denials);
+	record_list_free(&b->approvals);
 	free(b->run_id);
 	free(b->token);
 	free(b);

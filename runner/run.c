@@ -42,6 +42,7 @@
 #include "log.h"
 #include "paths.h"
 #include "proc.h"
+#include "record.h"
 #include "sandbox.h"
 #include "seal.h"
 #include "spec.h"
@@ -108,13 +109,19 @@ struct run {
 
 /*
  * Write one wire message (and free it). Engine output is the one kind the outbox may
- * drop while no daemon is attached: events, approvals and the report are kept.
+ * drop while no daemon is attached: events, approvals and the report are kept. A
+ * message that would not fit in a wire line would be a protocol error that ends the
+ * run and loses its report, so it is replaced by a small "message_dropped" event
+ * naming its type and size. Nothing the runner sends should get here (records are
+ * bounded, the report is built to fit): this is the last guard, not the mechanism.
  */
 static void
 run_emit(struct run *r, cJSON *msg)
 {
-	const char	*type;
 	char		*text;
+	size_t		 len;
+	const char	*type;
+	cJSON		*ev;
 
 	if (msg == NULL)
 		return;
@@ -139,8 +146,23 @@ run_emit(struct run *r, cJSON *msg)
 		return;
 	}
 	if ((text = json_print(msg)) != NULL) {
-		uplink_send(r->up, text, strlen(text), type != NULL &&
-		    strcmp(type, "log") == 0);
+		len = strlen(text);
+		if (len >= CW_WIRE_MAX_LINE && (ev = cJSON_CreateObject()) != NULL) {
+			cJSON_AddNumberToObject(ev, "v", CW_WIRE_VERSION);
+			cJSON_AddStringToObject(ev, "type", "event");
+			cJSON_AddStringToObject(ev, "kind", "message_dropped");
+			if (r->run_id != NULL)
+				json_add_string(ev, "run_id", r->run_id);
+			record_add_string(ev, "message_type", type, 64);
+			cJSON_AddNumberToObject(ev, "bytes", (double)len);
+			cJSON_free(text);
+			text = json_print(ev);
+			cJSON_Delete(ev);
+			type = "event";
+			len = text != NULL ? strlen(text) : 0;
+		}
+		if (text != NULL && len < CW_WIRE_MAX_LINE)
+			uplink_send(r->up, text, len, type != NULL && strcmp(type, "log") == 0);
 		cJSON_free(text);
 	}
 	cJSON_Delete(msg);
@@ -276,6 +298,40 @@ run_report_file(struct run *r, const cJSON *m)
 	}
 }
 
+/*
+ * The report is the one message that must arrive. Its lists are bounded already
+ * (record.h), so this only acts if the bounds were ever raised past the line: then
+ * the lists go, their counts stay, and "report_trimmed" says so.
+ */
+static void
+run_report_fit(cJSON *m)
+{
+	static const char *const lists[] = { "approvals", "denials" };
+	char	*text;
+	size_t	 len;
+	double	 count;
+	cJSON	*o;
+
+	for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) {
+		if ((text = json_print(m)) == NULL)
+			return;
+		len = strlen(text);
+		cJSON_free(text);
+		if (len <= CW_RUN_REPORT_MAX)
+			return;
+		if ((o = cJSON_GetObjectItemCaseSensitive(m, lists[i])) == NULL)
+			continue;
+		if (json_get_number(o, "count", &count) == -1)
+			count = 0;
+		cJSON_DeleteItemFromObjectCaseSensitive(o, "list");
+		cJSON_DeleteItemFromObjectCaseSensitive(o, "omitted");
+		cJSON_AddArrayToObject(o, "list");
+		cJSON_AddNumberToObject(o, "omitted", count);
+		cJSON_DeleteItemFromObjectCaseSensitive(m, "report_trimmed");
+		cJSON_AddBoolToObject(m, "report_trimmed", 1);
+	}
+}
+
 static void
 run_report(struct run *r, const char *status)
 {
@@ -333,6 +389,7 @@ run_report(struct run *r, const char *status)
 		cJSON_AddNumberToObject(empty, "count", 0);
 		cJSON_AddArrayToObject(empty, "list");
 	}
+	run_report_fit(m);
 	run_report_file(r, m);
 	run_emit(r, m);
 }

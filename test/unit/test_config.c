@@ -28,6 +28,7 @@ test_defaults(void **state)
 	assert_int_equal(cfg.budget_turns, 50);
 	assert_int_equal(cfg.budget_seconds, 3600);
 	assert_int_equal(cfg.max_concurrent_runs, 2);
+	assert_true(cfg.run_log_max_bytes == 64L * 1024 * 1024);
 	assert_int_equal(cfg.protected_branches.n, 2);
 	assert_string_equal(cfg.protected_branches.v[0], "main");
 	assert_string_equal(cfg.protected_branches.v[1], "master");
@@ -46,6 +47,7 @@ test_full_file(void **state)
 	    "api_port: 7555\n"
 	    "max_concurrent_runs: 4\n"
 	    "keep_runs: 3\n"
+	    "run_log_max_bytes: 1048576\n"
 	    "protected_branches: [main, release/1.x]\n"
 	    "budgets:\n"
 	    "  dollars: 0.5\n"
@@ -76,6 +78,7 @@ test_full_file(void **state)
 	assert_int_equal(cfg.api_port, 7555);
 	assert_int_equal(cfg.max_concurrent_runs, 4);
 	assert_int_equal(cfg.keep_runs, 3);
+	assert_int_equal(cfg.run_log_max_bytes, 1048576);
 	assert_string_equal(cfg.protected_branches.v[1], "release/1.x");
 	assert_true(cfg.budget_dollars == 0.5);
 	assert_int_equal(cfg.budget_turns, 10);
@@ -127,6 +130,8 @@ static const struct {
 	{ "rules:\n  - id: a\n    match: x\n  - id: a\n    match: y\n", "test.yaml:4: rules[1].id: rule id 'a' used twice" },
 	{ "rules:\n  - id: a\n    match: x\n    action: allow\n", "test.yaml:4: rules[0].action: unknown key" },
 	{ "max_concurrent_runs: 0\n", "test.yaml:1: max_concurrent_runs: 0 is out of range" },
+	{ "run_log_max_bytes: 100\n", "test.yaml:1: run_log_max_bytes: 100 is out of range" },
+	{ "run_log_max_bytes: 64M\n", "test.yaml:1: run_log_max_bytes: expected an integer" },
 	{ "- just\n- a list\n", "test.yaml:1: (top level): expected a mapping" },
 	{ "sandbox: [unclosed\n", "test.yaml:2: (syntax):" },
 	{ "a: b\n\tc: d\n", "test.yaml:2: (syntax):" },
