@@ -1,7 +1,11 @@
 /*
  * The wire formats between Clockwork's processes, in one place, with a version.
  *
- * daemon <-> cw-runner: JSON lines over the runner's stdin (down) and stdout (up).
+ * daemon <-> cw-runner: JSON lines over the runner's stdin (down) and stdout (up), and
+ * after a daemon restart over the runner's control socket <home>/runs/<run_id>.sock,
+ * both ways (runner/uplink.c): on attach the runner replays what it queued while no
+ * daemon was there, sends {"type":"hello","reattached":true,...} and announces every
+ * held approval_request again (the daemon matches them to the ones it stored).
  * Every line is one JSON object with "v" (CW_WIRE_VERSION) and "type". Lines longer
  * than CW_WIRE_MAX_LINE are a protocol error that ends the run.
  *
@@ -81,7 +85,8 @@
  * Event kinds the runner emits: sandbox_disabled, engine_started, floor_deny,
  * approval_answered, approval_timeout, approval_limit, approval_too_large, message_dropped, approval_abandoned (the engine
  * hung up on a held approval), decision_unknown_id, malformed_line, budget_exceeded,
- * stop_requested, daemon_gone. Every event carries run_id. A log line's "stream" is
+ * stop_requested, daemon_gone ({"run_goes_on":bool}: with a control socket the run
+ * goes on). Every event carries run_id. A log line's "stream" is
  * "stdout" or "stderr" for the engine's output and "runner" for the runner's own
  * notes (the CW_SANDBOX=off warning among them).
  */
