@@ -24,6 +24,9 @@ wait_until 60 "the flood to be held" test -s "$wd/flood.ready" || fail "the floo
 held=$(cat "$wd/flood.ready")
 [ "$held" -ge 2000 ] || fail "the run holds only $held connections"
 pass "the run holds $held idle connections to 127.0.0.1:$PORT"
+nfd=$(ls "/proc/$DPID/fd" | wc -l)
+echo "# clockworkd has $nfd descriptors open"
+[ "$nfd" -lt 700 ] || fail "clockworkd holds $nfd descriptors under the flood"
 
 # cwctl status, measured, three times over a few seconds of the flood.
 for i in 1 2 3; do
@@ -47,3 +50,7 @@ for f in "$CLOCKWORK_HOME/clockworkd.log" "$T/daemon.out"; do
 done
 timeout 10 "$CW_BIN/cwctl" status >/dev/null || fail "the daemon does not answer after the flood"
 pass "the daemon's logs stay under 1 MB and it still answers"
+# The TCP port is not dead either: once the flood is gone it answers again.
+code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 --noproxy '*' "http://127.0.0.1:$PORT/")
+[ "$code" = 200 ] || fail "the Inbox page after the flood: HTTP $code"
+pass "the TCP port serves the Inbox page again after the flood"
