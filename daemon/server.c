@@ -124,7 +124,9 @@ server_reload(struct daemon *d)
 
 /*
  * The home holds the token, the database and cwctl's socket: it must be a directory
- * of ours that nobody else can enter, or the socket's 0600 would be the only fence.
+ * of ours that nobody else can enter, so that the socket's 0600 is not the only fence.
+ * One we do not own is refused; one open to group or others (made by hand, say) is
+ * closed to them, loudly.
  */
 static int
 server_check_home(const char *home)
@@ -140,9 +142,13 @@ server_check_home(const char *home)
 		return -1;
 	}
 	if ((st.st_mode & 077) != 0) {
-		log_error("%s is open to group or others (mode %04o); refusing to start: "
-		    "run 'chmod 700 %s'", home, (unsigned)(st.st_mode & 07777), home);
-		return -1;
+		if (chmod(home, 0700) == -1) {
+			log_error("%s is open to group or others (mode %04o) and cannot be "
+			    "closed: %s", home, (unsigned)(st.st_mode & 07777), strerror(errno));
+			return -1;
+		}
+		log_warn("%s was open to group or others (mode %04o): now 0700", home,
+		    (unsigned)(st.st_mode & 07777));
 	}
 	return 0;
 }
@@ -228,8 +234,6 @@ server_main(const struct server_options *o)
 		log_error("%s: %s", d.home, strerror(errno));
 		return 1;
 	}
-	if (server_check_home(d.home) == -1)
-		return 1;
 	snprintf(path, sizeof path, "%s/clockworkd.log", d.home);
 	if (log_open_file(path) == -1)
 		log_warn("%s: %s; logging to stderr only", path, strerror(errno));
@@ -252,6 +256,8 @@ server_main(const struct server_options *o)
 		rc = 2;		/* a bad configuration is a usage error */
 		goto out;
 	}
+	if (server_check_home(d.home) == -1)
+		goto out;
 	if (token_load_or_create(d.home, d.token, sizeof d.token, err, sizeof err) == -1) {
 		log_error("%s", err);
 		goto out;

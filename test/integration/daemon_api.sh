@@ -121,7 +121,7 @@ set +e; cwctl task frobnicate 2>/dev/null; rc=$?; set -e
 pass "cwctl task add/show/list/disable/enable/rm; usage errors exit 2"
 
 # The audit log saw every state change, with the client named.
-n=$(sql "SELECT count(*) FROM audit WHERE actor='cwctl' AND action IN ('task.add','task.update','task.remove')")
+n=$(sql "SELECT count(*) FROM audit WHERE actor LIKE 'cwctl uid=$(id -u) pid=%' AND action IN ('task.add','task.update','task.remove')")
 [ "$n" -ge 4 ] || fail "audit entries: $n"
 cwctl journal --audit | grep -q 'task.remove' || fail "cwctl journal --audit"
 pass "audit log records state-changing calls"
