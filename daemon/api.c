@@ -896,8 +896,6 @@ api_gc(struct api_req *q)
 
 /* ---- the Inbox and exports --------------------------------------------------- */
 
-static int	api_is(struct api_req *, size_t, ...);
-
 /* POST /api/inbox/code: a one-time sign-in link for `cwctl inbox` (token only). */
 static void
 api_inbox_code(struct api_req *q)
@@ -971,21 +969,6 @@ api_run_export(struct api_req *q, const char *id, int raw)
 	free(html);
 }
 
-/* The routes the Inbox's session may use, all read-only but answering an approval. */
-static int
-api_inbox_allowed(struct api_req *q)
-{
-	if (q->method == EVHTTP_REQ_POST)
-		return api_is(q, 3, "api", "approvals", NULL);
-	if (q->method != EVHTTP_REQ_GET)
-		return 0;
-	return api_is(q, 2, "api", "runs") || api_is(q, 3, "api", "runs", NULL) ||
-	    api_is(q, 4, "api", "runs", NULL, "log") ||
-	    api_is(q, 4, "api", "runs", NULL, "events") ||
-	    api_is(q, 2, "api", "approvals") || api_is(q, 2, "api", "journal") ||
-	    api_is(q, 2, "api", "tasks");
-}
-
 /* ---- routing ------------------------------------------------------------------ */
 
 static int
@@ -1006,105 +989,146 @@ api_split(struct api_req *q, const char *path)
 	return 0;
 }
 
-static int
-api_is(struct api_req *q, size_t n, ...)
+/* Handlers with the path's third segment as their argument, for the table. */
+static void
+api_task_show(struct api_req *q)
 {
-	va_list		 ap;
-	const char	*s;
-	int		 ok = q->nseg == n;
+	struct store_task	t;
 
-	va_start(ap, n);
-	for (size_t i = 0; ok && i < n; i++) {
-		s = va_arg(ap, const char *);
-		if (s != NULL && strcmp(q->seg[i], s) != 0)
-			ok = 0;
-	}
-	va_end(ap);
-	return ok;
+	if (api_task_lookup(q, q->seg[2], &t) == -1)
+		return;
+	api_ok(q, 200, tasks_to_json(&t));
+	store_task_free(&t);
 }
 
-static void
-api_route(struct api_req *q)
+static void api_task_update_r(struct api_req *q) { api_task_update(q, q->seg[2]); }
+static void api_task_remove_r(struct api_req *q) { api_task_remove(q, q->seg[2]); }
+static void api_run_show_r(struct api_req *q) { api_run_show(q, q->seg[2]); }
+static void api_run_stop_r(struct api_req *q) { api_run_stop(q, q->seg[2]); }
+static void api_run_log_r(struct api_req *q) { api_run_log(q, q->seg[2]); }
+static void api_run_events_r(struct api_req *q) { api_run_events(q, q->seg[2]); }
+static void api_run_export_json(struct api_req *q) { api_run_export(q, q->seg[2], 0); }
+static void api_run_export_html(struct api_req *q) { api_run_export(q, q->seg[2], 1); }
+static void api_approval_answer_r(struct api_req *q) { api_approval_answer(q, q->seg[2]); }
+
+/*
+ * Who may use a route, beyond the unix socket and the bearer token (which may use
+ * them all): the Inbox's session through its gateway /inbox/api/..., reads of runs,
+ * approvals, tasks and the journal and the one write, answering an approval; and the
+ * session directly for the proof-of-work download the Inbox links to.
+ */
+enum api_auth {
+	API_AUTH_LOCAL = 0,	/* the socket or the token only */
+	API_AUTH_INBOX,		/* also the Inbox gateway */
+	API_AUTH_SESSION,	/* also the Inbox session on its own path */
+};
+
+/* How this request was authenticated, in api_cb. */
+enum api_via {
+	API_VIA_LOCAL = 0,
+	API_VIA_INBOX,
+	API_VIA_SESSION,
+};
+
+struct api_route {
+	const char		*path;		/* segments; "*" matches one */
+	enum evhttp_cmd_type	 method;
+	enum api_auth		 auth;
+	void			(*fn)(struct api_req *);
+};
+
+/* The one route table: every endpoint, its method and its auth rule. */
+static const struct api_route api_routes[] = {
+	{ "api/status",			EVHTTP_REQ_GET,	   API_AUTH_LOCAL, api_status },
+	{ "api/tasks",			EVHTTP_REQ_GET,	   API_AUTH_INBOX, api_tasks_list },
+	{ "api/tasks",			EVHTTP_REQ_POST,   API_AUTH_LOCAL, api_task_add },
+	{ "api/tasks/*",		EVHTTP_REQ_GET,	   API_AUTH_LOCAL, api_task_show },
+	{ "api/tasks/*",		EVHTTP_REQ_PATCH,  API_AUTH_LOCAL, api_task_update_r },
+	{ "api/tasks/*",		EVHTTP_REQ_DELETE, API_AUTH_LOCAL, api_task_remove_r },
+	{ "api/runs",			EVHTTP_REQ_GET,	   API_AUTH_INBOX, api_runs_list },
+	{ "api/runs",			EVHTTP_REQ_POST,   API_AUTH_LOCAL, api_run_start },
+	{ "api/runs/*",			EVHTTP_REQ_GET,	   API_AUTH_INBOX, api_run_show_r },
+	{ "api/runs/*/stop",		EVHTTP_REQ_POST,   API_AUTH_LOCAL, api_run_stop_r },
+	{ "api/runs/*/log",		EVHTTP_REQ_GET,	   API_AUTH_INBOX, api_run_log_r },
+	{ "api/runs/*/events",		EVHTTP_REQ_GET,	   API_AUTH_INBOX, api_run_events_r },
+	{ "api/runs/*/export",		EVHTTP_REQ_GET,	   API_AUTH_LOCAL, api_run_export_json },
+	{ "api/approvals",		EVHTTP_REQ_GET,	   API_AUTH_INBOX, api_approvals_list },
+	{ "api/approvals/*",		EVHTTP_REQ_POST,   API_AUTH_INBOX, api_approval_answer_r },
+	{ "api/journal",		EVHTTP_REQ_GET,	   API_AUTH_INBOX, api_journal },
+	{ "api/audit",			EVHTTP_REQ_GET,	   API_AUTH_LOCAL, api_audit },
+	{ "api/gc",			EVHTTP_REQ_POST,   API_AUTH_LOCAL, api_gc },
+	{ "api/inbox/code",		EVHTTP_REQ_POST,   API_AUTH_LOCAL, api_inbox_code },
+	{ "api/inbox/revoke",		EVHTTP_REQ_POST,   API_AUTH_LOCAL, api_inbox_revoke },
+	{ "workforce/runs/*/proof-of-work", EVHTTP_REQ_GET, API_AUTH_SESSION,
+	    api_run_export_html },
+};
+
+/* Does the request's path match pattern, segment by segment? */
+static int
+api_path_match(const struct api_req *q, const char *pattern)
 {
-	enum evhttp_cmd_type	m = q->method;
+	const char	*p = pattern, *end;
+	size_t		 i = 0, n;
 
-	if (api_is(q, 4, "workforce", "runs", NULL, "proof-of-work")) {
-		if (m == EVHTTP_REQ_GET)
-			return api_run_export(q, q->seg[2], 1);
-		goto notallowed;
+	while (*p != '\0') {
+		end = strchr(p, '/');
+		n = end != NULL ? (size_t)(end - p) : strlen(p);
+		if (i >= q->nseg)
+			return 0;
+		if (!(n == 1 && *p == '*') &&
+		    (strlen(q->seg[i]) != n || strncmp(q->seg[i], p, n) != 0))
+			return 0;
+		i++;
+		p += n;
+		if (*p == '/')
+			p++;
 	}
-	if (q->nseg < 2 || strcmp(q->seg[0], "api") != 0)
-		goto notfound;
-	if (api_is(q, 2, "api", "status")) {
-		if (m == EVHTTP_REQ_GET)
-			return api_status(q);
-	} else if (api_is(q, 2, "api", "tasks")) {
-		if (m == EVHTTP_REQ_GET)
-			return api_tasks_list(q);
-		if (m == EVHTTP_REQ_POST)
-			return api_task_add(q);
-	} else if (api_is(q, 3, "api", "tasks", NULL)) {
-		struct store_task	t;
+	return i == q->nseg;
+}
 
-		if (m == EVHTTP_REQ_GET) {
-			if (api_task_lookup(q, q->seg[2], &t) == -1)
-				return;
-			api_ok(q, 200, tasks_to_json(&t));
-			store_task_free(&t);
+static int
+api_route_allows(const struct api_route *r, enum api_via via)
+{
+	switch (via) {
+	case API_VIA_LOCAL:
+		return 1;
+	case API_VIA_INBOX:
+		return r->auth == API_AUTH_INBOX;
+	case API_VIA_SESSION:
+		return r->auth == API_AUTH_SESSION;
+	}
+	return 0;
+}
+
+/*
+ * Find the request's route: 404 when no route has its path (or none this way of
+ * signing in may use), 405 when routes have its path but not its method (404 on the
+ * Inbox gateway).
+ */
+static void
+api_route(struct api_req *q, enum api_via via)
+{
+	const struct api_route	*r;
+	int			 path_known = 0;
+
+	for (size_t i = 0; i < sizeof api_routes / sizeof api_routes[0]; i++) {
+		r = &api_routes[i];
+		if (!api_path_match(q, r->path) || !api_route_allows(r, via))
+			continue;
+		if (r->method == q->method) {
+			r->fn(q);
 			return;
 		}
-		if (m == EVHTTP_REQ_PATCH)
-			return api_task_update(q, q->seg[2]);
-		if (m == EVHTTP_REQ_DELETE)
-			return api_task_remove(q, q->seg[2]);
-	} else if (api_is(q, 2, "api", "runs")) {
-		if (m == EVHTTP_REQ_GET)
-			return api_runs_list(q);
-		if (m == EVHTTP_REQ_POST)
-			return api_run_start(q);
-	} else if (api_is(q, 3, "api", "runs", NULL)) {
-		if (m == EVHTTP_REQ_GET)
-			return api_run_show(q, q->seg[2]);
-	} else if (api_is(q, 4, "api", "runs", NULL, "stop")) {
-		if (m == EVHTTP_REQ_POST)
-			return api_run_stop(q, q->seg[2]);
-	} else if (api_is(q, 4, "api", "runs", NULL, "log")) {
-		if (m == EVHTTP_REQ_GET)
-			return api_run_log(q, q->seg[2]);
-	} else if (api_is(q, 4, "api", "runs", NULL, "events")) {
-		if (m == EVHTTP_REQ_GET)
-			return api_run_events(q, q->seg[2]);
-	} else if (api_is(q, 2, "api", "approvals")) {
-		if (m == EVHTTP_REQ_GET)
-			return api_approvals_list(q);
-	} else if (api_is(q, 3, "api", "approvals", NULL)) {
-		if (m == EVHTTP_REQ_POST)
-			return api_approval_answer(q, q->seg[2]);
-	} else if (api_is(q, 2, "api", "journal")) {
-		if (m == EVHTTP_REQ_GET)
-			return api_journal(q);
-	} else if (api_is(q, 2, "api", "audit")) {
-		if (m == EVHTTP_REQ_GET)
-			return api_audit(q);
-	} else if (api_is(q, 2, "api", "gc")) {
-		if (m == EVHTTP_REQ_POST)
-			return api_gc(q);
-	} else if (api_is(q, 3, "api", "inbox", "code")) {
-		if (m == EVHTTP_REQ_POST)
-			return api_inbox_code(q);
-	} else if (api_is(q, 3, "api", "inbox", "revoke")) {
-		if (m == EVHTTP_REQ_POST)
-			return api_inbox_revoke(q);
-	} else if (api_is(q, 4, "api", "runs", NULL, "export")) {
-		if (m == EVHTTP_REQ_GET)
-			return api_run_export(q, q->seg[2], 0);
-	} else
-		goto notfound;
-notallowed:
-	api_error(q, 405, "method_not_allowed", "method not allowed on %s", q->pathbuf);
-	return;
-notfound:
-	api_error(q, 404, "not_found", "no such endpoint: %.200s", q->pathbuf);
+		path_known = 1;
+	}
+	/* The gateway offers (method, path) pairs: anything else is simply not there. */
+	if (path_known && via != API_VIA_INBOX)
+		api_error(q, 405, "method_not_allowed", "method not allowed on %s",
+		    q->pathbuf);
+	else if (via == API_VIA_INBOX)
+		api_error(q, 404, "not_found", "no such Inbox endpoint: %.200s", q->pathbuf);
+	else
+		api_error(q, 404, "not_found", "no such endpoint: %.200s", q->pathbuf);
 }
 
 static void
@@ -1116,6 +1140,7 @@ api_cb(struct evhttp_request *req, void *arg)
 	const struct evhttp_uri	*uri = evhttp_request_get_evhttp_uri(req);
 	const char		*path, *auth, *client, *query;
 	struct httpd_peer	 peer;
+	enum api_via		 via = API_VIA_LOCAL;
 
 	memset(&q, 0, sizeof q);
 	TAILQ_INIT(&q.query);
@@ -1169,7 +1194,8 @@ api_cb(struct evhttp_request *req, void *arg)
 			return;
 		}
 		snprintf(q.actor, sizeof q.actor, "inbox");
-		if (api_split(&q, path + 6) == -1 || !api_inbox_allowed(&q)) {
+		via = API_VIA_INBOX;
+		if (api_split(&q, path + 6) == -1) {
 			api_error(&q, 404, "not_found", "no such Inbox endpoint: %.200s",
 			    q.pathbuf);
 			return;
@@ -1185,6 +1211,7 @@ api_cb(struct evhttp_request *req, void *arg)
 	    (q.method == EVHTTP_REQ_GET || q.method == EVHTTP_REQ_HEAD) &&
 	    (auth == NULL || strncmp(auth, "Bearer ", 7) != 0) && inbox_signed_in(d, req)) {
 		snprintf(q.actor, sizeof q.actor, "inbox");
+		via = API_VIA_SESSION;
 		if (api_split(&q, path) == -1)
 			goto nf;
 		goto route;
@@ -1213,7 +1240,7 @@ route:
 		api_error(&q, 400, "bad_query", "cannot parse the query string");
 		return;
 	}
-	api_route(&q);
+	api_route(&q, via);
 	evhttp_clear_headers(&q.query);
 }
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # A run cannot starve the daemon (SPEC D2, issue 10): from inside a real sandboxed run
 # (the command engine through the real cw-runner), 2,000 idle TCP connections are opened
-# to every loopback port the run is given (the daemon's TCP port; the run's own bridge
-# when it has one) and held. Meanwhile `cwctl status` answers in under a second and
+# to the daemon's TCP port and held (a command run has no bridge of its own; the
+# bridge's limits are tested on the real listener by unit/test_bridge). Meanwhile `cwctl status` answers in under a second and
 # `cwctl run stop` ends the run, and the daemon's logs stay small. The daemon starts
 # with the soft descriptor limit systemd gives a user service (1,024).
 . "${CW_SRC:?}/test/integration/daemon_lib.bash" || exit 1
