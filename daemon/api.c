@@ -32,6 +32,7 @@
 #include <sqlite3.h>
 
 #include "daemon.h"
+#include "httpd.h"
 #include "json.h"
 #include "log.h"
 #include "mask.h"
@@ -46,50 +47,26 @@ struct api_req {
 	const char		*seg[API_MAX_SEGS];
 	size_t			 nseg;
 	struct evkeyvalq	 query;
-	char			 actor[40];
+	char			 actor[64];
 	char			 pathbuf[512];
 	char			 segbuf[512];	/* seg[] points into it */
 };
 
-static const char *
-api_reason(int code)
-{
-	switch (code) {
-	case 200: return "OK";
-	case 201: return "Created";
-	case 400: return "Bad Request";
-	case 401: return "Unauthorized";
-	case 403: return "Forbidden";
-	case 404: return "Not Found";
-	case 405: return "Method Not Allowed";
-	case 409: return "Conflict";
-	case 413: return "Payload Too Large";
-	case 503: return "Service Unavailable";
-	default: return code >= 500 ? "Internal Server Error" : "Error";
-	}
-}
-
 static void
 api_send(struct evhttp_request *req, int code, cJSON *body)
 {
-	struct evbuffer	*buf = evbuffer_new();
 	struct evkeyvalq *h = evhttp_request_get_output_headers(req);
-	char		*text;
+	char		*text = NULL, *line = NULL;
 
-	evhttp_add_header(h, "Content-Type", "application/json");
-	evhttp_add_header(h, "Cache-Control", "no-store");
-	evhttp_add_header(h, "X-Content-Type-Options", "nosniff");
 	evhttp_add_header(h, "Referrer-Policy", "no-referrer");
 	evhttp_add_header(h, "Content-Security-Policy", "default-src 'none'; "
 	    "frame-ancestors 'none'");
-	if (buf != NULL && body != NULL && (text = json_print(body)) != NULL) {
-		evbuffer_add(buf, text, strlen(text));
-		evbuffer_add(buf, "\n", 1);
-		cJSON_free(text);
-	}
-	evhttp_send_reply(req, code, api_reason(code), buf);
-	if (buf != NULL)
-		evbuffer_free(buf);
+	if (body != NULL && (text = json_print(body)) != NULL &&
+	    asprintf(&line, "%s\n", text) == -1)
+		line = NULL;
+	httpd_reply(req, code, "application/json", line, line != NULL ? strlen(line) : 0);
+	free(line);
+	cJSON_free(text);
 	cJSON_Delete(body);
 }
 
@@ -127,23 +104,27 @@ api_ok(struct api_req *q, int code, cJSON *body)
 	api_send(q->req, code, body);
 }
 
-/* The body as JSON; answers 400 itself and returns NULL when it is not. */
+/* The body as JSON; answers 400 or 413 itself and returns NULL when it is not. */
 static cJSON *
 api_body(struct api_req *q)
 {
-	struct evbuffer	*in = evhttp_request_get_input_buffer(q->req);
-	size_t		 len = evbuffer_get_length(in);
-	cJSON		*j;
+	char	*text;
+	size_t	 len;
+	cJSON	*j;
 
-	if (len == 0) {
-		api_error(q, 400, "bad_request", "a JSON body is required");
+	if ((text = httpd_body(q->req, DAEMON_MAX_BODY, 0, &len)) == NULL) {
+		if (errno == ENODATA)
+			api_error(q, 400, "bad_request", "a JSON body is required");
+		else if (errno == E2BIG)
+			api_error(q, 413, "too_large", "body larger than %d bytes",
+			    DAEMON_MAX_BODY);
+		else
+			api_error(q, 500, "internal", "cannot read the body: %s",
+			    strerror(errno));
 		return NULL;
 	}
-	if (len > DAEMON_MAX_BODY) {
-		api_error(q, 413, "too_large", "body larger than %d bytes", DAEMON_MAX_BODY);
-		return NULL;
-	}
-	j = json_parse((const char *)evbuffer_pullup(in, -1), len);
+	j = json_parse(text, len);
+	free(text);
 	if (j == NULL || !cJSON_IsObject(j)) {
 		cJSON_Delete(j);
 		api_error(q, 400, "bad_json", "the body is not a JSON object");
@@ -152,28 +133,11 @@ api_body(struct api_req *q)
 	return j;
 }
 
-static int
-api_host_ok(struct daemon *d, const char *host)
-{
-	char	a[64], b[64];
-
-	if (host == NULL)
-		return 0;
-	snprintf(a, sizeof a, "127.0.0.1:%d", d->port);
-	snprintf(b, sizeof b, "localhost:%d", d->port);
-	return strcasecmp(host, a) == 0 || strcasecmp(host, b) == 0;
-}
-
+/* Absent is allowed here: only browsers send Origin, and they always do on writes. */
 static int
 api_origin_ok(struct daemon *d, const char *origin)
 {
-	char	a[64], b[64];
-
-	if (origin == NULL)
-		return 1;
-	snprintf(a, sizeof a, "http://127.0.0.1:%d", d->port);
-	snprintf(b, sizeof b, "http://localhost:%d", d->port);
-	return strcasecmp(origin, a) == 0 || strcasecmp(origin, b) == 0;
+	return origin == NULL || httpd_origin_ok(origin, d->port);
 }
 
 static const char *
@@ -245,6 +209,7 @@ api_status(struct api_req *q)
 	json_add_string(o, "version", CW_VERSION);
 	cJSON_AddNumberToObject(o, "pid", getpid());
 	cJSON_AddNumberToObject(o, "port", d->port);
+	json_add_string(o, "socket", d->sock_path);
 	json_add_string(o, "home", d->home);
 	json_add_string(o, "config", d->cfg.path);
 	json_add_string(o, "runner", d->runner_path);
@@ -1070,8 +1035,6 @@ api_gc(struct api_req *q)
 
 /* ---- the Inbox and exports --------------------------------------------------- */
 
-static int	api_is(struct api_req *, size_t, ...);
-
 /* POST /api/inbox/code: a one-time sign-in link for `cwctl inbox` (token only). */
 static void
 api_inbox_code(struct api_req *q)
@@ -1115,7 +1078,6 @@ static void
 api_run_export(struct api_req *q, const char *id, int raw)
 {
 	struct store_run	 r;
-	struct evbuffer		*buf;
 	char			*html = NULL, err[512], fname[STORE_ID_LEN + 64];
 	const char		*t = api_param(q, "transcript");
 	cJSON			*o;
@@ -1142,27 +1104,8 @@ api_run_export(struct api_req *q, const char *id, int raw)
 	    id);
 	evhttp_add_header(evhttp_request_get_output_headers(q->req),
 	    "Content-Disposition", fname);
-	if ((buf = evbuffer_new()) != NULL)
-		evbuffer_add(buf, html, strlen(html));
-	evhttp_send_reply(q->req, 200, "OK", buf);
-	if (buf != NULL)
-		evbuffer_free(buf);
+	httpd_reply(q->req, 200, NULL, html, strlen(html));
 	free(html);
-}
-
-/* The routes the Inbox's session may use, all read-only but answering an approval. */
-static int
-api_inbox_allowed(struct api_req *q)
-{
-	if (q->method == EVHTTP_REQ_POST)
-		return api_is(q, 3, "api", "approvals", NULL);
-	if (q->method != EVHTTP_REQ_GET)
-		return 0;
-	return api_is(q, 2, "api", "runs") || api_is(q, 3, "api", "runs", NULL) ||
-	    api_is(q, 4, "api", "runs", NULL, "log") ||
-	    api_is(q, 4, "api", "runs", NULL, "events") ||
-	    api_is(q, 2, "api", "approvals") || api_is(q, 2, "api", "journal") ||
-	    api_is(q, 2, "api", "tasks");
 }
 
 /* ---- routing ------------------------------------------------------------------ */
@@ -1185,105 +1128,146 @@ api_split(struct api_req *q, const char *path)
 	return 0;
 }
 
-static int
-api_is(struct api_req *q, size_t n, ...)
+/* Handlers with the path's third segment as their argument, for the table. */
+static void
+api_task_show(struct api_req *q)
 {
-	va_list		 ap;
-	const char	*s;
-	int		 ok = q->nseg == n;
+	struct store_task	t;
 
-	va_start(ap, n);
-	for (size_t i = 0; ok && i < n; i++) {
-		s = va_arg(ap, const char *);
-		if (s != NULL && strcmp(q->seg[i], s) != 0)
-			ok = 0;
-	}
-	va_end(ap);
-	return ok;
+	if (api_task_lookup(q, q->seg[2], &t) == -1)
+		return;
+	api_ok(q, 200, tasks_to_json(&t));
+	store_task_free(&t);
 }
 
-static void
-api_route(struct api_req *q)
+static void api_task_update_r(struct api_req *q) { api_task_update(q, q->seg[2]); }
+static void api_task_remove_r(struct api_req *q) { api_task_remove(q, q->seg[2]); }
+static void api_run_show_r(struct api_req *q) { api_run_show(q, q->seg[2]); }
+static void api_run_stop_r(struct api_req *q) { api_run_stop(q, q->seg[2]); }
+static void api_run_log_r(struct api_req *q) { api_run_log(q, q->seg[2]); }
+static void api_run_events_r(struct api_req *q) { api_run_events(q, q->seg[2]); }
+static void api_run_export_json(struct api_req *q) { api_run_export(q, q->seg[2], 0); }
+static void api_run_export_html(struct api_req *q) { api_run_export(q, q->seg[2], 1); }
+static void api_approval_answer_r(struct api_req *q) { api_approval_answer(q, q->seg[2]); }
+
+/*
+ * Who may use a route, beyond the unix socket and the bearer token (which may use
+ * them all): the Inbox's session through its gateway /inbox/api/..., reads of runs,
+ * approvals, tasks and the journal and the one write, answering an approval; and the
+ * session directly for the proof-of-work download the Inbox links to.
+ */
+enum api_auth {
+	API_AUTH_LOCAL = 0,	/* the socket or the token only */
+	API_AUTH_INBOX,		/* also the Inbox gateway */
+	API_AUTH_SESSION,	/* also the Inbox session on its own path */
+};
+
+/* How this request was authenticated, in api_cb. */
+enum api_via {
+	API_VIA_LOCAL = 0,
+	API_VIA_INBOX,
+	API_VIA_SESSION,
+};
+
+struct api_route {
+	const char		*path;		/* segments; "*" matches one */
+	enum evhttp_cmd_type	 method;
+	enum api_auth		 auth;
+	void			(*fn)(struct api_req *);
+};
+
+/* The one route table: every endpoint, its method and its auth rule. */
+static const struct api_route api_routes[] = {
+	{ "api/status",			EVHTTP_REQ_GET,	   API_AUTH_LOCAL, api_status },
+	{ "api/tasks",			EVHTTP_REQ_GET,	   API_AUTH_INBOX, api_tasks_list },
+	{ "api/tasks",			EVHTTP_REQ_POST,   API_AUTH_LOCAL, api_task_add },
+	{ "api/tasks/*",		EVHTTP_REQ_GET,	   API_AUTH_LOCAL, api_task_show },
+	{ "api/tasks/*",		EVHTTP_REQ_PATCH,  API_AUTH_LOCAL, api_task_update_r },
+	{ "api/tasks/*",		EVHTTP_REQ_DELETE, API_AUTH_LOCAL, api_task_remove_r },
+	{ "api/runs",			EVHTTP_REQ_GET,	   API_AUTH_INBOX, api_runs_list },
+	{ "api/runs",			EVHTTP_REQ_POST,   API_AUTH_LOCAL, api_run_start },
+	{ "api/runs/*",			EVHTTP_REQ_GET,	   API_AUTH_INBOX, api_run_show_r },
+	{ "api/runs/*/stop",		EVHTTP_REQ_POST,   API_AUTH_LOCAL, api_run_stop_r },
+	{ "api/runs/*/log",		EVHTTP_REQ_GET,	   API_AUTH_INBOX, api_run_log_r },
+	{ "api/runs/*/events",		EVHTTP_REQ_GET,	   API_AUTH_INBOX, api_run_events_r },
+	{ "api/runs/*/export",		EVHTTP_REQ_GET,	   API_AUTH_LOCAL, api_run_export_json },
+	{ "api/approvals",		EVHTTP_REQ_GET,	   API_AUTH_INBOX, api_approvals_list },
+	{ "api/approvals/*",		EVHTTP_REQ_POST,   API_AUTH_INBOX, api_approval_answer_r },
+	{ "api/journal",		EVHTTP_REQ_GET,	   API_AUTH_INBOX, api_journal },
+	{ "api/audit",			EVHTTP_REQ_GET,	   API_AUTH_LOCAL, api_audit },
+	{ "api/gc",			EVHTTP_REQ_POST,   API_AUTH_LOCAL, api_gc },
+	{ "api/inbox/code",		EVHTTP_REQ_POST,   API_AUTH_LOCAL, api_inbox_code },
+	{ "api/inbox/revoke",		EVHTTP_REQ_POST,   API_AUTH_LOCAL, api_inbox_revoke },
+	{ "workforce/runs/*/proof-of-work", EVHTTP_REQ_GET, API_AUTH_SESSION,
+	    api_run_export_html },
+};
+
+/* Does the request's path match pattern, segment by segment? */
+static int
+api_path_match(const struct api_req *q, const char *pattern)
 {
-	enum evhttp_cmd_type	m = q->method;
+	const char	*p = pattern, *end;
+	size_t		 i = 0, n;
 
-	if (api_is(q, 4, "workforce", "runs", NULL, "proof-of-work")) {
-		if (m == EVHTTP_REQ_GET)
-			return api_run_export(q, q->seg[2], 1);
-		goto notallowed;
+	while (*p != '\0') {
+		end = strchr(p, '/');
+		n = end != NULL ? (size_t)(end - p) : strlen(p);
+		if (i >= q->nseg)
+			return 0;
+		if (!(n == 1 && *p == '*') &&
+		    (strlen(q->seg[i]) != n || strncmp(q->seg[i], p, n) != 0))
+			return 0;
+		i++;
+		p += n;
+		if (*p == '/')
+			p++;
 	}
-	if (q->nseg < 2 || strcmp(q->seg[0], "api") != 0)
-		goto notfound;
-	if (api_is(q, 2, "api", "status")) {
-		if (m == EVHTTP_REQ_GET)
-			return api_status(q);
-	} else if (api_is(q, 2, "api", "tasks")) {
-		if (m == EVHTTP_REQ_GET)
-			return api_tasks_list(q);
-		if (m == EVHTTP_REQ_POST)
-			return api_task_add(q);
-	} else if (api_is(q, 3, "api", "tasks", NULL)) {
-		struct store_task	t;
+	return i == q->nseg;
+}
 
-		if (m == EVHTTP_REQ_GET) {
-			if (api_task_lookup(q, q->seg[2], &t) == -1)
-				return;
-			api_ok(q, 200, tasks_to_json(&t));
-			store_task_free(&t);
+static int
+api_route_allows(const struct api_route *r, enum api_via via)
+{
+	switch (via) {
+	case API_VIA_LOCAL:
+		return 1;
+	case API_VIA_INBOX:
+		return r->auth == API_AUTH_INBOX;
+	case API_VIA_SESSION:
+		return r->auth == API_AUTH_SESSION;
+	}
+	return 0;
+}
+
+/*
+ * Find the request's route: 404 when no route has its path (or none this way of
+ * signing in may use), 405 when routes have its path but not its method (404 on the
+ * Inbox gateway).
+ */
+static void
+api_route(struct api_req *q, enum api_via via)
+{
+	const struct api_route	*r;
+	int			 path_known = 0;
+
+	for (size_t i = 0; i < sizeof api_routes / sizeof api_routes[0]; i++) {
+		r = &api_routes[i];
+		if (!api_path_match(q, r->path) || !api_route_allows(r, via))
+			continue;
+		if (r->method == q->method) {
+			r->fn(q);
 			return;
 		}
-		if (m == EVHTTP_REQ_PATCH)
-			return api_task_update(q, q->seg[2]);
-		if (m == EVHTTP_REQ_DELETE)
-			return api_task_remove(q, q->seg[2]);
-	} else if (api_is(q, 2, "api", "runs")) {
-		if (m == EVHTTP_REQ_GET)
-			return api_runs_list(q);
-		if (m == EVHTTP_REQ_POST)
-			return api_run_start(q);
-	} else if (api_is(q, 3, "api", "runs", NULL)) {
-		if (m == EVHTTP_REQ_GET)
-			return api_run_show(q, q->seg[2]);
-	} else if (api_is(q, 4, "api", "runs", NULL, "stop")) {
-		if (m == EVHTTP_REQ_POST)
-			return api_run_stop(q, q->seg[2]);
-	} else if (api_is(q, 4, "api", "runs", NULL, "log")) {
-		if (m == EVHTTP_REQ_GET)
-			return api_run_log(q, q->seg[2]);
-	} else if (api_is(q, 4, "api", "runs", NULL, "events")) {
-		if (m == EVHTTP_REQ_GET)
-			return api_run_events(q, q->seg[2]);
-	} else if (api_is(q, 2, "api", "approvals")) {
-		if (m == EVHTTP_REQ_GET)
-			return api_approvals_list(q);
-	} else if (api_is(q, 3, "api", "approvals", NULL)) {
-		if (m == EVHTTP_REQ_POST)
-			return api_approval_answer(q, q->seg[2]);
-	} else if (api_is(q, 2, "api", "journal")) {
-		if (m == EVHTTP_REQ_GET)
-			return api_journal(q);
-	} else if (api_is(q, 2, "api", "audit")) {
-		if (m == EVHTTP_REQ_GET)
-			return api_audit(q);
-	} else if (api_is(q, 2, "api", "gc")) {
-		if (m == EVHTTP_REQ_POST)
-			return api_gc(q);
-	} else if (api_is(q, 3, "api", "inbox", "code")) {
-		if (m == EVHTTP_REQ_POST)
-			return api_inbox_code(q);
-	} else if (api_is(q, 3, "api", "inbox", "revoke")) {
-		if (m == EVHTTP_REQ_POST)
-			return api_inbox_revoke(q);
-	} else if (api_is(q, 4, "api", "runs", NULL, "export")) {
-		if (m == EVHTTP_REQ_GET)
-			return api_run_export(q, q->seg[2], 0);
-	} else
-		goto notfound;
-notallowed:
-	api_error(q, 405, "method_not_allowed", "method not allowed on %s", q->pathbuf);
-	return;
-notfound:
-	api_error(q, 404, "not_found", "no such endpoint: %.200s", q->pathbuf);
+		path_known = 1;
+	}
+	/* The gateway offers (method, path) pairs: anything else is simply not there. */
+	if (path_known && via != API_VIA_INBOX)
+		api_error(q, 405, "method_not_allowed", "method not allowed on %s",
+		    q->pathbuf);
+	else if (via == API_VIA_INBOX)
+		api_error(q, 404, "not_found", "no such Inbox endpoint: %.200s", q->pathbuf);
+	else
+		api_error(q, 404, "not_found", "no such endpoint: %.200s", q->pathbuf);
 }
 
 static void
@@ -1294,6 +1278,8 @@ api_cb(struct evhttp_request *req, void *arg)
 	struct evkeyvalq	*h = evhttp_request_get_input_headers(req);
 	const struct evhttp_uri	*uri = evhttp_request_get_evhttp_uri(req);
 	const char		*path, *auth, *client, *query;
+	struct httpd_peer	 peer;
+	enum api_via		 via = API_VIA_LOCAL;
 
 	memset(&q, 0, sizeof q);
 	TAILQ_INIT(&q.query);
@@ -1303,7 +1289,28 @@ api_cb(struct evhttp_request *req, void *arg)
 	path = uri != NULL ? evhttp_uri_get_path(uri) : NULL;
 	snprintf(q.pathbuf, sizeof q.pathbuf, "%.400s", path != NULL ? path : "?");
 
-	if (!api_host_ok(d, evhttp_find_header(h, "Host"))) {
+	if (httpd_begin(d->httpd, req, &peer) == -1) {
+		api_error(&q, 503, "unavailable", "this connection was not admitted");
+		return;
+	}
+	client = evhttp_find_header(h, "X-Clockwork-Client");
+	if (client == NULL || strlen(client) == 0 || strlen(client) >= 32 ||
+	    strspn(client, "abcdefghijklmnopqrstuvwxyz0123456789-_") != strlen(client))
+		client = NULL;
+	/*
+	 * The unix socket lives in the 0700 Clockwork home and httpd admitted only our
+	 * own uid: the kernel's word on the peer is the authentication, and its uid and
+	 * pid name the actor. No browser can reach a unix socket, so the Host, token and
+	 * Origin rules of the TCP port do not apply; the Inbox is not served here.
+	 */
+	if (peer.kind == HTTPD_UNIX) {
+		snprintf(q.actor, sizeof q.actor, "%s uid=%u pid=%d", client != NULL ?
+		    client : "local", (unsigned)peer.uid, (int)peer.pid);
+		if (path == NULL || api_split(&q, path) == -1)
+			goto nf;
+		goto route;
+	}
+	if (!httpd_host_ok(evhttp_find_header(h, "Host"), d->port)) {
 		api_error(&q, 403, "forbidden_host", "the Host header must be 127.0.0.1:%d "
 		    "or localhost:%d", d->port, d->port);
 		return;
@@ -1326,7 +1333,8 @@ api_cb(struct evhttp_request *req, void *arg)
 			return;
 		}
 		snprintf(q.actor, sizeof q.actor, "inbox");
-		if (api_split(&q, path + 6) == -1 || !api_inbox_allowed(&q)) {
+		via = API_VIA_INBOX;
+		if (api_split(&q, path + 6) == -1) {
 			api_error(&q, 404, "not_found", "no such Inbox endpoint: %.200s",
 			    q.pathbuf);
 			return;
@@ -1342,12 +1350,13 @@ api_cb(struct evhttp_request *req, void *arg)
 	    (q.method == EVHTTP_REQ_GET || q.method == EVHTTP_REQ_HEAD) &&
 	    (auth == NULL || strncmp(auth, "Bearer ", 7) != 0) && inbox_signed_in(d, req)) {
 		snprintf(q.actor, sizeof q.actor, "inbox");
+		via = API_VIA_SESSION;
 		if (api_split(&q, path) == -1)
 			goto nf;
 		goto route;
 	}
 	if (auth == NULL || strncmp(auth, "Bearer ", 7) != 0 ||
-	    !token_equal(auth + 7, d->token)) {
+	    !httpd_equal(auth + 7, d->token)) {
 		api_error(&q, 401, "unauthorized", "a valid bearer token is required (it is "
 		    "in %s/api.token)", d->home);
 		return;
@@ -1358,12 +1367,7 @@ api_cb(struct evhttp_request *req, void *arg)
 		    "state are refused");
 		return;
 	}
-	client = evhttp_find_header(h, "X-Clockwork-Client");
-	if (client != NULL && strlen(client) > 0 && strlen(client) < 32 &&
-	    strspn(client, "abcdefghijklmnopqrstuvwxyz0123456789-_") == strlen(client))
-		snprintf(q.actor, sizeof q.actor, "%s", client);
-	else
-		snprintf(q.actor, sizeof q.actor, "api");
+	snprintf(q.actor, sizeof q.actor, "%s", client != NULL ? client : "api");
 	if (path == NULL || api_split(&q, path) == -1) {
 nf:
 		api_error(&q, 404, "not_found", "no such endpoint");
@@ -1375,7 +1379,7 @@ route:
 		api_error(&q, 400, "bad_query", "cannot parse the query string");
 		return;
 	}
-	api_route(&q);
+	api_route(&q, via);
 	evhttp_clear_headers(&q.query);
 }
 
@@ -1398,41 +1402,61 @@ api_write_port(struct daemon *d)
 	return rename(tmp, path);
 }
 
+/*
+ * The listeners and their limits. Descriptors are the budget: DAEMON_FD_RESERVE stay
+ * for runs, the store and logs; the unix socket's connections are reserved inside
+ * what is left, so connections to the TCP port (which every run can reach) can
+ * never take the slots cwctl needs.
+ */
 int
 api_start(struct daemon *d, char *err, size_t errlen)
 {
-	struct evhttp_bound_socket	*bs;
-	struct sockaddr_in		 sin;
-	socklen_t			 slen = sizeof sin;
+	struct httpd_limits	 ul, tl;
+	struct evhttp		*http;
+	long			 budget;
 
-	if ((d->http = evhttp_new(d->base)) == NULL) {
-		snprintf(err, errlen, "cannot create the HTTP server");
+	budget = (d->nofile > 0 ? d->nofile : 1024) - DAEMON_FD_RESERVE;
+	if (budget < DAEMON_UNIX_MAX_CONNS + 16)
+		budget = DAEMON_UNIX_MAX_CONNS + 16;
+	memset(&ul, 0, sizeof ul);
+	ul.max_conns = DAEMON_UNIX_MAX_CONNS;
+	ul.max_per_peer = DAEMON_UNIX_MAX_CONNS;
+	ul.deadline_ms = DAEMON_DEADLINE_MS;
+	ul.reserve = DAEMON_UNIX_MAX_CONNS;
+	memset(&tl, 0, sizeof tl);
+	tl.max_conns = budget - DAEMON_UNIX_MAX_CONNS < DAEMON_TCP_MAX_CONNS ?
+	    (int)(budget - DAEMON_UNIX_MAX_CONNS) : DAEMON_TCP_MAX_CONNS;
+	tl.max_per_peer = DAEMON_TCP_MAX_PER_PEER;
+	tl.deadline_ms = DAEMON_DEADLINE_MS;
+
+	if ((d->httpd = httpd_new(d->base, "api", (int)budget, DAEMON_IDLE_SECONDS, err,
+	    errlen)) == NULL)
 		return -1;
-	}
-	evhttp_set_max_body_size(d->http, DAEMON_MAX_BODY);
-	evhttp_set_max_headers_size(d->http, 16 * 1024);
-	evhttp_set_timeout(d->http, 30);
-	evhttp_set_allowed_methods(d->http, EVHTTP_REQ_GET | EVHTTP_REQ_POST |
+	http = httpd_evhttp(d->httpd);
+	evhttp_set_max_body_size(http, DAEMON_MAX_BODY);
+	evhttp_set_max_headers_size(http, 16 * 1024);
+	evhttp_set_allowed_methods(http, EVHTTP_REQ_GET | EVHTTP_REQ_POST |
 	    EVHTTP_REQ_PATCH | EVHTTP_REQ_DELETE | EVHTTP_REQ_HEAD);
-	evhttp_set_gencb(d->http, api_cb, d);
-	/* Loopback only, by construction: no configuration can widen this. */
-	if ((bs = evhttp_bind_socket_with_handle(d->http, "127.0.0.1",
-	    (ev_uint16_t)d->cfg.api_port)) == NULL) {
-		snprintf(err, errlen, "cannot listen on 127.0.0.1:%d: %s", d->cfg.api_port,
-		    strerror(errno));
+	evhttp_set_gencb(http, api_cb, d);
+	if ((size_t)snprintf(d->sock_path, sizeof d->sock_path, "%s/%s", d->home,
+	    DAEMON_SOCKET) >= sizeof d->sock_path) {
+		snprintf(err, errlen, "%s/%s: longer than a unix socket path may be "
+		    "(%zu bytes); use a shorter $CLOCKWORK_HOME", d->home, DAEMON_SOCKET,
+		    sizeof d->sock_path - 1);
 		return -1;
 	}
-	if (getsockname(evhttp_bound_socket_get_fd(bs), (struct sockaddr *)&sin,
-	    &slen) == -1) {
-		snprintf(err, errlen, "getsockname: %s", strerror(errno));
+	if (httpd_listen_unix(d->httpd, d->sock_path, &ul, err, errlen) == -1)
 		return -1;
-	}
-	d->port = ntohs(sin.sin_port);
+	if (httpd_listen_tcp(d->httpd, d->cfg.api_port, &tl, &d->port, err,
+	    errlen) == -1)
+		return -1;
 	if (api_write_port(d) == -1) {
 		snprintf(err, errlen, "%s/clockworkd.port: %s", d->home, strerror(errno));
 		return -1;
 	}
-	log_info("API on http://127.0.0.1:%d", d->port);
+	log_info("API on %s; Inbox and API on http://127.0.0.1:%d (at most %d "
+	    "connections there, %d per address; %ld descriptors)", d->sock_path, d->port,
+	    tl.max_conns, tl.max_per_peer, d->nofile);
 	return 0;
 }
 
@@ -1442,9 +1466,8 @@ api_stop(struct daemon *d)
 	char	path[PATH_MAX];
 
 	inbox_free(d);
-	if (d->http != NULL)
-		evhttp_free(d->http);
-	d->http = NULL;
+	httpd_free(d->httpd);
+	d->httpd = NULL;
 	if ((size_t)snprintf(path, sizeof path, "%s/clockworkd.port", d->home) <
 	    sizeof path)
 		unlink(path);

@@ -1,7 +1,9 @@
 /*
- * cwctl's HTTP client (see client.h). The port and token are read from the files the
- * daemon writes in the Clockwork home; a missing port file or a refused connection
- * means the daemon is not running, which is exit 4 with one line on how to start it.
+ * cwctl's HTTP client (see client.h), over the daemon's unix socket in the Clockwork
+ * home ($CLOCKWORK_HOME/clockworkd.sock). No token is sent: the daemon takes the
+ * kernel's word on who we are (SO_PEERCRED), and names us by uid and pid in its audit
+ * log. A missing socket or a refused connection means the daemon is not running,
+ * which is exit 4 with one line on how to start it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -9,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <curl/curl.h>
 
@@ -18,6 +21,7 @@
 #include "paths.h"
 
 #define CLIENT_MAX_ANSWER	(64 * 1024 * 1024)
+#define CLIENT_SUN_PATH		108	/* sizeof sockaddr_un.sun_path */
 
 struct client_buf {
 	char	*p;
@@ -43,23 +47,6 @@ client_write_cb(char *data, size_t size, size_t n, void *arg)
 	b->len += add;
 	b->p[b->len] = '\0';
 	return add;
-}
-
-static int
-client_read_file(const char *path, char *out, size_t outlen)
-{
-	FILE	*f;
-
-	if ((f = fopen(path, "re")) == NULL)
-		return -1;
-	if (fgets(out, (int)outlen, f) == NULL) {
-		fclose(f);
-		errno = EINVAL;
-		return -1;
-	}
-	fclose(f);
-	out[strcspn(out, "\r\n")] = '\0';
-	return 0;
 }
 
 static void
@@ -101,8 +88,7 @@ static int
 client_do(const char *method, const char *path, const cJSON *body, long *status,
     cJSON **out, char *err, size_t errlen, char *home, size_t homelen)
 {
-	char			 file[PATH_MAX], port[16], token[128], url[PATH_MAX];
-	char			 auth[160];
+	char			 sock[PATH_MAX], url[PATH_MAX];
 	struct curl_slist	*h = NULL;
 	struct client_buf	 b = { 0 };
 	char			*text = NULL;
@@ -116,26 +102,20 @@ client_do(const char *method, const char *path, const cJSON *body, long *status,
 		snprintf(err, errlen, "cannot find the Clockwork home: %s", strerror(errno));
 		return 1;
 	}
-	snprintf(file, sizeof file, "%s/clockworkd.port", home);
-	if (client_read_file(file, port, sizeof port) == -1)
+	if ((size_t)snprintf(sock, sizeof sock, "%s/clockworkd.sock", home) >=
+	    CLIENT_SUN_PATH) {
+		snprintf(err, errlen, "%.400s: longer than a unix socket path may be", sock);
+		return 1;
+	}
+	if (access(sock, F_OK) == -1 && errno == ENOENT)
 		return 4;
-	snprintf(file, sizeof file, "%s/api.token", home);
-	if (client_read_file(file, token, sizeof token) == -1) {
-		snprintf(err, errlen, "%.400s: %s", file, strerror(errno));
-		return 1;
-	}
-	if (strspn(port, "0123456789") != strlen(port) || strlen(port) == 0 ||
-	    strlen(port) > 5) {
-		snprintf(err, errlen, "%s/clockworkd.port does not hold a port", home);
-		return 1;
-	}
-	snprintf(url, sizeof url, "http://127.0.0.1:%s%s", port, path);
-	snprintf(auth, sizeof auth, "Authorization: Bearer %s", token);
+	/* The host part is only for the request line: the socket decides who answers. */
+	snprintf(url, sizeof url, "http://localhost%s", path);
 	if ((c = curl_easy_init()) == NULL) {
 		snprintf(err, errlen, "cannot initialise libcurl");
 		return 1;
 	}
-	h = curl_slist_append(h, auth);
+	curl_easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, sock);
 	h = curl_slist_append(h, "X-Clockwork-Client: cwctl");
 	h = curl_slist_append(h, "Content-Type: application/json");
 	h = curl_slist_append(h, "Expect:");

@@ -36,8 +36,9 @@ clockworkd_usage(FILE *f)
 	    "  --config FILE         configuration (default $CLOCKWORK_HOME/config.yaml)\n"
 	    "  --stop-grace SECONDS  SIGTERM-to-SIGKILL grace when a run is stopped (5)\n"
 	    "  --runner PATH         cw-runner to use (default: next to clockworkd)\n\n"
-	    "Files under $CLOCKWORK_HOME (default ~/.clockwork): api.token (0600),\n"
-	    "clockworkd.port, clockworkd.pid, clockworkd.log, clockwork.db, runs/, worktrees/.\n"
+	    "Files under $CLOCKWORK_HOME (default ~/.clockwork, kept 0700): clockworkd.sock\n"
+	    "(0600, cwctl's way in), api.token (0600), clockworkd.port, clockworkd.pid,\n"
+	    "clockworkd.log, clockwork.db, runs/, worktrees/.\n"
 	    "Signals: SIGTERM stops every run and exits; SIGHUP reloads the configuration.\n"
 	    "Exit codes: 0 clean shutdown; 1 could not start or failed; 2 usage or a bad\n"
 	    "configuration file.\n");
@@ -90,7 +91,7 @@ clockworkd_background(struct server_options *o)
 	}
 	buf[n] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
-	printf("clockworkd started: pid %d, API on 127.0.0.1:%s\n", (int)pid, buf);
+	printf("clockworkd started: pid %d, Inbox on 127.0.0.1:%s\n", (int)pid, buf);
 	return 0;
 }
 

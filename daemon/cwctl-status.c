@@ -31,7 +31,8 @@ cwctl_status(int argc, char **argv)
 		printf("clockworkd %s running, pid %.0f", (s = json_get_string(o,
 		    "version")) != NULL ? s : "?", n);
 		json_get_number(o, "port", &n);
-		printf(", API on 127.0.0.1:%.0f\n", n);
+		printf(", Inbox on 127.0.0.1:%.0f\n", n);
+		printf("socket: %s\n", (s = cwctl_vis(json_get_string(o, "socket"))) ? s : "?");
 		printf("home: %s\n", (s = cwctl_vis(json_get_string(o, "home"))) ? s : "?");
 		printf("config: %s\n", (s = cwctl_vis(json_get_string(o, "config"))) ? s : "(defaults)");
 		r = cJSON_GetObjectItemCaseSensitive(o, "runs");

@@ -28,6 +28,7 @@
 struct event_base;
 struct event;
 struct evhttp;
+struct httpd;
 struct bufferevent;
 struct evhttp_request;
 struct inbox;
@@ -39,6 +40,13 @@ struct inbox;
 #define DAEMON_BUDGET_GRACE_MS	2000		/* + stop grace, after the runner's budget */
 #define DAEMON_TASK_NAME_MAX	64
 #define DAEMON_PROMPT_MAX	(64 * 1024)
+#define DAEMON_SOCKET		"clockworkd.sock"	/* in the home: cwctl's way in */
+#define DAEMON_UNIX_MAX_CONNS	64		/* on the socket, all reserved for it */
+#define DAEMON_TCP_MAX_CONNS	256		/* on the loopback port, at most */
+#define DAEMON_TCP_MAX_PER_PEER	64		/* per source address */
+#define DAEMON_DEADLINE_MS	10000		/* accept to a whole request */
+#define DAEMON_IDLE_SECONDS	30		/* evhttp's read/write timeout */
+#define DAEMON_FD_RESERVE	512		/* descriptors kept for runs, store, logs */
 
 /* A process we have seen belong to a run: the start time makes the pid an identity. */
 struct supervise_proc {
@@ -126,7 +134,7 @@ TAILQ_HEAD(runs_head, run);
 
 struct daemon {
 	struct event_base	*base;
-	struct evhttp		*http;
+	struct httpd		*httpd;		/* the unix socket and the TCP port */
 	struct store		*store;
 	struct config		 cfg;
 	char			 home[DAEMON_HOME_MAX];
@@ -134,6 +142,8 @@ struct daemon {
 	char			 runner_path[PATH_MAX];
 	char			 token[DAEMON_TOKEN_BYTES * 2 + 1];
 	int			 port;
+	char			 sock_path[108];	/* sun_path's size */
+	long			 nofile;	/* RLIMIT_NOFILE after raising it */
 	int			 foreground;
 	int			 stop_grace_ms;
 	int			 shutting_down;
@@ -155,7 +165,6 @@ struct daemon {
 int	token_random_hex(char *out, size_t outlen);
 int	token_load_or_create(const char *home, char *out, size_t outlen, char *err,
 	    size_t errlen);
-int	token_equal(const char *a, const char *b);
 
 /* server.c: start-up, signals, shutdown. */
 struct server_options {

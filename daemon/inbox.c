@@ -29,6 +29,7 @@
 #include <sqlite3.h>
 
 #include "daemon.h"
+#include "httpd.h"
 #include "log.h"
 
 #define INBOX_SECRET_BYTES	DAEMON_TOKEN_BYTES	/* made by token_random_hex() */
@@ -161,7 +162,7 @@ inbox_code_redeem(struct inbox *ib, const char *code)
 	for (size_t i = 0; i < INBOX_MAX_CODES; i++) {
 		if (ib->codes[i].expires == 0)
 			continue;
-		if (token_equal(code, ib->codes[i].value)) {
+		if (httpd_equal(code, ib->codes[i].value)) {
 			found = ib->codes[i].expires > now;
 			memset(&ib->codes[i], 0, sizeof ib->codes[i]);
 		}
@@ -194,7 +195,7 @@ inbox_session_by_cookie(struct inbox *ib, const char *cookie)
 		return NULL;
 	for (size_t i = 0; i < INBOX_MAX_SESSIONS; i++)
 		if (ib->sessions[i].expires > now &&
-		    token_equal(cookie, ib->sessions[i].cookie))
+		    httpd_equal(cookie, ib->sessions[i].cookie))
 			return &ib->sessions[i];
 	return NULL;
 }
@@ -252,7 +253,7 @@ inbox_authorize(struct daemon *d, struct evhttp_request *req, int write, int ori
 		return 403;
 	}
 	csrf = evhttp_find_header(evhttp_request_get_input_headers(req), "X-CSRF-Token");
-	if (csrf == NULL || !token_equal(csrf, s->csrf)) {
+	if (csrf == NULL || !httpd_equal(csrf, s->csrf)) {
 		snprintf(why, whylen, "a valid X-CSRF-Token header is required");
 		return 403;
 	}
@@ -278,17 +279,8 @@ static void
 inbox_send(struct evhttp_request *req, int code, const char *reason, const char *type,
     const void *body, size_t len)
 {
-	struct evbuffer	*buf = evbuffer_new();
-
 	inbox_security_headers(req);
-	if (type != NULL)
-		evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
-		    type);
-	if (buf != NULL && len > 0)
-		evbuffer_add(buf, body, len);
-	evhttp_send_reply(req, code, reason, buf);
-	if (buf != NULL)
-		evbuffer_free(buf);
+	httpd_reply(req, code, type, body, len);
 }
 
 static void
@@ -413,8 +405,7 @@ inbox_stream_tick(evutil_socket_t fd, short what, void *arg)
 			evhttp_send_reply_chunk(st->req, buf);
 			evbuffer_free(buf);
 		}
-		evhttp_connection_set_closecb(evhttp_request_get_connection(st->req), NULL,
-		    NULL);
+		httpd_set_closecb(st->ib->d->httpd, st->req, NULL, NULL);
 		evhttp_send_reply_end(st->req);
 		inbox_stream_free(st);
 		return;
@@ -466,8 +457,8 @@ inbox_events(struct daemon *d, struct evhttp_request *req)
 	evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
 	    "text/event-stream");
 	evhttp_send_reply_start(req, 200, "OK");
-	evhttp_connection_set_closecb(evhttp_request_get_connection(req),
-	    inbox_stream_closed, st);
+	if (httpd_set_closecb(d->httpd, req, inbox_stream_closed, st) == -1)
+		log_warn("inbox: an event stream on a connection we did not admit");
 	st->last = 0;
 	inbox_stream_tick(-1, 0, st);
 	evtimer_add(st->tick, &tv);
@@ -527,8 +518,7 @@ inbox_free(struct daemon *d)
 	if (d->inbox == NULL)
 		return;
 	while ((st = TAILQ_FIRST(&d->inbox->streams)) != NULL) {
-		evhttp_connection_set_closecb(evhttp_request_get_connection(st->req), NULL,
-		    NULL);
+		httpd_set_closecb(d->httpd, st->req, NULL, NULL);
 		inbox_stream_free(st);
 	}
 	explicit_bzero(d->inbox, sizeof *d->inbox);

@@ -19,6 +19,7 @@
 #include <event2/event.h>
 
 #include "daemon.h"
+#include "httpd.h"
 #include "log.h"
 #include "paths.h"
 
@@ -130,6 +131,37 @@ server_reload(struct daemon *d)
 	runs_pump_later(d);
 }
 
+/*
+ * The home holds the token, the database and cwctl's socket: it must be a directory
+ * of ours that nobody else can enter, so that the socket's 0600 is not the only fence.
+ * One we do not own is refused; one open to group or others (made by hand, say) is
+ * closed to them, loudly.
+ */
+static int
+server_check_home(const char *home)
+{
+	struct stat	st;
+
+	if (stat(home, &st) == -1) {
+		log_error("%s: %s", home, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid()) {
+		log_error("%s is not a directory owned by this user; refusing to start", home);
+		return -1;
+	}
+	if ((st.st_mode & 077) != 0) {
+		if (chmod(home, 0700) == -1) {
+			log_error("%s is open to group or others (mode %04o) and cannot be "
+			    "closed: %s", home, (unsigned)(st.st_mode & 07777), strerror(errno));
+			return -1;
+		}
+		log_warn("%s was open to group or others (mode %04o): now 0700", home,
+		    (unsigned)(st.st_mode & 07777));
+	}
+	return 0;
+}
+
 static int
 server_lock(const char *home, int *fdp)
 {
@@ -216,6 +248,10 @@ server_main(const struct server_options *o)
 		log_warn("%s: %s; logging to stderr only", path, strerror(errno));
 	if (server_lock(d.home, &lockfd) == -1)
 		return 1;
+	/* A service gets 1,024 descriptors by default: far too few to be unstarvable. */
+	if ((d.nofile = httpd_raise_nofile()) == -1)
+		log_warn("RLIMIT_NOFILE: %s", strerror(errno));
+	httpd_quiet_libevent();
 
 	if (o->config_path != NULL)
 		snprintf(d.config_path, sizeof d.config_path, "%s", o->config_path);
@@ -229,6 +265,8 @@ server_main(const struct server_options *o)
 		rc = 2;		/* a bad configuration is a usage error */
 		goto out;
 	}
+	if (server_check_home(d.home) == -1)
+		goto out;
 	if (token_load_or_create(d.home, d.token, sizeof d.token, err, sizeof err) == -1) {
 		log_error("%s", err);
 		goto out;

@@ -121,15 +121,3 @@ token_load_or_create(const char *home, char *out, size_t outlen, char *err,
 	strcpy(out, buf);
 	return 0;
 }
-
-/* Compare in time independent of where the strings differ. */
-int
-token_equal(const char *a, const char *b)
-{
-	size_t		 la = strlen(a), lb = strlen(b);
-	unsigned char	 diff = la != lb;
-
-	for (size_t i = 0; i < la; i++)
-		diff |= (unsigned char)a[i] ^ (unsigned char)b[i % (lb ? lb : 1)];
-	return diff == 0 && lb > 0;
-}

@@ -20,6 +20,7 @@
 
 #include "bridge.h"
 #include "floor.h"
+#include "httpd.h"
 #include "json.h"
 #include "mask.h"
 #include "record.h"
@@ -41,7 +42,7 @@ TAILQ_HEAD(bridge_pendq, bridge_pending);
 
 struct bridge {
 	struct event_base	*base;
-	struct evhttp		*http;
+	struct httpd		*httpd;
 	int			 port;
 	char			*run_id;
 	char			*token;
@@ -141,21 +142,8 @@ static void
 bridge_send(struct evhttp_request *req, int code, const char *reason,
     const char *body)
 {
-	struct evbuffer	*buf;
-
-	if (req == NULL)
-		return;
-	if (body != NULL) {
-		evhttp_add_header(evhttp_request_get_output_headers(req),
-		    "Content-Type", "application/json");
-		if ((buf = evbuffer_new()) != NULL) {
-			evbuffer_add(buf, body, strlen(body));
-			evhttp_send_reply(req, code, reason, buf);
-			evbuffer_free(buf);
-			return;
-		}
-	}
-	evhttp_send_reply(req, code, reason, NULL);
+	if (req != NULL)
+		httpd_reply_json(req, code, body);
 }
 
 /* ---- /floor -------------------------------------------------------------------- */
@@ -306,8 +294,7 @@ bridge_pending_finish(struct bridge *b, struct bridge_pending *p, int allow,
 		p->watch = NULL;
 	}
 	if (p->req != NULL) {
-		evhttp_connection_set_closecb(evhttp_request_get_connection(p->req),
-		    NULL, NULL);
+		httpd_set_closecb(b->httpd, p->req, NULL, NULL);
 		r = bridge_tool_result(p->rpc_id, allow, p->input, message);
 		text = json_print(r);
 		cJSON_Delete(r);
@@ -456,7 +443,7 @@ bridge_tools_call(struct bridge *b, const cJSON *id, const cJSON *params, void *
 		struct evhttp_connection	*evcon;
 
 		evcon = evhttp_request_get_connection(p->req);
-		evhttp_connection_set_closecb(evcon, bridge_pending_closed, p);
+		httpd_set_closecb(b->httpd, p->req, bridge_pending_closed, p);
 		p->watch = event_new(b->base, bufferevent_getfd(
 		    evhttp_connection_get_bufferevent(evcon)), EV_CLOSED | EV_PERSIST,
 		    bridge_pending_watch, p);
@@ -625,20 +612,6 @@ bridge_mcp_handle(struct bridge *b, const char *body, size_t len, void *reqctx,
 
 /* ---- HTTP -------------------------------------------------------------------------- */
 
-/* Constant time, so the token cannot be found by timing. */
-static int
-bridge_token_ok(const struct bridge *b, const char *got)
-{
-	size_t		i, n;
-	unsigned char	d = 0;
-
-	if (got == NULL || (n = strlen(b->token)) != strlen(got))
-		return 0;
-	for (i = 0; i < n; i++)
-		d |= (unsigned char)(b->token[i] ^ got[i]);
-	return d == 0;
-}
-
 /*
  * Checks common to both routes. A browser cannot reach us: it would send an Origin, or
  * a foreign Host after DNS rebinding, and it cannot add the run header without a CORS
@@ -648,23 +621,20 @@ static int
 bridge_gate(struct bridge *b, struct evhttp_request *req)
 {
 	struct evkeyvalq	*h = evhttp_request_get_input_headers(req);
-	const char		*host;
-	char			 a[64], c[64];
 
+	httpd_begin(b->httpd, req, NULL);
 	if (evhttp_request_get_command(req) != EVHTTP_REQ_POST) {
 		evhttp_add_header(evhttp_request_get_output_headers(req), "Allow", "POST");
 		bridge_send(req, 405, "Method Not Allowed", NULL);
 		return -1;
 	}
-	host = evhttp_find_header(h, "Host");
-	snprintf(a, sizeof a, "127.0.0.1:%d", b->port);
-	snprintf(c, sizeof c, "localhost:%d", b->port);
-	if (evhttp_find_header(h, "Origin") != NULL || host == NULL ||
-	    (strcmp(host, a) != 0 && strcmp(host, c) != 0)) {
+	if (evhttp_find_header(h, "Origin") != NULL ||
+	    !httpd_host_ok(evhttp_find_header(h, "Host"), b->port)) {
 		bridge_send(req, 403, "Forbidden", NULL);
 		return -1;
 	}
-	if (!bridge_token_ok(b, evhttp_find_header(h, CW_HOOK_RUN_HEADER))) {
+	/* Constant time, so the token cannot be found by timing. */
+	if (!httpd_equal(evhttp_find_header(h, CW_HOOK_RUN_HEADER), b->token)) {
 		bridge_send(req, 401, "Unauthorized", NULL);
 		return -1;
 	}
@@ -673,17 +643,9 @@ bridge_gate(struct bridge *b, struct evhttp_request *req)
 
 /* The body as one contiguous, NUL-terminated block (evhttp already capped its size). */
 static char *
-bridge_body(struct evhttp_request *req, size_t *len)
+bridge_body(struct bridge *b, struct evhttp_request *req, size_t *len)
 {
-	struct evbuffer	*in = evhttp_request_get_input_buffer(req);
-	char		*p;
-
-	*len = evbuffer_get_length(in);
-	if ((p = malloc(*len + 1)) == NULL)
-		return NULL;
-	evbuffer_copyout(in, p, *len);
-	p[*len] = '\0';
-	return p;
+	return httpd_body(req, b->max_body, 1, len);
 }
 
 static void
@@ -695,7 +657,7 @@ bridge_http_floor(struct evhttp_request *req, void *arg)
 
 	if (bridge_gate(b, req) == -1)
 		return;
-	if ((body = bridge_body(req, &len)) == NULL) {
+	if ((body = bridge_body(b, req, &len)) == NULL) {
 		bridge_send(req, 500, "Internal Server Error", NULL);
 		return;
 	}
@@ -728,7 +690,7 @@ bridge_http_mcp(struct evhttp_request *req, void *arg)
 			return;
 		}
 	}
-	if ((body = bridge_body(req, &len)) == NULL) {
+	if ((body = bridge_body(b, req, &len)) == NULL) {
 		bridge_send(req, 500, "Internal Server Error", NULL);
 		return;
 	}
@@ -744,6 +706,9 @@ bridge_http_mcp(struct evhttp_request *req, void *arg)
 static void
 bridge_http_other(struct evhttp_request *req, void *arg)
 {
+	struct bridge	*b = arg;
+
+	httpd_begin(b->httpd, req, NULL);
 	bridge_send(req, 404, "Not Found", NULL);
 }
 
@@ -751,22 +716,32 @@ struct bridge *
 bridge_new(struct event_base *base, const struct bridge_config *cfg, char *err,
     size_t errlen)
 {
-	struct bridge			*b;
-	struct evhttp_bound_socket	*sock;
-	struct sockaddr_storage		 ss;
-	socklen_t			 sl = sizeof ss;
+	struct bridge			*b = NULL;
 	int				 hold;
 
+	struct httpd_limits		 lim;
+	struct evhttp			*http;
+
+	/* A held approval is not idle to evhttp (it stops reading once a request is in). */
+	hold = cfg->hold_seconds > 0 ? cfg->hold_seconds + 60 : 3600 + 60;
 	if ((b = calloc(1, sizeof *b)) == NULL ||
 	    (b->run_id = strdup(cfg->run_id)) == NULL ||
 	    (b->token = strdup(cfg->token)) == NULL ||
 	    record_list_init(&b->denials, CW_RECORD_MAX_LIST, CW_RECORD_MAX_BYTES) == -1 ||
-	    record_list_init(&b->approvals, CW_RECORD_MAX_LIST, CW_RECORD_MAX_BYTES) == -1 ||
-	    (b->http = evhttp_new(base)) == NULL) {
+	    record_list_init(&b->approvals, CW_RECORD_MAX_LIST, CW_RECORD_MAX_BYTES) == -1) {
 		snprintf(err, errlen, "bridge: out of memory");
 		bridge_free(b);
 		return NULL;
 	}
+	/* The runner serves connections now: 1,024 descriptors is not its budget. */
+	httpd_raise_nofile();
+	httpd_quiet_libevent();
+	if ((b->httpd = httpd_new(base, "bridge", BRIDGE_MAX_CONNS, hold, err,
+	    errlen)) == NULL) {
+		bridge_free(b);
+		return NULL;
+	}
+	http = httpd_evhttp(b->httpd);
 	TAILQ_INIT(&b->pending);
 	b->base = base;
 	b->policy = cfg->policy;
@@ -778,30 +753,26 @@ bridge_new(struct event_base *base, const struct bridge_config *cfg, char *err,
 	 * evhttp answers 413 and closes as soon as a Content-Length (or the chunks read so
 	 * far) exceeds the limit, without reading the rest of the body.
 	 */
-	evhttp_set_max_body_size(b->http, b->max_body);
-	evhttp_set_max_headers_size(b->http, 64 * 1024);
-	/* A held approval is an idle connection: keep it for the whole budget. */
-	hold = cfg->hold_seconds > 0 ? cfg->hold_seconds + 60 : 3600 + 60;
-	evhttp_set_timeout(b->http, hold);
-	evhttp_set_allowed_methods(b->http, EVHTTP_REQ_POST | EVHTTP_REQ_GET |
+	evhttp_set_max_body_size(http, b->max_body);
+	evhttp_set_max_headers_size(http, 64 * 1024);
+	evhttp_set_allowed_methods(http, EVHTTP_REQ_POST | EVHTTP_REQ_GET |
 	    EVHTTP_REQ_DELETE | EVHTTP_REQ_PUT | EVHTTP_REQ_HEAD | EVHTTP_REQ_OPTIONS);
-	evhttp_set_cb(b->http, "/floor", bridge_http_floor, b);
-	evhttp_set_cb(b->http, "/mcp", bridge_http_mcp, b);
-	evhttp_set_gencb(b->http, bridge_http_other, b);
-	if ((sock = evhttp_bind_socket_with_handle(b->http, "127.0.0.1",
-	    (unsigned short)cfg->port)) == NULL) {
-		snprintf(err, errlen, "bridge: cannot listen on 127.0.0.1:%d: %s",
-		    cfg->port, strerror(errno));
+	evhttp_set_cb(http, "/floor", bridge_http_floor, b);
+	evhttp_set_cb(http, "/mcp", bridge_http_mcp, b);
+	evhttp_set_gencb(http, bridge_http_other, b);
+	/*
+	 * Every client is the run itself, all from 127.0.0.1: the caps keep a run that
+	 * floods its own bridge from taking the runner's descriptors, and the deadline
+	 * closes what never sends a whole request.
+	 */
+	memset(&lim, 0, sizeof lim);
+	lim.max_conns = BRIDGE_MAX_CONNS;
+	lim.max_per_peer = BRIDGE_MAX_CONNS;
+	lim.deadline_ms = BRIDGE_DEADLINE_MS;
+	if (httpd_listen_tcp(b->httpd, cfg->port, &lim, &b->port, err, errlen) == -1) {
 		bridge_free(b);
 		return NULL;
 	}
-	if (getsockname(evhttp_bound_socket_get_fd(sock), (struct sockaddr *)&ss,
-	    &sl) == -1 || ss.ss_family != AF_INET) {
-		snprintf(err, errlen, "bridge: getsockname: %s", strerror(errno));
-		bridge_free(b);
-		return NULL;
-	}
-	b->port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
 	return b;
 }
 
@@ -897,12 +868,10 @@ bridge_free(struct bridge *b)
 	while ((p = TAILQ_FIRST(&b->pending)) != NULL) {
 		TAILQ_REMOVE(&b->pending, p, entry);
 		if (p->req != NULL)
-			evhttp_connection_set_closecb(
-			    evhttp_request_get_connection(p->req), NULL, NULL);
+			httpd_set_closecb(b->httpd, p->req, NULL, NULL);
 		bridge_pending_free(p);
 	}
-	if (b->http != NULL)
-		evhttp_free(b->http);
+	httpd_free(b->httpd);
 	record_list_free(&b->denials);
 	record_list_free(&b->approvals);
 	free(b->run_id);

@@ -27,6 +27,8 @@ struct bridge;
 
 #define BRIDGE_TOOL_NAME	"approve"
 #define BRIDGE_TIMEOUT_MESSAGE	"no answer before the run's time budget ended"
+#define BRIDGE_MAX_CONNS	64	/* open connections; 16 held approvals among them */
+#define BRIDGE_DEADLINE_MS	30000	/* accept to a whole request */
 
 struct bridge_config {
 	const char			*run_id;

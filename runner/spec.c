@@ -1339,6 +1339,28 @@ spec_hide(struct spec_build *b, const struct policy_resolved *r)
 		}
 		closedir(d);
 	}
+	/*
+	 * clockworkd's own socket (SPEC D2): the home is not granted, but without the
+	 * overlay view a named socket is reachable by path whatever Landlock says, and
+	 * the daemon would take the run for its own user.
+	 */
+	if ((size_t)snprintf(path, sizeof path, "%s/clockworkd.sock", b->cwhome) <
+	    sizeof path && paths_canonical(path, canon, sizeof canon) == 0) {
+		struct stat	st;
+
+		if (lstat(canon, &st) == 0 && S_ISSOCK(st.st_mode) &&
+		    strlist_add_unique(&b->s->hide, canon) == -1)
+			return spec_nomem(b);
+	}
+	/*
+	 * Every runner's control socket lives in <cwhome>/runs (runner/uplink.c): a run
+	 * that reached another's while no daemon is attached could attach as its daemon
+	 * and answer its approvals. The whole directory is covered.
+	 */
+	if ((size_t)snprintf(path, sizeof path, "%s/runs", b->cwhome) < sizeof path &&
+	    paths_canonical(path, canon, sizeof canon) == 0 && spec_is_dir(canon) &&
+	    strlist_add_unique(&b->s->hide, canon) == -1)
+		return spec_nomem(b);
 	if (xdg != NULL && xdg[0] == '/' && paths_canonical(xdg, canon, sizeof canon) == 0 &&
 	    spec_is_dir(canon) && strlist_add_unique(&b->s->hide, canon) == -1)
 		return spec_nomem(b);

@@ -121,7 +121,7 @@ set +e; cwctl task frobnicate 2>/dev/null; rc=$?; set -e
 pass "cwctl task add/show/list/disable/enable/rm; usage errors exit 2"
 
 # The audit log saw every state change, with the client named.
-n=$(sql "SELECT count(*) FROM audit WHERE actor='cwctl' AND action IN ('task.add','task.update','task.remove')")
+n=$(sql "SELECT count(*) FROM audit WHERE actor LIKE 'cwctl uid=$(id -u) pid=%' AND action IN ('task.add','task.update','task.remove')")
 [ "$n" -ge 4 ] || fail "audit entries: $n"
 cwctl journal --audit | grep -q 'task.remove' || fail "cwctl journal --audit"
 pass "audit log records state-changing calls"
@@ -143,12 +143,42 @@ set +e; "$CW_BIN/clockworkd" --foreground >"$T/second.out" 2>&1; rc=$?; set -e
 [ $rc -eq 1 ] && grep -q 'already running' "$T/second.out" || fail "second daemon: $rc"
 pass "a second clockworkd for the same home is refused"
 
+# The unix socket: 0600 in the 0700 home, no token needed, the peer named by the kernel.
+[ -S "$CLOCKWORK_HOME/clockworkd.sock" ] || fail "no socket"
+[ "$(stat -c %a "$CLOCKWORK_HOME/clockworkd.sock")" = 600 ] || fail "socket mode"
+[ "$(stat -c %a "$CLOCKWORK_HOME")" = 700 ] || fail "home mode"
+r=$(api_unix GET /api/status)
+[ "${r%% *}" = 200 ] || fail "status over the socket: $r"
+r=$(api_unix POST /api/tasks '{"name":"viasock","prompt":"true"}' -H 'X-Clockwork-Client: script')
+[ "${r%% *}" = 201 ] || fail "task add over the socket: $r"
+[ "$(sql "SELECT actor FROM audit WHERE action='task.add' AND target='viasock'")" = \
+    "script uid=$(id -u) pid=$(sql "SELECT substr(actor, instr(actor, 'pid=') + 4) FROM audit WHERE target='viasock'")" ] ||
+    fail "actor: $(sql "SELECT actor FROM audit WHERE target='viasock'")"
+r=$(api_unix GET /inbox/ )
+[ "${r%% *}" = 404 ] || fail "the Inbox over the socket: $r"
+pass "the unix socket: 0600 in a 0700 home, no token, the actor named by uid and pid"
+
+# A daemon killed outright leaves its socket behind: the next one replaces it.
+kill -KILL "$DPID"; wait "$DPID" 2>/dev/null || true; DPID=
+[ -S "$CLOCKWORK_HOME/clockworkd.sock" ] || fail "the killed daemon's socket is gone"
+set +e; cwctl status >/dev/null 2>&1; rc=$?; set -e
+[ $rc -eq 4 ] || fail "cwctl against a stale socket: exit $rc, want 4"
+rm -f "$CLOCKWORK_HOME/clockworkd.port"
+printf 'api_port: 0\n' > "$CLOCKWORK_HOME/config.yaml"
+chmod 755 "$CLOCKWORK_HOME"
+start_daemon
+[ "$(stat -c %a "$CLOCKWORK_HOME")" = 700 ] || fail "the home was left open"
+grep -q 'was open to group or others' "$CLOCKWORK_HOME/clockworkd.log" || fail "no warning about the home"
+cwctl status >/dev/null || fail "no answer after replacing the stale socket"
+pass "a stale socket is replaced; a home open to others is closed to 0700, loudly"
+
 # SIGTERM: clean exit, port and pid files gone.
 printf 'api_port: 0\n' > "$CLOCKWORK_HOME/config.yaml"
 kill -TERM "$DPID"; wait "$DPID"; rc=$?; DPID=
 [ $rc -eq 0 ] || fail "SIGTERM exit $rc"
 [ ! -e "$CLOCKWORK_HOME/clockworkd.port" ] || fail "port file left behind"
-pass "SIGTERM exits 0 and removes clockworkd.port"
+[ ! -e "$CLOCKWORK_HOME/clockworkd.sock" ] || fail "socket left behind"
+pass "SIGTERM exits 0 and removes clockworkd.port and clockworkd.sock"
 
 # A token file readable by others: refused, naming the file.
 chmod 644 "$CLOCKWORK_HOME/api.token"

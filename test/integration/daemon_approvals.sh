@@ -22,7 +22,8 @@ pass "an approval_request from the runner is listed by cwctl approvals"
 cwctl approve "$aid" | grep -q "approval $aid allowed" || fail "approve"
 wait_until 10 "run ended" run_ended "$id" || fail "run did not end"
 grep -q 'decision=allow' "$(run_field "$id" log_path)" || fail "runner did not get the decision"
-[ "$(sql "SELECT state || ' ' || answered_by FROM approvals WHERE id='$aid'")" = "allowed cwctl" ] ||
+# Over the unix socket the actor is the kernel's word on the peer: cwctl, uid and pid.
+[[ "$(sql "SELECT state || ' ' || answered_by FROM approvals WHERE id='$aid'")" == "allowed cwctl uid=$(id -u) pid="[0-9]* ]] ||
     fail "store: $(sql "SELECT * FROM approvals WHERE id='$aid'")"
 sql "SELECT kind FROM journal WHERE run_id='$id'" | grep -q approval_request || fail "journal request"
 sql "SELECT kind FROM journal WHERE run_id='$id'" | grep -q approval_answer || fail "journal answer"

@@ -82,6 +82,18 @@ api() {
 	echo "$code $(cat "$T/api.body")"
 }
 
+# api_unix METHOD PATH [BODY] [CURL-ARGS...]: the same over the daemon's unix socket,
+# with no token (the daemon takes the kernel's word on who we are).
+api_unix() {
+	local m=$1 p=$2 body=${3:-}; shift 3 2>/dev/null || shift $#
+	local args=(-s -o "$T/api.body" -w '%{http_code}' -X "$m"
+	    --unix-socket "$CLOCKWORK_HOME/clockworkd.sock")
+	[ -n "$body" ] && args+=(-H 'Content-Type: application/json' --data-binary "$body")
+	local code
+	code=$(curl "${args[@]}" "$@" "http://localhost$p")
+	echo "$code $(cat "$T/api.body")"
+}
+
 cwctl() { "$CW_BIN/cwctl" "$@"; }
 
 # jget JSON EXPR: a jq-free field read via python-less sed is fragile; use the store.

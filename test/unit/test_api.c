@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "daemon.h"
+#include "httpd.h"
 #include "json.h"
 
 static char	tmp[256];
@@ -91,12 +92,12 @@ test_token_file(void **state)
 static void
 test_token_equal(void **state)
 {
-	assert_true(token_equal("abcdef", "abcdef"));
-	assert_false(token_equal("abcdef", "abcdeg"));
-	assert_false(token_equal("abcde", "abcdef"));
-	assert_false(token_equal("abcdefg", "abcdef"));
-	assert_false(token_equal("", "abcdef"));
-	assert_false(token_equal("", ""));
+	assert_true(httpd_equal("abcdef", "abcdef"));
+	assert_false(httpd_equal("abcdef", "abcdeg"));
+	assert_false(httpd_equal("abcde", "abcdef"));
+	assert_false(httpd_equal("abcdefg", "abcdef"));
+	assert_false(httpd_equal("", "abcdef"));
+	assert_false(httpd_equal("", ""));
 }
 
 /* Validate text; returns 0 or -1 and copies the field named. */

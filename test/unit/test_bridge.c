@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 /*
  * The permission bridge over real loopback HTTP: the gate (token, Host, Origin,
  * method), /floor, the MCP JSON-RPC surface, held approvals routed by id, the limits
@@ -8,6 +9,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -528,6 +530,59 @@ test_body_limit(void **state)
 	assert_non_null(strstr(out, "\"result\":{}"));
 }
 
+/*
+ * A run flooding its own bridge: 2,000 idle connections leave the runner holding at
+ * most BRIDGE_MAX_CONNS of them (the rest are refused or wait in the backlog), and
+ * once the flood is gone /floor answers again.
+ */
+static void
+test_flood(void **state)
+{
+	struct fx		*f = *state;
+	struct sockaddr_in	 sin;
+	char			 out[4096], path[64];
+	int			*fds, n = 0, open_fds = 0;
+	DIR			*d;
+
+	assert_non_null(fds = calloc(2000, sizeof *fds));
+	memset(&sin, 0, sizeof sin);
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons((unsigned short)bridge_port(f->b));
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	for (int i = 0; i < 2000; i++) {
+		int	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+		if (fd == -1)
+			break;
+		if (connect(fd, (struct sockaddr *)&sin, sizeof sin) == -1 &&
+		    errno != EINPROGRESS) {
+			close(fd);
+			break;
+		}
+		fds[n++] = fd;
+		if (i % 100 == 0)
+			event_base_loop(f->base, EVLOOP_NONBLOCK);
+	}
+	assert_true(n >= 1000);
+	for (int i = 0; i < 200; i++)
+		event_base_loop(f->base, EVLOOP_NONBLOCK);
+	/* Our descriptors now: the flood's own n plus what the bridge accepted and kept. */
+	snprintf(path, sizeof path, "/proc/%d/fd", (int)getpid());
+	assert_non_null(d = opendir(path));
+	while (readdir(d) != NULL)
+		open_fds++;
+	closedir(d);
+	assert_true(open_fds - n < BRIDGE_MAX_CONNS + 64);
+	for (int i = 0; i < n; i++)
+		close(fds[i]);
+	free(fds);
+	for (int i = 0; i < 200; i++)
+		event_base_loop(f->base, EVLOOP_NONBLOCK);
+	assert_int_equal(exchange(f, "/floor", AUTH, "{\"tool_name\":\"Bash\","
+	    "\"tool_input\":{\"command\":\"ls\"}}", out, sizeof out), 200);
+	assert_non_null(strstr(out, "\"decision\":\"allow\""));
+}
+
 int
 main(void)
 {
@@ -540,6 +595,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_expire_and_client_gone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pending_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_body_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_flood, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
