@@ -556,10 +556,22 @@ store_open_at_version(const char *path, int target, struct store **out, char *er
 	if (store_exec(st, "PRAGMA foreign_keys = ON", path) == -1)
 		goto fail;
 
-	if (store_check(st) == -1)
-		goto fail;
-	if (store_set_wal(st) == -1)
-		goto fail;
+	/*
+	 * Two processes opening a new file at once: while one switches it to WAL, the
+	 * other's first read or its own switch can be told "database is locked" at once,
+	 * without the busy handler (sqlite does so to avoid a deadlock). Those steps are
+	 * retried, within the same busy timeout.
+	 */
+	for (int waited = 0; ; waited += 10) {
+		struct timespec	 ts = { 0, 10 * 1000 * 1000 };
+
+		if (store_check(st) == 0 && store_set_wal(st) == 0)
+			break;
+		if ((sqlite3_errcode(st->db) & 0xff) != SQLITE_BUSY ||
+		    waited >= STORE_BUSY_TIMEOUT_MS)
+			goto fail;
+		nanosleep(&ts, NULL);
+	}
 	if ((version = store_schema_version(st)) == -1)
 		goto fail;
 	for (size_t i = 0; i < store_n_migrations; i++) {

@@ -51,6 +51,19 @@ worktree_shutdown(void)
 	worktree_inited = 0;
 }
 
+/* Open the repository at repo_path exactly (no search upwards); err names it if not. */
+static int
+worktree_open(const char *repo_path, git_repository **repo, char *err, size_t errlen)
+{
+	worktree_init();
+	if (git_repository_open_ext(repo, repo_path, GIT_REPOSITORY_OPEN_NO_SEARCH,
+	    NULL) != 0) {
+		worktree_err(err, errlen, "not a git repository", repo_path);
+		return -1;
+	}
+	return 0;
+}
+
 int
 worktree_is_repo(const char *path)
 {
@@ -98,12 +111,8 @@ worktree_create_run(const char *repo_path, const char *path, const char *branch,
 	char				 alt[PATH_MAX + 64], refname[512];
 	int				 rc = -1, fd = -1, created = 0;
 
-	worktree_init();
-	if (git_repository_open_ext(&repo, repo_path, GIT_REPOSITORY_OPEN_NO_SEARCH,
-	    NULL) != 0) {
-		worktree_err(err, errlen, "not a git repository", repo_path);
+	if (worktree_open(repo_path, &repo, err, errlen) == -1)
 		return -1;
-	}
 	if (git_repository_is_bare(repo)) {
 		snprintf(err, errlen, "%s: a bare repository has no working tree to branch from",
 		    repo_path);
@@ -196,12 +205,8 @@ worktree_adopt(const char *repo_path, const char *path, const char *name,
 	git_worktree_add_options	 opts;
 	int				 rc = -1;
 
-	worktree_init();
-	if (git_repository_open_ext(&repo, repo_path, GIT_REPOSITORY_OPEN_NO_SEARCH,
-	    NULL) != 0) {
-		worktree_err(err, errlen, "not a git repository", repo_path);
+	if (worktree_open(repo_path, &repo, err, errlen) == -1)
 		return -1;
-	}
 	if (git_branch_lookup(&ref, repo, branch, GIT_BRANCH_LOCAL) != 0) {
 		worktree_err(err, errlen, "no such branch", branch);
 		goto out;
@@ -231,12 +236,8 @@ worktree_rev(const char *repo_path, const char *branch, char *out, size_t outlen
 	git_object	*obj = NULL;
 	int		 rc = -1;
 
-	worktree_init();
-	if (git_repository_open_ext(&repo, repo_path, GIT_REPOSITORY_OPEN_NO_SEARCH,
-	    NULL) != 0) {
-		worktree_err(err, errlen, "not a git repository", repo_path);
+	if (worktree_open(repo_path, &repo, err, errlen) == -1)
 		return -1;
-	}
 	if (git_branch_lookup(&ref, repo, branch, GIT_BRANCH_LOCAL) != 0 ||
 	    git_reference_peel(&obj, ref, GIT_OBJECT_COMMIT) != 0) {
 		worktree_err(err, errlen, "cannot read the imported branch", branch);
@@ -280,12 +281,8 @@ worktree_branch_at(const char *repo_path, const char *branch, const char *commit
 	git_oid		 oid;
 	int		 rc = -1;
 
-	worktree_init();
-	if (git_repository_open_ext(&repo, repo_path, GIT_REPOSITORY_OPEN_NO_SEARCH,
-	    NULL) != 0) {
-		worktree_err(err, errlen, "not a git repository", repo_path);
+	if (worktree_open(repo_path, &repo, err, errlen) == -1)
 		return -1;
-	}
 	if (git_oid_fromstr(&oid, commit) != 0 || git_commit_lookup(&c, repo, &oid) != 0) {
 		worktree_err(err, errlen, "no such commit", commit);
 		goto out;
@@ -438,12 +435,8 @@ worktree_remove(const char *repo_path, const char *path, const char *name,
 	git_worktree_prune_options	 popts = GIT_WORKTREE_PRUNE_OPTIONS_INIT;
 	int				 rc = -1;
 
-	worktree_init();
-	if (git_repository_open_ext(&repo, repo_path, GIT_REPOSITORY_OPEN_NO_SEARCH,
-	    NULL) != 0) {
-		worktree_err(err, errlen, "not a git repository", repo_path);
+	if (worktree_open(repo_path, &repo, err, errlen) == -1)
 		return -1;
-	}
 	if (git_worktree_lookup(&wt, repo, name) == 0) {
 		/*
 		 * Only git's record: the directory goes by the path the store holds

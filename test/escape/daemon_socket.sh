@@ -68,6 +68,36 @@ if [[ $out == "000 rc=7" ]]; then
 else
 	row "curl --unix-socket to /api/status from a run" "$out" FAIL
 fi
+# Another run's control socket (runner/uplink.c) in $CLOCKWORK_HOME/runs: a run that
+# reached one while no daemon is attached could attach as that run's daemon. A listener
+# stands in for a detached runner and records any connection.
+mkdir -p "$CLOCKWORK_HOME/runs"
+RSOCK=$CLOCKWORK_HOME/runs/other-run.sock
+python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(4)
+open(sys.argv[2], "w").close()
+while True:
+    c, _ = s.accept(); open(sys.argv[2], "a").write("connection\n"); c.close()' "$RSOCK" "$T/rsock.rec" &
+LPID=$!
+end=$(( $(date +%s) + 10 ))
+until [ -S "$RSOCK" ] && [ -e "$T/rsock.rec" ]; do [ "$(date +%s)" -lt "$end" ] || break; sleep 0.05; done
+RCONNECT="import socket; s=socket.socket(socket.AF_UNIX); s.connect(\"$RSOCK\"); print(\"connected\")"
+out=$(python3 -c "$RCONNECT" 2>&1)
+if [ "$out" = connected ] && [ -s "$T/rsock.rec" ]; then
+	: > "$T/rsock.rec"
+	out=$(env -i HOME="$HOME" CLOCKWORK_HOME="$CLOCKWORK_HOME" PATH=/usr/local/bin:/usr/bin:/bin \
+		"$CW_BIN/cw-runner" exec --workdir "$T/wt" -- sh -c "python3 -c '$RCONNECT' 2>&1" 2>"$T/runner.err")
+	if [[ $out != *connected* ]] && [ ! -s "$T/rsock.rec" ]; then
+		row "connect another run's control socket from a run" "refused" PASS
+	else
+		row "connect another run's control socket from a run" "$out" FAIL
+	fi
+else
+	row "control: connect to the stand-in control socket" "$out" FAIL
+fi
+kill "$LPID" 2>/dev/null; wait "$LPID" 2>/dev/null
+
 # The daemon saw no request from inside: nothing in the audit log, and it still answers.
 out=$(curl -s -o /dev/null -w '%{http_code}' --unix-socket "$SOCK" http://localhost/api/status)
 [ "$out" = 200 ] && row "the daemon still answers from outside" 200 PASS ||
