@@ -15,6 +15,7 @@
 #include <cjson/cJSON.h>
 
 #include "config.h"
+#include "proctree.h"
 #include "store.h"
 
 #ifndef TAILQ_FOREACH_SAFE
@@ -38,17 +39,6 @@ struct inbox;
 #define DAEMON_BUDGET_GRACE_MS	2000		/* + stop grace, after the runner's budget */
 #define DAEMON_TASK_NAME_MAX	64
 #define DAEMON_PROMPT_MAX	(64 * 1024)
-
-/* A process we have seen belong to a run: the start time makes the pid an identity. */
-struct supervise_proc {
-	pid_t			pid;
-	unsigned long long	start;		/* field 22 of /proc/<pid>/stat */
-};
-
-struct supervise_set {
-	struct supervise_proc	*v;
-	size_t			 n, cap;
-};
 
 /* One pending approval of a live run: the daemon's id and the runner's own. */
 struct run_approval {
@@ -85,7 +75,7 @@ struct run {
 	int			 log_fd;
 	struct bufferevent	*up;		/* runner stdout: JSON lines to us */
 	struct bufferevent	*down;		/* runner stdin: JSON lines from us */
-	struct supervise_set	 procs;		/* every process seen in the run */
+	struct proctree	 procs;		/* every process seen in the run */
 
 	struct timespec		 t0;
 	struct event		*budget_ev;
@@ -228,20 +218,20 @@ cJSON	*runs_to_json(const struct store_run *, int with_report);
 int	runs_send(struct run *, cJSON *msg);
 void	runs_approval_forget(struct run_approval *);
 
-/* supervise.c: process identity and identity-verified kills. */
-int	supervise_set_add(struct supervise_set *, pid_t, unsigned long long start);
-int	supervise_set_has(const struct supervise_set *, pid_t, unsigned long long start);
-void	supervise_set_free(struct supervise_set *);
+/*
+ * supervise.c: a run's processes as the daemon sees them (its runner's group and
+ * everything below), on the shared process tree (common/proctree.c).
+ */
 /* Grow set with every live descendant of its members and every member of pgid. */
-int	supervise_collect(struct supervise_set *, pid_t pgid);
+int	supervise_collect(struct proctree *, pid_t pgid);
 /* Signal every live, identity-checked member. Returns how many were signalled. */
-int	supervise_signal(const struct supervise_set *, int sig);
+int	supervise_signal(const struct proctree *, int sig);
 /* Stop every member and its descendants, then SIGKILL them all. Returns the count. */
-int	supervise_kill_tree(struct supervise_set *, pid_t pgid);
-/* Children of this process that are not in keep (orphans re-parented to us). */
-int	supervise_orphans(pid_t self, struct supervise_set *out);
-int	supervise_save(const struct supervise_set *, const char *path);
-int	supervise_load(struct supervise_set *, const char *path);
+int	supervise_kill_tree(struct proctree *, pid_t pgid);
+/* Children of this process (orphans re-parented to us). */
+int	supervise_orphans(pid_t self, struct proctree *out);
+int	supervise_save(const struct proctree *, const char *path);
+int	supervise_load(struct proctree *, const char *path);
 
 /* worktree.c: a run's own repository, and the user's repository after import (libgit2). */
 struct worktree_stat {

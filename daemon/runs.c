@@ -683,7 +683,7 @@ runs_free(struct run *r)
 		close(r->pidfd);
 	if (r->log_fd != -1)
 		close(r->log_fd);
-	supervise_set_free(&r->procs);
+	proctree_free(&r->procs);
 	if (r->import != NULL) {
 		runimport_free(r->import);
 		r->import = NULL;
@@ -814,7 +814,7 @@ runs_start(struct daemon *d, const char *id)
 	}
 	if (procid_stat(r->pid, &pi) == 0 && pi.state != 'Z') {
 		r->start = pi.start;
-		supervise_set_add(&r->procs, r->pid, r->start);
+		proctree_add(&r->procs, r->pid, r->start);
 	}
 	r->pidfd = procid_pidfd(r->pid, r->start);
 	evutil_make_socket_nonblocking(down_fd);
@@ -1151,7 +1151,7 @@ void
 runs_supervise_tick(struct daemon *d)
 {
 	struct run		*r;
-	struct supervise_set	 orphans = { 0 }, strays = { 0 };
+	struct proctree	 orphans = { 0 }, strays = { 0 };
 	size_t			 before;
 	int			 owned;
 
@@ -1170,11 +1170,11 @@ runs_supervise_tick(struct daemon *d)
 		for (size_t i = 0; i < orphans.n; i++) {
 			owned = 0;
 			TAILQ_FOREACH(r, &d->runs, entry)
-				if (supervise_set_has(&r->procs, orphans.v[i].pid,
+				if (proctree_has(&r->procs, orphans.v[i].pid,
 				    orphans.v[i].start))
 					owned = 1;
 			if (!owned)
-				supervise_set_add(&strays, orphans.v[i].pid, orphans.v[i].start);
+				proctree_add(&strays, orphans.v[i].pid, orphans.v[i].start);
 		}
 		if (strays.n > 0) {
 			int n = supervise_kill_tree(&strays, 0);
@@ -1182,8 +1182,8 @@ runs_supervise_tick(struct daemon *d)
 			log_warn("ended %d process(es) that left their run's supervision", n);
 		}
 	}
-	supervise_set_free(&orphans);
-	supervise_set_free(&strays);
+	proctree_free(&orphans);
+	proctree_free(&strays);
 }
 
 static int
@@ -1282,7 +1282,7 @@ int
 runs_recover(struct daemon *d)
 {
 	struct store_run	*v;
-	struct supervise_set	 set;
+	struct proctree	 set;
 	char			 path[PATH_MAX], quarantine[PATH_MAX];
 	size_t			 n;
 	cJSON			*rep, *j;
@@ -1300,12 +1300,12 @@ runs_recover(struct daemon *d)
 		snprintf(path, sizeof path, "%s/runs/%s.pids", d->home, v[i].id);
 		supervise_load(&set, path);
 		if (v[i].runner_pid > 1)
-			supervise_set_add(&set, (pid_t)v[i].runner_pid,
+			proctree_add(&set, (pid_t)v[i].runner_pid,
 			    (unsigned long long)v[i].runner_start_time);
 		killed = supervise_kill_tree(&set, v[i].runner_pgid > 1 &&
-		    supervise_set_has(&set, (pid_t)v[i].runner_pgid,
+		    proctree_has(&set, (pid_t)v[i].runner_pgid,
 		    (unsigned long long)v[i].runner_start_time) ? (pid_t)v[i].runner_pgid : 0);
-		supervise_set_free(&set);
+		proctree_free(&set);
 		if (killed < 0)
 			killed = 0;
 		/*

@@ -41,14 +41,14 @@ server_exit_cb(evutil_socket_t fd, short what, void *arg)
 static void
 server_sweep(struct daemon *d)
 {
-	struct supervise_set	strays = { 0 };
+	struct proctree	strays = { 0 };
 	int			n;
 
 	if (supervise_orphans(getpid(), &strays) == 0 && strays.n > 0) {
 		n = supervise_kill_tree(&strays, 0);
 		log_warn("ended %d process(es) left over from runs at shutdown", n);
 	}
-	supervise_set_free(&strays);
+	proctree_free(&strays);
 }
 
 static void

@@ -137,7 +137,7 @@ done(struct sandbox_spec *s)
 	struct stat	 st;
 
 	if (s->tmpdir != NULL) {
-		assert_int_equal(spec_remove_tmpdir(s->tmpdir, cwhome, err, sizeof err), 0);
+		assert_int_equal(spec_remove_tmpdir(s->tmpdir, cwhome, 0, err, sizeof err), 0);
 		assert_int_equal(lstat(s->tmpdir, &st), -1);
 	}
 	spec_free(s);
@@ -571,8 +571,8 @@ test_tmpdir_fresh_and_removed(void **state)
 	snprintf(p, sizeof p, "%s/link-to-dir", s.tmpdir);
 	assert_int_equal(symlink(root, p), 0);
 	/* Only a directory directly under <cwhome>/tmp may be removed. */
-	assert_int_equal(spec_remove_tmpdir(root, cwhome, err, sizeof err), -1);
-	assert_int_equal(spec_remove_tmpdir(home, cwhome, err, sizeof err), -1);
+	assert_int_equal(spec_remove_tmpdir(root, cwhome, 0, err, sizeof err), -1);
+	assert_int_equal(spec_remove_tmpdir(home, cwhome, 0, err, sizeof err), -1);
 	done(&s);
 	assert_int_equal(stat(outside, &st), 0);
 	assert_int_equal(stat(home, &st), 0);
