@@ -16,6 +16,11 @@
 #define CONFIG_DEFAULT_PORT		7420
 #define CONFIG_DEFAULT_CONCURRENCY	2
 #define CONFIG_DEFAULT_KEEP_RUNS	5
+/* A run's cgroup (SPEC R2): processes (tasks) and memory; 0 means no limit. */
+#define CONFIG_DEFAULT_LIMIT_PROCESSES	4096
+#define CONFIG_DEFAULT_LIMIT_MEMORY_MB	8192
+#define CONFIG_MIN_LIMIT_PROCESSES	16
+#define CONFIG_MIN_LIMIT_MEMORY_MB	16
 
 struct config_engine {
 	char		*name;
@@ -38,6 +43,8 @@ struct config {
 	double			 budget_dollars;
 	int			 budget_turns;
 	int			 budget_seconds;
+	int			 limit_processes;	/* per run; 0 = none */
+	int			 limit_memory_mb;	/* per run; 0 = none */
 	struct strlist		 protected_branches;
 	int			 api_port;	/* 0 = pick a free port */
 	int			 max_concurrent_runs;

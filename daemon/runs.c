@@ -51,6 +51,7 @@ static const char *const runs_env_allow[] = {
 static const char *const runs_journal_kinds[] = {
 	"floor_deny", "floor_hit", "deny_list_hit", "policy_deny", "sandbox_disabled",
 	"approval_timeout", "approval_expired", "approval_limit", "bridge_limit",
+	"limit_exceeded",
 };
 
 static void	runs_finish(struct run *);
@@ -656,6 +657,13 @@ runs_send_spec(struct run *r, const struct store_task *t)
 		cJSON_AddNumberToObject(b, "dollars", t->budget_dollars);
 		cJSON_AddNumberToObject(b, "turns", t->budget_turns);
 		cJSON_AddNumberToObject(b, "seconds", t->budget_seconds);
+	}
+	/* The run's cgroup limits (R2): the task's own, else the configuration's. */
+	if ((b = cJSON_AddObjectToObject(m, "limits")) != NULL) {
+		cJSON_AddNumberToObject(b, "processes", t->limit_processes > 0 ?
+		    t->limit_processes : r->d->cfg.limit_processes);
+		cJSON_AddNumberToObject(b, "memory_bytes", (double)(t->limit_memory_mb > 0 ?
+		    t->limit_memory_mb : r->d->cfg.limit_memory_mb) * 1024 * 1024);
 	}
 	if ((pb = cJSON_AddArrayToObject(m, "protected_branches")) != NULL)
 		for (size_t i = 0; i < r->d->cfg.protected_branches.n; i++)

@@ -41,6 +41,8 @@ grep -q '"exit_reason":	"limit_pids"' "$T/bomb.json" || fail "report: $(cat "$T/
 grep -q '"processes":	64' "$T/bomb.json" || fail "report limits: $(cat "$T/bomb.json")"
 sql "SELECT data FROM journal WHERE run_id = '$id'" | grep -q limit_pids ||
     fail "journal: $(sql "SELECT kind, data FROM journal WHERE run_id = '$id'")"
+cwctl run logs "$id" | grep -q 'process limit of 64 reached' || fail "log: $(cwctl run logs "$id")"
+grep -q '"mechanism":	"cgroup v' "$T/bomb.json" || fail "report mechanism"
 pass "a fork bomb ends with exit reason limit_pids (report, runs, journal)"
 
 wait_until 20 "bomb gone" run_gone "$id" 'sleep 3171' ||
@@ -65,7 +67,7 @@ cwctl run show "$h" --json | grep -q '"exit_reason":	"limit_memory"' || fail "ho
 ! cwctl run logs "$h" | grep -q allocated || fail "the hog got its memory"
 sql "SELECT data FROM journal WHERE run_id = '$h'" | grep -q limit_memory || fail "hog journal"
 pass "a memory hog ends with exit reason limit_memory (report, runs, journal)"
-wait_until 20 "hog gone" run_gone "$h" 'sleep(3172)' || fail "hog left behind"
+wait_until 20 "hog gone" run_gone "$h" 'time.sleep.3172' || fail "hog left behind"
 pass "no process of the memory hog is left, its cgroup is gone"
 
 timeout 2 "$CW_BIN/cwctl" status >/dev/null || fail "cwctl status does not answer"
