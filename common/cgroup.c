@@ -479,6 +479,8 @@ cgroup_run_freeze(const struct cgroup_run *cg, int frozen)
 			return 0;
 		poll(NULL, 0, 5);
 	}
+	/* Not settled (a member stuck in the kernel): thaw, the caller falls back. */
+	(void)cgroup_run_freeze(cg, 0);
 	errno = ETIMEDOUT;
 	return -1;
 }

@@ -147,6 +147,24 @@ proctree_collect(struct proctree *t, const struct proctree_scope *sc)
 }
 
 int
+proctree_children(struct proctree *t, pid_t parent)
+{
+	struct proctree_snap	*snap;
+	size_t			 n;
+
+	if (proctree_snapshot(&snap, &n) == -1)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (snap[i].ppid == parent &&
+		    proctree_add(t, snap[i].pid, snap[i].start) == -1) {
+			free(snap);
+			return -1;
+		}
+	free(snap);
+	return 0;
+}
+
+int
 proctree_signal(const struct proctree *t, int sig)
 {
 	int	count = 0;

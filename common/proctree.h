@@ -41,6 +41,8 @@ int	proctree_has(const struct proctree *, pid_t, unsigned long long start);
 void	proctree_free(struct proctree *);
 /* Grow the tree to a fixed point over the scope (and children of members). 0 or -1. */
 int	proctree_collect(struct proctree *, const struct proctree_scope *);
+/* Add the live children of parent (only them, not their descendants). 0 or -1. */
+int	proctree_children(struct proctree *, pid_t parent);
 /* Send sig to every member still alive; returns how many were signalled. */
 int	proctree_signal(const struct proctree *, int sig);
 /* How many members are still alive (not exited, not zombies), by start time. */

@@ -13,19 +13,15 @@
  * are the shared process-tree module's (common/proctree.c), which cw-runner uses too.
  */
 #define _GNU_SOURCE
-#include <sys/syscall.h>
 #include <sys/types.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "daemon.h"
-#include "procid.h"
 
 /*
  * The daemon's scope for a run: its runner's process group (when > 1) and every
@@ -58,24 +54,7 @@ supervise_kill_tree(struct proctree *s, pid_t pgid)
 int
 supervise_orphans(pid_t self, struct proctree *out)
 {
-	struct proctree_scope	 sc = { 0, self, NULL };
-	struct proctree		 kids = { 0 };
-	struct procid		 id;
-
-	/* The scope takes descendants; keep only direct children. */
-	if (proctree_collect(&kids, &sc) == -1) {
-		proctree_free(&kids);
-		return -1;
-	}
-	for (size_t i = 0; i < kids.n; i++)
-		if (procid_stat(kids.v[i].pid, &id) == 0 && id.ppid == self &&
-		    id.start == kids.v[i].start &&
-		    proctree_add(out, kids.v[i].pid, kids.v[i].start) == -1) {
-			proctree_free(&kids);
-			return -1;
-		}
-	proctree_free(&kids);
-	return 0;
+	return proctree_children(out, self);
 }
 
 /* Written to a temporary file and renamed, so a crash never leaves half a list. */

@@ -1385,6 +1385,7 @@ runner_cmd_run(int argc, char **argv)
 	struct run	 r;
 	const char	*sb;
 	cJSON		*m;
+	char		 cgerr[PATH_MAX + 64];
 	int		 code = RUNNER_EXIT_FAILURE;
 
 	if (argc != 1) {
@@ -1437,8 +1438,8 @@ runner_cmd_run(int argc, char **argv)
 		code = r.code;	/* refused: the report is out already */
 	else if (r.have_run)
 		code = run_finish(&r);
-	/* A run refused after its cgroup was made: nothing of it is left running. */
-	(void)cgroup_run_remove(&r.cg, r.error, sizeof r.error);
+	/* A run refused after its cgroup was made: nothing of it ever ran in it. */
+	(void)cgroup_run_remove(&r.cg, cgerr, sizeof cgerr);
 	run_free(&r);
 	return code;
 }
