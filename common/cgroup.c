@@ -13,7 +13,6 @@
 #include "cgroup.h"
 
 #define CGROUP_FREEZE_MS	2000	/* how long a freeze may take to settle */
-#define CGROUP_REMOVE_MS	3000	/* how long killed members may take to leave */
 
 static const char *const cgroup_v1_names[CGROUP_NCTL] = { "pids", "memory", "freezer" };
 
@@ -353,6 +352,38 @@ cgroup_run_create(struct cgroup_run *cg, const char *name, long pids_max,
 }
 
 int
+cgroup_run_find(struct cgroup_run *cg, const char *name)
+{
+	char		 own[PATH_MAX], base[PATH_MAX], *slash;
+	struct stat	 st;
+
+	cgroup_run_init(cg);
+	if (cgroup_self_dir(NULL, own, sizeof own) == 0) {
+		snprintf(base, sizeof base, "%s", own);
+		if ((slash = strrchr(base, '/')) != NULL && strcmp(slash, "/daemon") == 0)
+			*slash = '\0';
+		if ((size_t)snprintf(cg->dir[0], sizeof cg->dir[0], "%s/%s", base, name) <
+		    sizeof cg->dir[0] && stat(cg->dir[0], &st) == 0 && S_ISDIR(st.st_mode)) {
+			cg->version = 2;
+			cg->freezer = 1;
+			return 0;
+		}
+		cg->dir[0][0] = '\0';
+	}
+	for (int i = 0; i < CGROUP_NCTL; i++) {
+		if (cgroup_self_dir(cgroup_v1_names[i], own, sizeof own) == -1 ||
+		    (size_t)snprintf(cg->dir[i], sizeof cg->dir[i], "%s/%s", own, name) >=
+		    sizeof cg->dir[i] || stat(cg->dir[i], &st) == -1 || !S_ISDIR(st.st_mode)) {
+			cg->dir[i][0] = '\0';
+			continue;
+		}
+		cg->version = 1;
+	}
+	cg->freezer = cg->version == 1 && cg->dir[CGROUP_FREEZER][0] != '\0';
+	return cg->version > 0 ? 0 : (errno = ENOENT, -1);
+}
+
+int
 cgroup_run_join(const struct cgroup_run *cg)
 {
 	for (int i = 0; i < CGROUP_NCTL; i++) {
@@ -486,7 +517,7 @@ cgroup_run_freeze(const struct cgroup_run *cg, int frozen)
 }
 
 int
-cgroup_run_remove(struct cgroup_run *cg, char *err, size_t errlen)
+cgroup_run_remove(struct cgroup_run *cg, int wait_ms, char *err, size_t errlen)
 {
 	int	 left = 0, e = 0;
 
@@ -504,7 +535,7 @@ cgroup_run_remove(struct cgroup_run *cg, char *err, size_t errlen)
 			}
 		}
 		/* Killed members leave the cgroup as they finish exiting: give them time. */
-		if (left == 0 || e != EBUSY || ms >= CGROUP_REMOVE_MS)
+		if (left == 0 || e != EBUSY || ms >= wait_ms)
 			break;
 		poll(NULL, 0, 10);
 	}

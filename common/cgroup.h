@@ -51,6 +51,11 @@ void	cgroup_run_init(struct cgroup_run *);
  */
 int	cgroup_run_create(struct cgroup_run *, const char *name, long pids_max,
 	    long long mem_max, struct strlist *notes);
+/*
+ * The run's cgroup as cgroup_run_create made it, if it is still there (limits are
+ * not known: 0). For clockworkd, which ends what a runner killed hard left. 0 or -1.
+ */
+int	cgroup_run_find(struct cgroup_run *, const char *name);
 /* In the child, before exec: move the calling process into the cgroup. 0 or -1. */
 int	cgroup_run_join(const struct cgroup_run *);
 /* In the parent, after the child has started: the join descriptors are not needed. */
@@ -62,11 +67,12 @@ int	cgroup_run_pids(const struct cgroup_run *, pid_t **out, size_t *n);
 /* Freeze (1) or thaw (0) the whole cgroup, waiting for a freeze to finish. */
 int	cgroup_run_freeze(const struct cgroup_run *, int frozen);
 /*
- * Remove the cgroup directories (version and limits stay, for the report). -1 with
- * errno EBUSY while a process is still in it (the directories are left; err says
- * so), 0 when they are gone. Calling it again is harmless.
+ * Remove the cgroup directories (version and limits stay, for the report), waiting
+ * up to wait_ms for killed members to leave. -1 with errno EBUSY while a process is
+ * still in it (the directories are left; err says so), 0 when they are gone. Calling
+ * it again is harmless.
  */
-int	cgroup_run_remove(struct cgroup_run *, char *err, size_t errlen);
+int	cgroup_run_remove(struct cgroup_run *, int wait_ms, char *err, size_t errlen);
 
 /*
  * clockworkd, at start: where it runs in a cgroup v2 subtree it owns (Delegate=yes),

@@ -228,6 +228,11 @@ int	supervise_collect(struct proctree *, pid_t pgid);
 int	supervise_signal(const struct proctree *, int sig);
 /* Stop every member and its descendants, then SIGKILL them all. Returns the count. */
 int	supervise_kill_tree(struct proctree *, pid_t pgid);
+/*
+ * End and remove a run's cgroup that its runner left (a runner killed hard): the
+ * count of processes killed in it, or -1 with err filled when it could not go.
+ */
+int	supervise_cgroup_end(const char *run_id, char *err, size_t errlen);
 /* Children of this process (orphans re-parented to us). */
 int	supervise_orphans(pid_t self, struct proctree *out);
 int	supervise_save(const struct proctree *, const char *path);

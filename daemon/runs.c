@@ -949,7 +949,7 @@ runs_finish(struct run *r)
 	enum store_run_status	 status;
 	const char		*rs, *es;
 	cJSON			*rep, *j, *git, *spent, *runner, *ap;
-	char			*text;
+	char			*text, cgerr[PATH_MAX + 64];
 	double			 secs;
 	int			 refused = 0, sb, n;
 
@@ -961,6 +961,9 @@ runs_finish(struct run *r)
 		log_info("run %s: ended %d leftover process(es)", r->id, n);
 		runs_log_line(r, "ended %d leftover process(es)", n);
 	}
+	/* And its cgroup, if the runner was ended before it could remove that. */
+	if (supervise_cgroup_end(r->id, cgerr, sizeof cgerr) == -1)
+		runs_log_line(r, "the run's cgroup was left: %s", cgerr);
 	evtimer_del(r->budget_ev);
 	evtimer_del(r->grace_ev);
 	if (r->repo != NULL && !r->import_started) {

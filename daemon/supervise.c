@@ -21,7 +21,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "daemon.h"
+
+#define SUPERVISE_CGROUP_WAIT_MS	500
 
 /*
  * The daemon's scope for a run: its runner's process group (when > 1) and every
@@ -48,6 +51,30 @@ supervise_kill_tree(struct proctree *s, pid_t pgid)
 	struct proctree_scope	 sc = { pgid, 0, NULL };
 
 	return proctree_kill(s, &sc);
+}
+
+/*
+ * The run's cgroup, if its runner could not remove it (killed before its cleanup):
+ * freeze, kill what is in it, remove it. The daemon's loop waits at most a moment.
+ */
+int
+supervise_cgroup_end(const char *run_id, char *err, size_t errlen)
+{
+	struct cgroup_run	 cg;
+	struct proctree		 t = { 0 };
+	struct proctree_scope	 sc = { 0, 0, &cg };
+	char			 name[128];
+	int			 n;
+
+	err[0] = '\0';
+	snprintf(name, sizeof name, "clockwork-run-%s", run_id);
+	if (cgroup_run_find(&cg, name) == -1)
+		return 0;
+	n = proctree_kill(&t, &sc);
+	proctree_free(&t);
+	if (cgroup_run_remove(&cg, SUPERVISE_CGROUP_WAIT_MS, err, errlen) == -1)
+		return -1;
+	return n > 0 ? n : 0;
 }
 
 /* Our own children (runners and processes that left a run's tree). */

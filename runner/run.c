@@ -50,6 +50,7 @@
 
 #define RUN_PARSE_MAX	(1024 * 1024)	/* engine lines longer than this are not parsed */
 #define RUN_LIMITS_POLL_MS	200	/* how often the cgroup's limit counters are read */
+#define RUN_CGROUP_REMOVE_MS	3000	/* how long killed members may take to leave */
 
 struct run_pipe {
 	struct run		*run;
@@ -1358,7 +1359,7 @@ run_finish(struct run *r)
 		r->status = st;
 	}
 	run_limits_check(r);
-	if (cgroup_run_remove(&r->cg, err, sizeof err) == -1)
+	if (cgroup_run_remove(&r->cg, RUN_CGROUP_REMOVE_MS, err, sizeof err) == -1)
 		run_note(r, "the run's cgroup was left: %s", err);
 	run_seal(r);
 	run_remove_tmpdir(r, survivors);
@@ -1439,7 +1440,7 @@ runner_cmd_run(int argc, char **argv)
 	else if (r.have_run)
 		code = run_finish(&r);
 	/* A run refused after its cgroup was made: nothing of it ever ran in it. */
-	(void)cgroup_run_remove(&r.cg, cgerr, sizeof cgerr);
+	(void)cgroup_run_remove(&r.cg, RUN_CGROUP_REMOVE_MS, cgerr, sizeof cgerr);
 	run_free(&r);
 	return code;
 }

@@ -76,7 +76,19 @@ wait_until 20 "gate done" run_ended "$g" || fail "gate did not end"
 [ "$(run_status "$g")" = completed ] || fail "gate: $(run_status "$g")"
 pass "the daemon answered throughout and the concurrent run completed"
 
-# 3. A bad per-task value is refused by name.
+# 3. A runner killed hard leaves its run's cgroup to the daemon, which ends it.
+cwctl task add orphan --prompt 'sleep 3173 & sleep 3173 & echo ready; wait' >/dev/null
+o=$(cwctl run start orphan)
+wait_until 10 "orphan running" sh -c "'$CW_BIN/cwctl' run logs '$o' | grep -q ready" ||
+    fail "orphan run did not start"
+[ -n "$(find /sys/fs/cgroup -maxdepth 6 -type d -name "*$o*")" ] || fail "no cgroup for $o"
+kill -KILL "$(run_field "$o" runner_pid)"
+wait_until 20 "orphan ended" run_ended "$o" || fail "run did not end: $(run_status "$o")"
+wait_until 20 "orphan gone" run_gone "$o" 'sleep 3173' ||
+    fail "left behind: $(pgrep -af 'sleep 3173') $(find /sys/fs/cgroup -maxdepth 6 -name "*$o*")"
+pass "a runner killed hard: the daemon ends what is left and removes the run's cgroup"
+
+# 4. A bad per-task value is refused by name.
 out=$(cwctl task add bad --prompt true --processes 1 2>&1) && fail "processes 1 accepted"
 echo "$out" | grep -q limit_processes || fail "error: $out"
 pass "a per-task limit out of range is refused, naming the field"
