@@ -1297,7 +1297,7 @@ runs_recover(struct daemon *d)
 	char			 path[PATH_MAX], quarantine[PATH_MAX];
 	size_t			 n;
 	cJSON			*rep, *j;
-	char			*text;
+	char			*text, cgerr[PATH_MAX + 64];
 	int			 killed;
 
 	if (store_run_list_unfinished(d->store, &v, &n) == -1) {
@@ -1319,6 +1319,9 @@ runs_recover(struct daemon *d)
 		proctree_free(&set);
 		if (killed < 0)
 			killed = 0;
+		/* And the run's cgroup, which its runner (ended above) could not remove. */
+		if (supervise_cgroup_end(v[i].id, cgerr, sizeof cgerr) == -1)
+			log_warn("recovery: run %s: %s", v[i].id, cgerr);
 		/*
 		 * Its repository was the run's to shape and was never sealed: it goes where
 		 * nothing opens it with git (one rename of a directory the daemon made).
