@@ -317,6 +317,47 @@ config_parse_budgets(struct config_parse *p, const yaml_node_t *n, struct config
 	return 0;
 }
 
+/*
+ * limits: a run's cgroup (SPEC R2). 0 is "no limit"; anything else has a floor below
+ * which a shell and an engine could not start at all.
+ */
+static int
+config_parse_limits(struct config_parse *p, const yaml_node_t *n, struct config *cfg)
+{
+	yaml_node_pair_t	*pair;
+	const yaml_node_t	*k, *v;
+	const char		*key;
+	char			 sub[128];
+	long			 l, floor;
+
+	if (n == NULL || n->type != YAML_MAPPING_NODE)
+		return config_fail(p, n, "limits", "expected a mapping");
+	for (pair = n->data.mapping.pairs.start; pair < n->data.mapping.pairs.top; pair++) {
+		k = yaml_document_get_node(p->doc, pair->key);
+		v = yaml_document_get_node(p->doc, pair->value);
+		if (!config_is_scalar(k))
+			return config_fail(p, k, "limits", "keys must be strings");
+		key = config_scalar(k);
+		config_field(sub, sizeof sub, "limits.%s", key);
+		if (strcmp(key, "processes") == 0) {
+			floor = CONFIG_MIN_LIMIT_PROCESSES;
+			if (config_get_long(p, v, sub, 0, 4194304, &l) == -1)
+				return -1;
+			cfg->limit_processes = (int)l;
+		} else if (strcmp(key, "memory_mb") == 0) {
+			floor = CONFIG_MIN_LIMIT_MEMORY_MB;
+			if (config_get_long(p, v, sub, 0, 16777216, &l) == -1)
+				return -1;
+			cfg->limit_memory_mb = (int)l;
+		} else
+			return config_fail(p, k, sub, "unknown key");
+		if (l > 0 && l < floor)
+			return config_fail(p, v, sub, "%ld is too low (0 for no limit, or at "
+			    "least %ld)", l, floor);
+	}
+	return 0;
+}
+
 static int
 config_parse_engines(struct config_parse *p, const yaml_node_t *n, struct config *cfg)
 {
@@ -476,6 +517,9 @@ config_parse_root(struct config_parse *p, const yaml_node_t *root, struct config
 		} else if (strcmp(key, "budgets") == 0) {
 			if (config_parse_budgets(p, v, cfg) == -1)
 				return -1;
+		} else if (strcmp(key, "limits") == 0) {
+			if (config_parse_limits(p, v, cfg) == -1)
+				return -1;
 		} else if (strcmp(key, "protected_branches") == 0) {
 			if (config_get_list(p, v, key, config_check_branch,
 			    "a branch name", &cfg->protected_branches) == -1)
@@ -515,6 +559,8 @@ config_defaults(struct config *cfg)
 	cfg->budget_dollars = CONFIG_DEFAULT_DOLLARS;
 	cfg->budget_turns = CONFIG_DEFAULT_TURNS;
 	cfg->budget_seconds = CONFIG_DEFAULT_SECONDS;
+	cfg->limit_processes = CONFIG_DEFAULT_LIMIT_PROCESSES;
+	cfg->limit_memory_mb = CONFIG_DEFAULT_LIMIT_MEMORY_MB;
 	cfg->api_port = CONFIG_DEFAULT_PORT;
 	cfg->max_concurrent_runs = CONFIG_DEFAULT_CONCURRENCY;
 	cfg->keep_runs = CONFIG_DEFAULT_KEEP_RUNS;

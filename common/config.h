@@ -19,6 +19,11 @@
 #define CONFIG_DEFAULT_RUN_LOG		(64L * 1024 * 1024)	/* a run's live log, bytes */
 #define CONFIG_MIN_RUN_LOG		4096L
 #define CONFIG_MAX_RUN_LOG		(1024L * 1024 * 1024 * 1024)
+/* A run's cgroup (SPEC R2): processes (tasks) and memory; 0 means no limit. */
+#define CONFIG_DEFAULT_LIMIT_PROCESSES	4096
+#define CONFIG_DEFAULT_LIMIT_MEMORY_MB	8192
+#define CONFIG_MIN_LIMIT_PROCESSES	16
+#define CONFIG_MIN_LIMIT_MEMORY_MB	16
 
 struct config_engine {
 	char		*name;
@@ -41,6 +46,8 @@ struct config {
 	double			 budget_dollars;
 	int			 budget_turns;
 	int			 budget_seconds;
+	int			 limit_processes;	/* per run; 0 = none */
+	int			 limit_memory_mb;	/* per run; 0 = none */
 	struct strlist		 protected_branches;
 	int			 api_port;	/* 0 = pick a free port */
 	int			 max_concurrent_runs;

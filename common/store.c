@@ -40,7 +40,7 @@ static const char *store_run_status_names[] = {
 };
 static const char *store_exit_reason_names[] = {
 	NULL, "completed", "failed", "budget_seconds", "budget_turns",
-	"budget_dollars", "stopped", "interrupted",
+	"budget_dollars", "stopped", "interrupted", "limit_memory", "limit_pids",
 };
 static const char *store_approval_state_names[] = {
 	"pending", "allowed", "denied", "expired",
@@ -401,6 +401,25 @@ store_schema_version(struct store *st)
 	return v;
 }
 
+/* After a table rebuild: every reference still names a row (foreign_key_check). */
+static int
+store_foreign_keys_ok(struct store *st, const char *what)
+{
+	sqlite3_stmt	*stmt;
+	int		 rc;
+
+	if (store_prepare(st, "PRAGMA foreign_key_check", &stmt, what) == -1)
+		return -1;
+	rc = sqlite3_step(stmt);
+	sqlite3_finalize(stmt);
+	if (rc == SQLITE_ROW)
+		return store_fail(st, EIO, "%s: a foreign key no longer matches", what);
+	if (rc != SQLITE_DONE)
+		return store_fail(st, EIO, "%s: foreign_key_check: %s", what,
+		    sqlite3_errmsg(st->db));
+	return 0;
+}
+
 /*
  * Apply migration m in one IMMEDIATE transaction. The version is read again under
  * the write lock so that two processes opening one new file migrate it once.
@@ -414,20 +433,32 @@ store_migrate_one(struct store *st, const struct store_migration *m)
 
 	snprintf(what, sizeof what, "%s: migration %d (%s)", st->path, m->version,
 	    m->name);
-	if (store_exec(st, "BEGIN IMMEDIATE", what) == -1)
+	/*
+	 * A migration that rebuilds a table others reference runs with foreign keys
+	 * off (the pragma is a no-op inside a transaction): dropping the old table would
+	 * otherwise cascade into its children. foreign_key_check stands in for them.
+	 */
+	if (m->rebuild && store_exec(st, "PRAGMA foreign_keys = OFF", what) == -1)
 		return -1;
+	if (store_exec(st, "BEGIN IMMEDIATE", what) == -1)
+		goto fail_fk;
 	if (store_exec(st, "CREATE TABLE IF NOT EXISTS schema_migrations ("
 	    " version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)", what) == -1)
 		goto fail;
 	if ((cur = store_schema_version(st)) == -1)
 		goto fail;
-	if (cur >= m->version)
-		return store_exec(st, "COMMIT", what);
+	if (cur >= m->version) {
+		if (store_exec(st, "COMMIT", what) == -1)
+			goto fail;
+		goto fk_on;
+	}
 	if (cur != m->version - 1) {
 		store_fail(st, EIO, "%s: database is at version %d", what, cur);
 		goto fail;
 	}
 	if (store_exec(st, m->sql, what) == -1)
+		goto fail;
+	if (m->rebuild && store_foreign_keys_ok(st, what) == -1)
 		goto fail;
 	if (store_prepare(st, "INSERT INTO schema_migrations (version, applied_at)"
 	    " VALUES (?1, ?2)", &stmt, what) == -1)
@@ -439,7 +470,7 @@ store_migrate_one(struct store *st, const struct store_migration *m)
 		goto fail;
 	if (store_exec(st, "COMMIT", what) == -1)
 		goto fail;
-	return 0;
+	goto fk_on;
 fail:
 	{
 		int	e = errno;
@@ -447,7 +478,18 @@ fail:
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 		errno = e;
 	}
+fail_fk:
+	if (m->rebuild) {
+		int	e = errno;
+
+		sqlite3_exec(st->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL);
+		errno = e;
+	}
 	return -1;
+fk_on:
+	if (m->rebuild && store_exec(st, "PRAGMA foreign_keys = ON", what) == -1)
+		return -1;
+	return 0;
 }
 
 /*
@@ -641,7 +683,8 @@ store_rollback(struct store *st)
 
 #define TASK_COLUMNS \
 	"id, name, repo, prompt, engine, permission_mode, budget_dollars," \
-	" budget_turns, budget_seconds, schedule, enabled, created_at, updated_at"
+	" budget_turns, budget_seconds, schedule, enabled, created_at, updated_at," \
+	" limit_processes, limit_memory_mb"
 
 static int
 store_task_row(sqlite3_stmt *stmt, void *p)
@@ -653,6 +696,8 @@ store_task_row(sqlite3_stmt *stmt, void *p)
 	t->budget_turns = sqlite3_column_int(stmt, 7);
 	t->budget_seconds = sqlite3_column_int(stmt, 8);
 	t->enabled = sqlite3_column_int(stmt, 10);
+	t->limit_processes = sqlite3_column_int(stmt, 13);
+	t->limit_memory_mb = sqlite3_column_int(stmt, 14);
 	if (store_col_text(stmt, 1, &t->name) || store_col_text(stmt, 2, &t->repo) ||
 	    store_col_text(stmt, 3, &t->prompt) ||
 	    store_col_text(stmt, 4, &t->engine) ||
@@ -694,7 +739,7 @@ store_task_list_free(struct store_task *v, size_t n)
 	free(v);
 }
 
-/* Bind the editable fields of t at ?1..?10 (name .. enabled). */
+/* Bind the editable fields of t at ?1..?10 (name .. enabled), ?13 and ?14 (limits). */
 static void
 store_task_bind(sqlite3_stmt *stmt, const struct store_task *t)
 {
@@ -709,6 +754,8 @@ store_task_bind(sqlite3_stmt *stmt, const struct store_task *t)
 	sqlite3_bind_int(stmt, 8, t->budget_seconds);
 	store_bind_text(stmt, 9, t->schedule != NULL ? t->schedule : "queued");
 	sqlite3_bind_int(stmt, 10, t->enabled ? 1 : 0);
+	sqlite3_bind_int(stmt, 13, t->limit_processes);
+	sqlite3_bind_int(stmt, 14, t->limit_memory_mb);
 }
 
 int
@@ -722,8 +769,8 @@ store_task_add(struct store *st, const struct store_task *t, int64_t *id)
 		    "required");
 	if (store_prepare(st, "INSERT INTO tasks (name, repo, prompt, engine,"
 	    " permission_mode, budget_dollars, budget_turns, budget_seconds, schedule,"
-	    " enabled, created_at, updated_at)"
-	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11)", &stmt,
+	    " enabled, created_at, updated_at, limit_processes, limit_memory_mb)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, ?13, ?14)", &stmt,
 	    "task add") == -1)
 		return -1;
 	store_now(now, sizeof now);
@@ -748,7 +795,8 @@ store_task_update(struct store *st, const struct store_task *t)
 	if (store_prepare(st, "UPDATE tasks SET name = ?1, repo = ?2, prompt = ?3,"
 	    " engine = ?4, permission_mode = ?5, budget_dollars = ?6,"
 	    " budget_turns = ?7, budget_seconds = ?8, schedule = ?9, enabled = ?10,"
-	    " updated_at = ?11 WHERE id = ?12", &stmt, "task update") == -1)
+	    " updated_at = ?11, limit_processes = ?13, limit_memory_mb = ?14"
+	    " WHERE id = ?12", &stmt, "task update") == -1)
 		return -1;
 	store_now(now, sizeof now);
 	store_task_bind(stmt, t);

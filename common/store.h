@@ -29,7 +29,7 @@
 struct sqlite3;
 struct store;
 
-#define STORE_SCHEMA_LATEST	4
+#define STORE_SCHEMA_LATEST	5
 #define STORE_TIME_LEN		25	/* "YYYY-MM-DDTHH:MM:SS.mmmZ" + NUL */
 #define STORE_ID_LEN		40	/* room for a generated or caller-chosen id */
 
@@ -76,6 +76,8 @@ struct store_task {
 	double	 budget_dollars;
 	int	 budget_turns;
 	int	 budget_seconds;
+	int	 limit_processes;	/* 0: the configuration's limits.processes */
+	int	 limit_memory_mb;	/* 0: the configuration's limits.memory_mb */
 	char	*schedule;		/* "queued" or a cron expression */
 	int	 enabled;
 	char	*created_at;		/* set by the store */
@@ -124,6 +126,8 @@ enum store_exit_reason {
 	STORE_EXIT_BUDGET_DOLLARS,
 	STORE_EXIT_STOPPED,
 	STORE_EXIT_INTERRUPTED,
+	STORE_EXIT_LIMIT_MEMORY,	/* the run's cgroup memory limit (R2) */
+	STORE_EXIT_LIMIT_PIDS,		/* the run's cgroup process limit (R2) */
 };
 
 struct store_run {
@@ -301,6 +305,7 @@ struct store_migration {
 	int		 version;
 	const char	*name;
 	const char	*sql;
+	int		 rebuild;	/* 1: rebuilds a referenced table (foreign keys off) */
 };
 extern const struct store_migration	store_migrations[];
 extern const size_t			store_n_migrations;

@@ -136,11 +136,69 @@ static const char store_schema_v4[] =
 "CREATE INDEX approvals_state ON approvals(state);"
 "CREATE INDEX journal_run ON journal(run_id, id);";
 
+/*
+ * 5: per-run resource limits (SPEC R2). A task may set its own process and memory
+ * limits (0: the configuration's). The runs table is rebuilt, the way SQLite's
+ * ALTER TABLE documentation describes, because its exit_reason CHECK gains the two
+ * limit reasons and a CHECK cannot be altered in place: the migration runs with
+ * foreign keys off (store_migrate_one), so dropping the old table takes none of
+ * its events or approvals with it, and foreign_key_check is run before the commit.
+ */
+static const char store_schema_v5[] =
+"ALTER TABLE tasks ADD COLUMN limit_processes INTEGER NOT NULL DEFAULT 0"
+"  CHECK (limit_processes >= 0);"
+"ALTER TABLE tasks ADD COLUMN limit_memory_mb INTEGER NOT NULL DEFAULT 0"
+"  CHECK (limit_memory_mb >= 0);"
+"DROP TRIGGER tasks_no_remove_active;"
+"CREATE TABLE runs_new ("
+"  id TEXT PRIMARY KEY,"
+"  task_id INTEGER NOT NULL REFERENCES tasks(id) ON DELETE CASCADE,"
+"  status TEXT NOT NULL DEFAULT 'queued' CHECK (status IN ('queued', 'starting',"
+"    'running', 'completed', 'failed', 'stopped', 'interrupted', 'refused')),"
+"  exit_reason TEXT CHECK (exit_reason IS NULL OR exit_reason IN ('completed',"
+"    'failed', 'budget_seconds', 'budget_turns', 'budget_dollars', 'stopped',"
+"    'interrupted', 'limit_memory', 'limit_pids')),"
+"  worktree TEXT,"
+"  branch TEXT,"
+"  base_commit TEXT,"
+"  final_commit TEXT,"
+"  runner_pid INTEGER,"
+"  runner_pgid INTEGER,"
+"  runner_start_time INTEGER,"
+"  sandboxed INTEGER CHECK (sandboxed IS NULL OR sandboxed IN (0, 1)),"
+"  spent_dollars REAL NOT NULL DEFAULT 0,"
+"  spent_turns INTEGER NOT NULL DEFAULT 0,"
+"  spent_seconds REAL NOT NULL DEFAULT 0,"
+"  report TEXT CHECK (report IS NULL OR json_valid(report)),"
+"  log_path TEXT,"
+"  exported INTEGER NOT NULL DEFAULT 0,"
+"  created_at TEXT NOT NULL,"
+"  started_at TEXT,"
+"  ended_at TEXT"
+");"
+"INSERT INTO runs_new (id, task_id, status, exit_reason, worktree, branch,"
+"  base_commit, final_commit, runner_pid, runner_pgid, runner_start_time, sandboxed,"
+"  spent_dollars, spent_turns, spent_seconds, report, log_path, exported,"
+"  created_at, started_at, ended_at)"
+"  SELECT id, task_id, status, exit_reason, worktree, branch,"
+"  base_commit, final_commit, runner_pid, runner_pgid, runner_start_time, sandboxed,"
+"  spent_dollars, spent_turns, spent_seconds, report, log_path, exported,"
+"  created_at, started_at, ended_at FROM runs;"
+"DROP TABLE runs;"
+"ALTER TABLE runs_new RENAME TO runs;"
+"CREATE INDEX runs_task ON runs(task_id, created_at);"
+"CREATE INDEX runs_status ON runs(status);"
+"CREATE TRIGGER tasks_no_remove_active BEFORE DELETE ON tasks"
+"  WHEN EXISTS (SELECT 1 FROM runs WHERE task_id = OLD.id"
+"    AND status IN ('queued', 'starting', 'running'))"
+"  BEGIN SELECT RAISE(ABORT, 'task has an active run'); END;";
+
 const struct store_migration store_migrations[] = {
-	{ 1, "tasks, runs, run_events", store_schema_v1 },
-	{ 2, "approvals", store_schema_v2 },
-	{ 3, "journal and audit log, append-only", store_schema_v3 },
-	{ 4, "indexes", store_schema_v4 },
+	{ 1, "tasks, runs, run_events", store_schema_v1, 0 },
+	{ 2, "approvals", store_schema_v2, 0 },
+	{ 3, "journal and audit log, append-only", store_schema_v3, 0 },
+	{ 4, "indexes", store_schema_v4, 0 },
+	{ 5, "per-run resource limits", store_schema_v5, 1 },
 };
 const size_t store_n_migrations =
     sizeof store_migrations / sizeof store_migrations[0];

@@ -53,6 +53,8 @@
  *                    at the end the runner seals it (runner/seal.c)         optional
  *   permission_mode  "plan" | "acceptEdits" (nothing else exists)         claude: required
  *   budget           {"dollars":D,"turns":N,"seconds":N}                  seconds required
+ *   limits           {"processes":N,"memory_bytes":N}: the run's cgroup (0 or absent:
+ *                    none); a run that hits one ends with limit_pids/limit_memory optional
  *   key              string: the provider key for engines that need one; it travels
  *                    only here, never through the runner's environment or argv
  *   env              {"NAME":"value",...} extra engine variables (e.g. ANTHROPIC_BASE_URL);
@@ -68,9 +70,13 @@
  *
  * The report (runner -> daemon, last line):
  *   run_id, status ("succeeded"|"failed"|"stopped"|"refused"), exit_reason
- *   ("completed"|"failed"|"budget_seconds"|"budget_turns"|"budget_dollars"|"stopped"),
+ *   ("completed"|"failed"|"budget_seconds"|"budget_turns"|"budget_dollars"|"stopped"|
+ *   "limit_memory"|"limit_pids"),
  *   exit_code / signal of the engine (absent when it never started), error (one line,
- *   on refused/failed), sandboxed, not_enforced [..], landlock_abi,
+ *   on refused/failed), sandboxed, not_enforced [..] (limits not enforced among them),
+ *   landlock_abi, limits {"mechanism":"cgroup v2"|"cgroup v1"|"none","processes",
+ *   "memory_bytes"} (what was enforced, 0 for none), tmpdir_left (why the run's
+ *   TMPDIR was kept: a process of the run survived),
  *   spent {"dollars","turns","seconds"}, seal {"tip","bundle","committed"} or
  *   {"error"} (repository runs that started: the bundle is <workdir>/.git/
  *   clockwork-run.bundle, untrusted input to the daemon's import), denials {"count","list":[{rule,reason,command[,command_truncated,
@@ -85,6 +91,7 @@
  * Event kinds the runner emits: sandbox_disabled, engine_started, floor_deny,
  * approval_answered, approval_timeout, approval_limit, approval_too_large, message_dropped, approval_abandoned (the engine
  * hung up on a held approval), decision_unknown_id, malformed_line, budget_exceeded,
+ * limit_exceeded {"limit":"processes"|"memory","reason","max"},
  * stop_requested, daemon_gone ({"run_goes_on":bool}: with a control socket the run
  * goes on). Every event carries run_id. A log line's "stream" is
  * "stdout" or "stderr" for the engine's output and "runner" for the runner's own

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <sys/wait.h>
 
+#include "cgroup.h"
 #include "daemon.h"
 
 /*
@@ -99,7 +100,7 @@ int
 main(int argc, char **argv)
 {
 	struct server_options	 o = { .ready_fd = -1 };
-	char			*end;
+	char			*end, cgerr[PATH_MAX + 128];
 	double			 g;
 
 	for (int i = 1; i < argc; i++) {
@@ -133,6 +134,14 @@ main(int argc, char **argv)
 			return 2;
 		}
 	}
+	/*
+	 * In a delegated cgroup v2 subtree (the unit's Delegate=yes), step into a leaf so
+	 * the runners can give each run a cgroup of its own beside it. Failing that, runs
+	 * still run, and each report names the limits not enforced.
+	 */
+	if (cgroup_delegate(cgerr, sizeof cgerr) == -1)
+		fprintf(stderr, "clockworkd: warning: %s: per-run limits will not be "
+		    "enforced\n", cgerr);
 	if (o.foreground)
 		return server_main(&o);
 	return clockworkd_background(&o);

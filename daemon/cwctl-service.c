@@ -27,6 +27,8 @@ const char cwctl_service_systemd[] =
 "ExecReload=/bin/kill -HUP $MAINPID\n"
 "# SIGTERM goes to clockworkd alone: it stops its runs and records them itself.\n"
 "KillMode=mixed\n"
+"# Each run gets a cgroup with its process and memory limits, made in this subtree.\n"
+"Delegate=yes\n"
 "TimeoutStopSec=30\n"
 "Restart=on-failure\n"
 "RestartSec=2\n"

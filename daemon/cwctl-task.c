@@ -15,6 +15,7 @@ cwctl_task_usage(void)
 	fprintf(stderr,
 	    "usage: cwctl task add NAME --prompt TEXT [--repo DIR] [--engine command|claude]\n"
 	    "                [--mode plan|acceptEdits] [--dollars N] [--turns N] [--seconds N]\n"
+	    "                [--processes N] [--memory-mb N]\n"
 	    "                [--schedule queued|'CRON'] [--disabled] [--json]\n"
 	    "       cwctl task list [--json]\n"
 	    "       cwctl task show NAME [--json]\n"
@@ -40,6 +41,18 @@ cwctl_task_print(const cJSON *t)
 	printf(", %.0f turns", n);
 	json_get_number(t, "budget_seconds", &n);
 	printf(", %.0f s\n", n);
+	n = 0;
+	json_get_number(t, "limit_processes", &n);
+	if (n > 0)
+		printf("limits:          %.0f processes", n);
+	else
+		printf("limits:          processes from the configuration");
+	n = 0;
+	json_get_number(t, "limit_memory_mb", &n);
+	if (n > 0)
+		printf(", %.0f MiB\n", n);
+	else
+		printf(", memory from the configuration\n");
 	printf("schedule:        %s\n", (s = cwctl_vis(json_get_string(t, "schedule"))) ? s : "?");
 	b = 0;
 	json_get_bool(t, "enabled", &b);
@@ -102,6 +115,13 @@ cwctl_task_add(int argc, char **argv)
 				goto usage;
 			cJSON_AddNumberToObject(b, strcmp(a, "--turns") == 0 ? "budget_turns" :
 			    "budget_seconds", (double)l);
+		} else if (strcmp(a, "--processes") == 0 || strcmp(a, "--memory-mb") == 0) {
+			errno = 0;
+			l = strtol(v, &end, 10);
+			if (*end != '\0' || end == v || errno != 0)
+				goto usage;
+			cJSON_AddNumberToObject(b, strcmp(a, "--processes") == 0 ?
+			    "limit_processes" : "limit_memory_mb", (double)l);
 		} else
 			goto usage;
 	}

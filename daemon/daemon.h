@@ -15,6 +15,7 @@
 #include <cjson/cJSON.h>
 
 #include "config.h"
+#include "proctree.h"
 #include "record.h"
 #include "store.h"
 
@@ -47,17 +48,6 @@ struct inbox;
 #define DAEMON_DEADLINE_MS	10000		/* accept to a whole request */
 #define DAEMON_IDLE_SECONDS	30		/* evhttp's read/write timeout */
 #define DAEMON_FD_RESERVE	512		/* descriptors kept for runs, store, logs */
-
-/* A process we have seen belong to a run: the start time makes the pid an identity. */
-struct supervise_proc {
-	pid_t			pid;
-	unsigned long long	start;		/* field 22 of /proc/<pid>/stat */
-};
-
-struct supervise_set {
-	struct supervise_proc	*v;
-	size_t			 n, cap;
-};
 
 /* One pending approval of a live run: the daemon's id and the runner's own. */
 struct run_approval {
@@ -94,7 +84,7 @@ struct run {
 	int			 log_fd;
 	struct bufferevent	*up;		/* runner stdout: JSON lines to us */
 	struct bufferevent	*down;		/* runner stdin: JSON lines from us */
-	struct supervise_set	 procs;		/* every process seen in the run */
+	struct proctree	 procs;		/* every process seen in the run */
 
 	struct timespec		 t0;
 	struct event		*budget_ev;
@@ -150,7 +140,7 @@ struct daemon {
 	int			 ticks_idle;	/* supervise ticks since the last run */
 	time_t			 started;
 	struct runs_head	 runs;		/* live runs */
-	struct supervise_set	 detached;	/* runners left going at shutdown */
+	struct proctree	 detached;	/* runners left going at shutdown */
 	size_t			 n_runs;
 	struct event		*ev_term, *ev_int, *ev_hup, *ev_chld;
 	struct event		*ev_supervise;	/* samples run process trees */
@@ -257,20 +247,25 @@ cJSON	*runs_to_json(const struct store_run *, int with_report);
 int	runs_send(struct run *, cJSON *msg);
 void	runs_approval_forget(struct run_approval *);
 
-/* supervise.c: process identity and identity-verified kills. */
-int	supervise_set_add(struct supervise_set *, pid_t, unsigned long long start);
-int	supervise_set_has(const struct supervise_set *, pid_t, unsigned long long start);
-void	supervise_set_free(struct supervise_set *);
+/*
+ * supervise.c: a run's processes as the daemon sees them (its runner's group and
+ * everything below), on the shared process tree (common/proctree.c).
+ */
 /* Grow set with every live descendant of its members and every member of pgid. */
-int	supervise_collect(struct supervise_set *, pid_t pgid);
+int	supervise_collect(struct proctree *, pid_t pgid);
 /* Signal every live, identity-checked member. Returns how many were signalled. */
-int	supervise_signal(const struct supervise_set *, int sig);
+int	supervise_signal(const struct proctree *, int sig);
 /* Stop every member and its descendants, then SIGKILL them all. Returns the count. */
-int	supervise_kill_tree(struct supervise_set *, pid_t pgid);
-/* Children of this process that are not in keep (orphans re-parented to us). */
-int	supervise_orphans(pid_t self, struct supervise_set *out);
-int	supervise_save(const struct supervise_set *, const char *path);
-int	supervise_load(struct supervise_set *, const char *path);
+int	supervise_kill_tree(struct proctree *, pid_t pgid);
+/*
+ * End and remove a run's cgroup that its runner left (a runner killed hard): the
+ * count of processes killed in it, or -1 with err filled when it could not go.
+ */
+int	supervise_cgroup_end(const char *run_id, char *err, size_t errlen);
+/* Children of this process (orphans re-parented to us). */
+int	supervise_orphans(pid_t self, struct proctree *out);
+int	supervise_save(const struct proctree *, const char *path);
+int	supervise_load(struct proctree *, const char *path);
 
 /* worktree.c: a run's own repository, and the user's repository after import (libgit2). */
 struct worktree_stat {

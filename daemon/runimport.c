@@ -576,7 +576,7 @@ runimport_start(struct run *r, const cJSON *seal, int nothing_ran, runimport_don
 		struct procid	 pi;
 
 		if (procid_stat(im->pid, &pi) == 0)
-			supervise_set_add(&r->procs, im->pid, pi.start);
+			proctree_add(&r->procs, im->pid, pi.start);
 	}
 	im->run = r;
 	im->done = done;

@@ -55,6 +55,7 @@ static const char *const runs_env_allow[] = {
 static const char *const runs_journal_kinds[] = {
 	"floor_deny", "floor_hit", "deny_list_hit", "policy_deny", "sandbox_disabled",
 	"approval_timeout", "approval_expired", "approval_limit", "bridge_limit",
+	"limit_exceeded",
 };
 
 static void	runs_finish(struct run *);
@@ -383,7 +384,7 @@ runs_detach_all(struct daemon *d)
 		runs_log_line(r, "clockworkd is stopping: the run goes on and will be "
 		    "re-attached");
 		if (!r->adopted)
-			supervise_set_add(&d->detached, r->pid, r->start);
+			proctree_add(&d->detached, r->pid, r->start);
 		TAILQ_REMOVE(&d->runs, r, entry);
 		d->n_runs--;
 		runs_free(r);	/* closes its pipes: the runner keeps the run going */
@@ -828,6 +829,13 @@ runs_send_spec(struct run *r, const struct store_task *t)
 		cJSON_AddNumberToObject(b, "turns", t->budget_turns);
 		cJSON_AddNumberToObject(b, "seconds", t->budget_seconds);
 	}
+	/* The run's cgroup limits (R2): the task's own, else the configuration's. */
+	if ((b = cJSON_AddObjectToObject(m, "limits")) != NULL) {
+		cJSON_AddNumberToObject(b, "processes", t->limit_processes > 0 ?
+		    t->limit_processes : r->d->cfg.limit_processes);
+		cJSON_AddNumberToObject(b, "memory_bytes", (double)(t->limit_memory_mb > 0 ?
+		    t->limit_memory_mb : r->d->cfg.limit_memory_mb) * 1024 * 1024);
+	}
 	if ((pb = cJSON_AddArrayToObject(m, "protected_branches")) != NULL)
 		for (size_t i = 0; i < r->d->cfg.protected_branches.n; i++)
 			cJSON_AddItemToArray(pb,
@@ -856,7 +864,7 @@ runs_free(struct run *r)
 		close(r->pidfd);
 	if (r->log_fd != -1)
 		close(r->log_fd);
-	supervise_set_free(&r->procs);
+	proctree_free(&r->procs);
 	if (r->import != NULL) {
 		runimport_free(r->import);
 		r->import = NULL;
@@ -989,7 +997,7 @@ runs_start(struct daemon *d, const char *id)
 	}
 	if (procid_stat(r->pid, &pi) == 0 && pi.state != 'Z') {
 		r->start = pi.start;
-		supervise_set_add(&r->procs, r->pid, r->start);
+		proctree_add(&r->procs, r->pid, r->start);
 	}
 	r->pidfd = procid_pidfd(r->pid, r->start);
 	evutil_make_socket_nonblocking(down_fd);
@@ -1157,7 +1165,7 @@ runs_finish(struct run *r)
 	enum store_run_status	 status;
 	const char		*rs, *es;
 	cJSON			*rep, *j, *git, *spent, *runner, *ap;
-	char			*text;
+	char			*text, cgerr[PATH_MAX + 64];
 	double			 secs;
 	int			 refused = 0, sb, n;
 
@@ -1169,6 +1177,9 @@ runs_finish(struct run *r)
 		log_info("run %s: ended %d leftover process(es)", r->id, n);
 		runs_log_line(r, "ended %d leftover process(es)", n);
 	}
+	/* And its cgroup, if the runner was ended before it could remove that. */
+	if (supervise_cgroup_end(r->id, cgerr, sizeof cgerr) == -1)
+		runs_log_line(r, "the run's cgroup was left: %s", cgerr);
 	evtimer_del(r->budget_ev);
 	evtimer_del(r->grace_ev);
 	if (r->repo != NULL && !r->import_started) {
@@ -1371,7 +1382,7 @@ void
 runs_supervise_tick(struct daemon *d)
 {
 	struct run		*r;
-	struct supervise_set	 orphans = { 0 }, strays = { 0 };
+	struct proctree	 orphans = { 0 }, strays = { 0 };
 	size_t			 before;
 	int			 owned;
 
@@ -1390,11 +1401,11 @@ runs_supervise_tick(struct daemon *d)
 		for (size_t i = 0; i < orphans.n; i++) {
 			owned = 0;
 			TAILQ_FOREACH(r, &d->runs, entry)
-				if (supervise_set_has(&r->procs, orphans.v[i].pid,
+				if (proctree_has(&r->procs, orphans.v[i].pid,
 				    orphans.v[i].start))
 					owned = 1;
 			if (!owned)
-				supervise_set_add(&strays, orphans.v[i].pid, orphans.v[i].start);
+				proctree_add(&strays, orphans.v[i].pid, orphans.v[i].start);
 		}
 		if (strays.n > 0) {
 			int n = supervise_kill_tree(&strays, 0);
@@ -1402,8 +1413,8 @@ runs_supervise_tick(struct daemon *d)
 			log_warn("ended %d process(es) that left their run's supervision", n);
 		}
 	}
-	supervise_set_free(&orphans);
-	supervise_set_free(&strays);
+	proctree_free(&orphans);
+	proctree_free(&strays);
 }
 
 static int
@@ -1705,11 +1716,11 @@ int
 runs_recover(struct daemon *d)
 {
 	struct store_run	*v;
-	struct supervise_set	 set;
+	struct proctree	 set;
 	char			 path[PATH_MAX], quarantine[PATH_MAX];
 	size_t			 n;
 	cJSON			*rep, *j;
-	char			*text;
+	char			*text, cgerr[PATH_MAX + 64];
 	int			 killed;
 
 	if (store_run_list_unfinished(d->store, &v, &n) == -1) {
@@ -1726,14 +1737,17 @@ runs_recover(struct daemon *d)
 		snprintf(path, sizeof path, "%s/runs/%s.pids", d->home, v[i].id);
 		supervise_load(&set, path);
 		if (v[i].runner_pid > 1)
-			supervise_set_add(&set, (pid_t)v[i].runner_pid,
+			proctree_add(&set, (pid_t)v[i].runner_pid,
 			    (unsigned long long)v[i].runner_start_time);
 		killed = supervise_kill_tree(&set, v[i].runner_pgid > 1 &&
-		    supervise_set_has(&set, (pid_t)v[i].runner_pgid,
+		    proctree_has(&set, (pid_t)v[i].runner_pgid,
 		    (unsigned long long)v[i].runner_start_time) ? (pid_t)v[i].runner_pgid : 0);
-		supervise_set_free(&set);
+		proctree_free(&set);
 		if (killed < 0)
 			killed = 0;
+		/* And the run's cgroup, which its runner (ended above) could not remove. */
+		if (supervise_cgroup_end(v[i].id, cgerr, sizeof cgerr) == -1)
+			log_warn("recovery: run %s: %s", v[i].id, cgerr);
 		/*
 		 * Its repository was the run's to shape and was never sealed: it goes where
 		 * nothing opens it with git (one rename of a directory the daemon made).

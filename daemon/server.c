@@ -42,23 +42,23 @@ server_exit_cb(evutil_socket_t fd, short what, void *arg)
 static void
 server_sweep(struct daemon *d)
 {
-	struct supervise_set	children = { 0 }, strays = { 0 };
+	struct proctree		children = { 0 }, strays = { 0 };
 	int			n;
 
 	/* The runners of runs left going (runs_detach_all) are not strays: they go on. */
 	if (supervise_orphans(getpid(), &children) == 0)
 		for (size_t i = 0; i < children.n; i++)
-			if (!supervise_set_has(&d->detached, children.v[i].pid,
+			if (!proctree_has(&d->detached, children.v[i].pid,
 			    children.v[i].start))
-				supervise_set_add(&strays, children.v[i].pid,
+				proctree_add(&strays, children.v[i].pid,
 				    children.v[i].start);
 	if (strays.n > 0) {
 		n = supervise_kill_tree(&strays, 0);
 		log_warn("ended %d process(es) left over from runs at shutdown", n);
 	}
-	supervise_set_free(&children);
-	supervise_set_free(&strays);
-	supervise_set_free(&d->detached);
+	proctree_free(&children);
+	proctree_free(&strays);
+	proctree_free(&d->detached);
 }
 
 static void

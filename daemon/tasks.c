@@ -17,7 +17,8 @@
 
 static const char *const tasks_keys[] = {
 	"name", "repo", "prompt", "engine", "permission_mode", "budget_dollars",
-	"budget_turns", "budget_seconds", "schedule", "enabled",
+	"budget_turns", "budget_seconds", "schedule", "enabled", "limit_processes",
+	"limit_memory_mb",
 };
 
 static const char *const tasks_engines[] = { "command", "claude" };
@@ -101,6 +102,8 @@ tasks_from_json(struct daemon *d, const cJSON *in, const struct store_task *base
 		out->budget_dollars = base->budget_dollars;
 		out->budget_turns = base->budget_turns;
 		out->budget_seconds = base->budget_seconds;
+		out->limit_processes = base->limit_processes;
+		out->limit_memory_mb = base->limit_memory_mb;
 		out->enabled = base->enabled;
 	} else {
 		if (tasks_dup(&out->engine, "command") == -1 ||
@@ -185,6 +188,21 @@ tasks_from_json(struct daemon *d, const cJSON *in, const struct store_task *base
 			TASKS_FAIL("budget_seconds", "must be a whole number from 1 to 604800");
 		out->budget_seconds = i;
 	}
+	/* Resource limits (SPEC R2): 0 takes the configuration's at each run's start. */
+	if ((v = cJSON_GetObjectItemCaseSensitive(in, "limit_processes")) != NULL) {
+		if (json_get_int(in, "limit_processes", &i) == -1 || i < 0 || i > 4194304 ||
+		    (i > 0 && i < CONFIG_MIN_LIMIT_PROCESSES))
+			TASKS_FAIL("limit_processes", "must be 0 (the configuration's) or a "
+			    "whole number from %d to 4194304", CONFIG_MIN_LIMIT_PROCESSES);
+		out->limit_processes = i;
+	}
+	if ((v = cJSON_GetObjectItemCaseSensitive(in, "limit_memory_mb")) != NULL) {
+		if (json_get_int(in, "limit_memory_mb", &i) == -1 || i < 0 || i > 16777216 ||
+		    (i > 0 && i < CONFIG_MIN_LIMIT_MEMORY_MB))
+			TASKS_FAIL("limit_memory_mb", "must be 0 (the configuration's) or a "
+			    "whole number of MiB from %d to 16777216", CONFIG_MIN_LIMIT_MEMORY_MB);
+		out->limit_memory_mb = i;
+	}
 
 	if ((v = cJSON_GetObjectItemCaseSensitive(in, "schedule")) != NULL) {
 		if (!cJSON_IsString(v))
@@ -224,6 +242,8 @@ tasks_to_json(const struct store_task *t)
 	cJSON_AddNumberToObject(o, "budget_dollars", t->budget_dollars);
 	cJSON_AddNumberToObject(o, "budget_turns", t->budget_turns);
 	cJSON_AddNumberToObject(o, "budget_seconds", t->budget_seconds);
+	cJSON_AddNumberToObject(o, "limit_processes", t->limit_processes);
+	cJSON_AddNumberToObject(o, "limit_memory_mb", t->limit_memory_mb);
 	json_add_string(o, "schedule", t->schedule);
 	cJSON_AddBoolToObject(o, "enabled", t->enabled);
 	json_add_string(o, "created_at", t->created_at);

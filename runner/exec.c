@@ -163,14 +163,17 @@ exec_spec(const char *name, const struct exec_opts *o, struct sandbox_spec *s)
 	return 0;
 }
 
-/* The command is over: remove its private TMPDIR, then free the spec. */
+/*
+ * The command is over: remove its private TMPDIR (unless survivors of it are still
+ * alive, which could reshape it under us), then free the spec.
+ */
 static void
-exec_spec_done(struct sandbox_spec *s)
+exec_spec_done(struct sandbox_spec *s, size_t survivors)
 {
 	char	 cwhome[PATH_MAX], err[PATH_MAX + 128] = "cannot find the Clockwork home";
 
 	if (s->tmpdir != NULL && (paths_clockwork_home(cwhome, sizeof cwhome) == -1 ||
-	    spec_remove_tmpdir(s->tmpdir, cwhome, err, sizeof err) == -1))
+	    spec_remove_tmpdir(s->tmpdir, cwhome, survivors, err, sizeof err) == -1))
 		fprintf(stderr, "cw-runner: leaving TMPDIR %s: %s\n", s->tmpdir, err);
 	spec_free(s);
 }
@@ -197,12 +200,12 @@ runner_cmd_spec(int argc, char **argv)
 		return rc;
 	if ((text = spec_to_json(&s)) == NULL) {
 		fprintf(stderr, "cw-runner spec: out of memory\n");
-		exec_spec_done(&s);
+		exec_spec_done(&s, 0);
 		return RUNNER_EXIT_FAILURE;
 	}
 	printf("%s\n", text);
 	free(text);
-	exec_spec_done(&s);
+	exec_spec_done(&s, 0);
 	return RUNNER_EXIT_OK;
 }
 
@@ -224,6 +227,7 @@ runner_cmd_exec(int argc, char **argv)
 	struct sigaction	 sa;
 	char			 err[1024];
 	int			 rc, refused, status = 0, reaped = 0;
+	size_t			 survivors = 0;
 	pid_t			 pid, w;
 
 	if (exec_parse("exec", argc, argv, &o, err, sizeof err) == -1) {
@@ -245,7 +249,7 @@ runner_cmd_exec(int argc, char **argv)
 	/* Orphans of the command (setsid, double fork) reparent to us, so we can end them. */
 	if (proc_subreaper() == -1) {
 		fprintf(stderr, "cw-runner exec: subreaper: %s\n", strerror(errno));
-		exec_spec_done(&s);
+		exec_spec_done(&s, 0);
 		return RUNNER_EXIT_FAILURE;
 	}
 
@@ -269,7 +273,7 @@ runner_cmd_exec(int argc, char **argv)
 			rc = RUNNER_EXIT_FAILURE;
 		}
 		sandbox_report_free(&r);
-		exec_spec_done(&s);
+		exec_spec_done(&s, 0);
 		return rc;
 	}
 	if (s.enabled)
@@ -291,10 +295,11 @@ runner_cmd_exec(int argc, char **argv)
 	if (w == pid)
 		reaped = 1;
 	/* The command is done: nothing it started may outlive it. */
-	if (proc_kill_tree(EXEC_GRACE_MS, pid, &status, &reaped, err, sizeof err) == -1)
+	if (proc_kill_tree(EXEC_GRACE_MS, pid, &status, &reaped, NULL, &survivors, err,
+	    sizeof err) == -1)
 		fprintf(stderr, "cw-runner exec: ending descendants: %s\n", err);
 	sandbox_report_free(&r);
-	exec_spec_done(&s);
+	exec_spec_done(&s, survivors);
 	if (!reaped)
 		return RUNNER_EXIT_FAILURE;
 	if (WIFEXITED(status))

@@ -34,6 +34,7 @@
 #include <event2/event.h>
 
 #include "bridge.h"
+#include "cgroup.h"
 #include "commands.h"
 #include "config.h"
 #include "engine_claude.h"
@@ -51,6 +52,8 @@
 
 #define RUN_PARSE_MAX	(1024 * 1024)	/* engine lines longer than this are not parsed */
 #define RUN_REATTACH_WAIT_S	600	/* an ended run waits this long for a daemon */
+#define RUN_LIMITS_POLL_MS	200	/* how often the cgroup's limit counters are read */
+#define RUN_CGROUP_REMOVE_MS	3000	/* how long killed members may take to leave */
 
 struct run_pipe {
 	struct run		*run;
@@ -67,7 +70,7 @@ struct run {
 	int			 awaiting;	/* over, waiting for a daemon to take the report */
 	size_t			 detached_logged; /* log bytes written while detached */
 	struct event		*ev_chld, *ev_term, *ev_int;
-	struct event		*ev_budget, *ev_kill, *ev_drain, *ev_soft;
+	struct event		*ev_budget, *ev_kill, *ev_drain, *ev_soft, *ev_limits;
 	struct run_pipe		 out, err;
 	struct bridge		*bridge;
 	struct config		 cfg;
@@ -83,6 +86,13 @@ struct run {
 	struct strlist		 argv, context, env;
 	double			 budget_dollars;
 	int			 budget_turns, budget_seconds;
+	long			 limit_processes;	/* 0: none asked for */
+	long long		 limit_memory;		/* bytes, 0: none asked for */
+
+	/* the run's cgroup (R2): limits, and the freezer for the ending */
+	struct cgroup_run	 cg;
+	struct strlist		 limit_notes;	/* limits not enforced, for the report */
+	char			 tmpdir_left[PATH_MAX + 128];	/* why TMPDIR was kept */
 
 	/* the engine */
 	pid_t			 pid;
@@ -335,7 +345,7 @@ run_report_fit(cJSON *m)
 static void
 run_report(struct run *r, const char *status)
 {
-	cJSON	*m, *spent, *ne, *empty, *seal;
+	cJSON	*m, *spent, *ne, *empty, *seal, *lim;
 	size_t	 i;
 
 	if ((m = run_msg("report")) == NULL)
@@ -364,8 +374,18 @@ run_report(struct run *r, const char *status)
 		for (i = 0; i < r->sreport.not_enforced.n; i++)
 			cJSON_AddItemToArray(ne,
 			    cJSON_CreateString(r->sreport.not_enforced.v[i]));
+	for (i = 0; i < r->limit_notes.n; i++)
+		cJSON_AddItemToArray(ne, cJSON_CreateString(r->limit_notes.v[i]));
 	cJSON_AddNumberToObject(m, "landlock_abi", r->sreport_set ?
 	    r->sreport.landlock_abi : 0);
+	if ((lim = cJSON_AddObjectToObject(m, "limits")) != NULL) {
+		cJSON_AddStringToObject(lim, "mechanism", r->cg.version == 2 ? "cgroup v2" :
+		    r->cg.version == 1 ? "cgroup v1" : "none");
+		cJSON_AddNumberToObject(lim, "processes", (double)r->cg.pids_max);
+		cJSON_AddNumberToObject(lim, "memory_bytes", (double)r->cg.mem_max);
+	}
+	if (r->tmpdir_left[0] != '\0')
+		cJSON_AddStringToObject(m, "tmpdir_left", r->tmpdir_left);
 	if (r->seal_done != 0 && (seal = cJSON_AddObjectToObject(m, "seal")) != NULL) {
 		if (r->seal_done == 1) {
 			cJSON_AddStringToObject(seal, "tip", r->seal.tip);
@@ -493,6 +513,43 @@ static void
 run_drain_cb(evutil_socket_t fd, short what, void *arg)
 {
 	event_base_loopbreak(((struct run *)arg)->base);
+}
+
+/*
+ * A run that hits its process or memory limit is ended with that reason: a fork bomb
+ * never ends by itself, and a process the kernel killed for memory leaves the engine
+ * working on without it. The counters are read on a timer (they only grow).
+ */
+static void
+run_limits_check(struct run *r)
+{
+	enum cgroup_hit	 hit;
+	cJSON		*ev;
+
+	if (r->reason != NULL || (hit = cgroup_run_hit(&r->cg)) == CGROUP_HIT_NONE)
+		return;
+	if ((ev = run_event(r, "limit_exceeded")) != NULL) {
+		cJSON_AddStringToObject(ev, "limit", hit == CGROUP_HIT_PIDS ? "processes" :
+		    "memory");
+		cJSON_AddStringToObject(ev, "reason", hit == CGROUP_HIT_PIDS ? "limit_pids" :
+		    "limit_memory");
+		cJSON_AddNumberToObject(ev, "max", hit == CGROUP_HIT_PIDS ?
+		    (double)r->cg.pids_max : (double)r->cg.mem_max);
+		run_emit(r, ev);
+	}
+	if (hit == CGROUP_HIT_PIDS)
+		run_note(r, "process limit of %ld reached (a fork was refused): stopping "
+		    "the run", r->cg.pids_max);
+	else
+		run_note(r, "memory limit of %lld MiB reached (the kernel killed a process "
+		    "of the run): stopping the run", r->cg.mem_max >> 20);
+	run_stop(r, hit == CGROUP_HIT_PIDS ? "limit_pids" : "limit_memory");
+}
+
+static void
+run_limits_cb(evutil_socket_t fd, short what, void *arg)
+{
+	run_limits_check(arg);
 }
 
 static void
@@ -773,6 +830,21 @@ run_parse(struct run *r, const cJSON *j)
 		if (json_get_number(b, "dollars", &d) == -1 || d < 0)
 			RUN_FAIL("budget.dollars must be a non-negative number");
 		r->budget_dollars = d;
+	}
+	b = cJSON_GetObjectItemCaseSensitive(j, "limits");
+	if (b != NULL && !cJSON_IsObject(b))
+		RUN_FAIL("limits must be an object");
+	if (cJSON_HasObjectItem(b, "processes")) {
+		if (json_get_number(b, "processes", &d) == -1 || d < 0 || d > 4194304 ||
+		    d != (long)d)
+			RUN_FAIL("limits.processes must be a whole number from 0 to 4194304");
+		r->limit_processes = (long)d;
+	}
+	if (cJSON_HasObjectItem(b, "memory_bytes")) {
+		if (json_get_number(b, "memory_bytes", &d) == -1 || d < 0 || d > 0x1p50 ||
+		    d != (long long)d)
+			RUN_FAIL("limits.memory_bytes must be a whole number of bytes");
+		r->limit_memory = (long long)d;
 	}
 	env = cJSON_GetObjectItemCaseSensitive(j, "env");
 	if (env != NULL && !cJSON_IsObject(env))
@@ -1124,6 +1196,25 @@ run_prepare_claude(struct run *r, struct strlist *argv, struct strlist *env,
 	return 0;
 }
 
+/*
+ * Make the run's cgroup with the limits the daemon sent. Limits are not a sandbox
+ * layer: what cannot be enforced is said in the report (not_enforced), and the run
+ * goes on. -1 only when out of memory.
+ */
+static int
+run_limits_create(struct run *r)
+{
+	char	 name[128];
+
+	snprintf(name, sizeof name, "clockwork-run-%s", r->run_id);
+	if (cgroup_run_create(&r->cg, name, r->limit_processes, r->limit_memory,
+	    &r->limit_notes) == -1 && errno == ENOMEM)
+		return -1;
+	for (size_t i = 0; i < r->limit_notes.n; i++)
+		run_note(r, "not enforced: %s", r->limit_notes.v[i]);
+	return 0;
+}
+
 /* Build the spec, start the engine in the sandbox, arm the budget. -1: refused. */
 /* Where a restarted daemon finds this run (uplink.c); without it the run ends with it. */
 static void
@@ -1254,9 +1345,15 @@ run_start(struct run *r)
 	l.fd_out = outp[1];
 	l.fd_err = errp[1];
 	l.new_session = 1;
+	/* The run's cgroup, which its PID 1 joins before anything of the run runs. */
+	if ((r->limit_processes > 0 || r->limit_memory > 0) && run_limits_create(r) == -1)
+		goto nomem;
+	if (r->cg.version > 0)
+		l.cgroup = &r->cg;
 	clock_gettime(CLOCK_MONOTONIC, &r->t0);
 	r->pid = apply_sandbox(&spec, &l, &r->sreport, &refused, err, sizeof err);
 	r->sreport_set = 1;
+	cgroup_run_close_join(&r->cg);
 	close(outp[1]);
 	close(errp[1]);
 	outp[1] = errp[1] = -1;
@@ -1283,6 +1380,11 @@ run_start(struct run *r)
 	tv.tv_sec = r->budget_seconds;
 	tv.tv_usec = 0;
 	event_add(r->ev_budget, &tv);
+	if (r->cg.pids_max > 0 || r->cg.mem_max > 0) {
+		tv.tv_sec = 0;
+		tv.tv_usec = RUN_LIMITS_POLL_MS * 1000;
+		event_add(r->ev_limits, &tv);
+	}
 	/* The seal at the end runs in this same sandbox. */
 	r->spec = spec;
 	r->have_spec = 1;
@@ -1347,6 +1449,8 @@ run_free(struct run *r)
 		event_free(r->ev_drain);
 	if (r->ev_soft != NULL)
 		event_free(r->ev_soft);
+	if (r->ev_limits != NULL)
+		event_free(r->ev_limits);
 	if (r->base != NULL)
 		event_base_free(r->base);
 	if (r->have_cfg)
@@ -1372,11 +1476,17 @@ run_free(struct run *r)
 	strlist_free(&r->argv);
 	strlist_free(&r->context);
 	strlist_free(&r->env);
+	strlist_free(&r->limit_notes);
+	cgroup_run_close_join(&r->cg);
 }
 
-/* Every process of the run is gone: its private TMPDIR goes too. */
+/*
+ * Every process of the run is gone: its private TMPDIR goes too. While one survives,
+ * the directory stays (it could still reshape it under the unsandboxed runner), and
+ * the log and the report say so.
+ */
 static void
-run_remove_tmpdir(struct run *r)
+run_remove_tmpdir(struct run *r, size_t survivors)
 {
 	char	 dir[PATH_MAX], err[PATH_MAX + 128];
 
@@ -1384,8 +1494,10 @@ run_remove_tmpdir(struct run *r)
 		return;
 	if ((size_t)snprintf(dir, sizeof dir, "%s/tmp/%s", r->cwhome, r->run_id) >= sizeof dir)
 		return;
-	if (spec_remove_tmpdir(dir, r->cwhome, err, sizeof err) == -1)
-		run_note(r, "could not remove the run's TMPDIR: %s", err);
+	if (spec_remove_tmpdir(dir, r->cwhome, survivors, err, sizeof err) == -1) {
+		snprintf(r->tmpdir_left, sizeof r->tmpdir_left, "%s", err);
+		run_note(r, "the run's TMPDIR was left in place: %s", err);
+	}
 }
 
 /*
@@ -1398,8 +1510,8 @@ run_seal(struct run *r)
 {
 	if (r->git_branch == NULL || !r->have_spec || r->pid <= 0)
 		return;
-	if (seal_run(&r->spec, r->git_branch, r->git_base, r->run_id, &r->seal,
-	    r->seal_error, sizeof r->seal_error) == -1) {
+	if (seal_run(&r->spec, r->cg.version != 0 ? &r->cg : NULL, r->git_branch,
+	    r->git_base, r->run_id, &r->seal, r->seal_error, sizeof r->seal_error) == -1) {
 		r->seal_done = -1;
 		run_note(r, "%s", r->seal_error);
 		return;
@@ -1414,20 +1526,37 @@ run_seal(struct run *r)
 static int
 run_finish(struct run *r)
 {
-	char	err[256];
+	char	err[PATH_MAX + 128];
 	int	st = 0, reaped = 0, code;
+	size_t	survivors = 0;
 
 	if (r->bridge != NULL)
 		bridge_expire(r->bridge, "the run ended before an answer came", "stopped");
+	/* A limit hit just before the engine ended is still the reason it ended. */
+	run_limits_check(r);
 	if (proc_kill_tree(CW_RUN_KILL_GRACE_MS, r->exited ? 0 : r->pid, &st, &reaped,
-	    err, sizeof err) == -1)
+	    &r->cg, &survivors, err, sizeof err) == -1)
 		run_note(r, "could not end every process of the run: %s", err);
 	if (!r->exited && reaped) {
 		r->exited = 1;
 		r->status = st;
 	}
-	run_seal(r);
-	run_remove_tmpdir(r);
+	run_limits_check(r);
+	/*
+	 * The seal runs in the run's own cgroup (its limits hold for git too), and only
+	 * when nothing of the run survived: a survivor could change the work under it.
+	 */
+	if (survivors == 0)
+		run_seal(r);
+	else if (r->git_branch != NULL) {
+		r->seal_done = -1;
+		snprintf(r->seal_error, sizeof r->seal_error, "seal: not attempted, %zu "
+		    "process(es) of the run survived", survivors);
+		run_note(r, "%s", r->seal_error);
+	}
+	if (cgroup_run_remove(&r->cg, RUN_CGROUP_REMOVE_MS, err, sizeof err) == -1)
+		run_note(r, "the run's cgroup was left: %s", err);
+	run_remove_tmpdir(r, survivors);
 	if (strcmp(r->engine, "claude") == 0)
 		run_check_usage(r);
 	if (r->reason == NULL) {
@@ -1439,7 +1568,8 @@ run_finish(struct run *r)
 	}
 	code = strcmp(r->reason, "completed") == 0 ? RUNNER_EXIT_OK : RUNNER_EXIT_FAILURE;
 	run_report(r, strcmp(r->reason, "completed") == 0 ? "succeeded" :
-	    strcmp(r->reason, "failed") == 0 ? "failed" : "stopped");
+	    strcmp(r->reason, "failed") == 0 || strncmp(r->reason, "limit_", 6) == 0 ?
+	    "failed" : "stopped");
 	r->finished = 1;
 	return code;
 }
@@ -1450,6 +1580,7 @@ runner_cmd_run(int argc, char **argv)
 	struct run	 r;
 	const char	*sb;
 	cJSON		*m;
+	char		 cgerr[PATH_MAX + 64];
 	int		 code = RUNNER_EXIT_FAILURE;
 
 	if (argc != 1) {
@@ -1457,6 +1588,7 @@ runner_cmd_run(int argc, char **argv)
 		return RUNNER_EXIT_USAGE;
 	}
 	memset(&r, 0, sizeof r);
+	cgroup_run_init(&r.cg);
 	log_init("cw-runner", LOG_INFO, 1);
 	signal(SIGPIPE, SIG_IGN);
 	if (proc_subreaper() == -1) {
@@ -1473,7 +1605,8 @@ runner_cmd_run(int argc, char **argv)
 	    (r.ev_budget = evtimer_new(r.base, run_budget_cb, &r)) == NULL ||
 	    (r.ev_kill = evtimer_new(r.base, run_kill_cb, &r)) == NULL ||
 	    (r.ev_drain = evtimer_new(r.base, run_drain_cb, &r)) == NULL ||
-	    (r.ev_soft = evtimer_new(r.base, run_soft_cb, &r)) == NULL) {
+	    (r.ev_soft = evtimer_new(r.base, run_soft_cb, &r)) == NULL ||
+	    (r.ev_limits = event_new(r.base, -1, EV_PERSIST, run_limits_cb, &r)) == NULL) {
 		fprintf(stderr, "cw-runner run: cannot set up the event loop\n");
 		run_free(&r);
 		return RUNNER_EXIT_FAILURE;
@@ -1501,6 +1634,8 @@ runner_cmd_run(int argc, char **argv)
 		code = r.code;	/* refused: the report is out already */
 	else if (r.have_run)
 		code = run_finish(&r);
+	/* A run refused after its cgroup was made: nothing of it ever ran in it. */
+	(void)cgroup_run_remove(&r.cg, RUN_CGROUP_REMOVE_MS, cgerr, sizeof cgerr);
 	/*
 	 * Over while no daemon was attached: the report waits in the outbox (and in its
 	 * file, run_report_file) for a restarted daemon, a bounded time.

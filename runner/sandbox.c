@@ -6,7 +6,10 @@
  * (step, errno) before the child exits, so nothing unconfined ever runs. The order
  * matters:
  *
- *   1. signals reset          a clean slate before anything else runs
+ *   1. signals reset          a clean slate before anything else runs; then the run's
+ *                             cgroup is joined (cgroup.h), so that its limits hold for
+ *                             every process of the run from the first one (a failure is
+ *                             a resource limit not enforced, reported, not a refusal)
  *   2. session / group        the run is one killable group, detached from our tty
  *   3. stdio, other fds       nothing of the runner's leaks in (close_range)
  *   4. namespaces             id maps (user namespace), then the mount view and a fresh
@@ -337,9 +340,12 @@ sandbox_child(const struct sandbox_spec *s, const struct sandbox_launch *l, int 
 	struct landlock_extra	 lx;
 	const char		*cwd = l->cwd ? l->cwd : s->workdir, *step;
 	char			 err[512];
+	int			 cgerr = 0;
 
 	/* 1 */
 	sandbox_reset_signals();
+	if (l->cgroup != NULL && cgroup_run_join(l->cgroup) == -1)
+		cgerr = errno;
 	/* 2 */
 	if (l->new_session ? setsid() == -1 : setpgid(0, 0) == -1) {
 		/* sandbox_send needs fd 3: report through the pipe's own number. */
@@ -359,6 +365,11 @@ sandbox_child(const struct sandbox_spec *s, const struct sandbox_launch *l, int 
 		snprintf(m.text, sizeof m.text, "stdio: %s", strerror(errno));
 		(void)!write(msgfd, &m, sizeof m);
 		_exit(127);
+	}
+	if (cgerr != 0) {
+		snprintf(err, sizeof err, "limits: joining the run's cgroup failed (%s): "
+		    "processes and memory are not limited", strerror(cgerr));
+		sandbox_send(SANDBOX_MSG_NOTE, cgerr, err);
 	}
 	memset(&lx, 0, sizeof lx);
 	if (s->enabled) {

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "cgroup.h"
 #include "spec.h"
 
 struct sandbox_launch {
@@ -19,6 +20,7 @@ struct sandbox_launch {
 	const char	*cwd;		/* NULL: the spec's workdir */
 	int		 fd_in, fd_out, fd_err;	/* -1: /dev/null */
 	int		 new_session;	/* 1: setsid() (own process group and session) */
+	const struct cgroup_run *cgroup; /* NULL, or the run's cgroup to join first */
 };
 
 /* What the running kernel enforced for this run, for the run's report. */

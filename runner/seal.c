@@ -116,8 +116,9 @@ seal_collect(int outfd, int errfd, char *out, size_t outlen, char *msg, size_t m
 }
 
 int
-seal_run(const struct sandbox_spec *spec, const char *branch, const char *base,
-    const char *run_id, struct seal_result *res, char *err, size_t errlen)
+seal_run(const struct sandbox_spec *spec, const struct cgroup_run *cg, const char *branch,
+    const char *base, const char *run_id, struct seal_result *res, char *err,
+    size_t errlen)
 {
 	struct sandbox_launch	 l;
 	struct sandbox_report	 rep;
@@ -144,6 +145,7 @@ seal_run(const struct sandbox_spec *spec, const char *branch, const char *base,
 	l.fd_out = op[1];
 	l.fd_err = ep[1];
 	l.new_session = 1;
+	l.cgroup = cg;
 	pid = apply_sandbox(spec, &l, &rep, &refused, msg, sizeof msg);
 	sandbox_report_free(&rep);
 	close(op[1]);

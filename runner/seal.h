@@ -11,6 +11,7 @@
 #define CW_SEAL_H
 #include <stddef.h>
 
+#include "cgroup.h"
 #include "spec.h"
 
 #define SEAL_TIMEOUT_MS		(60 * 1000)
@@ -23,11 +24,13 @@ struct seal_result {
 };
 
 /*
- * Seal the run at spec->workdir on branch from base (a commit id). 0, or -1 with err
+ * Seal the run at spec->workdir on branch from base (a commit id), inside the run's
+ * cgroup when there is one (NULL: none). 0, or -1 with err
  * naming what failed (git's own message where it gave one). The bundle is written to
  * <workdir>/.git/SEAL_BUNDLE_NAME.
  */
-int	seal_run(const struct sandbox_spec *, const char *branch, const char *base,
-	    const char *run_id, struct seal_result *, char *err, size_t errlen);
+int	seal_run(const struct sandbox_spec *, const struct cgroup_run *,
+	    const char *branch, const char *base, const char *run_id, struct seal_result *,
+	    char *err, size_t errlen);
 
 #endif

@@ -40,10 +40,9 @@
  * refreshed OAuth token lands in the run's copy and is discarded with it (see
  * docs/SECURITY.md, "Claude Code's private home").
  */
-#define _GNU_SOURCE	/* nftw(3) */
+#define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -59,6 +58,7 @@
 #include "credpaths.h"
 #include "json.h"
 #include "paths.h"
+#include "rmtree.h"
 #include "policy.h"
 #include "spec.h"
 
@@ -458,20 +458,12 @@ spec_tmpdir(struct spec_build *b)
 	return spec_setenv(b, "TMPDIR", canon);
 }
 
-static int
-spec_remove_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	if (type == FTW_DP || type == FTW_D)
-		return rmdir(path) == -1 && errno != ENOENT ? -1 : 0;
-	return unlink(path) == -1 && errno != ENOENT ? -1 : 0;
-}
-
 int
-spec_remove_tmpdir(const char *tmpdir, const char *cwhome, char *err, size_t errlen)
+spec_remove_tmpdir(const char *tmpdir, const char *cwhome, size_t survivors, char *err,
+    size_t errlen)
 {
 	char	 parent[PATH_MAX], canon[PATH_MAX], *slash;
+	int	 fd, rc, save;
 
 	if (tmpdir == NULL || tmpdir[0] == '\0')
 		return 0;
@@ -486,10 +478,30 @@ spec_remove_tmpdir(const char *tmpdir, const char *cwhome, char *err, size_t err
 		errno = EINVAL;
 		return -1;
 	}
-	/* Depth first, symlinks removed as links, never followed, never leaving the fs. */
-	if (nftw(tmpdir, spec_remove_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT) == -1 &&
-	    errno != ENOENT) {
-		snprintf(err, errlen, "remove %s: %s", tmpdir, strerror(errno));
+	/*
+	 * A surviving process of the run could swap a subdirectory for a symlink between
+	 * our look and our unlink: while one lives, the directory stays.
+	 */
+	if (survivors > 0) {
+		snprintf(err, errlen, "%s kept: %zu process%s of the run survived the kill",
+		    tmpdir, survivors, survivors == 1 ? "" : "es");
+		errno = EBUSY;
+		return -1;
+	}
+	/*
+	 * From the directory's descriptor down (rmtree.h): openat/unlinkat, O_NOFOLLOW,
+	 * a symlink removed as a link, never followed, never leaving the filesystem.
+	 */
+	if ((fd = open(canon, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
+		snprintf(err, errlen, "open %s: %s", canon, strerror(errno));
+		return -1;
+	}
+	rc = rmtree_at(fd, slash + 1);
+	save = errno;
+	close(fd);
+	if (rc == -1) {
+		snprintf(err, errlen, "remove %s: %s", tmpdir, strerror(save));
+		errno = save;
 		return -1;
 	}
 	return 0;
@@ -1435,7 +1447,7 @@ out:
 		char	 rmerr[256];
 
 		/* A refused spec leaves no TMPDIR behind (it held nothing yet). */
-		(void)spec_remove_tmpdir(out->tmpdir, ctx->cwhome, rmerr, sizeof rmerr);
+		(void)spec_remove_tmpdir(out->tmpdir, ctx->cwhome, 0, rmerr, sizeof rmerr);
 		spec_free(out);
 		errno = save;
 	}

@@ -61,12 +61,13 @@ int	spec_system_root(const char *path, char *root, size_t rootlen);
 /* The spec as JSON text (newly allocated), for `cw-runner spec --json`. */
 char	*spec_to_json(const struct sandbox_spec *);
 /*
- * Remove a run's private TMPDIR and all it holds, never following a symlink; refuses
- * any path that is not directly under <cwhome>/tmp. Call it once the run's processes
- * are gone.
+ * Remove a run's private TMPDIR and all it holds with rmtree_at() (from the parent's
+ * descriptor down, never following a symlink); refuses any path that is not directly
+ * under <cwhome>/tmp. survivors is how many processes of the run are still alive:
+ * while any is, nothing is removed (-1, EBUSY, err says it was kept and why).
  */
-int	spec_remove_tmpdir(const char *tmpdir, const char *cwhome, char *err,
-	    size_t errlen);
+int	spec_remove_tmpdir(const char *tmpdir, const char *cwhome, size_t survivors,
+	    char *err, size_t errlen);
 void	spec_free(struct sandbox_spec *);
 
 #endif

@@ -27,6 +27,8 @@ test_defaults(void **state)
 	assert_true(cfg.budget_dollars == 2.0);
 	assert_int_equal(cfg.budget_turns, 50);
 	assert_int_equal(cfg.budget_seconds, 3600);
+	assert_int_equal(cfg.limit_processes, 4096);
+	assert_int_equal(cfg.limit_memory_mb, 8192);
 	assert_int_equal(cfg.max_concurrent_runs, 2);
 	assert_true(cfg.run_log_max_bytes == 64L * 1024 * 1024);
 	assert_int_equal(cfg.protected_branches.n, 2);
@@ -53,6 +55,9 @@ test_full_file(void **state)
 	    "  dollars: 0.5\n"
 	    "  turns: 10\n"
 	    "  seconds: 600\n"
+	    "limits:\n"
+	    "  processes: 512\n"
+	    "  memory_mb: 0\n"
 	    "sandbox:\n"
 	    "  enabled: true\n"
 	    "  read_dirs: [~/src/shared, /opt/tools]\n"
@@ -83,6 +88,8 @@ test_full_file(void **state)
 	assert_true(cfg.budget_dollars == 0.5);
 	assert_int_equal(cfg.budget_turns, 10);
 	assert_int_equal(cfg.budget_seconds, 600);
+	assert_int_equal(cfg.limit_processes, 512);
+	assert_int_equal(cfg.limit_memory_mb, 0);
 	assert_int_equal(cfg.sandbox.enabled, 1);
 	assert_int_equal(cfg.sandbox.read_dirs.n, 2);
 	assert_string_equal(cfg.sandbox.read_files.v[0], "~/.gitconfig");
@@ -116,6 +123,15 @@ static const struct {
 	{ "budgets:\n  turns: 1.5\n", "test.yaml:2: budgets.turns: expected an integer" },
 	{ "budgets:\n  seconds: 0\n", "test.yaml:2: budgets.seconds: 0 is out of range" },
 	{ "budgets: 5\n", "test.yaml:1: budgets: expected a mapping" },
+	{ "limits: 64\n", "test.yaml:1: limits: expected a mapping" },
+	{ "limits:\n  pids: 64\n", "test.yaml:2: limits.pids: unknown key" },
+	{ "limits:\n  processes: -1\n", "test.yaml:2: limits.processes: -1 is out of range" },
+	{ "limits:\n  processes: 8\n", "test.yaml:2: limits.processes: 8 is too low" },
+	{ "limits:\n  processes: many\n", "test.yaml:2: limits.processes: expected an integer" },
+	{ "limits:\n  memory_mb: 1.5\n", "test.yaml:2: limits.memory_mb: expected an integer" },
+	{ "limits:\n  memory_mb: 4\n", "test.yaml:2: limits.memory_mb: 4 is too low" },
+	{ "limits:\n  memory_mb: 99999999\n",
+	    "test.yaml:2: limits.memory_mb: 99999999 is out of range" },
 	{ "sandbox:\n  enabled: yes\n", "test.yaml:2: sandbox.enabled: expected true or false" },
 	{ "sandbox:\n  read_dirs: relative/path\n", "test.yaml:2: sandbox.read_dirs: expected a list" },
 	{ "sandbox:\n  read_dirs:\n    - /ok\n    - relative\n", "test.yaml:4: sandbox.read_dirs[1]: 'relative' is not an absolute or ~ path" },

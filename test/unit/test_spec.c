@@ -137,7 +137,7 @@ done(struct sandbox_spec *s)
 	struct stat	 st;
 
 	if (s->tmpdir != NULL) {
-		assert_int_equal(spec_remove_tmpdir(s->tmpdir, cwhome, err, sizeof err), 0);
+		assert_int_equal(spec_remove_tmpdir(s->tmpdir, cwhome, 0, err, sizeof err), 0);
 		assert_int_equal(lstat(s->tmpdir, &st), -1);
 	}
 	spec_free(s);
@@ -571,8 +571,8 @@ test_tmpdir_fresh_and_removed(void **state)
 	snprintf(p, sizeof p, "%s/link-to-dir", s.tmpdir);
 	assert_int_equal(symlink(root, p), 0);
 	/* Only a directory directly under <cwhome>/tmp may be removed. */
-	assert_int_equal(spec_remove_tmpdir(root, cwhome, err, sizeof err), -1);
-	assert_int_equal(spec_remove_tmpdir(home, cwhome, err, sizeof err), -1);
+	assert_int_equal(spec_remove_tmpdir(root, cwhome, 0, err, sizeof err), -1);
+	assert_int_equal(spec_remove_tmpdir(home, cwhome, 0, err, sizeof err), -1);
 	done(&s);
 	assert_int_equal(stat(outside, &st), 0);
 	assert_int_equal(stat(home, &st), 0);
@@ -581,6 +581,53 @@ test_tmpdir_fresh_and_removed(void **state)
 	done(&s);
 	config_free(&cfg);
 	unlink(outside);
+}
+
+/*
+ * While a process of the run survives, its TMPDIR stays (the survivor could swap a
+ * directory for a link under the unsandboxed runner); once none does, it goes, from
+ * the directory's descriptor down, and a subdirectory swapped for a link to outside
+ * takes nothing outside with it.
+ */
+static void
+test_tmpdir_kept_while_survivors(void **state)
+{
+	struct config		 cfg;
+	struct sandbox_spec	 s;
+	char			 err[1024], p[2200], victim[1200], vfile[1300];
+	struct stat		 st;
+	FILE			*f;
+
+	(void)state;
+	config_defaults(&cfg);
+	assert_int_equal(build(&cfg, NULL, 0, &s, err, sizeof err), 0);
+	snprintf(victim, sizeof victim, "%s/victim", root);
+	assert_int_equal(mkdir(victim, 0700), 0);
+	snprintf(vfile, sizeof vfile, "%s/precious", victim);
+	assert_non_null(f = fopen(vfile, "w"));
+	fclose(f);
+	/* The swap a survivor would make: a subdirectory is now a link out. */
+	snprintf(p, sizeof p, "%s/work", s.tmpdir);
+	assert_int_equal(symlink(victim, p), 0);
+	snprintf(p, sizeof p, "%s/file", s.tmpdir);
+	assert_non_null(f = fopen(p, "w"));
+	fclose(f);
+
+	errno = 0;
+	assert_int_equal(spec_remove_tmpdir(s.tmpdir, cwhome, 2, err, sizeof err), -1);
+	assert_int_equal(errno, EBUSY);
+	assert_non_null(strstr(err, "kept"));
+	assert_non_null(strstr(err, "2 processes of the run survived"));
+	assert_int_equal(lstat(p, &st), 0);
+	assert_int_equal(lstat(s.tmpdir, &st), 0);
+
+	assert_int_equal(spec_remove_tmpdir(s.tmpdir, cwhome, 0, err, sizeof err), 0);
+	assert_int_equal(lstat(s.tmpdir, &st), -1);
+	assert_int_equal(stat(vfile, &st), 0);
+	spec_free(&s);
+	unlink(vfile);
+	rmdir(victim);
+	config_free(&cfg);
 }
 
 /* Read a whole small file into buf; its length. */
@@ -700,6 +747,7 @@ main(void)
 		cmocka_unit_test(test_git_run_grants),
 		cmocka_unit_test(test_git_exec_readonly),
 		cmocka_unit_test(test_claude_private_home),
+		cmocka_unit_test(test_tmpdir_kept_while_survivors),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

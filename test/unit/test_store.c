@@ -223,7 +223,15 @@ populate(struct store *st, int v)
 
 	if (v < 1)
 		return;
-	tid = add_task(st, "nightly");
+	if (v < 5) {
+		/* Before migration 5 the tasks table has no limit columns: raw SQL. */
+		assert_int_equal(sqlite3_exec(store_db(st), "INSERT INTO tasks (name, repo,"
+		    " prompt, engine, permission_mode, created_at, updated_at) VALUES"
+		    " ('nightly', '/srv/repo', 'fix the tests', 'claude', 'acceptEdits',"
+		    " 'now', 'now')", NULL, NULL, NULL), SQLITE_OK);
+		tid = sqlite3_last_insert_rowid(store_db(st));
+	} else
+		tid = add_task(st, "nightly");
 	assert_int_equal(store_run_create(st, tid, "run-1", NULL, 0), 0);
 	assert_int_equal(store_run_event_append(st, "run-1", "log",
 	    "{\"line\":\"hello\"}", NULL), 0);
@@ -316,6 +324,13 @@ test_migrate_from_each_version(void **state)
 		assert_int_equal(sql_int(st, "SELECT count(*) FROM schema_migrations"),
 		    STORE_SCHEMA_LATEST);
 		check_populated(st, v);
+		/* Migration 5 rebuilt runs: the limit reasons are accepted now. */
+		if (v >= 1) {
+			assert_int_equal(store_run_set_status(st, "run-1", STORE_RUN_FAILED,
+			    STORE_EXIT_LIMIT_PIDS), 1);
+			assert_int_equal(sql_int(st, "SELECT count(*) FROM runs WHERE"
+			    " exit_reason = 'limit_pids'"), 1);
+		}
 		/* And the latest schema works on the migrated file. */
 		if (v == 0)
 			populate(st, STORE_SCHEMA_LATEST);
