@@ -162,9 +162,16 @@ paths_mkdir_p(const char *path, unsigned mode)
 		return -1;
 	/*
 	 * Usually the directory, or at least its parent, is there already (the spec
-	 * builder re-creates its caches at every start): one mkdir answers, and only a
-	 * missing parent makes the walk from the root.
+	 * builder re-creates its caches at every start): one stat answers (a mkdir that
+	 * fails with EEXIST costs several times more), and only a missing parent makes
+	 * the walk from the root.
 	 */
+	{
+		struct stat	 st;
+
+		if (stat(buf, &st) == 0 && S_ISDIR(st.st_mode))
+			return 0;
+	}
 	if (mkdir(buf, mode) == 0 || errno == EEXIST)
 		return 0;
 	if (errno != ENOENT)
@@ -207,10 +214,13 @@ paths_mkdir_beneath(const char *root, const char *rel, unsigned mode)
 			errno = EINVAL;
 			return -1;
 		}
-		if (fstatat(fd, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode) &&
-		    rmtree_at(fd, comp) == -1)
-			goto fail;
-		if (mkdirat(fd, comp, mode) == -1 && errno != EEXIST)
+		/* Usually there already: a mkdir that fails with EEXIST costs far more. */
+		if (fstatat(fd, comp, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+			if (!S_ISDIR(st.st_mode) && (rmtree_at(fd, comp) == -1 ||
+			    mkdirat(fd, comp, mode) == -1))
+				goto fail;
+		} else if (errno != ENOENT ||
+		    (mkdirat(fd, comp, mode) == -1 && errno != EEXIST))
 			goto fail;
 		if ((next = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 		    O_CLOEXEC)) == -1)
