@@ -19,6 +19,9 @@
 #   unanswered a prompt nobody answers is denied when the wall-clock budget ends
 #   long       a prompt answered after 65 s is still answered (runs in the background)
 #   nohook     a run whose hook binary is missing is refused before the engine starts
+#   flood      from inside the run, 2,000 idle connections to the run's own bridge (its
+#              port found as an attacker would); the next Bash call still passes the
+#              floor hook and the approval tool (issue 10)
 #   tools      the approval tool never appears in the tool list sent to the model
 set -euo pipefail
 : "${CW_BIN:?}" "${CW_SRC:?}"
@@ -80,6 +83,11 @@ cat > "$T/scenarios.json" <<'EOF'
  "nohook": [
   {"tool": "Bash", "input": {"command": "echo should-never-run > nohook.txt"}},
   {"text": "nohook scenario done"}
+ ],
+ "flood": [
+  {"tool": "Bash", "input": {"command": "nohup python3 flood.py > flood.log 2>&1 &"}},
+  {"tool": "Bash", "input": {"command": "sh -c 'while ! grep -q holding flood.log; do sleep 0.1; done; echo after-flood > after.txt; cat flood.log'"}},
+  {"text": "flood scenario done"}
  ]
 }
 EOF
@@ -190,6 +198,49 @@ check "nohook: exit code 3 (refused)" test "$rc" -eq 3
 check "nohook: report says refused, naming the hook" bash -c "grep -q '\"status\":\"refused\"' <<< '$r' && grep -q 'floor hook' <<< '$r'"
 check "nohook: the engine never started" bash -c "! grep -q engine_started '$T/nohook.out' && ! grep -q '\"scenario\":\"nohook\"' '$T/requests.jsonl'"
 check "nohook: nothing ran" test ! -e "$wn/nohook.txt"
+
+# --- flood: 2,000 idle connections to the run's own bridge, from inside the run -------
+# (issue 10) The agent finds the bridge's port the way an attacker would (the hook's
+# command line in the settings file named on claude's argv), opens 2,000 connections to
+# it and holds them; the next Bash call must still pass the floor hook and the
+# approval tool, both of which talk to that bridge.
+wfl=$(workdir w-flood)
+cat > "$wfl/flood.py" <<'PY'
+import glob, json, re, resource, socket, time
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+port = None
+for c in glob.glob("/proc/[0-9]*/cmdline"):
+    try:
+        argv = open(c, "rb").read().split(b"\0")
+    except OSError:
+        continue
+    if b"--settings" in argv:
+        path = argv[argv.index(b"--settings") + 1].decode()
+        text = path if path.startswith("{") else open(path).read()
+        m = re.search(r"--port\W+(\d+)", text)
+        if m:
+            port = int(m.group(1))
+held = []
+for _ in range(2000):
+    try:
+        s = socket.create_connection(("127.0.0.1", port), timeout=2)
+        held.append(s)
+    except OSError as e:
+        print("refused after", len(held), e, flush=True)
+        break
+print("holding", len(held), "connections to the bridge on port", port, flush=True)
+time.sleep(60)
+PY
+(cd "$wfl" && git add flood.py && git commit -q -m flood)
+run_msg flood flood "$wfl" 90
+drive flood --allow flood.py --allow after.txt || true
+r=$(report flood)
+check "flood: run completed" has "$r" '"exit_reason":"completed"'
+check "flood: the flood found the bridge and held connections to it" grep -q 'holding [0-9]* connections to the bridge on port [0-9]' "$wfl/flood.log"
+check "flood: the next Bash call passed the hook and the approval tool" test "$(cat "$wfl/after.txt" 2>/dev/null)" = after-flood
+check "flood: both calls were approvals the bridge relayed" test "$(grep -c '"type":"approval_request"' "$T/flood.out")" -eq 2
+sed 's/^/    flood.log: /' "$wfl/flood.log" 2>/dev/null | head -3
 
 # --- long: an approval held for more than a minute ------------------------------------
 wait "$long_pid" || true
