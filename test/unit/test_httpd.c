@@ -295,7 +295,12 @@ fx_unix(struct fx *f, const char *name, struct httpd_limits *l, char *path, size
 {
 	char	err[256];
 
-	snprintf(f->dir, sizeof f->dir, "%s/httpd.XXXXXX", CW_TEST_TMP_DIR);
+	/*
+	 * Under /tmp, not the suite's scratch root: test_unix_peer connects as another
+	 * uid, which must be able to reach the socket (the scratch root may be under a
+	 * 0700 home), and a unix socket's path is short.
+	 */
+	snprintf(f->dir, sizeof f->dir, "/tmp/cw-httpd.XXXXXX");
 	assert_non_null(mkdtemp(f->dir));
 	snprintf(path, len, "%s/%s", f->dir, name);
 	assert_int_equal(httpd_listen_unix(f->h, path, l, err, sizeof err), 0);
