@@ -1,0 +1,258 @@
+/*
+ * The store's tasks table (common/store.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "store.h"
+#include "store_impl.h"
+
+/* ---- tasks ------------------------------------------------------------------------ */
+
+#define TASK_COLUMNS \
+	"id, name, repo, prompt, engine, permission_mode, budget_dollars," \
+	" budget_turns, budget_seconds, schedule, enabled, created_at, updated_at," \
+	" limit_processes, limit_memory_mb"
+
+static int
+store_task_row(sqlite3_stmt *stmt, void *p)
+{
+	struct store_task	*t = p;
+
+	t->id = sqlite3_column_int64(stmt, 0);
+	t->budget_dollars = sqlite3_column_double(stmt, 6);
+	t->budget_turns = sqlite3_column_int(stmt, 7);
+	t->budget_seconds = sqlite3_column_int(stmt, 8);
+	t->enabled = sqlite3_column_int(stmt, 10);
+	t->limit_processes = sqlite3_column_int(stmt, 13);
+	t->limit_memory_mb = sqlite3_column_int(stmt, 14);
+	if (store_col_text(stmt, 1, &t->name) || store_col_text(stmt, 2, &t->repo) ||
+	    store_col_text(stmt, 3, &t->prompt) ||
+	    store_col_text(stmt, 4, &t->engine) ||
+	    store_col_text(stmt, 5, &t->permission_mode) ||
+	    store_col_text(stmt, 9, &t->schedule) ||
+	    store_col_text(stmt, 11, &t->created_at) ||
+	    store_col_text(stmt, 12, &t->updated_at))
+		return ENOMEM;
+	return 0;
+}
+
+void
+store_task_free(struct store_task *t)
+{
+	if (t == NULL)
+		return;
+	free(t->name);
+	free(t->repo);
+	free(t->prompt);
+	free(t->engine);
+	free(t->permission_mode);
+	free(t->schedule);
+	free(t->created_at);
+	free(t->updated_at);
+	memset(t, 0, sizeof *t);
+}
+
+static void
+store_task_free_v(void *p)
+{
+	store_task_free(p);
+}
+
+void
+store_task_list_free(struct store_task *v, size_t n)
+{
+	for (size_t i = 0; v != NULL && i < n; i++)
+		store_task_free(&v[i]);
+	free(v);
+}
+
+/* Bind the editable fields of t at ?1..?10 (name .. enabled), ?13 and ?14 (limits). */
+static void
+store_task_bind(sqlite3_stmt *stmt, const struct store_task *t)
+{
+	store_bind_text(stmt, 1, t->name);
+	store_bind_text(stmt, 2, t->repo);
+	store_bind_text(stmt, 3, t->prompt);
+	store_bind_text(stmt, 4, t->engine);
+	store_bind_text(stmt, 5, t->permission_mode != NULL ? t->permission_mode :
+	    "plan");
+	sqlite3_bind_double(stmt, 6, t->budget_dollars);
+	sqlite3_bind_int(stmt, 7, t->budget_turns);
+	sqlite3_bind_int(stmt, 8, t->budget_seconds);
+	store_bind_text(stmt, 9, t->schedule != NULL ? t->schedule : "queued");
+	sqlite3_bind_int(stmt, 10, t->enabled ? 1 : 0);
+	sqlite3_bind_int(stmt, 13, t->limit_processes);
+	sqlite3_bind_int(stmt, 14, t->limit_memory_mb);
+}
+
+int
+store_task_add(struct store *st, const struct store_task *t, int64_t *id)
+{
+	sqlite3_stmt	*stmt;
+	char		 now[STORE_TIME_LEN];
+
+	if (t->name == NULL || t->prompt == NULL || t->engine == NULL)
+		return store_fail(st, EINVAL, "task add: name, prompt and engine are "
+		    "required");
+	if (store_prepare(st, "INSERT INTO tasks (name, repo, prompt, engine,"
+	    " permission_mode, budget_dollars, budget_turns, budget_seconds, schedule,"
+	    " enabled, created_at, updated_at, limit_processes, limit_memory_mb)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, ?13, ?14)", &stmt,
+	    "task add") == -1)
+		return -1;
+	store_now(now, sizeof now);
+	store_task_bind(stmt, t);
+	store_bind_text(stmt, 11, now);
+	if (store_step_done(st, stmt, "task add") == -1)
+		return -1;
+	if (id != NULL)
+		*id = sqlite3_last_insert_rowid(st->db);
+	return 0;
+}
+
+int
+store_task_update(struct store *st, const struct store_task *t)
+{
+	sqlite3_stmt	*stmt;
+	char		 now[STORE_TIME_LEN];
+
+	if (t->name == NULL || t->prompt == NULL || t->engine == NULL)
+		return store_fail(st, EINVAL, "task update: name, prompt and engine "
+		    "are required");
+	if (store_prepare(st, "UPDATE tasks SET name = ?1, repo = ?2, prompt = ?3,"
+	    " engine = ?4, permission_mode = ?5, budget_dollars = ?6,"
+	    " budget_turns = ?7, budget_seconds = ?8, schedule = ?9, enabled = ?10,"
+	    " updated_at = ?11, limit_processes = ?13, limit_memory_mb = ?14"
+	    " WHERE id = ?12", &stmt, "task update") == -1)
+		return -1;
+	store_now(now, sizeof now);
+	store_task_bind(stmt, t);
+	store_bind_text(stmt, 11, now);
+	sqlite3_bind_int64(stmt, 12, t->id);
+	if (store_step_done(st, stmt, "task update") == -1)
+		return -1;
+	if (sqlite3_changes(st->db) == 0)
+		return store_fail(st, ENOENT, "task %lld: no such task",
+		    (long long)t->id);
+	return 0;
+}
+
+int
+store_task_get(struct store *st, int64_t id, struct store_task *out)
+{
+	sqlite3_stmt	*stmt;
+
+	if (store_prepare(st, "SELECT " TASK_COLUMNS " FROM tasks WHERE id = ?1",
+	    &stmt, "task get") == -1)
+		return -1;
+	sqlite3_bind_int64(stmt, 1, id);
+	return store_get_one(st, stmt, sizeof *out, store_task_row,
+	    store_task_free_v, out, "task get");
+}
+
+int
+store_task_get_by_name(struct store *st, const char *name, struct store_task *out)
+{
+	sqlite3_stmt	*stmt;
+
+	if (store_prepare(st, "SELECT " TASK_COLUMNS " FROM tasks WHERE name = ?1",
+	    &stmt, "task get") == -1)
+		return -1;
+	store_bind_text(stmt, 1, name);
+	return store_get_one(st, stmt, sizeof *out, store_task_row,
+	    store_task_free_v, out, "task get");
+}
+
+int
+store_task_list(struct store *st, struct store_task **out, size_t *n)
+{
+	sqlite3_stmt	*stmt;
+
+	if (store_prepare(st, "SELECT " TASK_COLUMNS " FROM tasks ORDER BY name",
+	    &stmt, "task list") == -1)
+		return -1;
+	return store_collect(st, stmt, sizeof **out, store_task_row,
+	    store_task_free_v, (void **)out, n, "task list");
+}
+
+int
+store_task_set_enabled(struct store *st, int64_t id, int enabled)
+{
+	sqlite3_stmt	*stmt;
+	char		 now[STORE_TIME_LEN];
+
+	if (store_prepare(st, "UPDATE tasks SET enabled = ?1, updated_at = ?2"
+	    " WHERE id = ?3", &stmt, "task enable") == -1)
+		return -1;
+	store_now(now, sizeof now);
+	sqlite3_bind_int(stmt, 1, enabled ? 1 : 0);
+	store_bind_text(stmt, 2, now);
+	sqlite3_bind_int64(stmt, 3, id);
+	if (store_step_done(st, stmt, "task enable") == -1)
+		return -1;
+	if (sqlite3_changes(st->db) == 0)
+		return store_fail(st, ENOENT, "task %lld: no such task", (long long)id);
+	return 0;
+}
+
+/*
+ * The check and the delete share one write transaction, so a run queued between
+ * them cannot slip through; the schema's trigger would stop it anyway. Inside a
+ * caller's store_begin() it nests as a savepoint.
+ */
+int
+store_task_remove(struct store *st, int64_t id)
+{
+	sqlite3_stmt	*stmt;
+	int		 rc, e, outer;
+
+	outer = !sqlite3_get_autocommit(st->db);
+	if (store_exec(st, outer ? "SAVEPOINT task_remove" : "BEGIN IMMEDIATE",
+	    "task remove") == -1)
+		return -1;
+	if (store_prepare(st, "SELECT (SELECT count(*) FROM tasks WHERE id = ?1),"
+	    " (SELECT count(*) FROM runs WHERE task_id = ?1 AND status IN"
+	    " ('queued', 'starting', 'running'))", &stmt, "task remove") == -1)
+		goto fail;
+	sqlite3_bind_int64(stmt, 1, id);
+	if (sqlite3_step(stmt) != SQLITE_ROW) {
+		store_sqlfail(st, stmt, "task remove");
+		goto fail;
+	}
+	if (sqlite3_column_int(stmt, 0) == 0) {
+		sqlite3_finalize(stmt);
+		store_fail(st, ENOENT, "task %lld: no such task", (long long)id);
+		goto fail;
+	}
+	if ((rc = sqlite3_column_int(stmt, 1)) > 0) {
+		sqlite3_finalize(stmt);
+		store_fail(st, EBUSY, "task %lld: has %d active run%s; stop %s first",
+		    (long long)id, rc, rc == 1 ? "" : "s", rc == 1 ? "it" : "them");
+		goto fail;
+	}
+	sqlite3_finalize(stmt);
+	if (store_prepare(st, "DELETE FROM tasks WHERE id = ?1", &stmt,
+	    "task remove") == -1)
+		goto fail;
+	sqlite3_bind_int64(stmt, 1, id);
+	if (store_step_done(st, stmt, "task remove") == -1)
+		goto fail;
+	if (store_exec(st, outer ? "RELEASE task_remove" : "COMMIT",
+	    "task remove") == -1)
+		goto fail;
+	return 0;
+fail:
+	e = errno;
+	if (outer)
+		sqlite3_exec(st->db, "ROLLBACK TO task_remove; RELEASE task_remove",
+		    NULL, NULL, NULL);
+	else
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	errno = e;
+	return -1;
+}
