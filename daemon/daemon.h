@@ -242,7 +242,19 @@ void	runs_stop_all(struct daemon *);
 void	runs_detach_all(struct daemon *);
 void	runs_sigchld(struct daemon *);
 void	runs_supervise_tick(struct daemon *);
-int	runs_recover(struct daemon *);
+/* runs.c, for recover.c: a run's making and ending. */
+struct run *runs_alloc(struct daemon *, const char *id, const struct store_task *);
+int	runs_connect(struct run *, int up_fd, int down_fd);
+void	runs_track(struct run *);
+void	runs_finish(struct run *);
+void	runs_log_line(struct run *, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+
+/* recover.c: clockworkd starting over. */
+int	recover_runs(struct daemon *);
+/* Move a run's directory to <home>/quarantine/<run>; out gets where ("" if none). */
+int	recover_quarantine(struct daemon *, const char *id, const char *workdir,
+	    char *out, size_t outlen);
 cJSON	*runs_to_json(const struct store_run *, int with_report);
 int	runs_send(struct run *, cJSON *msg);
 void	runs_approval_forget(struct run_approval *);

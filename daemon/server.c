@@ -302,7 +302,7 @@ server_main(const struct server_options *o)
 		goto out;
 	}
 
-	if (runs_recover(&d) == -1)
+	if (recover_runs(&d) == -1)
 		goto out;
 	if (api_start(&d, err, sizeof err) == -1) {
 		log_error("%s", err);
