@@ -9,36 +9,8 @@ set -euo pipefail
 : "${CW_BIN:?}" "${CW_SRC:?}"
 
 bindir=$("$CW_SRC/scripts/setup-engines" | tail -n 1)
-T=$(mktemp -d /tmp/cw-e2e-restart.XXXXXX)
-pids=()
-DPID=
-cleanup() {
-	if [ -n "$DPID" ]; then kill -TERM "$DPID" 2>/dev/null || true; fi
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	wait 2>/dev/null || true
-	if [ -n "${CW_E2E_KEEP:-}" ]; then echo "kept $T"; else rm -rf "$T"; fi
-}
-trap cleanup EXIT
-
-fails=0
-ok()   { echo "ok   - $*"; }
-fail() { echo "FAIL - $*"; fails=$((fails + 1)); }
-die()  { echo "FAIL - $*"; [ -f "$T/daemon.out" ] && tail -n 40 "$T/daemon.out"; exit 1; }
-wait_until() {
-	local secs=$1 what=$2; shift 2
-	local end=$(( $(date +%s) + secs ))
-	until "$@" >/dev/null 2>&1; do
-		[ "$(date +%s)" -lt $end ] || { echo "timed out after ${secs}s: $what"; return 1; }
-		sleep 0.2
-	done
-}
-
-export HOME="$T/home" CLOCKWORK_HOME="$T/cw"
-mkdir -p "$HOME" "$CLOCKWORK_HOME"
-chmod 700 "$CLOCKWORK_HOME"
-git config --global user.email e2e@example.invalid
-git config --global user.name e2e
-git config --global init.defaultBranch main
+E2E_NAME=restart
+. "$CW_SRC/test/e2e/lib/harness.bash"
 
 cat > "$T/scenarios.json" <<'EOF'
 {

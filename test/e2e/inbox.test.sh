@@ -28,37 +28,8 @@ modules=$(dirname "$bindir")
 shots=${CW_INBOX_SHOTS:-${CW_BUILD:-/tmp}/inbox-shots}
 mkdir -p "$shots"
 lib="$CW_SRC/test/e2e/lib"
-T=$(mktemp -d /tmp/cw-e2e-inbox.XXXXXX)
-pids=()
-DPID=
-cleanup() {
-	if [ -n "$DPID" ]; then kill -TERM "$DPID" 2>/dev/null || true; fi
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	wait 2>/dev/null || true
-	if [ -n "${CW_E2E_KEEP:-}" ]; then echo "kept $T"; else rm -rf "$T"; fi
-}
-trap cleanup EXIT
-
-fails=0
-ok()   { echo "ok   - $*"; }
-fail() { echo "FAIL - $*"; fails=$((fails + 1)); }
-die()  { echo "FAIL - $*"; [ -f "$T/daemon.out" ] && tail -n 40 "$T/daemon.out"; exit 1; }
-# wait_until SECONDS DESCRIPTION COMMAND...: poll a condition until its deadline.
-wait_until() {
-	local secs=$1 what=$2; shift 2
-	local end=$(( $(date +%s) + secs ))
-	until "$@" >/dev/null 2>&1; do
-		[ "$(date +%s)" -lt $end ] || { echo "timed out after ${secs}s: $what"; return 1; }
-		sleep 0.2
-	done
-}
-
-export HOME="$T/home" CLOCKWORK_HOME="$T/cw"
-mkdir -p "$HOME" "$CLOCKWORK_HOME"
-chmod 700 "$CLOCKWORK_HOME"
-git config --global user.email e2e@example.invalid
-git config --global user.name e2e
-git config --global init.defaultBranch main
+E2E_NAME=inbox
+. "$CW_SRC/test/e2e/lib/harness.bash"
 
 ANT='sk-ant-api03-Xq7vLmZ2pR9sT4uW6yB8nC1dE3fG5hJ7kL9mN0pQ2rS4tU6vW8xY0zA1bC3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5bC7AA'
 GHP='ghp_Nq3vLmZ2pR9sT4uW6yB8nC1dE3fG5hJ7kL9m'
