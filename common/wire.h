@@ -62,6 +62,8 @@
  *   state_dir        absolute path of the run's private state (settings, MCP config);
  *                    default $CLOCKWORK_HOME/runs/<run_id>; never inside workdir
  *   hook_path        absolute path of cw-floor-hook (default: beside cw-runner)
+ *   log_max_bytes    the run's log cap: the runner keeps to it when it writes the log
+ *                    itself, while no daemon is attached                  optional
  *   (engine binaries are found through the runner's PATH, where spec_build() finds
  *   them to grant their install)
  *

@@ -819,6 +819,8 @@ runs_send_spec(struct run *r, const struct store_task *t)
 		json_add_string(g, "objects", r->git_objects);
 	}
 	json_add_string(m, "clockwork_home", r->d->home);
+	/* For the runner's own writes to the log while no daemon is attached. */
+	cJSON_AddNumberToObject(m, "log_max_bytes", (double)r->log_max);
 	if ((b = cJSON_AddObjectToObject(m, "budget")) != NULL) {
 		cJSON_AddNumberToObject(b, "dollars", t->budget_dollars);
 		cJSON_AddNumberToObject(b, "turns", t->budget_turns);

@@ -69,6 +69,8 @@ struct run {
 	struct uplink		*up;		/* to clockworkd: stdout, then a re-attach */
 	int			 awaiting;	/* over, waiting for a daemon to take the report */
 	size_t			 detached_logged; /* log bytes written while detached */
+	long			 log_max;	/* the run's log cap (run_log_max_bytes) */
+	int			 log_capped;	/* the cap was reached while detached */
 	struct event		*ev_chld, *ev_term, *ev_int;
 	struct event		*ev_budget, *ev_kill, *ev_drain, *ev_soft, *ev_limits;
 	struct run_pipe		 out, err;
@@ -118,6 +120,30 @@ struct run {
 /* ---- output ------------------------------------------------------------------- */
 
 /*
+ * While detached, the runner writes the run's log itself: the daemon's cap holds for
+ * it too, counted from the file's size. The first line past it says so, once.
+ */
+static int
+run_log_room(struct run *r, size_t need)
+{
+	struct stat	 st;
+	char		 note[160];
+	int		 n;
+
+	if (r->log_capped)
+		return 0;
+	if (r->log_max <= 0 || fstat(STDERR_FILENO, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    st.st_size + (off_t)need <= (off_t)r->log_max)
+		return 1;
+	r->log_capped = 1;
+	n = snprintf(note, sizeof note, "[cw-runner] the log reached its cap of %ld bytes "
+	    "(run_log_max_bytes) while clockworkd was away; the rest is not kept\n",
+	    r->log_max);
+	(void)!write(STDERR_FILENO, note, (size_t)n);
+	return 0;
+}
+
+/*
  * Write one wire message (and free it). Engine output is the one kind the outbox may
  * drop while no daemon is attached: events, approvals and the report are kept. A
  * message that would not fit in a wire line would be a protocol error that ends the
@@ -146,7 +172,8 @@ run_emit(struct run *r, cJSON *msg)
 		const char	*t = json_get_string(msg, "text");
 		size_t		 tl = t != NULL ? strlen(t) : 0;
 
-		if (t != NULL && r->detached_logged + tl <= UPLINK_OUTBOX_MAX) {
+		if (t != NULL && r->detached_logged + tl <= UPLINK_OUTBOX_MAX &&
+		    run_log_room(r, tl + 1)) {
 			r->detached_logged += tl;
 			(void)!write(STDERR_FILENO, t, tl);
 			if (tl > 0 && t[tl - 1] != '\n')
@@ -819,6 +846,11 @@ run_parse(struct run *r, const cJSON *j)
 	} else if (r->mode != NULL && strcmp(r->mode, "plan") != 0 &&
 	    strcmp(r->mode, "acceptEdits") != 0)
 		RUN_FAIL("permission_mode must be \"plan\" or \"acceptEdits\"");
+	if (cJSON_HasObjectItem(j, "log_max_bytes")) {
+		if (json_get_number(j, "log_max_bytes", &d) == -1 || d < 0 || d > 1e15)
+			RUN_FAIL("log_max_bytes must be a non-negative number");
+		r->log_max = (long)d;
+	}
 	b = cJSON_GetObjectItemCaseSensitive(j, "budget");
 	if (!cJSON_IsObject(b) || json_get_int(b, "seconds", &r->budget_seconds) == -1 ||
 	    r->budget_seconds <= 0)

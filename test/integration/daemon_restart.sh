@@ -85,4 +85,24 @@ start_daemon --stop-grace 1
 wait_until 30 "run $id ended" run_ended "$id" || fail "run $id was not finished from its report file"
 check_done "$id"
 pass "runner gone too: the run was finished from the report it left, and its work imported"
+# 4. The log's cap holds while the runner writes the log itself (no daemon attached).
+stop_daemon
+printf 'api_port: 0\nrun_log_max_bytes: 65536\n' > "$CLOCKWORK_HOME/config.yaml"
+start_daemon --stop-grace 1
+cwctl task add loud --seconds 120 --prompt \
+    'while [ ! -e go ]; do sleep 0.05; done; yes "output line of a loud run" | head -n 100000; echo done-loud' >/dev/null
+id=$(cwctl run start loud)
+wait_until 20 "run running" run_is "$id" running || fail "run did not start"
+echo "$(run_field "$id" runner_pid)" > "$T/pids/r4"
+kill -KILL "$DPID"; wait "$DPID" 2>/dev/null || true; DPID=
+touch "$(run_field "$id" worktree)/go"
+wait_until 30 "the report file" test -s "$CLOCKWORK_HOME/runs/$id.report.json" || fail "no report file"
+rm -f "$CLOCKWORK_HOME/clockworkd.port"
+start_daemon --stop-grace 1
+wait_until 30 "run $id ended" run_ended "$id" || fail "run $id did not end"
+log=$(run_field "$id" log_path)
+size=$(stat -c %s "$log")
+[ "$size" -le $((65536 + 4096)) ] || fail "log of $size bytes past its cap of 65536"
+grep -q "reached its cap of 65536 bytes" "$log" || fail "the log does not say it was capped"
+pass "the log's cap (64 KiB) held while the runner wrote it with no daemon attached ($size bytes)"
 echo "daemon_restart: $PASSED passed"
