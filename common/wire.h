@@ -1,6 +1,9 @@
 /*
  * The wire formats between Clockwork's processes, in one place, with a version.
  *
+ * The daemon decodes the runner's lines once, into struct wiremsg (common/wiremsg.h),
+ * where each field's shape and bounds are checked.
+ *
  * daemon <-> cw-runner: JSON lines over the runner's stdin (down) and stdout (up), and
  * after a daemon restart over the runner's control socket <home>/runs/<run_id>.sock,
  * both ways (runner/uplink.c): on attach the runner replays what it queued while no

@@ -42,6 +42,7 @@
 #include "procid.h"
 #include "sha256.h"
 #include "wire.h"
+#include "wiremsg.h"
 
 extern char **environ;
 
@@ -494,28 +495,19 @@ runs_approval_readopt(struct run *r, const char *rid, const char *tool,
 }
 
 static void
-runs_approval_request(struct run *r, const cJSON *msg, const char *line)
+runs_approval_request(struct run *r, const struct wiremsg *m)
 {
 	struct run_approval	*a;
-	const cJSON		*input;
-	const char		*rid, *tool;
+	const cJSON		*input = m->input;
+	const char		*rid = m->id, *tool = m->tool;
 	char			*itext = NULL;
-	double			 deadline = 0;
+	double			 deadline = m->deadline;
 	size_t			 pending = 0;
 	cJSON			*j, *dec;
 	struct timeval		 tv;
 	int64_t			 now_ms;
 	struct timespec		 ts;
 
-	rid = json_get_string(msg, "id");
-	tool = json_get_string(msg, "tool");
-	input = cJSON_GetObjectItemCaseSensitive(msg, "input");
-	if (rid == NULL || strlen(rid) == 0 || strlen(rid) > 128 || tool == NULL ||
-	    strlen(tool) > 256) {
-		runs_protocol_error(r, "approval_request without a valid id and tool");
-		return;
-	}
-	json_get_number(msg, "deadline", &deadline);
 	TAILQ_FOREACH(a, &r->approvals, entry)
 		pending++;
 	if (pending >= CW_BRIDGE_MAX_PENDING) {
@@ -579,24 +571,19 @@ runs_approval_request(struct run *r, const cJSON *msg, const char *line)
 		json_add_string(j, "tool", tool);
 		journal_add(r->d, r->id, "approval_request", j);
 	}
-	(void)line;
 }
 
 static void
-runs_handle_event(struct run *r, const cJSON *msg, const char *line)
+runs_handle_event(struct run *r, const struct wiremsg *m)
 {
-	const char		*kind = json_get_string(msg, "kind"), *rid;
+	const cJSON		*msg = m->obj;
+	const char		*kind = m->kind, *rid;
 	struct run_approval	*a;
-	int			 b;
 
-	if (kind == NULL || strlen(kind) > 64) {
-		runs_protocol_error(r, "event without a kind");
-		return;
-	}
 	if (strcmp(kind, "sandbox_disabled") == 0)
 		r->sandboxed = 0;
-	if (json_get_bool(msg, "sandboxed", &b) == 0)
-		r->sandboxed = b;
+	if (m->sandboxed != -1)
+		r->sandboxed = m->sandboxed;
 	if (strcmp(kind, "floor_deny") == 0 || strcmp(kind, "policy_deny") == 0 ||
 	    strcmp(kind, "deny_list_hit") == 0 || strcmp(kind, "floor_hit") == 0) {
 		cJSON *copy = cJSON_Duplicate(msg, 1);
@@ -609,7 +596,7 @@ runs_handle_event(struct run *r, const cJSON *msg, const char *line)
 	}
 	/* The runner gave up on an approval (deadline, limit): it is no longer answerable. */
 	if ((strcmp(kind, "approval_timeout") == 0 || strcmp(kind, "approval_limit") == 0) &&
-	    (rid = json_get_string(msg, "id")) != NULL) {
+	    (rid = m->id) != NULL) {
 		TAILQ_FOREACH(a, &r->approvals, entry)
 			if (strcmp(a->runner_id, rid) == 0)
 				break;
@@ -630,20 +617,17 @@ runs_handle_event(struct run *r, const cJSON *msg, const char *line)
 			r->journaled_sandbox_off = 1;
 		journal_add(r->d, r->id, kind, copy);
 	}
-	(void)line;
 }
 
 static void
-runs_handle_usage(struct run *r, const cJSON *msg)
+runs_handle_usage(struct run *r, const struct wiremsg *m)
 {
-	double	 dollars;
-	int	 turns;
 	char	 why[128];
 
-	if (json_get_number(msg, "dollars", &dollars) == 0 && dollars >= 0)
-		r->spent_dollars = dollars;
-	if (json_get_int(msg, "turns", &turns) == 0 && turns >= 0)
-		r->spent_turns = turns;
+	if (m->dollars >= 0)
+		r->spent_dollars = m->dollars;
+	if (m->turns >= 0)
+		r->spent_turns = m->turns;
 	store_run_set_spent(r->d->store, r->id, r->spent_dollars, r->spent_turns, 0);
 	/* The runner enforces these itself; this is the backstop. */
 	if (r->spent_dollars > r->budget_dollars && r->budget_dollars > 0) {
@@ -699,46 +683,43 @@ runs_store_event(struct run *r, const char *kind, const char *line, size_t len)
 static void
 runs_handle_line(struct run *r, const char *line, size_t len)
 {
-	cJSON		*msg;
-	const char	*type, *text;
-	int		 v;
+	struct wiremsg	 m;
+	char		 err[128];
 
-	if ((msg = json_parse(line, len)) == NULL || !cJSON_IsObject(msg)) {
-		cJSON_Delete(msg);
-		runs_protocol_error(r, "a line that is not a JSON object");
+	/* Decoded once (common/wiremsg.c): shapes and bounds are checked there. */
+	if (wiremsg_decode(line, len, &m, err, sizeof err) == -1) {
+		runs_protocol_error(r, err);
 		return;
 	}
-	type = json_get_string(msg, "type");
-	if (json_get_int(msg, "v", &v) == -1 || v != CW_WIRE_VERSION || type == NULL) {
-		cJSON_Delete(msg);
-		runs_protocol_error(r, "a message without \"v\":1 and a type");
+	switch (m.type) {
+	case WIREMSG_LOG:
+		if (m.text != NULL)
+			runs_log_output(r, m.text, strlen(m.text));
+		wiremsg_free(&m);
 		return;
-	}
-	if (strcmp(type, "log") == 0) {
-		if ((text = json_get_string(msg, "text")) != NULL)
-			runs_log_output(r, text, strlen(text));
-		cJSON_Delete(msg);
-		return;
-	}
-	if (strcmp(type, "report") == 0) {
+	case WIREMSG_REPORT:
 		if (r->report == NULL)
-			r->report = cJSON_Duplicate(msg, 1);
-	} else if (strcmp(type, "hello") == 0) {
-		int	sb;
-
-		if (json_get_bool(msg, "sandboxed", &sb) == 0)
-			r->sandboxed = sb;
-	} else if (strcmp(type, "event") == 0)
-		runs_handle_event(r, msg, line);
-	else if (strcmp(type, "approval_request") == 0)
-		runs_approval_request(r, msg, line);
-	else if (strcmp(type, "usage") == 0)
-		runs_handle_usage(r, msg);
-	else
-		log_debug("run %s: ignoring message type %.32s", r->id, type);
-	runs_store_event(r, strcmp(type, "event") == 0 ? json_get_string(msg, "kind") :
-	    type, line, len);
-	cJSON_Delete(msg);
+			r->report = cJSON_Duplicate(m.obj, 1);
+		break;
+	case WIREMSG_HELLO:
+		if (m.sandboxed != -1)
+			r->sandboxed = m.sandboxed;
+		break;
+	case WIREMSG_EVENT:
+		runs_handle_event(r, &m);
+		break;
+	case WIREMSG_APPROVAL_REQUEST:
+		runs_approval_request(r, &m);
+		break;
+	case WIREMSG_USAGE:
+		runs_handle_usage(r, &m);
+		break;
+	case WIREMSG_OTHER:
+		log_debug("run %s: ignoring message type %.32s", r->id, m.type_name);
+		break;
+	}
+	runs_store_event(r, m.type == WIREMSG_EVENT ? m.kind : m.type_name, line, len);
+	wiremsg_free(&m);
 }
 
 static void
