@@ -75,8 +75,8 @@ test_refusals(void **state)
 		"{\"v\":1}",
 		"{\"v\":1,\"type\":7}",
 		"{\"v\":1,\"type\":\"event\"}",
-		"{\"v\":1,\"type\":\"event\",\"kind\":\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
-		    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"}",
+		("{\"v\":1,\"type\":\"event\",\"kind\":\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+		    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"}"),
 		"{\"v\":1,\"type\":\"approval_request\",\"tool\":\"Bash\"}",
 		"{\"v\":1,\"type\":\"approval_request\",\"id\":\"\",\"tool\":\"Bash\"}",
 		"{\"v\":1,\"type\":\"approval_request\",\"id\":\"a\"}",
