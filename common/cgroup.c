@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "paths.h"
 
 #define CGROUP_FREEZE_MS	2000	/* how long a freeze may take to settle */
 
@@ -68,20 +69,12 @@ static int
 cgroup_write(const char *dir, const char *file, const char *text)
 {
 	char	 path[PATH_MAX];
-	ssize_t	 n;
-	int	 fd, save;
 
 	if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, file) >= sizeof path) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) == -1)
-		return -1;
-	n = write(fd, text, strlen(text));
-	save = errno;
-	close(fd);
-	errno = save;
-	return n == (ssize_t)strlen(text) ? 0 : -1;
+	return paths_write_control(path, text);
 }
 
 /* The value of key in a keyed file ("key value" lines), or -1 when absent. */

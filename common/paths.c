@@ -236,3 +236,22 @@ fail:
 	errno = save_errno;
 	return -1;
 }
+
+/*
+ * Write text to a kernel control file (a cgroup file, /proc/self/uid_map) in one
+ * write, since the kernel parses each write whole. 0, or -1 with errno.
+ */
+int
+paths_write_control(const char *path, const char *text)
+{
+	ssize_t	 n;
+	int	 fd, save;
+
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) == -1)
+		return -1;
+	n = write(fd, text, strlen(text));
+	save = errno;
+	close(fd);
+	errno = save;
+	return n == (ssize_t)strlen(text) ? 0 : -1;
+}

@@ -25,5 +25,7 @@ int	paths_mkdir_p(const char *path, unsigned mode);
  * a component that is not a directory is removed and made one. 0 or -1 (errno).
  */
 int	paths_mkdir_beneath(const char *root, const char *rel, unsigned mode);
+/* Write text to a kernel control file in one write. 0 or -1 (errno). */
+int	paths_write_control(const char *path, const char *text);
 
 #endif

@@ -36,21 +36,6 @@ mountns_fail(char *err, size_t errlen, const char *step, const char *path)
 	return -1;
 }
 
-static int
-mountns_write(const char *file, const char *text)
-{
-	int	 fd, save;
-	ssize_t	 n;
-
-	if ((fd = open(file, O_WRONLY | O_CLOEXEC)) == -1)
-		return -1;
-	n = write(fd, text, strlen(text));
-	save = errno;
-	close(fd);
-	errno = save;
-	return n == (ssize_t)strlen(text) ? 0 : -1;
-}
-
 /*
  * In a user namespace made by the runner's clone: map only the runner's own ids (they
  * cannot be read in here before the map exists, so the caller passes them), so the
@@ -61,13 +46,13 @@ mountns_idmap(uid_t uid, gid_t gid, char *err, size_t errlen)
 {
 	char	 map[64];
 
-	if (mountns_write("/proc/self/setgroups", "deny") == -1 && errno != ENOENT)
+	if (paths_write_control("/proc/self/setgroups", "deny") == -1 && errno != ENOENT)
 		return mountns_fail(err, errlen, "write", "/proc/self/setgroups");
 	snprintf(map, sizeof map, "%u %u 1\n", (unsigned)uid, (unsigned)uid);
-	if (mountns_write("/proc/self/uid_map", map) == -1)
+	if (paths_write_control("/proc/self/uid_map", map) == -1)
 		return mountns_fail(err, errlen, "write", "/proc/self/uid_map");
 	snprintf(map, sizeof map, "%u %u 1\n", (unsigned)gid, (unsigned)gid);
-	if (mountns_write("/proc/self/gid_map", map) == -1)
+	if (paths_write_control("/proc/self/gid_map", map) == -1)
 		return mountns_fail(err, errlen, "write", "/proc/self/gid_map");
 	return 0;
 }
