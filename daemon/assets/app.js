@@ -178,6 +178,13 @@ async function loadRunView() {
   const sp = r.spent || {};
   fact(dl, 'Spent', '$' + (sp.dollars || 0).toFixed(4) + ', ' + (sp.turns || 0) + ' turns, ' + (sp.seconds || 0).toFixed(1) + ' s');
   fact(dl, 'Branch', r.branch);
+  // How this engine's run was contained: the report says, from the engine table.
+  const eng = r.report && r.report.engine;
+  if (eng) {
+    fact(dl, 'Floor', eng.floor);
+    fact(dl, 'Approvals', eng.approvals);
+  }
+  if (r.report && typeof r.report.result === 'string') fact(dl, 'Result', r.report.result);
   $('run-report').textContent = r.report ? JSON.stringify(r.report, null, 2) : '(no report yet)';
   $('run-export').href = '/workforce/runs/' + encodeURIComponent(r.id) + '/proof-of-work';
 }
