@@ -26,6 +26,7 @@ int	cwctl_approve(int argc, char **argv);	/* cwctl-approve.c */
 int	cwctl_deny(int argc, char **argv);	/* cwctl-deny.c */
 int	cwctl_answer(int argc, char **argv, int allow);	/* cwctl-approve.c */
 int	cwctl_inbox(int argc, char **argv);	/* cwctl-inbox.c */
+int	cwctl_telegram(int argc, char **argv);	/* cwctl-telegram.c */
 int	cwctl_journal(int argc, char **argv);	/* cwctl-journal.c */
 int	cwctl_gc(int argc, char **argv);	/* cwctl-gc.c */
 int	cwctl_service(int argc, char **argv);	/* cwctl-service.c */
