@@ -295,7 +295,8 @@ tg_check(struct telegram *tg)
 				snprintf(neterr, sizeof neterr, "HTTP %ld with no Bot API "
 				    "reply", code);
 		}
-		c->done(tg, c, parsed == 0 ? &reply : NULL, neterr[0] ? neterr : NULL);
+		if (c->done != NULL)
+			c->done(tg, c, parsed == 0 ? &reply : NULL, neterr[0] ? neterr : NULL);
 		if (parsed == 0)
 			tgapi_reply_free(&reply);
 		tg_call_free(c);
@@ -479,7 +480,6 @@ tg_poll_done(struct telegram *tg, struct tg_call *c, struct tgapi_reply *r,
 		if (r->error_code == 401 || r->error_code == 404 || r->error_code == 409) {
 			/* A wrong token, or another poller on the same bot: a person must act. */
 			tg_report(tg, r->error_code, what);
-			tg->backoff_ms = TG_BACKOFF_MAX_MS / 2;
 			tg_backoff(tg, 0);
 		} else
 			tg_backoff(tg, (int)r->retry_after * 1000);
