@@ -73,7 +73,7 @@ cwctl_approvals_left(const cJSON *e, char *buf, size_t len)
  * how long, and the commands that answer it (cwctl status, run start --wait).
  */
 void
-cwctl_approvals_announce(const cJSON *e, const char *indent)
+cwctl_approvals_announce(FILE *f, const cJSON *e, const char *indent)
 {
 	char		*in, *head, left[32];
 	const char	*id = cwctl_vis(json_get_string(e, "id"));
@@ -85,12 +85,12 @@ cwctl_approvals_announce(const cJSON *e, const char *indent)
 	cut = record_cut(in, len, CWCTL_APPROVALS_WIDTH / 2);
 	head = strndup(in, cut);
 	cwctl_approvals_left(e, left, sizeof left);
-	printf("%s%s  task %s  run %s  (%s left)\n", indent, id != NULL ? id : "?",
+	fprintf(f, "%s%s  task %s  run %s  (%s left)\n", indent, id != NULL ? id : "?",
 	    cwctl_vis(json_get_string(e, "task")) ? cwctl_vis(json_get_string(e, "task")) :
 	    "?", cwctl_vis(json_get_string(e, "run_id")), left);
-	printf("%s  %s: %s%s\n", indent, cwctl_vis(json_get_string(e, "tool")),
+	fprintf(f, "%s  %s: %s%s\n", indent, cwctl_vis(json_get_string(e, "tool")),
 	    head != NULL ? cwctl_vis(head) : "", cut < len ? "\u2026" : "");
-	printf("%s  answer: cwctl approve %s | cwctl deny %s   (all of it: cwctl "
+	fprintf(f, "%s  answer: cwctl approve %s | cwctl deny %s   (all of it: cwctl "
 	    "approvals show %s)\n", indent, id, id, id);
 	free(head);
 	free(in);

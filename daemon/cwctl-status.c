@@ -17,7 +17,7 @@ cwctl_status_waiting(const cJSON *o)
 		return;
 	printf("WAITING ON YOU: %d approval%s pending\n", n, n == 1 ? "" : "s");
 	cJSON_ArrayForEach(e, a)
-		cwctl_approvals_announce(e, "  ");
+		cwctl_approvals_announce(stdout, e, "  ");
 	printf("\n");
 }
 

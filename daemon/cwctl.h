@@ -10,6 +10,7 @@
 #define CWCTL_EXIT_NODAEMON	4	/* clockworkd is not running */
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include <cjson/cJSON.h>
 
@@ -25,7 +26,7 @@ int	cwctl_task(int argc, char **argv);	/* cwctl-task.c */
 int	cwctl_run(int argc, char **argv);	/* cwctl-run.c */
 int	cwctl_approvals(int argc, char **argv);	/* cwctl-approvals.c */
 /* cwctl-approvals.c: one pending approval, with the commands that answer it. */
-void	cwctl_approvals_announce(const cJSON *approval, const char *indent);
+void	cwctl_approvals_announce(FILE *, const cJSON *approval, const char *indent);
 void	cwctl_approvals_left(const cJSON *approval, char *buf, size_t len);
 int	cwctl_approve(int argc, char **argv);	/* cwctl-approve.c */
 int	cwctl_deny(int argc, char **argv);	/* cwctl-deny.c */

@@ -172,6 +172,26 @@ wait_until 10 "edited" sh -c "curl -s --noproxy '*' '$TGB/_test/state' | grep -q
 wait_until 10 "run ended" run_ended "$id3" || fail "run 3 did not end"
 pass "after the Inbox answered, a press gets \"already answered\" and the message shows who answered"
 
+# 6b. Waiting on you, away from Telegram: run start --wait, status, approvals.
+"$CW_BIN/cwctl" run start ask --wait > "$T/wait.out" 2> "$T/wait.err" &
+WPID=$!
+echo "$WPID" > "$T/pids/wait"
+wait_until 15 "--wait announces" grep -q 'is waiting on you' "$T/wait.err" || fail "run start --wait said nothing: $(cat "$T/wait.err")"
+aid5=$(sed -n 's/^  \(ap-[0-9a-f]*\)  task ask .*/\1/p' "$T/wait.err" | head -1)
+[ -n "$aid5" ] || fail "no approval id in: $(cat "$T/wait.err")"
+grep -q "answer: cwctl approve $aid5 | cwctl deny $aid5" "$T/wait.err" || fail "--wait gives no command: $(cat "$T/wait.err")"
+[ "$(grep -c 'is waiting on you' "$T/wait.err")" = 1 ] || fail "announced more than once"
+cwctl status > "$T/status"
+head -1 "$T/status" | grep -q '^WAITING ON YOU: 1 approval pending' || fail "status does not lead with it: $(cat "$T/status")"
+grep -q "cwctl approve $aid5" "$T/status" && grep -q '^telegram: on' "$T/status" || fail "status: $(cat "$T/status")"
+cwctl approvals > "$T/list"
+head -1 "$T/list" | grep -q 'ID *TASK *RUN *TOOL *LEFT *INPUT' || fail "approvals header: $(head -1 "$T/list")"
+grep -qE "^$aid5 +ask +[0-9a-f-]+ +Bash +[0-9]+[hm] [0-9]+[ms] " "$T/list" || fail "approvals row for $aid5: $(cat "$T/list")"
+cwctl approvals --json | grep -q '"deadline":	"20' || fail "deadline is null: $(cwctl approvals --json)"
+cwctl approve "$aid5" >/dev/null || fail "approve $aid5"
+wait "$WPID" || fail "run start --wait: exit $?"
+pass "run start --wait announces the approval once with the command that answers it; status leads with it; approvals shows task, run, tool, time left and a deadline"
+
 # 7. Killed mid-poll, restarted.
 polling() { cwctl telegram status --json | grep -q '"polling":	true'; }
 wait_until 10 "a poll in flight" polling || fail "not polling: $(cwctl telegram status --json)"
@@ -179,7 +199,7 @@ off_before=$(sql "SELECT value FROM telegram_state WHERE key='offset'")
 npolls=$(tgq "len(s['polls'])")
 kill -KILL "$DPID"; wait "$DPID" 2>/dev/null || true; DPID=
 rm -f "$CLOCKWORK_HOME/clockworkd.port"
-id4=$(sqlite3 "$CLOCKWORK_HOME/clockwork.db" "SELECT 1" >/dev/null; echo)
+
 # A press made while no daemon runs, on an approval that is gone (still answered once).
 qd=$(press 111 private 5001 "cw1:a:ap-000000000000")
 start_daemon --runner "$FAKE_RUNNER" --stop-grace 0.5
