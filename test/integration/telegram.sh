@@ -192,6 +192,14 @@ cwctl approve "$aid5" >/dev/null || fail "approve $aid5"
 wait "$WPID" || fail "run start --wait: exit $?"
 pass "run start --wait announces the approval once with the command that answers it; status leads with it; approvals shows task, run, tool, time left and a deadline"
 
+# 6c. Desktop notifications: off by default; on without a session bus, said so.
+cwctl status | grep -q '^desktop notifications: off' || fail "notifications not off by default: $(cwctl status)"
+printf 'api_port: 0\ndesktop_notifications: true\n' > "$CLOCKWORK_HOME/config.yaml"
+kill -HUP "$DPID"
+nobus() { cwctl status | grep -q '^desktop notifications: unavailable: no session bus'; }
+wait_until 10 "no bus said" nobus || fail "no session bus not reported: $(cwctl status)"
+pass "desktop notifications: off by default; turned on without a session bus, status says they are unavailable"
+
 # 7. Killed mid-poll, restarted.
 polling() { cwctl telegram status --json | grep -q '"polling":	true'; }
 wait_until 10 "a poll in flight" polling || fail "not polling: $(cwctl telegram status --json)"
@@ -212,6 +220,35 @@ for qq in $(python3 -c "import json; print(' '.join(p['callback_query_id'] for p
 	[ "$(answers_of "$qq")" = 1 ] || fail "press $qq answered $(answers_of "$qq") times"
 done
 pass "killed mid-poll and restarted: resumes at the stored offset ($off_before); a press made while down is handled once; no press answered twice"
+
+# 7b. With a session bus (a private dbus-daemon): a new approval is announced through
+# org.freedesktop.Notifications.Notify, seen by dbus-monitor on that bus.
+if command -v dbus-daemon >/dev/null && command -v dbus-monitor >/dev/null; then
+	bus=$(dbus-daemon --session --fork --print-address=1 --print-pid=1) || fail "dbus-daemon"
+	echo "$bus" | sed -n 2p > "$T/pids/bus"
+	export DBUS_SESSION_BUS_ADDRESS=$(echo "$bus" | head -1)
+	dbus-monitor "interface='org.freedesktop.Notifications'" > "$T/mon.out" 2>&1 &
+	echo $! > "$T/pids/mon"
+	wait_until 10 "monitor" grep -q NameLost "$T/mon.out" || fail "dbus-monitor did not start"
+	kill -TERM "$DPID"; wait "$DPID" 2>/dev/null || true; DPID=
+	rm -f "$CLOCKWORK_HOME/clockworkd.port"
+	start_daemon --runner "$FAKE_RUNNER" --stop-grace 0.5
+	unset DBUS_SESSION_BUS_ADDRESS
+	cwctl status | grep -q '^desktop notifications: on' || fail "with a bus: $(cwctl status)"
+	id6=$(cwctl run start ask)
+	wait_until 10 "approval pending" sh -c "[ -n \"\$(sqlite3 '$CLOCKWORK_HOME/clockwork.db' \"SELECT id FROM approvals WHERE run_id='$id6' AND state='pending'\")\" ]" ||
+	    fail "no approval for the notification"
+	aid6=$(sql "SELECT id FROM approvals WHERE run_id='$id6'")
+	wait_until 10 "Notify on the bus" grep -q 'member=Notify' "$T/mon.out" || fail "no Notify call: $(cat "$T/mon.out")"
+	grep -q 'string "Clockwork: approval needed (Bash)"' "$T/mon.out" && grep -q "cwctl approvals show $aid6" "$T/mon.out" ||
+	    fail "Notify arguments: $(cat "$T/mon.out")"
+	[ "$(grep -c 'member=Notify' "$T/mon.out")" = 1 ] || fail "notified more than once"
+	cwctl approve "$aid6" >/dev/null || fail "approve $aid6"
+	wait_until 10 "run ended" run_ended "$id6" || fail "run 6 did not end"
+	pass "with a session bus: one org.freedesktop.Notifications.Notify per new approval, naming it"
+else
+	echo "skip - no dbus-daemon: desktop notifications through a bus not tested"
+fi
 
 # 8. Errors from the Bot API, and the network.
 mode() { tg /_test/mode -H 'Content-Type: application/json' --data-binary "{\"getUpdates\":\"$1\"}" >/dev/null; }
