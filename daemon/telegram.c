@@ -814,9 +814,11 @@ telegram_set_token(struct daemon *d, const char *token, char *err, size_t errlen
 	if (secret_set(d->home, TELEGRAM_TOKEN_SECRET, token, &where, err, errlen) == -1)
 		return -1;
 	log_info("telegram: bot token stored (%s)", secret_backend_name(where));
-	return telegram_reload(d) == -1 && d->telegram != NULL &&
-	    d->telegram->token == NULL ? (snprintf(err, errlen, "%s",
-	    d->telegram->error), -1) : 0;
+	if (telegram_reload(d) == -1 && d->telegram != NULL) {
+		snprintf(err, errlen, "stored, but not in use: %s", d->telegram->error);
+		return -1;
+	}
+	return 0;
 }
 
 static void
