@@ -295,4 +295,12 @@ for r in $(sql "SELECT id FROM runs"); do
 done
 pass "the token appears in no log, store row, run log or report"
 
+# Update ids are per bot: a token of another bot starts from offset 0.
+[ "$(sql "SELECT value FROM telegram_state WHERE key='bot_id'")" = 7000000001 ] || fail "bot id not stored"
+[ "$(sql "SELECT value FROM telegram_state WHERE key='offset'")" -gt 1000 ] || fail "offset not stored"
+printf '%s\n' "7000000009:AAFanotherBOTabcdefghijklmnopqrstuv" | cwctl telegram set-token >/dev/null || fail "set-token 2"
+[ "$(sql "SELECT value FROM telegram_state WHERE key='bot_id'") $(sql "SELECT value FROM telegram_state WHERE key='offset'")" = "7000000009 0" ] ||
+    fail "another bot kept the old offset: $(sql "SELECT * FROM telegram_state")"
+pass "a token of another bot starts from update offset 0"
+
 echo "telegram: $PASSED passed"
