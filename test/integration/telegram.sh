@@ -16,7 +16,9 @@
 #  5. a group task: a member not on allowed_user_ids gets "Not allowed", one on it
 #     answers; a group with no list is refused when the task is made;
 #  6. the Inbox answers first: the later press gets "already answered" and the
-#     message shows the Inbox as the one who answered;
+#     message shows the Inbox as the one who answered; a run that ends unanswered
+#     has its message edited to say so; run start --wait, status and approvals say
+#     a run waits on you; desktop notifications, with and without a session bus;
 #  7. the daemon killed mid-poll and restarted: it resumes at the stored offset, a
 #     press made while it was down is handled once, nothing is handled twice;
 #  8. the Bot API's 401 and 409 are reported once (journal, cwctl status) and polling
@@ -171,6 +173,21 @@ wait_until 10 "edited" sh -c "curl -s --noproxy '*' '$TGB/_test/state' | grep -q
     fail "the message does not show the Inbox's answer: $(tgq "s['edits']")"
 wait_until 10 "run ended" run_ended "$id3" || fail "run 3 did not end"
 pass "after the Inbox answered, a press gets \"already answered\" and the message shows who answered"
+
+# 6a. The run ends with the approval unanswered: the message says so, buttons gone.
+id7=$(cwctl run start ask)
+wait_until 10 "approval pending" sh -c "[ -n \"\$(sqlite3 '$CLOCKWORK_HOME/clockwork.db' \"SELECT id FROM approvals WHERE run_id='$id7' AND state='pending'\")\" ]" ||
+    fail "no approval for the stop"
+aid7=$(sql "SELECT id FROM approvals WHERE run_id='$id7'")
+wait_until 10 "message" sh -c "curl -s --noproxy '*' '$TGB/_test/state' | grep -q '$aid7'" || fail "no message for $aid7"
+cwctl run stop "$id7" >/dev/null
+wait_until 10 "run ended" run_ended "$id7" || fail "run 7 did not end"
+expired_shown() { [ "$(tgq "len([e for e in s['edits'] if '$aid7' in e['text'] and e['text'].startswith('Expired') and not e['buttons']])")" = 1 ]; }
+wait_until 10 "edited as expired" expired_shown || fail "the message of $aid7 was not edited: $(tgq "s['edits']")"
+q=$(press 111 private 5001 "cw1:a:$aid7")
+wait_until 10 "answered" answered "$q" || fail "press after the run ended not answered"
+[[ "$(answer_text "$q")" == *"has ended"* ]] || fail "press after the run ended: $(answer_text "$q")"
+pass "a run that ends unanswered: the message is edited to Expired without buttons; a later press is told the run ended"
 
 # 6b. Waiting on you, away from Telegram: run start --wait, status, approvals.
 "$CW_BIN/cwctl" run start ask --wait > "$T/wait.out" 2> "$T/wait.err" &
