@@ -129,10 +129,13 @@ gc_archived(struct daemon *d, const struct store_task *t, int force,
 	struct store_run	*v;
 	size_t			 n;
 	char			 err[512];
-	long long		 ended, now = (long long)time(NULL) * 1000;
+	struct timespec		 ts;
+	long long		 ended, now;
 	long long		 keep = (long long)d->cfg.archive_retention_days * 86400000LL;
 	int			 merged, expired, has_wt;
 
+	clock_gettime(CLOCK_REALTIME, &ts);
+	now = (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 	if (store_run_list(d->store, t->id, STORE_RUN_ANY, 0, &v, &n) == -1)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
