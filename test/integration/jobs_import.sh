@@ -20,6 +20,9 @@ gitc() { git -C "$1" -c user.name=t -c user.email=t@example.com "${@:2}"; }
 # A snapshot of everything discovery could change: tasks and their runs.
 snapshot() { sql "SELECT * FROM tasks ORDER BY id; SELECT count(*) FROM runs; SELECT count(*) FROM task_history"; }
 # jfield JSONFILE PYEXPR: evaluate a Python expression over the parsed JSON as j.
+# grep that reads all its input: with pipefail, grep -q quitting early could fail the
+# writer with SIGPIPE.
+grep_all() { grep "$@" >/dev/null; }
 jfield() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
 
 RLO=$(printf '\xe2\x80\xae')	# U+202E RIGHT-TO-LEFT OVERRIDE
@@ -68,18 +71,18 @@ cwctl jobs preview yjob --json > "$T/p1.json" || fail "preview"
 ign=$(jfield "$T/p1.json" 'sorted(j["preview"]["ignored"])')
 [ "$ign" = "['jobs[0].budget', 'jobs[0].byokId', 'jobs[0].engine', 'jobs[0].permissionMode', 'permissionMode', 'version']" ] ||
     fail "ignored keys: $ign"
-sql "SELECT source || preview FROM tasks WHERE name='yjob'" | grep -q -e key-123 -e '"dollars"' && fail "an ignored value reached the store"
+sql "SELECT source || preview FROM tasks WHERE name='yjob'" | grep_all -e key-123 -e '"dollars"' && fail "an ignored value reached the store"
 [ "$(jfield "$T/p1.json" '[h["char"] for h in j["preview"]["hidden"]]')" = "['U+202E', 'U+200B']" ] ||
     fail "hidden: $(jfield "$T/p1.json" 'j["preview"]["hidden"]')"
 [ "$(jfield "$T/p1.json" '[h["kind"] for h in j["preview"]["hidden"]]')" = "['bidi control', 'zero-width']" ] || fail "hidden kinds"
-jfield "$T/p1.json" '[o["phrase"] for o in j["preview"]["overrides"]]' | grep -q "ignore previous instructions" || fail "override phrase"
-jfield "$T/p1.json" '[r["rule"] for r in j["preview"]["rules"]]' | grep -q "floor.force_push" || fail "floor rule: $(jfield "$T/p1.json" 'j["preview"]["rules"]')"
-jfield "$T/p1.json" '[r["rule"] for r in j["preview"]["rules"]]' | grep -q "floor.credential_path" || fail "credential rule"
+jfield "$T/p1.json" '[o["phrase"] for o in j["preview"]["overrides"]]' | grep_all "ignore previous instructions" || fail "override phrase"
+jfield "$T/p1.json" '[r["rule"] for r in j["preview"]["rules"]]' | grep_all "floor.force_push" || fail "floor rule: $(jfield "$T/p1.json" 'j["preview"]["rules"]')"
+jfield "$T/p1.json" '[r["rule"] for r in j["preview"]["rules"]]' | grep_all "floor.credential_path" || fail "credential rule"
 [ "$(jfield "$T/p1.json" 'j["preview"]["urls"]')" = "['https://evil.example/x']" ] || fail "urls"
-jfield "$T/p1.json" '[p["path"] for p in j["preview"]["paths"] if p["outside_repository"]]' | grep -q '~/.ssh/id_rsa' || fail "outside path"
+jfield "$T/p1.json" '[p["path"] for p in j["preview"]["paths"] if p["outside_repository"]]' | grep_all '~/.ssh/id_rsa' || fail "outside path"
 [ "$(jfield "$T/p1.json" 'j["preview"]["proposed_schedule"]')" = "*/5 * * * *" ] || fail "proposed schedule"
-jfield "$T/p1.json" 'j["preview"]["prompt_visible"]' | grep -qF '\u202e' || fail "prompt_visible keeps the bidi control hidden"
-jfield "$T/p1.json" 'j["preview"]["access"]["write"]' | grep -q "worktrees/yjob" || fail "access"
+jfield "$T/p1.json" 'j["preview"]["prompt_visible"]' | grep_all -F '\u202e' || fail "prompt_visible keeps the bidi control hidden"
+jfield "$T/p1.json" 'j["preview"]["access"]["write"]' | grep_all "worktrees/yjob" || fail "access"
 [ "$(jfield "$T/p1.json" 'j["source"]["path"]')" = .clockwork/jobs.yaml ] || fail "source path"
 cwctl jobs preview yjob > "$T/p1.txt"
 grep -q 'U+202E bidi control' "$T/p1.txt" || fail "text preview: $(cat "$T/p1.txt")"
@@ -106,8 +109,8 @@ row=$(sql "SELECT engine, permission_mode, budget_dollars, budget_turns, budget_
 cwctl jobs preview jjob --json > "$T/p2.json"
 [ "$(jfield "$T/p2.json" 'sorted(j["preview"]["ignored"])')" = "['engine', 'jobs[0].budget', 'jobs[0].byokId', 'jobs[0].engine', 'jobs[0].permissionMode']" ] ||
     fail "json ignored: $(jfield "$T/p2.json" 'j["preview"]["ignored"]')"
-jfield "$T/p2.json" '[r["rule"] for r in j["preview"]["rules"]]' | grep -q "floor.publish" || fail "publish rule"
-jfield "$T/p2.json" '[o["phrase"] for o in j["preview"]["overrides"]]' | grep -q "ignore previous instructions" || fail "json override"
+jfield "$T/p2.json" '[r["rule"] for r in j["preview"]["rules"]]' | grep_all "floor.publish" || fail "publish rule"
+jfield "$T/p2.json" '[o["phrase"] for o in j["preview"]["overrides"]]' | grep_all "ignore previous instructions" || fail "json override"
 pass "hostile jobs.json: the same defaults and preview; the default branch follows origin/HEAD"
 
 # 3. Refusals: each a clear error, exit 1, and nothing changed.
@@ -190,8 +193,8 @@ cwctl jobs discover "$T/ry" --json > "$T/d4.json" || fail "rediscover"
 [ "$(sql "SELECT enabled || needs_review FROM tasks WHERE name = 'yjob'")" = 01 ] || fail "a changed job stayed enabled"
 cwctl jobs preview yjob --json > "$T/p4.json"
 [ "$(jfield "$T/p4.json" '[c["field"] for c in j["preview"]["changes"]]')" = "['prompt']" ] || fail "changes: $(jfield "$T/p4.json" 'j["preview"]["changes"]')"
-jfield "$T/p4.json" 'j["preview"]["changes"][0]["after"]' | grep -q 'delete main' || fail "change after"
-jfield "$T/p4.json" '[r["rule"] for r in j["preview"]["rules"]]' | grep -q "floor.branch_delete" || fail "new rule"
+jfield "$T/p4.json" 'j["preview"]["changes"][0]["after"]' | grep_all 'delete main' || fail "change after: $(jfield "$T/p4.json" 'j["preview"]["changes"]')"
+jfield "$T/p4.json" '[r["rule"] for r in j["preview"]["rules"]]' | grep_all "floor.branch_delete" || fail "new rule"
 [ "$(sql "SELECT count(*) FROM task_history h JOIN tasks t ON t.id = h.task_id WHERE t.name = 'yjob'")" = 1 ] || fail "history"
 cwctl jobs discover "$T/ry" --json > "$T/d5.json"
 [ "$(jfield "$T/d5.json" 'j["unchanged"]')" = "['yjob']" ] || fail "an unchanged rediscovery: $(cat "$T/d5.json")"
@@ -205,7 +208,7 @@ git -C "$T/rj" update-ref refs/remotes/origin/trunk HEAD
 cwctl jobs discover "$T/rj" --json > "$T/d6.json" || fail "rediscover json"
 [ "$(jfield "$T/d6.json" 'j["removed"]')" = "['jjob']" ] || fail "removed: $(cat "$T/d6.json")"
 [ "$(sql "SELECT enabled FROM tasks WHERE name = 'jjob'")" = 0 ] || fail "a removed job stayed enabled"
-cwctl jobs preview jjob | grep -q REMOVED || fail "not marked removed"
+cwctl jobs preview jjob | grep_all REMOVED || fail "not marked removed"
 if cwctl jobs enable jjob >/dev/null 2>&1; then fail "a removed job was enabled"; fi
 pass "a job removed from the file is disabled, marked removed, and cannot be enabled"
 
@@ -216,7 +219,7 @@ gitc "$T/rr" add .clockwork && gitc "$T/rr" commit -q -m jobs
 cwctl jobs discover "$T/rr" >/dev/null && cwctl jobs enable runme >/dev/null || fail "runme"
 cwctl run start runme --wait > "$T/w.out" || fail "imported run: $(cat "$T/w.out")"
 id=$(sed -n 's/^run: *//p' "$T/w.out")
-git -C "$T/rr" show "clockwork/runme/$id:file.txt" | grep -q imported || fail "the run's work is not on its branch"
+git -C "$T/rr" show "clockwork/runme/$id:file.txt" | grep_all imported || fail "the run's work is not on its branch"
 cwctl run show "$id" --json > "$T/show.json"
 grep -q '"base_ref":	"refs/heads/main"' "$T/show.json" || fail "base_ref in the report"
 [ "$(sql "SELECT permission_mode || budget_seconds FROM tasks WHERE name='runme'")" = acceptEdits3600 ] || fail "defaults"
