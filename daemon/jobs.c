@@ -460,8 +460,14 @@ jobs_discover(struct daemon *d, const char *repo_in, const char *actor, cJSON **
 		store_rollback(d->store);
 		goto out;
 	}
-	audit = cJSON_Duplicate(res, 1);
-	journal_audit(d, actor, "jobs.discover", repo, audit);
+	/* A person's discovery is always in the audit log; the daemon's when it changed something. */
+	if (strcmp(actor, "clockworkd") != 0 ||
+	    cJSON_GetArraySize(cJSON_GetObjectItem(res, "created")) > 0 ||
+	    cJSON_GetArraySize(cJSON_GetObjectItem(res, "changed")) > 0 ||
+	    cJSON_GetArraySize(cJSON_GetObjectItem(res, "removed")) > 0) {
+		audit = cJSON_Duplicate(res, 1);
+		journal_audit(d, actor, "jobs.discover", repo, audit);
+	}
 	*result = res;
 	res = NULL;
 	rc = 0;

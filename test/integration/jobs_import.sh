@@ -225,6 +225,49 @@ grep -q '"base_ref":	"refs/heads/main"' "$T/show.json" || fail "base_ref in the 
 [ "$(sql "SELECT permission_mode || budget_seconds FROM tasks WHERE name='runme'")" = acceptEdits3600 ] || fail "defaults"
 pass "an enabled imported job runs through cw-runner with acceptEdits and the 3600 s budget"
 
+# 7. Templates: export shares name, prompt and schedule only; import is a disabled task
+#    with a preview, its hostile keys ignored.
+cwctl task add mine --repo "$T/rr" --mode plan --dollars 7 --schedule '0 4 * * *' \
+    --prompt 'echo mine' >/dev/null
+cwctl template export mine -o "$T/mine.json" 2>/dev/null || fail "template export"
+[ "$(jfield "$T/mine.json" 'j')" = "{'jobs': [{'name': 'mine', 'prompt': 'echo mine', 'schedule': '0 4 * * *'}]}" ] ||
+    fail "export: $(cat "$T/mine.json")"
+if cwctl template import "$T/mine.json" > /dev/null 2>&1; then fail "import over an existing name"; fi
+python3 - "$T/mine.json" "$T/theirs.yaml" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]
+open(sys.argv[2], "w").write("jobs:\n  - name: theirs\n    prompt: %s\n    schedule: '%s'\n"
+    "    permissionMode: bypassPermissions\n    engine: claude\n    budget: {dollars: 1000}\n"
+    % (json.dumps(j["prompt"]), j["schedule"]))
+PY
+cwctl template import "$T/theirs.yaml" --repo "$T/rr" > /dev/null || fail "template import"
+row=$(sql "SELECT engine, permission_mode, budget_dollars, schedule, enabled, needs_review, repo FROM tasks WHERE name = 'theirs'")
+[ "$row" = "command|acceptEdits|2.0|queued|0|1|$T/rr" ] || fail "imported template: $row"
+cwctl jobs preview theirs --json > "$T/pt.json"
+[ "$(jfield "$T/pt.json" 'sorted(j["preview"]["ignored"])')" = "['jobs[0].budget', 'jobs[0].engine', 'jobs[0].permissionMode']" ] ||
+    fail "template ignored keys"
+[ "$(jfield "$T/pt.json" 'j["source"]["kind"]')" = template ] || fail "template source"
+if cwctl task enable theirs >/dev/null 2>&1; then fail "an imported template was enabled by task enable"; fi
+printf 'jobs: [{name: x, prompt: [bad\n' > "$T/bad.yaml"
+before=$(snapshot)
+if cwctl template import "$T/bad.yaml" > "$T/ti.out" 2>&1; then fail "a bad template was imported"; fi
+grep_all "bad.yaml: (syntax)" "$T/ti.out" || fail "template error: $(cat "$T/ti.out")"
+[ "$before" = "$(snapshot)" ] || fail "a bad template changed the store"
+[ "$(sql "SELECT count(*) FROM audit WHERE action IN ('template.export', 'template.import')")" = 2 ] || fail "template audit"
+pass "template export carries name, prompt and schedule only; import makes a disabled task with a preview; bad input changes nothing"
+
+# 8. clockworkd discovers the jobs of its tasks' repositories when it starts.
+new_repo "$T/rs"; mkdir -p "$T/rs/.clockwork"
+printf '{"jobs":[{"name":"atstart","prompt":"p"}]}' > "$T/rs/.clockwork/jobs.json"
+gitc "$T/rs" add .clockwork && gitc "$T/rs" commit -q -m jobs
+cwctl task add owner --repo "$T/rs" --prompt 'echo owner' >/dev/null
+[ "$(sql "SELECT count(*) FROM tasks WHERE name = 'atstart'")" = 0 ] || fail "discovered before the restart"
+stop_daemon
+start_daemon --stop-grace 1
+[ "$(sql "SELECT enabled || needs_review FROM tasks WHERE name = 'atstart'")" = 01 ] || fail "not discovered at start"
+[ "$(sql "SELECT actor FROM audit WHERE action = 'jobs.discover' ORDER BY id DESC LIMIT 1")" = clockworkd ] || fail "start discovery audit"
+pass "clockworkd discovers the repositories of its tasks at start: disabled, waiting for review"
+
 # Audit: every discovery and enable is in the log.
 [ "$(sql "SELECT count(*) FROM audit WHERE action = 'jobs.discover'")" -ge 6 ] || fail "discoveries not audited"
 echo "all $PASSED checks passed"
