@@ -28,6 +28,10 @@ jfield() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(ev
 RLO=$(printf '\xe2\x80\xae')	# U+202E RIGHT-TO-LEFT OVERRIDE
 ZWSP=$(printf '\xe2\x80\x8b')	# U+200B ZERO WIDTH SPACE
 
+# A task of the person's own, which no import may touch.
+new_repo "$T/by"
+cwctl task add bystander --repo "$T/by" --mode plan --prompt 'echo by' >/dev/null
+
 # 1. A hostile jobs.yaml, committed on main; the working tree and another branch differ.
 new_repo "$T/ry"
 mkdir -p "$T/ry/.clockwork"
@@ -55,7 +59,10 @@ sed -i 's/FEATURE-BRANCH/WORKTREE-ONLY/' "$T/ry/.clockwork/jobs.yaml"
 printf '{"jobs":[{"name":"wtjob","prompt":"from the working tree"}]}' > "$T/ry/.clockwork/jobs.json"
 main_commit=$(git -C "$T/ry" rev-parse main)
 
+before=$(snapshot)
 cwctl jobs discover "$T/ry" --json > "$T/d1.json" || fail "discover: $(cat "$T/d1.json")"
+[ "$(sql "SELECT * FROM tasks WHERE name <> 'yjob' ORDER BY id; SELECT count(*) FROM runs; SELECT count(*) FROM task_history")" = "$before" ] ||
+    fail "importing jobs.yaml changed something besides its one new task"
 [ "$(jfield "$T/d1.json" 'j["created"]')" = "['yjob']" ] || fail "created: $(cat "$T/d1.json")"
 [ "$(jfield "$T/d1.json" 'j["commit"]')" = "$main_commit" ] || fail "not main's commit"
 [ "$(jfield "$T/d1.json" 'j["branch"]')" = main ] || fail "branch"
@@ -102,7 +109,10 @@ gitc "$T/rj" add .clockwork && gitc "$T/rj" commit -q -m jobs
 gitc "$T/rj" branch -q -m main trunk
 git -C "$T/rj" update-ref refs/remotes/origin/trunk HEAD
 git -C "$T/rj" symbolic-ref refs/remotes/origin/HEAD refs/remotes/origin/trunk
+others=$(snapshot)
 cwctl jobs discover "$T/rj" --json > "$T/d2.json" || fail "discover json: $(cat "$T/d2.json")"
+[ "$(sql "SELECT * FROM tasks WHERE name <> 'jjob' ORDER BY id; SELECT count(*) FROM runs; SELECT count(*) FROM task_history")" = "$others" ] ||
+    fail "importing jobs.json changed something besides its one new task"
 [ "$(jfield "$T/d2.json" 'j["branch"]')" = trunk ] || fail "origin/HEAD not followed: $(cat "$T/d2.json")"
 row=$(sql "SELECT engine, permission_mode, budget_dollars, budget_turns, budget_seconds, schedule, enabled, needs_review FROM tasks WHERE name = 'jjob'")
 [ "$row" = "command|acceptEdits|2.0|50|3600|queued|0|1" ] || fail "json task fields: $row"
