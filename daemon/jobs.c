@@ -124,6 +124,7 @@ jobs_source(const char *kind, const char *repo, const char *path, const char *co
 	json_add_string(o, "branch", branch);
 	json_add_string(o, "job", j->name);
 	json_add_string(o, "description", j->description);
+	json_add_string(o, "schedule", j->schedule);
 	json_add_string(o, "definition_hash", hash);
 	cJSON_AddBoolToObject(o, "removed", 0);
 	return o;
@@ -205,6 +206,7 @@ jobs_redefine(struct daemon *d, struct store_task *t, const struct jobspec *js,
 	if ((ps = json_parse(t->source, strlen(t->source))) != NULL) {
 		/* What the file said before, for the preview's list of changes. */
 		json_add_string(prev, "description", json_get_string(ps, "description"));
+		json_add_string(prev, "proposed_schedule", json_get_string(ps, "schedule"));
 		cJSON_Delete(ps);
 	}
 	def = jobs_print(prev);

@@ -433,8 +433,8 @@ preview_access(const struct preview_input *in, cJSON *o)
 static void
 preview_changes(const struct preview_input *in, const cJSON *now, cJSON *o)
 {
-	static const char *const fields[] = { "prompt", "description", "schedule",
-	    "context", "permission_mode", "engine" };
+	static const char *const fields[] = { "prompt", "description",
+	    "proposed_schedule", "schedule", "permission_mode", "engine" };
 	const cJSON	*a, *b;
 	cJSON		*c = cJSON_AddArrayToObject(o, "changes"), *e;
 
@@ -502,6 +502,7 @@ preview_build(struct daemon *d, const struct preview_input *in)
 		cJSON	*cur = jobs_definition(in->task);
 
 		json_add_string(cur, "description", in->description);
+		json_add_string(cur, "proposed_schedule", in->proposed_schedule);
 
 		preview_changes(in, cur, o);
 		cJSON_Delete(cur);
