@@ -67,6 +67,9 @@ cwctl_run_print(const cJSON *r)
 		printf("branch:       %s\n", cwctl_vis(s));
 	if ((s = json_get_string(r, "base_commit")) != NULL)
 		printf("base commit:  %s\n", cwctl_vis(s));
+	if ((s = json_get_string(r, "parent_run")) != NULL)
+		printf("from run:     %s%s\n", cwctl_vis(s), json_get_string(r, "prompt") != NULL ?
+		    " (a follow-up)" : " (a retry)");
 	if ((s = json_get_string(r, "final_commit")) != NULL)
 		printf("final commit: %s\n", cwctl_vis(s));
 	if ((sp = cJSON_GetObjectItemCaseSensitive(r, "spent")) != NULL) {

@@ -1006,6 +1006,17 @@ runs_start(struct daemon *d, const char *id)
 		store_run_free(&sr);
 		return -1;
 	}
+	/*
+	 * An imported task whose file changed while this run was queued waits for
+	 * review again (jobs.c): the run must not start with a definition nobody saw.
+	 */
+	if (t.needs_review) {
+		runs_fail_early(d, id, STORE_RUN_REFUSED, "its task was imported and its "
+		    "definition changed; it waits for review (cwctl jobs preview)");
+		store_run_free(&sr);
+		store_task_free(&t);
+		return -1;
+	}
 	if ((r = runs_alloc(d, sr.id, &t)) == NULL) {
 		store_run_free(&sr);
 		store_task_free(&t);

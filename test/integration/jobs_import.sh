@@ -13,7 +13,7 @@
 . "${CW_SRC:?}/test/integration/daemon_lib.bash" || exit 1
 command -v python3 >/dev/null || fail "python3 is needed"
 
-printf 'api_port: 0\n' > "$CLOCKWORK_HOME/config.yaml"
+printf 'api_port: 0\nmax_concurrent_runs: 1\n' > "$CLOCKWORK_HOME/config.yaml"
 start_daemon --stop-grace 1
 B="http://127.0.0.1:$PORT"
 gitc() { git -C "$1" -c user.name=t -c user.email=t@example.com "${@:2}"; }
@@ -234,6 +234,22 @@ cwctl run show "$id" --json > "$T/show.json"
 grep -q '"base_ref":	"refs/heads/main"' "$T/show.json" || fail "base_ref in the report"
 [ "$(sql "SELECT permission_mode || budget_seconds FROM tasks WHERE name='runme'")" = acceptEdits3600 ] || fail "defaults"
 pass "an enabled imported job runs through cw-runner with acceptEdits and the 3600 s budget"
+
+# A run queued before a commit changed its job does not start with the new definition.
+cwctl task add blocker --prompt 'while [ ! -e go ]; do sleep 0.05; done' >/dev/null
+bid=$(cwctl run start blocker)
+wait_until 10 "blocker running" run_is "$bid" running || fail "blocker did not start"
+qid=$(cwctl run start runme)
+run_is "$qid" queued || fail "runme is not queued behind the blocker"
+sed -i 's/echo imported/echo CHANGED/' "$T/rr/.clockwork/jobs.yaml"
+gitc "$T/rr" commit -q -am "change runme"
+cwctl jobs discover "$T/rr" >/dev/null || fail "rediscover rr"
+touch "$CLOCKWORK_HOME/worktrees/blocker/$bid/go"
+wait_until 30 "queued run ended" run_ended "$qid" || fail "the queued run did not end"
+[ "$(run_status "$qid")" = refused ] || fail "a run queued before the change ran: $(run_status "$qid")"
+if git -C "$T/rr" rev-parse -q --verify "refs/heads/clockwork/runme/$qid" >/dev/null; then fail "the refused run made a branch"; fi
+[ "$(sql "SELECT count(*) FROM journal WHERE run_id = '$qid' AND kind = 'run_refused'")" = 1 ] || fail "refusal not journaled"
+pass "a run queued before a commit changed its job is refused, not started with the unreviewed definition"
 
 # 7. Templates: export shares name, prompt and schedule only; import is a disabled task
 #    with a preview, its hostile keys ignored.
