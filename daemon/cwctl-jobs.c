@@ -108,6 +108,9 @@ cwctl_jobs_preview_print(const cJSON *j)
 	    cwctl_vis(json_get_string(p, "prompt")));
 	cwctl_jobs_list_print(p, "ignored", NULL, NULL);
 	cwctl_jobs_list_print(p, "rules", "rule", "text");
+	if (json_get_bool(p, "rules_incomplete", &b) == 0 && b)
+		printf("rules: NOT every part of the prompt was checked (too long); read it "
+		    "all\n");
 	cwctl_jobs_list_print(p, "overrides", "phrase", "text");
 	cwctl_jobs_list_print(p, "hidden", "kind", NULL);
 	cwctl_jobs_list_print(p, "homoglyphs", "word", NULL);

@@ -20,6 +20,7 @@
  */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,9 +33,10 @@
 #include "vis.h"
 
 #define PREVIEW_MAX_LIST	32	/* entries per finding list */
-#define PREVIEW_MAX_EVALS	4000	/* floor evaluations per prompt */
+#define PREVIEW_MAX_EVALS	3000	/* floor evaluations per prompt */
 #define PREVIEW_MAX_SNIPPET	160	/* bytes of text quoted per finding */
-#define PREVIEW_MAX_EVAL_LEN	2048	/* bytes of text per floor evaluation */
+#define PREVIEW_MAX_EVAL_LEN	1024	/* bytes of text per floor evaluation */
+#define PREVIEW_SEEN_SLOTS	(4 * 8192)	/* > every piece the budget allows, with retries */
 
 struct preview_list {
 	cJSON	*a;
@@ -98,8 +100,43 @@ struct preview_rules {
 	struct floor_policy	 pol;
 	struct preview_list	 l;
 	size_t			 evals;
+	int			 truncated;	/* the budget ran out */
+	uint64_t		*seen;		/* PREVIEW_SEEN_SLOTS hashes, 0: free */
 };
 
+/* FNV-1a of a piece, for skipping pieces already evaluated. */
+static uint64_t
+preview_hash(const char *s, size_t len)
+{
+	uint64_t	h = 1469598103934665603ULL;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+	return h != 0 ? h : 1;
+}
+
+/* 1 when this piece was evaluated before (then it costs nothing), else records it. */
+static int
+preview_seen(struct preview_rules *pr, const char *s, size_t len)
+{
+	uint64_t	h = preview_hash(s, len);
+	size_t		i = (size_t)(h % PREVIEW_SEEN_SLOTS);
+
+	while (pr->seen[i] != 0) {
+		if (pr->seen[i] == h)
+			return 1;
+		i = (i + 1) % PREVIEW_SEEN_SLOTS;
+	}
+	pr->seen[i] = h;
+	return 0;
+}
+
+/*
+ * Evaluate one piece of the prompt, and record the first time each rule denies one.
+ * Prose is not shell: a stray quote or apostrophe after a command makes the whole
+ * piece unparseable, so on a parse failure the piece up to its last quote is tried,
+ * and so on (each try costs one evaluation of the budget).
+ */
 static void
 preview_rule_eval(struct preview_rules *pr, const char *s, size_t len)
 {
@@ -107,42 +144,95 @@ preview_rule_eval(struct preview_rules *pr, const char *s, size_t len)
 	const cJSON		*it;
 	char			*text;
 	cJSON			*e;
+	int			 known;
 
-	if (len == 0 || pr->evals >= PREVIEW_MAX_EVALS)
-		return;
 	if (len > PREVIEW_MAX_EVAL_LEN)
 		len = PREVIEW_MAX_EVAL_LEN;
-	pr->evals++;
-	if ((text = strndup(s, len)) == NULL)
+	while (len > 0) {
+		if (pr->evals >= PREVIEW_MAX_EVALS) {
+			pr->truncated = 1;
+			return;
+		}
+		if (preview_seen(pr, s, len))
+			return;
+		pr->evals++;
+		if ((text = strndup(s, len)) == NULL)
+			return;
+		if (floor_evaluate(text, &pr->pol, &r) == -1 || r.verdict != FLOOR_DENY) {
+			free(text);
+			return;
+		}
+		free(text);
+		if (strncmp(r.rule, "floor.parse", 11) != 0)
+			break;
+		while (len > 0 && strchr("'\"`", s[len - 1]) == NULL)
+			len--;
+		if (len > 0)
+			len--;		/* the quote itself */
+	}
+	if (len == 0)
 		return;
-	if (floor_evaluate(text, &pr->pol, &r) == 0 && r.verdict == FLOOR_DENY &&
-	    strncmp(r.rule, "floor.parse", 11) != 0) {
-		cJSON_ArrayForEach(it, pr->l.a)
-			if (strcmp(json_get_string(it, "rule"), r.rule) == 0) {
-				free(text);
-				return;
-			}
-		if (preview_list_room(&pr->l)) {
-			e = cJSON_CreateObject();
-			json_add_string(e, "rule", r.rule);
-			cJSON_AddBoolToObject(e, "floor", r.floor);
-			json_add_string(e, "reason", r.reason);
-			cJSON_AddItemToObject(e, "text", preview_snippet(s, len));
-			cJSON_AddItemToArray(pr->l.a, e);
+	known = 0;
+	cJSON_ArrayForEach(it, pr->l.a)
+		if (strcmp(json_get_string(it, "rule"), r.rule) == 0)
+			known = 1;
+	if (!known && preview_list_room(&pr->l)) {
+		e = cJSON_CreateObject();
+		json_add_string(e, "rule", r.rule);
+		cJSON_AddBoolToObject(e, "floor", r.floor);
+		json_add_string(e, "reason", r.reason);
+		cJSON_AddItemToObject(e, "text", preview_snippet(s, len));
+		cJSON_AddItemToArray(pr->l.a, e);
+	}
+}
+
+/*
+ * Each line (clauses 0) or each clause of prose (1: cut at , ; ! ? and a full stop
+ * before a space) whole, or (tails 1) its tail from every word after the first on:
+ * "then run git push --force origin main, and" holds "git push --force origin main".
+ */
+static void
+preview_pieces(struct preview_rules *pr, const char *prompt, int clauses, int tails)
+{
+	const char	*line, *end, *p, *q;
+
+	for (line = prompt; *line != '\0'; line = *end != '\0' ? end + 1 : end) {
+		end = line + strcspn(line, clauses ? "\n,;!?" : "\n");
+		if (clauses)
+			for (q = line; q < end; q++)
+				if (*q == '.' && (q[1] == ' ' || q[1] == '\n' || q[1] == '\0')) {
+					end = q;
+					break;
+				}
+		for (p = line; p < end; ) {
+			while (p < end && isspace((unsigned char)*p))
+				p++;
+			if (p >= end)
+				break;
+			if (tails == (p != line + strspn(line, " \t\r")))
+				preview_rule_eval(pr, p, (size_t)(end - p));
+			if (!tails)
+				break;
+			while (p < end && !isspace((unsigned char)*p))
+				p++;
 		}
 	}
-	free(text);
 }
 
 static void
 preview_rules(struct daemon *d, const char *prompt, cJSON *o)
 {
 	struct preview_rules	 pr;
-	const char		*line, *end, *p, *q;
+	const char		*p, *q;
 	char			 home[PATH_MAX];
 
 	memset(&pr, 0, sizeof pr);
 	pr.d = d;
+	if ((pr.seen = calloc(PREVIEW_SEEN_SLOTS, sizeof *pr.seen)) == NULL) {
+		cJSON_AddBoolToObject(o, "rules_incomplete", 1);
+		cJSON_AddItemToObject(o, "rules", cJSON_CreateArray());
+		return;
+	}
 	pr.l.a = cJSON_CreateArray();
 	pr.pol.protected_branches = d != NULL ? &d->cfg.protected_branches : NULL;
 	pr.pol.rules = d != NULL ? d->cfg.rules : NULL;
@@ -151,8 +241,15 @@ preview_rules(struct daemon *d, const char *prompt, cJSON *o)
 	if (paths_home(home, sizeof home) == 0)
 		pr.pol.home = home;
 
+	/*
+	 * Cheap and likely pieces first, so that a prompt long enough to use up the
+	 * evaluation budget loses only the word-by-word tails: the whole text, each
+	 * clause, each line, each `quoted` span, then the tails. Past the budget the
+	 * preview says the check is incomplete.
+	 */
 	preview_rule_eval(&pr, prompt, strlen(prompt));
-	/* `quoted` spans */
+	preview_pieces(&pr, prompt, 1, 0);
+	preview_pieces(&pr, prompt, 0, 0);
 	for (p = prompt; (p = strchr(p, '`')) != NULL; p = q + 1) {
 		while (*p == '`')
 			p++;
@@ -162,31 +259,10 @@ preview_rules(struct daemon *d, const char *prompt, cJSON *o)
 		while (q[1] == '`')
 			q++;
 	}
-	/*
-	 * Each line and each clause of prose (cut at , ; ! ? and a full stop before a
-	 * space), and the tail of each from every word on: "then run git push --force
-	 * origin main, and" holds the command "git push --force origin main".
-	 */
-	for (int clauses = 0; clauses < 2; clauses++)
-		for (line = prompt; *line != '\0'; line = *end != '\0' ? end + 1 : end) {
-			end = line + strcspn(line, clauses ? "\n,;!?" : "\n");
-			if (clauses)
-				for (q = line; q < end; q++)
-					if (*q == '.' && (q[1] == ' ' || q[1] == '\n' ||
-					    q[1] == '\0')) {
-						end = q;
-						break;
-					}
-			for (p = line; p < end; ) {
-				while (p < end && isspace((unsigned char)*p))
-					p++;
-				if (p >= end)
-					break;
-				preview_rule_eval(&pr, p, (size_t)(end - p));
-				while (p < end && !isspace((unsigned char)*p))
-					p++;
-			}
-		}
+	preview_pieces(&pr, prompt, 1, 1);
+	preview_pieces(&pr, prompt, 0, 1);
+	cJSON_AddBoolToObject(o, "rules_incomplete", pr.truncated);
+	free(pr.seen);
 	preview_list_done(o, "rules", &pr.l);
 }
 
@@ -512,7 +588,8 @@ preview_build(struct daemon *d, const struct preview_input *in)
 	    cJSON_GetArraySize(cJSON_GetObjectItem(o, "hidden")) +
 	    cJSON_GetArraySize(cJSON_GetObjectItem(o, "homoglyphs")) +
 	    cJSON_GetArraySize(cJSON_GetObjectItem(o, "urls")) +
-	    (int)in->n_ignored + (int)in->ignored_more;
+	    (int)in->n_ignored + (int)in->ignored_more +
+	    cJSON_IsTrue(cJSON_GetObjectItem(o, "rules_incomplete"));
 	cJSON_AddNumberToObject(o, "warnings", warnings);
 	return o;
 }

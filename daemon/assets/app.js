@@ -139,6 +139,7 @@ async function enableJob(j, button) {
 function findings(p) {
   const out = [];
   for (const r of p.rules || []) out.push('rule ' + r.rule + ': ' + r.text);
+  if (p.rules_incomplete) out.push('not every part of the prompt was checked against the rules (too long): read it all');
   for (const o of p.overrides || []) out.push('override phrase: ' + o.text);
   for (const h of p.hidden || []) out.push('hidden ' + h.char + ' (' + h.kind + ') at byte ' + h.offset);
   for (const h of p.homoglyphs || []) out.push('lookalike letters: ' + h.word);

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "daemon.h"
 #include "jobspec.h"
@@ -255,7 +256,64 @@ test_preview_findings(void **state)
 	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(p, "overrides")), 0);
 	assert_true(has(cJSON_GetObjectItem(p, "paths"), "path", "docs/guide.md"));
 	assert_int_equal(cJSON_GetObjectItem(p, "warnings")->valueint, 0);
+	assert_false(cJSON_IsTrue(cJSON_GetObjectItem(p, "rules_incomplete")));
 	cJSON_Delete(p);
+}
+
+/*
+ * The preview runs on the daemon's event loop: a worst-case prompt (the largest a job
+ * may have, every line a long run of short words that each start a floor evaluation,
+ * with quotes and clause marks) must finish in well under a second of CPU time.
+ */
+static void
+test_preview_bounded(void **state)
+{
+	struct store_task	 t = { .name = "x", .repo = "/r", .engine = "command",
+	    .permission_mode = "acceptEdits", .schedule = "queued" };
+	struct preview_input	 in = { 0 };
+	struct timespec		 a, b;
+	char			*prompt;
+	size_t			 i;
+	double			 secs;
+	cJSON			*p;
+
+	(void)state;
+	assert_non_null(prompt = malloc(JOBSPEC_MAX_PROMPT + 1));
+	static const char unit[] = "git push -f origin main `b` \"c, d; e. ";
+
+	for (i = 0; i < JOBSPEC_MAX_PROMPT; i++)
+		prompt[i] = unit[i % (sizeof unit - 1)];
+	prompt[JOBSPEC_MAX_PROMPT] = '\0';
+	in.name = "x";
+	in.prompt = prompt;
+	in.task = &t;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+	assert_non_null(p = preview_build(NULL, &in));
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+	secs = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+	print_message("preview of a %d-byte worst-case prompt: %.3f s CPU\n",
+	    JOBSPEC_MAX_PROMPT, secs);
+	assert_true(secs < 2.0);
+	assert_true(cJSON_GetArraySize(cJSON_GetObjectItem(p, "rules")) >= 1);
+	cJSON_Delete(p);
+
+	/* Repeated pieces cost nothing: a prompt of one span repeated is checked whole. */
+	for (i = 0; i + 4 < JOBSPEC_MAX_PROMPT; i += 4)
+		memcpy(prompt + i, "`x` ", 4);
+	snprintf(prompt + i - 40, 41, "%-40s", " git push --force origin main");
+	assert_non_null(p = preview_build(NULL, &in));
+	assert_false(cJSON_IsTrue(cJSON_GetObjectItem(p, "rules_incomplete")));
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(p, "rules")), 1);
+	cJSON_Delete(p);
+	/* Distinct spans that use up the budget first: the preview says it is incomplete. */
+	for (i = 0; i + 9 < JOBSPEC_MAX_PROMPT; i += 9)
+		snprintf(prompt + i, 10, "`a%05zu` ", i / 9);
+	prompt[i] = '\0';
+	assert_non_null(p = preview_build(NULL, &in));
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(p, "rules_incomplete")));
+	assert_true(cJSON_GetObjectItem(p, "warnings")->valueint >= 1);
+	cJSON_Delete(p);
+	free(prompt);
 }
 
 int
@@ -267,6 +325,7 @@ main(void)
 		cmocka_unit_test(test_jobspec_errors),
 		cmocka_unit_test(test_jobspec_path_valid),
 		cmocka_unit_test(test_preview_findings),
+		cmocka_unit_test(test_preview_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
