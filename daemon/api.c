@@ -31,26 +31,14 @@
 #include <event2/keyvalq_struct.h>
 #include <sqlite3.h>
 
+#include "api-impl.h"
 #include "daemon.h"
 #include "httpd.h"
 #include "json.h"
 #include "log.h"
 #include "mask.h"
 
-#define API_MAX_SEGS	6
 #define API_LOG_CHUNK	(256 * 1024)
-
-struct api_req {
-	struct daemon		*d;
-	struct evhttp_request	*req;
-	enum evhttp_cmd_type	 method;
-	const char		*seg[API_MAX_SEGS];
-	size_t			 nseg;
-	struct evkeyvalq	 query;
-	char			 actor[64];
-	char			 pathbuf[512];
-	char			 segbuf[512];	/* seg[] points into it */
-};
 
 static void
 api_send(struct evhttp_request *req, int code, cJSON *body)
@@ -70,11 +58,7 @@ api_send(struct evhttp_request *req, int code, cJSON *body)
 	cJSON_Delete(body);
 }
 
-static void
-api_error(struct api_req *q, int code, const char *ecode, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static void
+void
 api_error(struct api_req *q, int code, const char *ecode, const char *fmt, ...)
 {
 	char	 msg[768];
@@ -98,14 +82,14 @@ api_error(struct api_req *q, int code, const char *ecode, const char *fmt, ...)
 	api_send(q->req, code, o);
 }
 
-static void
+void
 api_ok(struct api_req *q, int code, cJSON *body)
 {
 	api_send(q->req, code, body);
 }
 
 /* The body as JSON; answers 400 or 413 itself and returns NULL when it is not. */
-static cJSON *
+cJSON *
 api_body(struct api_req *q)
 {
 	char	*text;
@@ -140,7 +124,7 @@ api_origin_ok(struct daemon *d, const char *origin)
 	return origin == NULL || httpd_origin_ok(origin, d->port);
 }
 
-static const char *
+const char *
 api_param(struct api_req *q, const char *key)
 {
 	return evhttp_find_header(&q->query, key);
@@ -168,7 +152,7 @@ api_param_int(struct api_req *q, const char *key, long long lo, long long hi,
 	return 0;
 }
 
-static cJSON *
+cJSON *
 api_masked_json(const char *text)
 {
 	char	*m;
@@ -226,7 +210,7 @@ api_status(struct api_req *q)
 
 /* ---- tasks -------------------------------------------------------------------- */
 
-static int
+int
 api_task_lookup(struct api_req *q, const char *name, struct store_task *t)
 {
 	int	rc;
@@ -317,37 +301,6 @@ api_task_add(struct api_req *q)
 	store_task_free(&got);
 }
 
-/*
- * Inside a new transaction: the definition before an edit goes to the task's history
- * when the edit changes it (the caller commits or rolls back).
- */
-static int
-api_task_history(struct api_req *q, const struct store_task *before,
-    const struct store_task *after)
-{
-	cJSON	*a = jobs_definition(before), *b = jobs_definition(after);
-	char	*def = NULL;
-	int	 rc = -1;
-
-	if (store_begin(q->d->store) == -1)
-		goto out;
-	cJSON_DeleteItemFromObject(a, "enabled");
-	cJSON_DeleteItemFromObject(b, "enabled");
-	if (cJSON_Compare(a, b, 1)) {
-		rc = 0;
-		goto out;
-	}
-	cJSON_AddBoolToObject(a, "enabled", before->enabled);
-	if ((def = cJSON_PrintUnformatted(a)) != NULL &&
-	    store_task_history_add(q->d->store, before->id, q->actor, def) == 0)
-		rc = 0;
-out:
-	cJSON_free(def);
-	cJSON_Delete(a);
-	cJSON_Delete(b);
-	return rc;
-}
-
 static void
 api_task_update(struct api_req *q, const char *name)
 {
@@ -378,7 +331,7 @@ api_task_update(struct api_req *q, const char *name)
 		store_task_free(&t);
 		return;
 	}
-	if (api_task_history(q, &base, &t) == -1 || store_task_update(q->d->store,
+	if (api_jobs_history_record(q, &base, &t) == -1 || store_task_update(q->d->store,
 	    &t) == -1) {
 		store_rollback(q->d->store);
 		api_error(q, 500, "internal", "%s", store_errmsg(q->d->store));
@@ -427,7 +380,7 @@ api_task_remove(struct api_req *q, const char *name)
 
 /* ---- runs --------------------------------------------------------------------- */
 
-static int
+int
 api_run_lookup(struct api_req *q, const char *id, struct store_run *r)
 {
 	int	rc;
@@ -1082,298 +1035,6 @@ api_gc(struct api_req *q)
 	api_ok(q, 200, o);
 }
 
-/* ---- repository jobs and templates (SPEC W2; jobs.c) ------------------------------ */
-
-/* Only the listed keys in body; else 400 naming the first other one. */
-static int
-api_body_keys(struct api_req *q, const cJSON *body, const char *const *keys, size_t n)
-{
-	const cJSON	*a;
-	size_t		 i;
-
-	cJSON_ArrayForEach(a, body) {
-		for (i = 0; i < n; i++)
-			if (a->string != NULL && strcmp(a->string, keys[i]) == 0)
-				break;
-		if (i == n) {
-			api_error(q, 400, "invalid_field", "%.64s: unknown field",
-			    a->string != NULL ? a->string : "?");
-			return -1;
-		}
-	}
-	return 0;
-}
-
-static void
-api_jobs_discover(struct api_req *q)
-{
-	static const char *const keys[] = { "repo" };
-	const char	*repo;
-	char		 err[1024];
-	cJSON		*body, *res;
-	int		 code;
-
-	if ((body = api_body(q)) == NULL)
-		return;
-	if (api_body_keys(q, body, keys, 1) == -1) {
-		cJSON_Delete(body);
-		return;
-	}
-	if ((repo = json_get_string(body, "repo")) == NULL || repo[0] != '/') {
-		cJSON_Delete(body);
-		api_error(q, 400, "invalid_field", "repo: an absolute path is required");
-		return;
-	}
-	if (jobs_discover(q->d, repo, q->actor, &res, &code, err, sizeof err) == -1)
-		api_error(q, code, code == 400 ? "invalid_jobs" : "internal", "%s", err);
-	else
-		api_ok(q, 200, res);
-	cJSON_Delete(body);
-}
-
-/* An imported task as the jobs routes show it: the task, its source and preview. */
-static cJSON *
-api_job_json(const struct store_task *t, int with_preview)
-{
-	cJSON	*o = tasks_to_json(t), *p;
-
-	cJSON_AddItemToObject(o, "source", api_masked_json(t->source));
-	if (with_preview)
-		cJSON_AddItemToObject(o, "preview", api_masked_json(t->preview));
-	else if (t->preview != NULL && (p = json_parse(t->preview,
-	    strlen(t->preview))) != NULL) {
-		cJSON_AddItemToObject(o, "warnings", cJSON_Duplicate(
-		    cJSON_GetObjectItem(p, "warnings"), 1));
-		json_add_string(o, "definition_hash", json_get_string(p, "definition_hash"));
-		cJSON_Delete(p);
-	}
-	return o;
-}
-
-static void
-api_jobs_list(struct api_req *q)
-{
-	struct store_task	*v;
-	size_t			 n;
-	cJSON			*o, *a;
-	int			 full = api_param(q, "preview") != NULL;
-
-	if (store_task_list(q->d->store, &v, &n) == -1) {
-		api_error(q, 500, "internal", "%s", store_errmsg(q->d->store));
-		return;
-	}
-	o = cJSON_CreateObject();
-	a = cJSON_AddArrayToObject(o, "jobs");
-	for (size_t i = 0; i < n; i++)
-		if (v[i].source != NULL)
-			cJSON_AddItemToArray(a, api_job_json(&v[i], full));
-	store_task_list_free(v, n);
-	api_ok(q, 200, o);
-}
-
-static void
-api_job_show(struct api_req *q)
-{
-	struct store_task	t;
-
-	if (api_task_lookup(q, q->seg[2], &t) == -1)
-		return;
-	if (t.source == NULL)
-		api_error(q, 404, "not_found", "task '%s' was not imported: it has no "
-		    "preview", t.name);
-	else
-		api_ok(q, 200, api_job_json(&t, 1));
-	store_task_free(&t);
-}
-
-static void
-api_job_enable(struct api_req *q)
-{
-	static const char *const keys[] = { "hash" };
-	struct evbuffer	*in = evhttp_request_get_input_buffer(q->req);
-	cJSON		*body = NULL, *o;
-	char		 err[512];
-	int		 code;
-
-	if (evbuffer_get_length(in) > 0) {
-		if ((body = api_body(q)) == NULL)
-			return;
-		if (api_body_keys(q, body, keys, 1) == -1) {
-			cJSON_Delete(body);
-			return;
-		}
-	}
-	if (jobs_enable(q->d, q->seg[2], json_get_string(body, "hash"), q->actor, &code,
-	    err, sizeof err) == -1)
-		api_error(q, code, code == 404 ? "not_found" : code == 409 ? "refused" :
-		    "internal", "%s", err);
-	else {
-		o = cJSON_CreateObject();
-		json_add_string(o, "enabled", q->seg[2]);
-		json_add_string(o, "by", q->actor);
-		api_ok(q, 200, o);
-	}
-	cJSON_Delete(body);
-}
-
-static void
-api_template_import(struct api_req *q)
-{
-	static const char *const keys[] = { "file", "text", "repo" };
-	const char	*file, *text, *repo;
-	char		 err[1024];
-	cJSON		*body, *res;
-	int		 code;
-
-	if ((body = api_body(q)) == NULL)
-		return;
-	if (api_body_keys(q, body, keys, 3) == -1) {
-		cJSON_Delete(body);
-		return;
-	}
-	file = json_get_string(body, "file");
-	text = json_get_string(body, "text");
-	repo = json_get_string(body, "repo");
-	if (file == NULL || text == NULL || (repo != NULL && repo[0] != '/'))
-		api_error(q, 400, "invalid_field", "file and text are required; repo, when "
-		    "given, an absolute path");
-	else if (jobs_template_import(q->d, file, text, strlen(text), repo, q->actor,
-	    &res, &code, err, sizeof err) == -1)
-		api_error(q, code, code == 400 ? "invalid_template" : code == 409 ?
-		    "exists" : "internal", "%s", err);
-	else
-		api_ok(q, 201, res);
-	cJSON_Delete(body);
-}
-
-static void
-api_template_export(struct api_req *q)
-{
-	struct store_task	t;
-
-	if (api_task_lookup(q, q->seg[2], &t) == -1)
-		return;
-	journal_audit(q->d, q->actor, "template.export", t.name, NULL);
-	api_ok(q, 200, jobs_template_export(&t));
-	store_task_free(&t);
-}
-
-static void
-api_task_history_list(struct api_req *q)
-{
-	struct store_task		 t;
-	struct store_task_history	*v;
-	size_t				 n;
-	cJSON				*o, *a, *e;
-
-	if (api_task_lookup(q, q->seg[2], &t) == -1)
-		return;
-	if (store_task_history_list(q->d->store, t.id, &v, &n) == -1) {
-		store_task_free(&t);
-		api_error(q, 500, "internal", "%s", store_errmsg(q->d->store));
-		return;
-	}
-	o = cJSON_CreateObject();
-	json_add_string(o, "task", t.name);
-	a = cJSON_AddArrayToObject(o, "history");
-	for (size_t i = 0; i < n; i++) {
-		e = cJSON_CreateObject();
-		json_add_string(e, "ts", v[i].ts);
-		json_add_string(e, "actor", v[i].actor);
-		cJSON_AddItemToObject(e, "definition", api_masked_json(v[i].definition));
-		cJSON_AddItemToArray(a, e);
-	}
-	cJSON_AddItemToObject(o, "current", jobs_definition(&t));
-	store_task_history_list_free(v, n);
-	store_task_free(&t);
-	api_ok(q, 200, o);
-}
-
-/*
- * A new run from an earlier one: retry repeats it (its prompt and base as they were
- * asked for), continue starts from its imported branch with a follow-up prompt.
- */
-static void
-api_run_again(struct api_req *q, int follow)
-{
-	static const char *const keys[] = { "prompt" };
-	struct store_run	 r, nr;
-	struct store_task	 t;
-	struct evbuffer		*in = evhttp_request_get_input_buffer(q->req);
-	const char		*prompt = NULL, *base;
-	char			 id[STORE_ID_LEN], err[512], branch[320];
-	cJSON			*body = NULL, *a;
-	int			 rc;
-
-	memset(&t, 0, sizeof t);
-	if (evbuffer_get_length(in) > 0 || follow) {
-		if ((body = api_body(q)) == NULL)
-			return;
-		if (api_body_keys(q, body, keys, follow ? 1 : 0) == -1)
-			goto out0;
-		prompt = json_get_string(body, "prompt");
-	}
-	if (follow && (prompt == NULL || prompt[0] == '\0' ||
-	    strlen(prompt) > DAEMON_PROMPT_MAX)) {
-		api_error(q, 400, "invalid_field", "prompt: a follow-up prompt of 1-%d bytes "
-		    "is required", DAEMON_PROMPT_MAX);
-		goto out0;
-	}
-	if (api_run_lookup(q, q->seg[2], &r) == -1)
-		goto out0;
-	if ((rc = store_task_get(q->d->store, r.task_id, &t)) != 1) {
-		api_error(q, 500, "internal", "run %s: its task cannot be read", r.id);
-		goto out;
-	}
-	if (t.archived || !t.enabled) {
-		api_error(q, 409, "task_disabled", "task '%s' is %s", t.name, t.archived ?
-		    "archived" : "disabled; enable it first");
-		goto out;
-	}
-	if (!store_run_status_terminal(r.status)) {
-		api_error(q, 409, "run_active", "run %s has not ended yet", r.id);
-		goto out;
-	}
-	if (follow) {
-		if (r.branch == NULL || t.repo == NULL || r.final_commit == NULL ||
-		    worktree_rev(t.repo, r.branch, branch, sizeof branch, err,
-		    sizeof err) == -1) {
-			api_error(q, 409, "no_branch", "run %s has no branch in the repository "
-			    "to continue from", r.id);
-			goto out;
-		}
-		base = r.branch;
-	} else {
-		prompt = r.prompt;
-		base = r.base_ref;
-	}
-	if (q->d->shutting_down) {
-		api_error(q, 503, "shutting_down", "clockworkd is shutting down");
-		goto out;
-	}
-	if (runs_enqueue_from(q->d, &t, r.id, prompt, base, id, sizeof id, err,
-	    sizeof err) == -1) {
-		api_error(q, 500, "internal", "%s", err);
-		goto out;
-	}
-	a = cJSON_CreateObject();
-	json_add_string(a, "task", t.name);
-	json_add_string(a, "from", r.id);
-	journal_audit(q->d, q->actor, follow ? "run.continue" : "run.retry", id, a);
-	if (api_run_lookup(q, id, &nr) == 0) {
-		api_ok(q, 201, runs_to_json(&nr, 0));
-		store_run_free(&nr);
-	}
-out:
-	store_task_free(&t);
-	store_run_free(&r);
-out0:
-	cJSON_Delete(body);
-}
-
-static void api_run_retry_r(struct api_req *q) { api_run_again(q, 0); }
-static void api_run_continue_r(struct api_req *q) { api_run_again(q, 1); }
-
 /* ---- the Inbox and exports --------------------------------------------------- */
 
 /* POST /api/inbox/code: a one-time sign-in link for `cwctl inbox` (token only). */
@@ -1525,15 +1186,15 @@ static const struct api_route api_routes[] = {
 	{ "api/tasks/*",		EVHTTP_REQ_GET,	   API_AUTH_LOCAL, api_task_show },
 	{ "api/tasks/*",		EVHTTP_REQ_PATCH,  API_AUTH_LOCAL, api_task_update_r },
 	{ "api/tasks/*",		EVHTTP_REQ_DELETE, API_AUTH_LOCAL, api_task_remove_r },
-	{ "api/tasks/*/history",	EVHTTP_REQ_GET,	   API_AUTH_LOCAL, api_task_history_list },
-	{ "api/tasks/*/template",	EVHTTP_REQ_GET,	   API_AUTH_LOCAL, api_template_export },
-	{ "api/templates",		EVHTTP_REQ_POST,   API_AUTH_LOCAL, api_template_import },
+	{ "api/tasks/*/history",	EVHTTP_REQ_GET,	   API_AUTH_LOCAL, api_jobs_task_history },
+	{ "api/tasks/*/template",	EVHTTP_REQ_GET,	   API_AUTH_LOCAL, api_jobs_template_export },
+	{ "api/templates",		EVHTTP_REQ_POST,   API_AUTH_LOCAL, api_jobs_template_import },
 	{ "api/jobs",			EVHTTP_REQ_GET,	   API_AUTH_INBOX, api_jobs_list },
 	{ "api/jobs/discover",		EVHTTP_REQ_POST,   API_AUTH_LOCAL, api_jobs_discover },
-	{ "api/jobs/*",			EVHTTP_REQ_GET,	   API_AUTH_INBOX, api_job_show },
-	{ "api/jobs/*/enable",		EVHTTP_REQ_POST,   API_AUTH_INBOX, api_job_enable },
-	{ "api/runs/*/retry",		EVHTTP_REQ_POST,   API_AUTH_LOCAL, api_run_retry_r },
-	{ "api/runs/*/continue",	EVHTTP_REQ_POST,   API_AUTH_LOCAL, api_run_continue_r },
+	{ "api/jobs/*",			EVHTTP_REQ_GET,	   API_AUTH_INBOX, api_jobs_show },
+	{ "api/jobs/*/enable",		EVHTTP_REQ_POST,   API_AUTH_INBOX, api_jobs_enable },
+	{ "api/runs/*/retry",		EVHTTP_REQ_POST,   API_AUTH_LOCAL, api_jobs_run_retry },
+	{ "api/runs/*/continue",	EVHTTP_REQ_POST,   API_AUTH_LOCAL, api_jobs_run_continue },
 	{ "api/runs",			EVHTTP_REQ_GET,	   API_AUTH_INBOX, api_runs_list },
 	{ "api/runs",			EVHTTP_REQ_POST,   API_AUTH_LOCAL, api_run_start },
 	{ "api/runs/*",			EVHTTP_REQ_GET,	   API_AUTH_INBOX, api_run_show_r },
