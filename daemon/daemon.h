@@ -384,6 +384,7 @@ struct preview_input {
 	const struct store_task *task;		/* the defaults it gets */
 	const cJSON	*source;
 	const cJSON	*previous;		/* the definition it replaces, or NULL */
+	size_t		*budget;		/* floor evaluations left, shared, or NULL */
 };
 cJSON	*preview_build(struct daemon *, const struct preview_input *);
 
@@ -393,6 +394,13 @@ cJSON	*preview_build(struct daemon *, const struct preview_input *);
 #define JOBS_DOLLARS		2.0
 #define JOBS_TURNS		50
 #define JOBS_SECONDS		3600
+/*
+ * Floor evaluations for the previews of one discovery or import, all jobs together
+ * (each job has its own bound in preview.c too): the previews run on the daemon's
+ * loop, so a file of many long prompts must not hold it for long. Past it a preview
+ * says its rule check is incomplete.
+ */
+#define JOBS_PREVIEW_EVALS	4000
 /*
  * Read repo's jobs file from its default branch and bring its jobs in as tasks,
  * disabled with a preview. All or nothing: any error leaves the store unchanged.

@@ -130,6 +130,12 @@ jobs_source(const char *kind, const char *repo, const char *path, const char *co
 	return o;
 }
 
+/*
+ * The evaluations left to the discovery or import in progress (JOBS_PREVIEW_EVALS at
+ * its start): one call at a time on the daemon's one thread.
+ */
+static size_t	jobs_budget;
+
 static cJSON *
 jobs_preview(struct daemon *d, const struct store_task *t, const struct jobspec *js,
     const struct jobspec_job *j, const cJSON *source, const cJSON *previous)
@@ -150,6 +156,7 @@ jobs_preview(struct daemon *d, const struct store_task *t, const struct jobspec 
 	in.task = t;
 	in.source = source;
 	in.previous = previous;
+	in.budget = &jobs_budget;
 	if ((p = preview_build(d, &in)) != NULL)
 		json_add_string(p, "definition_hash", json_get_string(source,
 		    "definition_hash"));
@@ -429,6 +436,7 @@ jobs_discover(struct daemon *d, const char *repo_in, const char *actor, cJSON **
 		return -1;
 	if (jobs_parse_all(repo, &g, js, err, errlen) == -1)
 		goto out;
+	jobs_budget = JOBS_PREVIEW_EVALS;
 	res = cJSON_CreateObject();
 	json_add_string(res, "repo", repo);
 	json_add_string(res, "branch", g.branch);
@@ -557,6 +565,7 @@ jobs_template_import(struct daemon *d, const char *file, const char *text, size_
 		goto out;
 	}
 	jobs_job_hash(&js.jobs[0], hash);
+	jobs_budget = JOBS_PREVIEW_EVALS;
 	source = jobs_source("template", repo_in != NULL ? repo : NULL, file, NULL, NULL,
 	    &js.jobs[0], hash);
 	*code = 500;

@@ -33,10 +33,10 @@
 #include "vis.h"
 
 #define PREVIEW_MAX_LIST	32	/* entries per finding list */
-#define PREVIEW_MAX_EVALS	3000	/* floor evaluations per prompt */
+#define PREVIEW_MAX_EVALS	1000	/* floor evaluations per prompt */
 #define PREVIEW_MAX_SNIPPET	160	/* bytes of text quoted per finding */
-#define PREVIEW_MAX_EVAL_LEN	1024	/* bytes of text per floor evaluation */
-#define PREVIEW_SEEN_SLOTS	(4 * 8192)	/* > every piece the budget allows, with retries */
+#define PREVIEW_MAX_EVAL_LEN	512	/* bytes of text per floor evaluation */
+#define PREVIEW_SEEN_SLOTS	8192	/* > every piece the budget allows */
 
 struct preview_list {
 	cJSON	*a;
@@ -101,6 +101,7 @@ struct preview_rules {
 	struct preview_list	 l;
 	size_t			 evals;
 	int			 truncated;	/* the budget ran out */
+	size_t			*shared;	/* evaluations left to the caller, or NULL */
 	uint64_t		*seen;		/* PREVIEW_SEEN_SLOTS hashes, 0: free */
 };
 
@@ -149,13 +150,16 @@ preview_rule_eval(struct preview_rules *pr, const char *s, size_t len)
 	if (len > PREVIEW_MAX_EVAL_LEN)
 		len = PREVIEW_MAX_EVAL_LEN;
 	while (len > 0) {
-		if (pr->evals >= PREVIEW_MAX_EVALS) {
+		if (pr->evals >= PREVIEW_MAX_EVALS ||
+		    (pr->shared != NULL && *pr->shared == 0)) {
 			pr->truncated = 1;
 			return;
 		}
 		if (preview_seen(pr, s, len))
 			return;
 		pr->evals++;
+		if (pr->shared != NULL)
+			(*pr->shared)--;
 		if ((text = strndup(s, len)) == NULL)
 			return;
 		if (floor_evaluate(text, &pr->pol, &r) == -1 || r.verdict != FLOOR_DENY) {
@@ -220,7 +224,7 @@ preview_pieces(struct preview_rules *pr, const char *prompt, int clauses, int ta
 }
 
 static void
-preview_rules(struct daemon *d, const char *prompt, cJSON *o)
+preview_rules(struct daemon *d, const char *prompt, size_t *shared, cJSON *o)
 {
 	struct preview_rules	 pr;
 	const char		*p, *q;
@@ -228,6 +232,7 @@ preview_rules(struct daemon *d, const char *prompt, cJSON *o)
 
 	memset(&pr, 0, sizeof pr);
 	pr.d = d;
+	pr.shared = shared;
 	if ((pr.seen = calloc(PREVIEW_SEEN_SLOTS, sizeof *pr.seen)) == NULL) {
 		cJSON_AddBoolToObject(o, "rules_incomplete", 1);
 		cJSON_AddItemToObject(o, "rules", cJSON_CreateArray());
@@ -569,7 +574,7 @@ preview_build(struct daemon *d, const struct preview_input *in)
 	}
 	if (in->ignored_more > 0)
 		cJSON_AddNumberToObject(o, "ignored_more", (double)in->ignored_more);
-	preview_rules(d, in->prompt, o);
+	preview_rules(d, in->prompt, in->budget, o);
 	preview_urls_paths(in->prompt, o);
 	preview_override_phrases(in->prompt, o);
 	preview_hidden(in->prompt, o);

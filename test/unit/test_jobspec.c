@@ -297,6 +297,20 @@ test_preview_bounded(void **state)
 	assert_true(cJSON_GetArraySize(cJSON_GetObjectItem(p, "rules")) >= 1);
 	cJSON_Delete(p);
 
+	/* Every word distinct, so no piece repeats: the per-prompt budget bounds it. */
+	for (i = 0; i + 8 < JOBSPEC_MAX_PROMPT; i += 8)
+		snprintf(prompt + i, 9, "w%05zu%c ", i / 8, i % 64 == 0 ? ',' : 'x');
+	prompt[i] = '\0';
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+	assert_non_null(p = preview_build(NULL, &in));
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+	secs = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+	print_message("preview of a %d-byte prompt of distinct words: %.3f s CPU\n",
+	    JOBSPEC_MAX_PROMPT, secs);
+	assert_true(secs < 2.0);
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(p, "rules_incomplete")));
+	cJSON_Delete(p);
+
 	/* Repeated pieces cost nothing: a prompt of one span repeated is checked whole. */
 	for (i = 0; i + 4 < JOBSPEC_MAX_PROMPT; i += 4)
 		memcpy(prompt + i, "`x` ", 4);
