@@ -204,6 +204,16 @@ jobspec_yaml(struct jobspec_ctx *c, const char *text, size_t len)
 	} else
 		o = jobspec_yaml_node(c, &doc, root, 0, "(file)");
 	yaml_document_delete(&doc);
+	/* A second document would be text nobody reviews: refused, not ignored. */
+	if (o != NULL && (!yaml_parser_load(&parser, &doc) ||
+	    yaml_document_get_root_node(&doc) != NULL)) {
+		if (parser.error == YAML_NO_ERROR)
+			yaml_document_delete(&doc);
+		cJSON_Delete(o);
+		o = NULL;
+		jobspec_fail(c, "(file)", "more than one YAML document, or text after it");
+	} else if (o != NULL)
+		yaml_document_delete(&doc);
 	yaml_parser_delete(&parser);
 	return o;
 }

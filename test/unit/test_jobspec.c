@@ -151,6 +151,9 @@ test_jobspec_errors(void **state)
 	expect_error("{\"other\":1}", JOBSPEC_JSON, "jobs: is required");
 	expect_error("[1,2]", JOBSPEC_JSON, "must be a mapping");
 	expect_error("", JOBSPEC_YAML, "(file)");
+	expect_error("jobs: []\n---\njobs:\n  - {name: hidden, prompt: p}\n", JOBSPEC_YAML,
+	    "more than one YAML document");
+	expect_error("jobs: []\n--- [\n", JOBSPEC_YAML, "more than one YAML document");
 	/* An alias bomb: bounded by the node count, not expanded. */
 	expect_error("a: &a [x,x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\n"
 	    "c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\n"
