@@ -32,6 +32,7 @@ struct config_engine {
 	char		*model;		/* or NULL */
 	char		*key_env;	/* the daemon's variable holding the key, or NULL
 					   (the engine's own, common/engines.c) */
+	struct strlist	 network_allow;	/* engines.<name>.network.allow: egress rules */
 };
 
 /* A configurable (non-floor) deny rule; floor rules are built in and not listed here. */
@@ -59,6 +60,8 @@ struct config {
 	long			 run_log_max_bytes; /* a run's live log; then it is cut */
 	struct config_rule	*rules;
 	size_t			 n_rules;
+	int			 network_open;	/* network: open (SPEC N1's loud opt-out) */
+	struct strlist		 network_allow;	/* network.allow: egress rules (netrule.h) */
 };
 
 /* Fill cfg with the built-in defaults. */

@@ -59,7 +59,7 @@ static const char *const runs_env_allow[] = {
 static const char *const runs_journal_kinds[] = {
 	"floor_deny", "floor_hit", "deny_list_hit", "policy_deny", "sandbox_disabled",
 	"approval_timeout", "approval_expired", "approval_limit", "bridge_limit",
-	"limit_exceeded",
+	"limit_exceeded", "net_deny", "network_open",
 };
 
 static void	runs_free(struct run *);
@@ -624,6 +624,18 @@ runs_handle_event(struct run *r, const struct wiremsg *m)
 		record_list_add(&r->denials, copy);
 		transcripts_append(r, transcript_floor(json_get_string(msg, "rule"),
 		    json_get_string(msg, "reason"), json_get_string(msg, "command")));
+	}
+	if (strcmp(kind, "net_deny") == 0) {
+		char	 line[1400];
+		int	 port = 0;
+		const cJSON *pj = cJSON_GetObjectItemCaseSensitive(msg, "port");
+
+		if (cJSON_IsNumber(pj))
+			port = pj->valueint;
+		snprintf(line, sizeof line, "network: refused %.260s:%d: %.1024s",
+		    json_get_string(msg, "host") ? json_get_string(msg, "host") : "?", port,
+		    json_get_string(msg, "reason") ? json_get_string(msg, "reason") : "");
+		transcripts_append(r, transcript_note(line));
 	}
 	/* The runner gave up on an approval (deadline, limit): it is no longer answerable. */
 	if ((strcmp(kind, "approval_timeout") == 0 || strcmp(kind, "approval_limit") == 0) &&
