@@ -120,16 +120,16 @@ netrule_parse(const char *s, struct netrule *r, char *err, size_t errlen)
 	if (strcmp(host, "*") == 0)
 		snprintf(r->host, sizeof r->host, "*");
 	else if (strncmp(host, "*.", 2) == 0) {
+		char	 dom[NETRULE_HOST_MAX + 1];
 		int	 is_addr;
 
-		if (netrule_host(host + 2, r->host + 2, sizeof r->host - 2, &is_addr) == -1 ||
-		    is_addr || strchr(r->host + 2, '.') == NULL) {
+		if (netrule_host(host + 2, dom, sizeof dom, &is_addr) == -1 || is_addr ||
+		    strchr(dom, '.') == NULL || strlen(dom) + 2 >= sizeof r->host) {
 			snprintf(err, errlen, "'%.300s': *. must be followed by a domain with "
 			    "a dot (*.example.com)", s);
 			return -1;
 		}
-		r->host[0] = '*';
-		r->host[1] = '.';
+		snprintf(r->host, sizeof r->host, "*.%s", dom);
 	} else if (netrule_host(host, r->host, sizeof r->host, &r->addr) == -1) {
 		snprintf(err, errlen, "'%.300s': '%.260s' is not a host name or an IP address",
 		    s, host);
