@@ -193,12 +193,21 @@ static const char store_schema_v5[] =
 "    AND status IN ('queued', 'starting', 'running'))"
 "  BEGIN SELECT RAISE(ABORT, 'task has an active run'); END;";
 
+/* SPEC N1: a task's own egress rules and whether an unknown host becomes an approval. */
+static const char store_schema_v6[] =
+"CREATE TABLE task_network ("
+"  task_id INTEGER PRIMARY KEY REFERENCES tasks(id) ON DELETE CASCADE,"
+"  ask INTEGER NOT NULL DEFAULT 0 CHECK (ask IN (0, 1)),"
+"  allow TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(allow) AND json_type(allow) = 'array')"
+");";
+
 const struct store_migration store_migrations[] = {
 	{ 1, "tasks, runs, run_events", store_schema_v1, 0 },
 	{ 2, "approvals", store_schema_v2, 0 },
 	{ 3, "journal and audit log, append-only", store_schema_v3, 0 },
 	{ 4, "indexes", store_schema_v4, 0 },
 	{ 5, "per-run resource limits", store_schema_v5, 1 },
+	{ 6, "per-task network policy", store_schema_v6, 0 },
 };
 const size_t store_n_migrations =
     sizeof store_migrations / sizeof store_migrations[0];

@@ -23,6 +23,7 @@ int	cwctl_task(int argc, char **argv);	/* cwctl-task.c */
 int	cwctl_run(int argc, char **argv);	/* cwctl-run.c */
 int	cwctl_approvals(int argc, char **argv);	/* cwctl-approvals.c */
 int	cwctl_approve(int argc, char **argv);	/* cwctl-approve.c */
+int	cwctl_network(int argc, char **argv);	/* cwctl-network.c */
 int	cwctl_deny(int argc, char **argv);	/* cwctl-deny.c */
 int	cwctl_answer(int argc, char **argv, int allow);	/* cwctl-approve.c */
 int	cwctl_inbox(int argc, char **argv);	/* cwctl-inbox.c */

@@ -850,6 +850,28 @@ runs_send_provider(struct run *r, const struct store_task *t, cJSON *m)
 		json_add_string(m, "key", key);
 }
 
+/*
+ * The task's network policy (SPEC N1): its own rules, and whether an unknown host
+ * becomes an approval. The global and engine rules the runner reads from config.yaml.
+ */
+static void
+runs_send_network(struct run *r, const struct store_task *t, cJSON *m)
+{
+	struct strlist	 allow = { 0 };
+	cJSON		*n, *a;
+	int		 ask = 0;
+
+	if (store_task_network_get(r->d->store, t->id, &ask, &allow) == -1)
+		log_warn("run %s: task network policy: %s", r->id, store_errmsg(r->d->store));
+	if ((n = cJSON_AddObjectToObject(m, "network")) != NULL) {
+		cJSON_AddBoolToObject(n, "ask", ask);
+		if ((a = cJSON_AddArrayToObject(n, "allow")) != NULL)
+			for (size_t i = 0; i < allow.n; i++)
+				cJSON_AddItemToArray(a, cJSON_CreateString(allow.v[i]));
+	}
+	strlist_free(&allow);
+}
+
 /* The run message: everything the runner needs, keys included, down the pipe. */
 static int
 runs_send_spec(struct run *r, const struct store_task *t)
@@ -872,6 +894,7 @@ runs_send_spec(struct run *r, const struct store_task *t)
 	}
 	json_add_string(m, "permission_mode", t->permission_mode);
 	runs_send_provider(r, t, m);
+	runs_send_network(r, t, m);
 	json_add_string(m, "workdir", r->workdir);
 	json_add_string(m, "repo", t->repo);
 	json_add_string(m, "branch", r->branch);

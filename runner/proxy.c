@@ -3,6 +3,8 @@
  * through these states:
  *
  *   HEAD        reading the request head (proxyreq_parse), under a deadline
+ *   ASKING      no rule names the host and network.ask is on: held for a person's
+ *               answer (an approval), until proxy_decide() or the hold deadline
  *   RESOLVING   the policy allowed the host:port; evdns is looking the name up
  *   CONNECTING  a non-blocking connect to the first address the rule may reach
  *   TUNNEL      bytes copied both ways, counted, with back-pressure and an idle limit
@@ -22,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/random.h>
+#include <sys/time.h>
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
@@ -36,7 +40,7 @@
 #include "record.h"
 #include "wire.h"
 
-enum proxy_state { PS_HEAD, PS_RESOLVING, PS_CONNECTING, PS_TUNNEL, PS_DRAINING };
+enum proxy_state { PS_HEAD, PS_ASKING, PS_RESOLVING, PS_CONNECTING, PS_TUNNEL, PS_DRAINING };
 
 struct proxy_conn {
 	TAILQ_ENTRY(proxy_conn)	 entry;
@@ -53,6 +57,8 @@ struct proxy_conn {
 	struct timespec		 t0;
 	int			 denied;
 	char			 error[160];
+	char			 ask_id[32];	/* while ASKING */
+	cJSON			*announce;	/* its approval_request, while ASKING */
 };
 TAILQ_HEAD(proxy_conns, proxy_conn);
 
@@ -68,11 +74,17 @@ struct proxy {
 	void			*arg;
 	struct proxy_conns	 conns;
 	int			 nconns;
+	int			 ask, hold_seconds, nheld;
+	struct netrule		 granted[PROXY_MAX_HELD * 4];	/* answered "allow" */
+	size_t			 ngranted;
 	uint64_t		 total, allowed, denied, bytes_up, bytes_down;
 	struct record_list	 denials;
 };
 
 static void	proxy_close(struct proxy_conn *);
+static void	proxy_answer(struct proxy_conn *, int, const char *);
+static int	proxy_ask(struct proxy_conn *);
+static void	proxy_arm(struct proxy_conn *, int);
 static void	proxy_relay_read(struct bufferevent *, void *);
 static void	proxy_relay_write(struct bufferevent *, void *);
 static void	proxy_relay_event(struct bufferevent *, short, void *);
@@ -205,6 +217,10 @@ proxy_close(struct proxy_conn *c)
 		bufferevent_free(c->upstream);
 	if (c->have_req)
 		proxyreq_free(&c->req);
+	if (c->announce != NULL) {
+		cJSON_Delete(c->announce);
+		p->nheld--;
+	}
 	TAILQ_REMOVE(&p->conns, c, entry);
 	if (p->nconns-- == PROXY_MAX_CONNS && p->listener != NULL)
 		evconnlistener_enable(p->listener);
@@ -220,6 +236,8 @@ proxy_deadline_cb(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	if (c->state == PS_HEAD || c->state == PS_DRAINING)
 		proxy_close(c);
+	else if (c->state == PS_ASKING)
+		proxy_answer(c, 0, "no answer before the hold ended");
 	else
 		proxy_refuse(c, 504, "connecting upstream took too long");
 }
@@ -400,8 +418,56 @@ proxy_resolved(int result, struct evutil_addrinfo *res, void *arg)
 	proxy_refuse(c, 403, why);
 }
 
+/* Hold the connection and ask: an approval_request for the daemon. */
+static int
+proxy_ask(struct proxy_conn *c)
+{
+	struct proxy	*p = c->p;
+	unsigned char	 rnd[8];
+	cJSON		*msg, *in;
+	struct timeval	 tv;
+	double		 deadline;
+
+	if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
+		return -1;
+	snprintf(c->ask_id, sizeof c->ask_id, "net-");
+	for (size_t i = 0; i < sizeof rnd; i++)
+		snprintf(c->ask_id + 4 + 2 * i, 3, "%02x", rnd[i]);
+	gettimeofday(&tv, NULL);
+	deadline = ((double)tv.tv_sec + p->hold_seconds) * 1000.0;
+	if ((msg = cJSON_CreateObject()) == NULL)
+		return -1;
+	cJSON_AddNumberToObject(msg, "v", CW_WIRE_VERSION);
+	cJSON_AddStringToObject(msg, "type", "approval_request");
+	cJSON_AddStringToObject(msg, "run_id", p->run_id);
+	cJSON_AddStringToObject(msg, "id", c->ask_id);
+	cJSON_AddStringToObject(msg, "tool", PROXY_TOOL);
+	cJSON_AddNumberToObject(msg, "deadline", deadline);
+	if ((in = cJSON_AddObjectToObject(msg, "input")) != NULL) {
+		cJSON_AddStringToObject(in, "host", c->req.host);
+		cJSON_AddNumberToObject(in, "port", c->req.port);
+		cJSON_AddStringToObject(in, "method", c->req.connect ? "CONNECT" :
+		    c->req.method);
+		cJSON_AddStringToObject(in, "question", "allow this host for this run, or "
+		    "for this task (cwctl approve ID --for-task)?");
+	}
+	if ((c->announce = cJSON_Duplicate(msg, 1)) == NULL) {
+		cJSON_Delete(msg);
+		return -1;
+	}
+	p->nheld++;
+	c->state = PS_ASKING;
+	evtimer_del(c->deadline);
+	proxy_arm(c, p->hold_seconds * 1000);
+	if (p->emit != NULL)
+		p->emit(p->arg, msg);
+	else
+		cJSON_Delete(msg);
+	return 0;
+}
+
 static void
-proxy_decide(struct proxy_conn *c)
+proxy_decide_conn(struct proxy_conn *c)
 {
 	struct proxy		*p = c->p;
 	struct evutil_addrinfo	 hints;
@@ -409,10 +475,16 @@ proxy_decide(struct proxy_conn *c)
 	char			 why[640], port[8];
 	int			 v6 = strchr(c->req.host, ':') != NULL;
 
-	if ((c->rule = netrule_find(p->rules, p->n_rules, c->req.host, c->req.port)) == NULL) {
+	if ((c->rule = netrule_find(p->rules, p->n_rules, c->req.host, c->req.port)) == NULL)
+		c->rule = netrule_find(p->granted, p->ngranted, c->req.host, c->req.port);
+	if (c->rule == NULL) {
+		if (p->ask && p->nheld < PROXY_MAX_HELD &&
+		    p->ngranted < sizeof p->granted / sizeof p->granted[0] &&
+		    proxy_ask(c) == 0)
+			return;
 		snprintf(why, sizeof why, "network policy: no rule allows %s%s%s:%d "
-		    "(network.allow in config.yaml)", v6 ? "[" : "", c->req.host, v6 ? "]" : "",
-		    c->req.port);
+		    "(network.allow in config.yaml%s)", v6 ? "[" : "", c->req.host,
+		    v6 ? "]" : "", c->req.port, p->ask ? "; too many held already" : "");
 		proxy_refuse(c, 403, why);
 		return;
 	}
@@ -454,6 +526,64 @@ proxy_decide(struct proxy_conn *c)
 	c->dns = evdns_getaddrinfo(p->dns, c->req.host, port, &hints, proxy_resolved, c);
 }
 
+/* A held connection's answer: allow grants host:port for the run and goes on. */
+static void
+proxy_answer(struct proxy_conn *c, int allow, const char *message)
+{
+	struct proxy	*p = c->p;
+	struct netrule	*g;
+	char		 rule[NETRULE_HOST_MAX + 16], why[640], err[64];
+	int		 v6 = strchr(c->req.host, ':') != NULL;
+
+	cJSON_Delete(c->announce);
+	c->announce = NULL;
+	p->nheld--;
+	evtimer_del(c->deadline);
+	snprintf(rule, sizeof rule, "%s%s%s:%d", v6 ? "[" : "", c->req.host, v6 ? "]" : "",
+	    c->req.port);
+	if (!allow) {
+		snprintf(why, sizeof why, "network policy: %s was not approved%s%.400s", rule,
+		    message != NULL && message[0] != '\0' ? ": " : "",
+		    message != NULL ? message : "");
+		proxy_refuse(c, 403, why);
+		return;
+	}
+	g = &p->granted[p->ngranted];
+	if (netrule_parse(rule, g, err, sizeof err) == -1) {
+		proxy_refuse(c, 403, "network policy: the approved host is not a rule");
+		return;
+	}
+	p->ngranted++;
+	c->state = PS_HEAD;		/* proxy_decide_conn finds the rule now */
+	proxy_arm(c, PROXY_CONNECT_MS);
+	proxy_decide_conn(c);
+}
+
+int
+proxy_decide(struct proxy *p, const char *id, int allow, const char *message)
+{
+	struct proxy_conn	*c;
+
+	TAILQ_FOREACH(c, &p->conns, entry)
+		if (c->state == PS_ASKING && strcmp(c->ask_id, id) == 0) {
+			proxy_answer(c, allow, message);
+			return 0;
+		}
+	return -1;
+}
+
+void
+proxy_reannounce(struct proxy *p)
+{
+	struct proxy_conn	*c;
+	cJSON			*m;
+
+	TAILQ_FOREACH(c, &p->conns, entry)
+		if (c->state == PS_ASKING && c->announce != NULL && p->emit != NULL &&
+		    (m = cJSON_Duplicate(c->announce, 1)) != NULL)
+			p->emit(p->arg, m);
+}
+
 static void
 proxy_head_read(struct bufferevent *bev, void *arg)
 {
@@ -476,7 +606,7 @@ proxy_head_read(struct bufferevent *bev, void *arg)
 	c->have_req = 1;
 	evbuffer_drain(in, c->req.head_len);
 	bufferevent_disable(bev, EV_READ);
-	proxy_decide(c);
+	proxy_decide_conn(c);
 }
 
 static void
@@ -547,6 +677,8 @@ proxy_new(struct event_base *base, const struct proxy_config *cfg, char *err,
 	p->n_rules = cfg->n_rules;
 	p->base = base;
 	p->idle_seconds = cfg->idle_seconds > 0 ? cfg->idle_seconds : 600;
+	p->ask = cfg->ask;
+	p->hold_seconds = cfg->hold_seconds > 0 ? cfg->hold_seconds : 600;
 	p->emit = cfg->emit;
 	p->arg = cfg->arg;
 	TAILQ_INIT(&p->conns);

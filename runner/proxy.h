@@ -31,12 +31,21 @@ struct proxy;
 #define PROXY_HEAD_DEADLINE_MS	30000	/* accept to a whole request head */
 #define PROXY_CONNECT_MS	30000	/* resolve and connect upstream */
 #define PROXY_BUFFER		(256 * 1024)	/* per direction, then back-pressure */
+#define PROXY_MAX_HELD		16	/* connections waiting for an answer */
+#define PROXY_TOOL		"network"	/* the approval's tool name */
 
 struct proxy_config {
 	const char		*run_id;
 	const struct netrule	*rules;		/* copied */
 	size_t			 n_rules;
 	int			 idle_seconds;	/* a tunnel with no traffic this long ends */
+	/*
+	 * network.ask: a host no rule names is held and becomes an approval (an
+	 * approval_request with tool "network" through emit) for up to hold_seconds,
+	 * instead of being refused at once; proxy_decide() answers it.
+	 */
+	int			 ask;
+	int			 hold_seconds;
 	/* A wire message for the daemon; the callee owns msg. */
 	void			(*emit)(void *arg, cJSON *msg);
 	void			*arg;
@@ -46,6 +55,14 @@ struct proxy	*proxy_new(struct event_base *, const struct proxy_config *, char *
 		    size_t errlen);
 /* Serve a listening socket (owned from here on, closed on failure too). */
 int		 proxy_adopt(struct proxy *, int fd, char *err, size_t errlen);
+/*
+ * Answer a held connection by its approval id: allow adds the rule host:port for the
+ * rest of the run (the daemon keeps a "for this task" answer for the task's next runs).
+ * 0, or -1 when no connection with that id is held.
+ */
+int		 proxy_decide(struct proxy *, const char *id, int allow, const char *message);
+/* Emit the approval_request of every held connection again (a daemon re-attached). */
+void		 proxy_reannounce(struct proxy *);
 /*
  * {"connections":N,"allowed":N,"denied":N,"bytes_up":N,"bytes_down":N,
  *  "denials":{"count":N,"list":[...]}}: a new object, for the report.

@@ -82,6 +82,7 @@ struct run {
 	struct proxy		*proxy;		/* the egress proxy (SPEC N1), or NULL */
 	int			 netns;		/* the run has its own network namespace */
 	struct strlist		 net_allow;	/* the task's egress rules (run message) */
+	int			 net_ask;	/* the task's network.ask */
 	struct config		 cfg;
 	int			 have_cfg;
 	struct floor_policy	 policy;
@@ -971,6 +972,10 @@ run_parse(struct run *r, const cJSON *j)
 		for (size_t k = 0; k < r->net_allow.n; k++)
 			if (netrule_parse(r->net_allow.v[k], &nr, nerr, sizeof nerr) == -1)
 				RUN_FAIL("network.allow: %s", nerr);
+		al = cJSON_GetObjectItemCaseSensitive(b, "ask");
+		if (al != NULL && !cJSON_IsBool(al))
+			RUN_FAIL("network.ask must be true or false");
+		r->net_ask = cJSON_IsTrue(al);
 	}
 	env = cJSON_GetObjectItemCaseSensitive(j, "env");
 	if (env != NULL && !cJSON_IsObject(env))
@@ -1002,8 +1007,10 @@ run_decision(struct run *r, const cJSON *j)
 		run_note(r, "ignored a decision without an id or an allow/deny behavior");
 		return;
 	}
-	if (r->bridge == NULL || bridge_decide(r->bridge, id,
-	    strcmp(behavior, "allow") == 0, message) == -1) {
+	/* A held network connection (the proxy's ids), else a tool call (the bridge's). */
+	if ((r->proxy == NULL || proxy_decide(r->proxy, id, strcmp(behavior, "allow") == 0,
+	    message) == -1) && (r->bridge == NULL || bridge_decide(r->bridge, id,
+	    strcmp(behavior, "allow") == 0, message) == -1)) {
 		log_warn("decision for unknown approval id ignored");
 		if ((ev = run_event(r, "decision_unknown_id")) != NULL) {
 			json_add_string(ev, "id", id);
@@ -1148,6 +1155,8 @@ run_attached(void *arg, struct bufferevent *bev)
 		run_emit(r, m);
 	}
 	bridge_reannounce(r->bridge);
+	if (r->proxy != NULL)
+		proxy_reannounce(r->proxy);
 	/* The run was over and waited only for this: its report went with the outbox. */
 	if (r->awaiting)
 		event_base_loopexit(r->base, NULL);
@@ -1378,11 +1387,14 @@ run_egress(struct run *r, char *err, size_t errlen)
 	pc.rules = rules;
 	pc.n_rules = n;
 	pc.idle_seconds = r->budget_seconds;
+	pc.ask = r->net_ask;
+	pc.hold_seconds = r->budget_seconds;
 	pc.emit = run_emit_cb;
 	pc.arg = r;
 	r->proxy = proxy_new(r->base, &pc, err, errlen);
 	if (r->proxy != NULL && (ev = run_event(r, "network_policy")) != NULL) {
 		cJSON_AddStringToObject(ev, "mode", "allowlist");
+		cJSON_AddBoolToObject(ev, "ask", r->net_ask);
 		if ((list = cJSON_AddArrayToObject(ev, "allow")) != NULL)
 			for (size_t i = 0; i < n; i++)
 				cJSON_AddItemToArray(list, cJSON_CreateString(rules[i].text));

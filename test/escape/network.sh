@@ -140,6 +140,39 @@ c=$(sql "SELECT count(*) FROM run_events WHERE run_id = '$RID' AND kind = 'net'"
 [ "${c:-0}" -ge 3 ] && row "every connection is a run event (kind net)" "$c events" PASS ||
     row "every connection is a run event (kind net)" "${c:-0}" FAIL
 
+# --- ask mode: a host no rule names is held until a person answers ------------------------
+cat > "$CLOCKWORK_HOME/config.yaml" <<YAML
+api_port: 0
+YAML
+cwctl task add asker --prompt "curl -s -p -m 60 http://127.0.0.1:$P1/hello" >/dev/null || fail "task add asker"
+cwctl network asker --ask >/dev/null || fail "cwctl network --ask"
+: > "$S/connections"
+RID=$(cwctl run start asker)
+pending() { cwctl approvals --run "$RID" --json 2>/dev/null | grep -q '"tool":	"network"'; }
+if wait_until 20 "a network approval" pending; then
+	AID=$(cwctl approvals --run "$RID" --json | sed -n 's/.*"id":	"\([^"]*\)".*/\1/p' | head -1)
+	nothing && run_is "$RID" running && row "ask: CONNECT held as an approval, nothing connected" "held ($AID)" PASS ||
+	    row "ask: CONNECT held as an approval, nothing connected" "$(run_status "$RID") $(cat "$S/connections")" FAIL
+	cwctl approve "$AID" --for-task >/dev/null || row "cwctl approve --for-task" "refused" FAIL
+	wait_until 30 "asker ends" run_ended "$RID"
+	cwctl run logs "$RID" --raw > "$T/asker.log" 2>&1
+	grep -q "hello from 127.0.0.1:$P1" "$T/asker.log" && run_is "$RID" completed &&
+	    row "ask: approved from cwctl, the run completes" "200" PASS ||
+	    row "ask: approved from cwctl, the run completes" "$(run_status "$RID"): $(head -3 "$T/asker.log")" FAIL
+	cwctl network asker --json | grep -q "\"127.0.0.1:$P1\"" &&
+	    row "ask: \"for this task\" added a task rule" "127.0.0.1:$P1" PASS ||
+	    row "ask: \"for this task\" added a task rule" "$(cwctl network asker)" FAIL
+	: > "$S/connections"
+	cwctl run start asker --wait > "$T/asker2.wait" 2>&1
+	RID=$(sed -n 's/^run: *//p' "$T/asker2.wait")
+	[ -n "$RID" ] && [ "$(sql "SELECT count(*) FROM approvals WHERE run_id = '$RID'")" = 0 ] &&
+	    run_is "$RID" completed && [ -s "$S/connections" ] &&
+	    row "ask: the next run of the task goes through without asking" "task rule" PASS ||
+	    row "ask: the next run of the task goes through without asking" "$(cat "$T/asker2.wait")" FAIL
+else
+	row "ask: CONNECT held as an approval" "no approval appeared" FAIL
+fi
+
 # --- network: open is loud ----------------------------------------------------------------
 printf 'api_port: 0\nnetwork: open\n' > "$CLOCKWORK_HOME/config.yaml"
 run open "python3 -c '$PYC' 127.0.0.1 $P1"
