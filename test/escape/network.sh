@@ -6,7 +6,8 @@
 # stand-in recorded nothing; the positive rows show real clients (curl, git, npm)
 # getting through the proxy to stand-ins that allow rules name.
 #
-# Env: CW_BIN, CW_SRC; CW_NET_VERBOSE=1 prints each run's log.
+# Env: CW_BIN, CW_SRC, CW_BUILD (test/escape/nonetns.c is built there); CW_NET_VERBOSE=1
+# prints each run's log.
 . "${CW_SRC:?}/test/integration/daemon_lib.bash" || exit 1
 set +e
 
@@ -182,6 +183,31 @@ if grep -q CONNECTED "$T/open.log" && grep -q "WARNING: network: open" "$T/open.
 	row "network: open reaches the host, loudly (log, journal, report)" "as documented" PASS
 else
 	row "network: open reaches the host, loudly (log, journal, report)" "$(head -3 "$T/open.log")" FAIL
+fi
+
+# --- no network namespace to be had: allowlist refuses the run (exit 3), naming the opt-out
+NN=$CW_BUILD/escape/nonetns
+if [ -x "$NN" ]; then
+	mkdir -p "$T/nn/home/.clockwork" "$T/nn/wd"
+	out=$(env -i HOME="$T/nn/home" CLOCKWORK_HOME="$T/nn/home/.clockwork" PATH=/usr/bin:/bin \
+	    "$NN" "$CW_BIN/cw-runner" exec --workdir "$T/nn/wd" -- /bin/echo RAN 2>&1); rc=$?
+	[ $rc = 3 ] && [[ $out != *RAN* ]] && [[ $out == *"network: open"* ]] &&
+	    row "no network namespace possible: exec refused, exit 3" "refused, names network: open" PASS ||
+	    row "no network namespace possible: exec refused, exit 3" "rc $rc: $out" FAIL
+	msg='{"v":1,"type":"run","run_id":"nn1","task":"nn","engine":"command","argv":["/bin/echo","RAN"],"workdir":"'"$T/nn/wd"'","budget":{"seconds":30}}'
+	out=$( { echo "$msg"; sleep 3; } | env -i HOME="$T/nn/home" CLOCKWORK_HOME="$T/nn/home/.clockwork" \
+	    PATH=/usr/bin:/bin "$NN" "$CW_BIN/cw-runner" run 2>/dev/null); rc=$?
+	[ $rc = 3 ] && [[ $out == *'"status":"refused"'* ]] && [[ $out == *"network: open"* ]] &&
+	    row "no network namespace possible: run refused, exit 3" "refused, names network: open" PASS ||
+	    row "no network namespace possible: run refused, exit 3" "rc $rc: $(printf '%s' "$out" | tail -c 300)" FAIL
+	printf 'network: open\n' > "$T/nn/home/.clockwork/config.yaml"
+	out=$(env -i HOME="$T/nn/home" CLOCKWORK_HOME="$T/nn/home/.clockwork" PATH=/usr/bin:/bin \
+	    "$NN" "$CW_BIN/cw-runner" exec --workdir "$T/nn/wd" -- /bin/echo RAN 2>&1); rc=$?
+	[ $rc = 0 ] && [[ $out == *RAN* ]] && [[ $out == *"not enforced: network: open"* ]] &&
+	    row "the same with network: open runs, loudly" "ran, not_enforced" PASS ||
+	    row "the same with network: open runs, loudly" "rc $rc: $out" FAIL
+else
+	row "no network namespace possible" "nonetns not built" FAIL
 fi
 
 echo "network escape rows: $fails failed"
