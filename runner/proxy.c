@@ -177,6 +177,11 @@ proxy_refuse(struct proxy_conn *c, int code, const char *why)
 		}
 	} else
 		snprintf(c->error, sizeof c->error, "%s", why);
+	if (c->dns != NULL) {
+		/* An answer that comes later must find nothing to connect. */
+		evdns_getaddrinfo_cancel(c->dns);
+		c->dns = NULL;
+	}
 	n = snprintf(body, sizeof body, "clockwork: %s\n", why);
 	if (n < 0 || (size_t)n >= sizeof body)
 		n = (int)strlen(body);
@@ -729,6 +734,8 @@ proxy_free(struct proxy *p)
 
 	if (p == NULL)
 		return;
+	/* The run is over and reported: what is still open ends without a record. */
+	p->emit = NULL;
 	while ((c = TAILQ_FIRST(&p->conns)) != NULL)
 		proxy_close(c);
 	if (p->listener != NULL)
