@@ -137,6 +137,9 @@ rep = d.get("report", d)
 n = rep.get("network_egress") or {}
 sys.exit(0 if rep.get("network") == "allowlist" and n.get("allowed", 0) >= 3 and n.get("bytes_down", 0) > 0 and n.get("denied") == 0 else 1)
 PY
+cwctl run show "$RID" | grep -qE '^network: +allowlist \([0-9]+ connections, 0 refused\)' &&
+    row "cwctl run show: the network line" "allowlist (N connections)" PASS ||
+    row "cwctl run show: the network line" "$(cwctl run show "$RID" | grep network)" FAIL
 c=$(sql "SELECT count(*) FROM run_events WHERE run_id = '$RID' AND kind = 'net'")
 [ "${c:-0}" -ge 3 ] && row "every connection is a run event (kind net)" "$c events" PASS ||
     row "every connection is a run event (kind net)" "${c:-0}" FAIL
@@ -179,7 +182,8 @@ printf 'api_port: 0\nnetwork: open\n' > "$CLOCKWORK_HOME/config.yaml"
 run open "python3 -c '$PYC' 127.0.0.1 $P1"
 if grep -q CONNECTED "$T/open.log" && grep -q "WARNING: network: open" "$T/open.log" &&
     cwctl journal --run "$RID" 2>/dev/null | grep -q network_open &&
-    cwctl run show "$RID" --json | grep -q '"network":	"open"'; then
+    cwctl run show "$RID" --json | grep -q '"network":	"open"' &&
+    cwctl run show "$RID" | grep -q '^network: *OPEN'; then
 	row "network: open reaches the host, loudly (log, journal, report)" "as documented" PASS
 else
 	row "network: open reaches the host, loudly (log, journal, report)" "$(head -3 "$T/open.log")" FAIL
