@@ -376,7 +376,9 @@ run_report_file(struct run *r, const cJSON *m)
 static void
 run_report_fit(cJSON *m)
 {
-	static const char *const lists[] = { "approvals", "denials" };
+	/* The proxy's refusals first: they are in the run's events and journal too. */
+	static const char *const lists[] = { "network_egress.denials", "approvals",
+	    "denials" };
 	char	*text;
 	size_t	 len;
 	double	 count;
@@ -389,7 +391,12 @@ run_report_fit(cJSON *m)
 		cJSON_free(text);
 		if (len <= CW_RUN_REPORT_MAX)
 			return;
-		if ((o = cJSON_GetObjectItemCaseSensitive(m, lists[i])) == NULL)
+		if (i == 0)
+			o = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(m,
+			    "network_egress"), "denials");
+		else
+			o = cJSON_GetObjectItemCaseSensitive(m, lists[i]);
+		if (o == NULL)
 			continue;
 		if (json_get_number(o, "count", &count) == -1)
 			count = 0;
