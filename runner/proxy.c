@@ -85,6 +85,8 @@ static void	proxy_close(struct proxy_conn *);
 static void	proxy_answer(struct proxy_conn *, int, const char *);
 static int	proxy_ask(struct proxy_conn *);
 static void	proxy_arm(struct proxy_conn *, int);
+static void	proxy_head_read(struct bufferevent *, void *);
+static void	proxy_head_event(struct bufferevent *, short, void *);
 static void	proxy_relay_read(struct bufferevent *, void *);
 static void	proxy_relay_write(struct bufferevent *, void *);
 static void	proxy_relay_event(struct bufferevent *, short, void *);
@@ -423,6 +425,41 @@ proxy_resolved(int result, struct evutil_addrinfo *res, void *arg)
 	proxy_refuse(c, 403, why);
 }
 
+/* While held, nothing the client sends is read as a request; its bytes stay queued. */
+static void
+proxy_held_read(struct bufferevent *bev, void *arg)
+{
+	(void)bev;
+	(void)arg;
+}
+
+/*
+ * The client gave up while its connection was held: the question is withdrawn (the
+ * daemon expires the approval, as it does one the bridge gave up on) and it closes.
+ */
+static void
+proxy_held_event(struct bufferevent *bev, short what, void *arg)
+{
+	struct proxy_conn	*c = arg;
+	struct proxy		*p = c->p;
+	cJSON			*ev;
+
+	(void)bev;
+	(void)what;
+	if (p->emit != NULL && (ev = cJSON_CreateObject()) != NULL) {
+		cJSON_AddNumberToObject(ev, "v", CW_WIRE_VERSION);
+		cJSON_AddStringToObject(ev, "type", "event");
+		cJSON_AddStringToObject(ev, "kind", "approval_timeout");
+		cJSON_AddStringToObject(ev, "run_id", p->run_id);
+		cJSON_AddStringToObject(ev, "id", c->ask_id);
+		cJSON_AddStringToObject(ev, "by", "client_gone");
+		cJSON_AddStringToObject(ev, "reason", "the connection was closed before "
+		    "an answer came");
+		p->emit(p->arg, ev);
+	}
+	proxy_close(c);
+}
+
 /* Hold the connection and ask: an approval_request for the daemon. */
 static int
 proxy_ask(struct proxy_conn *c)
@@ -462,6 +499,8 @@ proxy_ask(struct proxy_conn *c)
 	}
 	p->nheld++;
 	c->state = PS_ASKING;
+	bufferevent_setcb(c->client, proxy_held_read, NULL, proxy_held_event, c);
+	bufferevent_enable(c->client, EV_READ);
 	evtimer_del(c->deadline);
 	proxy_arm(c, p->hold_seconds * 1000);
 	if (p->emit != NULL)
@@ -544,6 +583,8 @@ proxy_answer(struct proxy_conn *c, int allow, const char *message)
 	c->announce = NULL;
 	p->nheld--;
 	evtimer_del(c->deadline);
+	bufferevent_disable(c->client, EV_READ);
+	bufferevent_setcb(c->client, proxy_head_read, NULL, proxy_head_event, c);
 	snprintf(rule, sizeof rule, "%s%s%s:%d", v6 ? "[" : "", c->req.host, v6 ? "]" : "",
 	    c->req.port);
 	if (!allow) {

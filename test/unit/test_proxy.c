@@ -335,6 +335,25 @@ test_ask(void **state)
 	close(s);
 	close(c);
 	pump(50);
+	/* A held client that hangs up withdraws its question: the approval expires. (The
+	 * allowed address is granted for the run now: ask about another.) */
+	c = dial(port);
+	dprintf(c, "CONNECT unlisted.example:443 HTTP/1.1\r\n\r\n");
+	pump(100);
+	close(c);
+	pump(100);
+	e = NULL;
+	{
+		const cJSON	*m;
+
+		cJSON_ArrayForEach(m, events)
+			if (json_get_string(m, "kind") != NULL &&
+			    strcmp(json_get_string(m, "kind"), "approval_timeout") == 0)
+				e = m;
+	}
+	assert_non_null(e);
+	assert_non_null(json_get_string(e, "id"));
+	assert_int_equal(proxy_decide(p, json_get_string(e, "id"), 1, NULL), -1);
 	close(up);
 	proxy_free(p);
 }
