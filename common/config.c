@@ -17,6 +17,7 @@
 #include <yaml.h>
 
 #include "config.h"
+#include "netrule.h"
 #include "engines.h"
 #include "paths.h"
 
@@ -401,6 +402,64 @@ config_engine_string(struct config_parse *p, const yaml_node_t *v, const char *s
 }
 
 static int
+config_check_netrule(const char *s)
+{
+	struct netrule	 r;
+	char		 err[32];
+
+	return netrule_parse(s, &r, err, sizeof err) == 0;
+}
+
+/*
+ * network: allowlist | open, or a mapping { mode: allowlist|open, allow: [host:port] }.
+ * mode is NULL for engines.<name>.network, where only allow may be given.
+ */
+static int
+config_parse_network(struct config_parse *p, const yaml_node_t *n, const char *field,
+    int *mode, struct strlist *allow)
+{
+	yaml_node_pair_t	*pair;
+	const yaml_node_t	*k, *v;
+	const char		*key, *s;
+	char			 sub[160];
+
+	if (mode != NULL && config_is_scalar(n)) {
+		s = config_scalar(n);
+		if (strcmp(s, "allowlist") == 0)
+			*mode = 0;
+		else if (strcmp(s, "open") == 0)
+			*mode = 1;
+		else
+			return config_fail(p, n, field, "'%s' is not allowlist or open", s);
+		return 0;
+	}
+	if (n == NULL || n->type != YAML_MAPPING_NODE)
+		return config_fail(p, n, field, mode != NULL ? "expected allowlist, open or "
+		    "a mapping (mode, allow)" : "expected a mapping (allow)");
+	for (pair = n->data.mapping.pairs.start; pair < n->data.mapping.pairs.top; pair++) {
+		k = yaml_document_get_node(p->doc, pair->key);
+		v = yaml_document_get_node(p->doc, pair->value);
+		if (!config_is_scalar(k))
+			return config_fail(p, k, field, "keys must be strings");
+		key = config_scalar(k);
+		config_field(sub, sizeof sub, "%s.%s", field, key);
+		if (mode != NULL && strcmp(key, "mode") == 0) {
+			if (config_parse_network(p, v, sub, mode, NULL) == -1)
+				return -1;
+			if (!config_is_scalar(v))
+				return config_fail(p, v, sub, "expected allowlist or open");
+		} else if (strcmp(key, "allow") == 0) {
+			if (config_get_list(p, v, sub, config_check_netrule,
+			    "host:port (a name, *.domain, * or an IP address; a port or *)",
+			    allow) == -1)
+				return -1;
+		} else
+			return config_fail(p, k, sub, "unknown key");
+	}
+	return 0;
+}
+
+static int
 config_parse_engines(struct config_parse *p, const yaml_node_t *n, struct config *cfg)
 {
 	yaml_node_pair_t	*pair, *ep;
@@ -447,6 +506,12 @@ config_parse_engines(struct config_parse *p, const yaml_node_t *n, struct config
 				char psub[160];
 				config_field(psub, sizeof psub, "%s.sandbox", sub);
 				if (config_parse_policy(p, ev, psub, &e->sandbox) == -1)
+					return -1;
+			} else if (strcmp(key, "network") == 0) {
+				char psub[160];
+				config_field(psub, sizeof psub, "%s.network", sub);
+				if (config_parse_network(p, ev, psub, NULL,
+				    &e->network_allow) == -1)
 					return -1;
 			} else if (strcmp(key, "base_url") == 0 || strcmp(key, "model") == 0 ||
 			    strcmp(key, "key_env") == 0) {
@@ -593,6 +658,10 @@ config_parse_root(struct config_parse *p, const yaml_node_t *root, struct config
 				return -1;
 		} else if (strcmp(key, "desktop_notifications") == 0) {
 			if (config_get_bool(p, v, key, &cfg->desktop_notifications) == -1)
+				return -1;
+		} else if (strcmp(key, "network") == 0) {
+			if (config_parse_network(p, v, key, &cfg->network_open,
+			    &cfg->network_allow) == -1)
 				return -1;
 		} else
 			return config_fail(p, k, key, "unknown key");
@@ -749,10 +818,12 @@ config_free(struct config *cfg)
 		free(cfg->engines[i].base_url);
 		free(cfg->engines[i].model);
 		free(cfg->engines[i].key_env);
+		strlist_free(&cfg->engines[i].network_allow);
 		policy_free(&cfg->engines[i].sandbox);
 	}
 	free(cfg->engines);
 	strlist_free(&cfg->protected_branches);
+	strlist_free(&cfg->network_allow);
 	for (size_t i = 0; i < cfg->n_rules; i++) {
 		free(cfg->rules[i].id);
 		free(cfg->rules[i].match);

@@ -33,6 +33,7 @@ struct config_engine {
 	char		*model;		/* or NULL */
 	char		*key_env;	/* the daemon's variable holding the key, or NULL
 					   (the engine's own, common/engines.c) */
+	struct strlist	 network_allow;	/* engines.<name>.network.allow: egress rules */
 };
 
 /* A configurable (non-floor) deny rule; floor rules are built in and not listed here. */
@@ -62,6 +63,8 @@ struct config {
 	struct config_rule	*rules;
 	size_t			 n_rules;
 	int			 desktop_notifications;	/* new approvals on the desktop */
+	int			 network_open;	/* network: open (SPEC N1's loud opt-out) */
+	struct strlist		 network_allow;	/* network.allow: egress rules (netrule.h) */
 };
 
 /* Fill cfg with the built-in defaults. */

@@ -29,6 +29,7 @@ static const struct engine_info engines_table[] = {
 		.floor = "PreToolUse hook (cw-floor-hook) on every Bash call, from "
 		    "--settings in the runner's read-only state directory",
 		.ask = "the bridge's MCP tool through --permission-prompt-tool",
+		.net_allow = "api.anthropic.com:443 statsig.anthropic.com:443",
 	},
 	{
 		.name = "codex",
@@ -38,6 +39,7 @@ static const struct engine_info engines_table[] = {
 		.key_env = "OPENAI_API_KEY",
 		.floor = "not available for this engine",
 		.ask = "not available for this engine",
+		.net_allow = "api.openai.com:443",
 	},
 	{
 		.name = "opencode",
@@ -47,6 +49,7 @@ static const struct engine_info engines_table[] = {
 		.key_env = "OPENAI_API_KEY",
 		.floor = "not available for this engine",
 		.ask = "not available for this engine",
+		.net_allow = "api.openai.com:443",
 	},
 	{
 		/* A Python package this machine's registries do not carry: docs/engines.md. */

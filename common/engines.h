@@ -28,6 +28,11 @@ struct engine_info {
 	const char	*key_env;	/* the variable the engine reads its key from, or NULL */
 	const char	*floor;		/* how the floor reaches it, for reports and docs */
 	const char	*ask;		/* how an approval is asked, or why it cannot be */
+	/*
+	 * The provider hosts its runs may reach through the egress proxy (SPEC N1),
+	 * "host:port" separated by spaces (common/netrule.h), or NULL for none.
+	 */
+	const char	*net_allow;
 };
 
 /* The entry named name, or NULL. */

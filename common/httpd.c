@@ -10,6 +10,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -543,6 +544,43 @@ httpd_listen_tcp(struct httpd *h, int port, const struct httpd_limits *lim, int 
 		return -1;
 	l->port = ntohs(sin.sin_port);
 	*bound = l->port;
+	return 0;
+}
+
+int
+httpd_listen_fd(struct httpd *h, int fd, const struct httpd_limits *lim, int *bound,
+    char *err, size_t errlen)
+{
+	struct httpd_listener	*l;
+	struct sockaddr_in	 sin;
+	socklen_t		 sl = sizeof sin;
+	int			 acc = 0;
+	socklen_t		 al = sizeof acc;
+
+	/* Only what httpd_listen_tcp would have made: a listening loopback TCP socket. */
+	if (getsockname(fd, (struct sockaddr *)&sin, &sl) == -1 ||
+	    getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &al) == -1) {
+		snprintf(err, errlen, "%s: adopted listener: %s", h->name, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (sin.sin_family != AF_INET || ntohl(sin.sin_addr.s_addr) >> 24 != 127 || !acc) {
+		snprintf(err, errlen, "%s: adopted descriptor is not a listening loopback "
+		    "TCP socket", h->name);
+		close(fd);
+		return -1;
+	}
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) == -1 ||
+	    fcntl(fd, F_SETFD, FD_CLOEXEC) == -1) {
+		snprintf(err, errlen, "%s: adopted listener: %s", h->name, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (httpd_bind_listener(h, fd, AF_INET, lim, &l, err, errlen) == -1)
+		return -1;
+	l->port = ntohs(sin.sin_port);
+	if (bound != NULL)
+		*bound = l->port;
 	return 0;
 }
 

@@ -72,6 +72,12 @@ struct evhttp	*httpd_evhttp(struct httpd *);
 int		 httpd_listen_tcp(struct httpd *, int port, const struct httpd_limits *,
 		    int *bound, char *err, size_t errlen);
 /*
+ * Serve a listening 127.0.0.0/8 TCP socket made elsewhere (in a run's network
+ * namespace, runner/sandbox.c), taking ownership of fd (closed on failure too).
+ */
+int		 httpd_listen_fd(struct httpd *, int fd, const struct httpd_limits *,
+		    int *bound, char *err, size_t errlen);
+/*
  * Listen on a unix socket at path, mode 0600. A socket left there by a dead server
  * is replaced; one that answers means another server is running (EADDRINUSE); a
  * path that is not a socket we own is refused. The caller has checked that the

@@ -26,10 +26,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "strlist.h"
+
 struct sqlite3;
 struct store;
 
-#define STORE_SCHEMA_LATEST	7
+#define STORE_SCHEMA_LATEST	8
 #define STORE_TIME_LEN		25	/* "YYYY-MM-DDTHH:MM:SS.mmmZ" + NUL */
 #define STORE_ID_LEN		40	/* room for a generated or caller-chosen id */
 
@@ -131,6 +133,17 @@ int	store_task_set_enabled(struct store *, int64_t id, int enabled);
  */
 int	store_task_remove(struct store *, int64_t id);
 void	store_task_free(struct store_task *);
+/*
+ * A task's network policy (SPEC N1): ask (an unknown host becomes an approval) and
+ * its own allow rules ("host:port", common/netrule.h). A task with none set has ask 0
+ * and no rules.
+ */
+int	store_task_network_get(struct store *, int64_t task_id, int *ask,
+	    struct strlist *allow);
+int	store_task_network_set(struct store *, int64_t task_id, int ask,
+	    const struct strlist *allow);
+/* Add one rule (kept once), as an approval "for this task" does. */
+int	store_task_network_allow(struct store *, int64_t task_id, const char *rule);
 void	store_task_list_free(struct store_task *, size_t n);
 
 /* ---- runs ------------------------------------------------------------------ */

@@ -245,6 +245,14 @@ static const char store_schema_v7[] =
 ");"
 "CREATE INDEX task_history_task ON task_history(task_id, id);";
 
+/* 8, SPEC N1: a task's own egress rules and whether an unknown host becomes an approval. */
+static const char store_schema_v8[] =
+"CREATE TABLE task_network ("
+"  task_id INTEGER PRIMARY KEY REFERENCES tasks(id) ON DELETE CASCADE,"
+"  ask INTEGER NOT NULL DEFAULT 0 CHECK (ask IN (0, 1)),"
+"  allow TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(allow) AND json_type(allow) = 'array')"
+");";
+
 const struct store_migration store_migrations[] = {
 	{ 1, "tasks, runs, run_events", store_schema_v1, 0 },
 	{ 2, "approvals", store_schema_v2, 0 },
@@ -254,6 +262,7 @@ const struct store_migration store_migrations[] = {
 	{ 6, "telegram delivery", store_schema_v6, 0 },
 	{ 7, "task base, archive, history; imported jobs' source and preview",
 	    store_schema_v7, 0 },
+	{ 8, "per-task network policy", store_schema_v8, 0 },
 };
 const size_t store_n_migrations =
     sizeof store_migrations / sizeof store_migrations[0];

@@ -67,6 +67,12 @@
  *   hook_path        absolute path of cw-floor-hook (default: beside cw-runner)
  *   log_max_bytes    the run's log cap: the runner keeps to it when it writes the log
  *                    itself, while no daemon is attached                  optional
+ *   base_url         the engine's provider URL (engines.<name>.base_url); its host:port
+ *                    is an egress rule for the run                         optional
+ *   network          {"allow":["host:port",...],"ask":bool}: the task's own egress
+ *                    rules and whether an unknown host becomes an approval (tool
+ *                    "network"); the global and engine rules come from config.yaml
+ *                                                                         optional
  *   (engine binaries are found through the runner's PATH, where spec_build() finds
  *   them to grant their install)
  *
@@ -90,6 +96,13 @@
  *   common/record.h; "report_trimmed": true when the lists were left out to fit) where by is
  *   "human" | "timeout" | "floor" | "limit" | "stopped" | "malformed" | "client_gone".
  *   cw-runner run exits 0 when the run completed, 1 when it failed, was stopped or hit
+ *   network "allowlist"|"open", and with the egress proxy network_egress
+ *   {"connections","allowed","denied","bytes_up","bytes_down","denials":{"count","list":
+ *   [{host,port,method,addr,verdict,rule,reason,bytes_up,bytes_down,ms}],"omitted"}}.
+ *   Events of the egress proxy: kind "net" (a connection ended: host, port, method, addr,
+ *   verdict "allowed", rule, reason when it failed, bytes_up, bytes_down, ms),
+ *   "net_deny" (refused: the same with verdict "denied" and the reason), and
+ *   "network_policy" (the run's rules, at the start), "network_open" (network: open).
  *   a budget, 2 when the run message was unusable, 3 when the sandbox or the floor
  *   hook could not be put in place (nothing ran).
  *

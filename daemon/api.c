@@ -42,6 +42,7 @@
 #include "mask.h"
 #include "secret.h"
 #include "tgapi.h"
+#include "netrule.h"
 
 #define API_LOG_CHUNK	(256 * 1024)
 
@@ -999,11 +1000,13 @@ api_respond(struct daemon *d, const char *id, int allow, const char *message,
 	return API_RESPOND_OK;
 }
 
+static int	api_approval_for_task(struct api_req *, const char *, char *, size_t);
+
 static void
 api_approval_answer(struct api_req *q, const char *id)
 {
 	struct store_approval	 a;
-	const char		*dec, *msg;
+	const char		*dec, *msg, *scope;
 	char			 why[512];
 	cJSON			*body, *j;
 	int			 allow;
@@ -1012,6 +1015,12 @@ api_approval_answer(struct api_req *q, const char *id)
 		return;
 	dec = json_get_string(body, "decision");
 	msg = json_get_string(body, "message");
+	scope = json_get_string(body, "scope");
+	if (scope != NULL && strcmp(scope, "run") != 0 && strcmp(scope, "task") != 0) {
+		cJSON_Delete(body);
+		api_error(q, 400, "invalid_field", "scope: must be \"run\" or \"task\"");
+		return;
+	}
 	if (dec == NULL || (strcmp(dec, "allow") != 0 && strcmp(dec, "deny") != 0)) {
 		cJSON_Delete(body);
 		api_error(q, 400, "invalid_field", "decision: must be \"allow\" or \"deny\"");
@@ -1027,6 +1036,14 @@ api_approval_answer(struct api_req *q, const char *id)
 	json_add_string(j, "decision", dec);
 	switch (api_respond(q->d, id, allow, msg, q->actor, why, sizeof why)) {
 	case API_RESPOND_OK:
+		if (allow && scope != NULL && strcmp(scope, "task") == 0) {
+			char	 rule[NETRULE_HOST_MAX + 16];
+
+			if (api_approval_for_task(q, id, rule, sizeof rule) == 0)
+				json_add_string(j, "task_rule", rule);
+			else
+				log_warn("approval %s: not kept for the task", id);
+		}
 		journal_audit(q->d, q->actor, "approval.answer", id, j);
 		cJSON_Delete(body);
 		if (store_approval_get(q->d->store, id, &a) == 1) {
@@ -1341,6 +1358,141 @@ api_task_show(struct api_req *q)
 	store_task_free(&t);
 }
 
+/* ---- a task's network policy (SPEC N1) ---------------------------------------- */
+
+static cJSON *
+api_task_network_json(struct api_req *q, const struct store_task *t)
+{
+	struct strlist	 allow = { 0 };
+	cJSON		*o, *a;
+	int		 ask;
+
+	if (store_task_network_get(q->d->store, t->id, &ask, &allow) == -1)
+		return NULL;
+	o = cJSON_CreateObject();
+	json_add_string(o, "task", t->name);
+	cJSON_AddBoolToObject(o, "ask", ask);
+	a = cJSON_AddArrayToObject(o, "allow");
+	for (size_t i = 0; i < allow.n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(allow.v[i]));
+	strlist_free(&allow);
+	return o;
+}
+
+static void
+api_task_network_r(struct api_req *q)
+{
+	struct store_task	 t;
+	cJSON			*o;
+
+	if (api_task_lookup(q, q->seg[2], &t) == -1)
+		return;
+	if ((o = api_task_network_json(q, &t)) == NULL)
+		api_error(q, 500, "internal", "%s", store_errmsg(q->d->store));
+	else
+		api_ok(q, 200, o);
+	store_task_free(&t);
+}
+
+/* {"ask":bool, "allow":[rules]} replaces what is given; "add":[rules] appends. */
+static void
+api_task_network_set_r(struct api_req *q)
+{
+	struct store_task	 t;
+	struct strlist		 allow = { 0 };
+	struct netrule		 nr;
+	const cJSON		*ask, *list, *e;
+	const char		*keys[] = { "allow", "add" };
+	char			 nerr[400];
+	int			 cur_ask;
+	cJSON			*body, *o;
+
+	if (api_task_lookup(q, q->seg[2], &t) == -1)
+		return;
+	if ((body = api_body(q)) == NULL) {
+		store_task_free(&t);
+		return;
+	}
+	ask = cJSON_GetObjectItemCaseSensitive(body, "ask");
+	if (ask != NULL && !cJSON_IsBool(ask)) {
+		api_error(q, 400, "invalid_field", "ask: must be true or false");
+		goto out;
+	}
+	if (store_task_network_get(q->d->store, t.id, &cur_ask, &allow) == -1) {
+		api_error(q, 500, "internal", "%s", store_errmsg(q->d->store));
+		goto out;
+	}
+	for (size_t k = 0; k < 2; k++) {
+		if ((list = cJSON_GetObjectItemCaseSensitive(body, keys[k])) == NULL)
+			continue;
+		if (!cJSON_IsArray(list) || cJSON_GetArraySize(list) > 256) {
+			api_error(q, 400, "invalid_field", "%s: must be an array of at most "
+			    "256 host:port rules", keys[k]);
+			goto out;
+		}
+		if (k == 0)
+			strlist_free(&allow);
+		cJSON_ArrayForEach(e, list) {
+			if (!cJSON_IsString(e) || netrule_parse(e->valuestring, &nr, nerr,
+			    sizeof nerr) == -1) {
+				api_error(q, 400, "invalid_field", "%s: %s", keys[k],
+				    cJSON_IsString(e) ? nerr : "rules are strings");
+				goto out;
+			}
+			strlist_add_unique(&allow, nr.text);
+		}
+	}
+	if (ask != NULL)
+		cur_ask = cJSON_IsTrue(ask);
+	if (store_task_network_set(q->d->store, t.id, cur_ask, &allow) == -1) {
+		api_error(q, 500, "internal", "%s", store_errmsg(q->d->store));
+		goto out;
+	}
+	journal_audit(q->d, q->actor, "task.network", t.name, cJSON_Duplicate(body, 1));
+	if ((o = api_task_network_json(q, &t)) == NULL)
+		api_error(q, 500, "internal", "%s", store_errmsg(q->d->store));
+	else
+		api_ok(q, 200, o);
+out:
+	strlist_free(&allow);
+	cJSON_Delete(body);
+	store_task_free(&t);
+}
+
+/*
+ * "Allow for this task" on a network approval: its host:port becomes one of the task's
+ * own rules, for the runs that come after (this run was allowed by the answer itself).
+ */
+static int
+api_approval_for_task(struct api_req *q, const char *id, char *rule, size_t rulelen)
+{
+	struct store_approval	 a;
+	struct store_run	 run;
+	struct netrule		 nr;
+	const cJSON		*h, *p;
+	cJSON			*in = NULL;
+	char			 text[NETRULE_HOST_MAX + 16], nerr[128];
+	int			 rc = -1;
+
+	if (store_approval_get(q->d->store, id, &a) != 1)
+		return -1;
+	if (strcmp(a.tool, "network") == 0 && a.input != NULL &&
+	    (in = cJSON_Parse(a.input)) != NULL &&
+	    cJSON_IsString(h = cJSON_GetObjectItemCaseSensitive(in, "host")) &&
+	    cJSON_IsNumber(p = cJSON_GetObjectItemCaseSensitive(in, "port")) &&
+	    (size_t)snprintf(text, sizeof text, strchr(h->valuestring, ':') ? "[%s]:%d" :
+	    "%s:%d", h->valuestring, p->valueint) < sizeof text &&
+	    netrule_parse(text, &nr, nerr, sizeof nerr) == 0 &&
+	    store_run_get(q->d->store, a.run_id, &run) == 1) {
+		rc = store_task_network_allow(q->d->store, run.task_id, nr.text);
+		snprintf(rule, rulelen, "%s", nr.text);
+		store_run_free(&run);
+	}
+	cJSON_Delete(in);
+	store_approval_free(&a);
+	return rc;
+}
+
 static void api_task_update_r(struct api_req *q) { api_task_update(q, q->seg[2]); }
 static void api_task_remove_r(struct api_req *q) { api_task_remove(q, q->seg[2]); }
 static void api_run_show_r(struct api_req *q) { api_run_show(q, q->seg[2]); }
@@ -1395,6 +1547,8 @@ static const struct api_route api_routes[] = {
 	{ "api/jobs/*/enable",		EVHTTP_REQ_POST,   API_AUTH_INBOX, api_jobs_enable },
 	{ "api/runs/*/retry",		EVHTTP_REQ_POST,   API_AUTH_LOCAL, api_jobs_run_retry },
 	{ "api/runs/*/continue",	EVHTTP_REQ_POST,   API_AUTH_LOCAL, api_jobs_run_continue },
+	{ "api/tasks/*/network",	EVHTTP_REQ_GET,	   API_AUTH_LOCAL, api_task_network_r },
+	{ "api/tasks/*/network",	EVHTTP_REQ_POST,   API_AUTH_LOCAL, api_task_network_set_r },
 	{ "api/runs",			EVHTTP_REQ_GET,	   API_AUTH_INBOX, api_runs_list },
 	{ "api/runs",			EVHTTP_REQ_POST,   API_AUTH_LOCAL, api_run_start },
 	{ "api/runs/*",			EVHTTP_REQ_GET,	   API_AUTH_INBOX, api_run_show_r },

@@ -1,5 +1,6 @@
 /*
- * cwctl approve ID and cwctl deny ID [--message M]: both answer through the daemon's
+ * cwctl approve ID [--for-task] and cwctl deny ID [--message M]: both answer through
+ * the daemon's
  * one respond path. An approval already answered, or whose run has ended, is refused
  * (exit 3) with the reason.
  */
@@ -16,11 +17,13 @@ cwctl_answer(int argc, char **argv, int allow)
 	const char	*id = NULL, *msg = NULL;
 	char		 path[256], esc[160];
 	cJSON		*b, *o = NULL;
-	int		 json = 0, rc;
+	int		 json = 0, rc, for_task = 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0)
 			json = 1;
+		else if (allow && strcmp(argv[i], "--for-task") == 0)
+			for_task = 1;
 		else if (strcmp(argv[i], "--message") == 0 && i + 1 < argc)
 			msg = argv[++i];
 		else if (argv[i][0] == '-' || id != NULL)
@@ -35,6 +38,9 @@ cwctl_answer(int argc, char **argv, int allow)
 	json_add_string(b, "decision", allow ? "allow" : "deny");
 	if (msg != NULL)
 		json_add_string(b, "message", msg);
+	/* A network approval's host:port becomes one of the task's own rules. */
+	if (for_task)
+		json_add_string(b, "scope", "task");
 	rc = client_call("POST", path, b, &o);
 	cJSON_Delete(b);
 	if (rc != 0)
@@ -47,7 +53,7 @@ cwctl_answer(int argc, char **argv, int allow)
 	return CWCTL_EXIT_OK;
 usage:
 	fprintf(stderr, "usage: cwctl %s ID%s [--json]\n", allow ? "approve" : "deny",
-	    allow ? "" : " [--message TEXT]");
+	    allow ? " [--for-task]" : " [--message TEXT]");
 	return CWCTL_EXIT_USAGE;
 }
 

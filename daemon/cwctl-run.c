@@ -60,6 +60,20 @@ cwctl_run_print_engine(const cJSON *rep)
 		printf("floor:        %s\n", cwctl_vis(s));
 	if ((s = json_get_string(e, "approvals")) != NULL)
 		printf("approvals:    %s\n", cwctl_vis(s));
+	/* SPEC N1: how the run reached the network; open says so plainly. */
+	if ((s = json_get_string(rep, "network")) != NULL) {
+		const cJSON	*n = cJSON_GetObjectItemCaseSensitive(rep, "network_egress");
+		double		 c = 0, d = 0;
+
+		if (strcmp(s, "open") == 0)
+			printf("network:      OPEN (network: open: no namespace, no proxy)\n");
+		else if (n != NULL && json_get_number(n, "connections", &c) == 0 &&
+		    json_get_number(n, "denied", &d) == 0)
+			printf("network:      %s (%.0f connections, %.0f refused)\n", cwctl_vis(s),
+			    c, d);
+		else
+			printf("network:      %s\n", cwctl_vis(s));
+	}
 	if ((s = json_get_string(rep, "result")) != NULL) {
 		printf("result:\n");
 		vis_fputs(s, VIS_KEEP_NL | VIS_KEEP_TAB, stdout);

@@ -25,11 +25,12 @@ static const struct cwctl_verb {
 	{ "template", cwctl_template, "template export NAME [-o FILE] | import FILE [--repo DIR]   shareable task definitions" },
 	{ "approvals", cwctl_approvals, "approvals [--run RUN] [--json]   approvals waiting for an answer\n"
 	    "  approvals show ID [--json]   one pending approval with its whole input" },
-	{ "approve", cwctl_approve, "approve ID   allow a pending tool call" },
+	{ "approve", cwctl_approve, "approve ID [--for-task]   allow a pending tool call or network host" },
 	{ "deny", cwctl_deny, "deny ID [--message TEXT]   deny a pending tool call" },
 	{ "telegram", cwctl_telegram, "telegram set-token | remove-token | test CHAT_ID | status [--json]\n"
 	    "        the bot that sends approvals to Telegram (set-token reads the token from stdin)" },
 	{ "inbox", cwctl_inbox, "inbox [--open] | --revoke   a one-time sign-in link to the Inbox page, or end its sessions" },
+	{ "network", cwctl_network, "network TASK [--ask | --no-ask] [--allow RULE]... [--add RULE]... [--json]   a task's network policy" },
 	{ "journal", cwctl_journal, "journal [--run RUN | --audit] [--json]   the safety journal or the audit log" },
 	{ "gc", cwctl_gc, "gc [--task NAME] [--force] [--json]   prune finished runs' worktrees now" },
 	{ "service", cwctl_service, "service install [--print]   write the systemd user unit (launchd agent on macOS)" },

@@ -29,6 +29,7 @@ int	cwctl_approvals(int argc, char **argv);	/* cwctl-approvals.c */
 void	cwctl_approvals_announce(FILE *, const cJSON *approval, const char *indent);
 void	cwctl_approvals_left(const cJSON *approval, char *buf, size_t len);
 int	cwctl_approve(int argc, char **argv);	/* cwctl-approve.c */
+int	cwctl_network(int argc, char **argv);	/* cwctl-network.c */
 int	cwctl_deny(int argc, char **argv);	/* cwctl-deny.c */
 int	cwctl_answer(int argc, char **argv, int allow);	/* cwctl-approve.c */
 int	cwctl_inbox(int argc, char **argv);	/* cwctl-inbox.c */

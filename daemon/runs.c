@@ -59,7 +59,7 @@ static const char *const runs_env_allow[] = {
 static const char *const runs_journal_kinds[] = {
 	"floor_deny", "floor_hit", "deny_list_hit", "policy_deny", "sandbox_disabled",
 	"approval_timeout", "approval_expired", "approval_limit", "bridge_limit",
-	"limit_exceeded",
+	"limit_exceeded", "net_deny", "network_open",
 };
 
 static void	runs_free(struct run *);
@@ -645,6 +645,20 @@ runs_handle_event(struct run *r, const struct wiremsg *m)
 		transcripts_append(r, transcript_floor(json_get_string(msg, "rule"),
 		    json_get_string(msg, "reason"), json_get_string(msg, "command")));
 	}
+	if (strcmp(kind, "net_deny") == 0) {
+		char	 line[1400];
+		int	 port = 0;
+		const cJSON *pj = cJSON_GetObjectItemCaseSensitive(msg, "port");
+
+		if (cJSON_IsNumber(pj))
+			port = pj->valueint;
+		snprintf(line, sizeof line, "network: refused %.260s:%d: %.1024s",
+		    json_get_string(msg, "host") ? json_get_string(msg, "host") : "?", port,
+		    json_get_string(msg, "reason") ? json_get_string(msg, "reason") : "");
+		transcripts_append(r, transcript_note(line));
+		/* In the raw log too (a command run's transcript), under the log's cap. */
+		runs_log_output(r, line, strlen(line));
+	}
 	/* The runner gave up on an approval (deadline, limit): it is no longer answerable. */
 	if ((strcmp(kind, "approval_timeout") == 0 || strcmp(kind, "approval_limit") == 0) &&
 	    (rid = m->id) != NULL) {
@@ -858,6 +872,28 @@ runs_send_provider(struct run *r, const struct store_task *t, cJSON *m)
 		json_add_string(m, "key", key);
 }
 
+/*
+ * The task's network policy (SPEC N1): its own rules, and whether an unknown host
+ * becomes an approval. The global and engine rules the runner reads from config.yaml.
+ */
+static void
+runs_send_network(struct run *r, const struct store_task *t, cJSON *m)
+{
+	struct strlist	 allow = { 0 };
+	cJSON		*n, *a;
+	int		 ask = 0;
+
+	if (store_task_network_get(r->d->store, t->id, &ask, &allow) == -1)
+		log_warn("run %s: task network policy: %s", r->id, store_errmsg(r->d->store));
+	if ((n = cJSON_AddObjectToObject(m, "network")) != NULL) {
+		cJSON_AddBoolToObject(n, "ask", ask);
+		if ((a = cJSON_AddArrayToObject(n, "allow")) != NULL)
+			for (size_t i = 0; i < allow.n; i++)
+				cJSON_AddItemToArray(a, cJSON_CreateString(allow.v[i]));
+	}
+	strlist_free(&allow);
+}
+
 /* The run message: everything the runner needs, keys included, down the pipe. */
 static int
 runs_send_spec(struct run *r, const struct store_task *t)
@@ -880,6 +916,7 @@ runs_send_spec(struct run *r, const struct store_task *t)
 	}
 	json_add_string(m, "permission_mode", t->permission_mode);
 	runs_send_provider(r, t, m);
+	runs_send_network(r, t, m);
 	json_add_string(m, "workdir", r->workdir);
 	json_add_string(m, "repo", t->repo);
 	json_add_string(m, "branch", r->branch);

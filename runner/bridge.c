@@ -714,6 +714,15 @@ bridge_http_other(struct evhttp_request *req, void *arg)
 	bridge_send(req, 404, "Not Found", NULL);
 }
 
+static void
+bridge_limits(struct httpd_limits *lim)
+{
+	memset(lim, 0, sizeof *lim);
+	lim->max_conns = BRIDGE_MAX_CONNS;
+	lim->max_per_peer = BRIDGE_MAX_CONNS;
+	lim->deadline_ms = BRIDGE_DEADLINE_MS;
+}
+
 struct bridge *
 bridge_new(struct event_base *base, const struct bridge_config *cfg, char *err,
     size_t errlen)
@@ -768,15 +777,26 @@ bridge_new(struct event_base *base, const struct bridge_config *cfg, char *err,
 	 * floods its own bridge from taking the runner's descriptors, and the deadline
 	 * closes what never sends a whole request.
 	 */
-	memset(&lim, 0, sizeof lim);
-	lim.max_conns = BRIDGE_MAX_CONNS;
-	lim.max_per_peer = BRIDGE_MAX_CONNS;
-	lim.deadline_ms = BRIDGE_DEADLINE_MS;
+	if (cfg->defer_listen) {
+		/* The socket is made in the run's network namespace: bridge_adopt(). */
+		b->port = cfg->port;
+		return b;
+	}
+	bridge_limits(&lim);
 	if (httpd_listen_tcp(b->httpd, cfg->port, &lim, &b->port, err, errlen) == -1) {
 		bridge_free(b);
 		return NULL;
 	}
 	return b;
+}
+
+int
+bridge_adopt(struct bridge *b, int fd, char *err, size_t errlen)
+{
+	struct httpd_limits	 lim;
+
+	bridge_limits(&lim);
+	return httpd_listen_fd(b->httpd, fd, &lim, NULL, err, errlen);
 }
 
 int

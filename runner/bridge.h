@@ -35,6 +35,8 @@ struct bridge_config {
 	const char			*token;		/* value of CW_HOOK_RUN_HEADER */
 	const struct floor_policy	*policy;
 	int				 port;		/* 0: any free port */
+	int				 defer_listen;	/* 1: no socket now; port is
+							   where bridge_adopt's will be */
 	size_t				 max_body;	/* 0: CW_BRIDGE_MAX_BODY */
 	int				 max_pending;	/* 0: CW_BRIDGE_MAX_PENDING */
 	int				 hold_seconds;	/* HTTP idle limit; >= the run's budget */
@@ -53,6 +55,8 @@ struct bridge_config {
 struct bridge	*bridge_new(struct event_base *, const struct bridge_config *,
 		    char *err, size_t errlen);
 int		 bridge_port(const struct bridge *);
+/* Serve a listening socket made in the run's network namespace (owns fd). */
+int		 bridge_adopt(struct bridge *, int fd, char *err, size_t errlen);
 /*
  * Answer the pending approval id: allow (1) or deny (0), message for a deny. Returns 0,
  * or -1 when no approval with that id is pending (unknown, forged or already answered):

@@ -77,10 +77,6 @@ landlock_limits(int abi, struct strlist *ne)
 	if (abi < 6 && strlist_add(ne, "landlock: signals to and abstract unix sockets of "
 	    "processes outside the sandbox are not scoped (ABI < 6)") == -1)
 		return -1;
-	/* By design, not by kernel limitation: every engine talks to its model over TCP. */
-	if (strlist_add(ne, "network: TCP bind/connect are not restricted (every engine needs "
-	    "the network)") == -1)
-		return -1;
 	return 0;
 }
 

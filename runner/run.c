@@ -34,6 +34,8 @@
 #include <event2/event.h>
 
 #include "bridge.h"
+#include "egress.h"
+#include "proxy.h"
 #include "cgroup.h"
 #include "commands.h"
 #include "config.h"
@@ -77,6 +79,10 @@ struct run {
 	struct event		*ev_budget, *ev_kill, *ev_drain, *ev_soft, *ev_limits;
 	struct run_pipe		 out, err;
 	struct bridge		*bridge;
+	struct proxy		*proxy;		/* the egress proxy (SPEC N1), or NULL */
+	int			 netns;		/* the run has its own network namespace */
+	struct strlist		 net_allow;	/* the task's egress rules (run message) */
+	int			 net_ask;	/* the task's network.ask */
 	struct config		 cfg;
 	int			 have_cfg;
 	struct floor_policy	 policy;
@@ -373,7 +379,9 @@ run_report_file(struct run *r, const cJSON *m)
 static void
 run_report_fit(cJSON *m)
 {
-	static const char *const lists[] = { "approvals", "denials" };
+	/* The proxy's refusals first: they are in the run's events and journal too. */
+	static const char *const lists[] = { "network_egress.denials", "approvals",
+	    "denials" };
 	char	*text;
 	size_t	 len;
 	double	 count;
@@ -386,7 +394,12 @@ run_report_fit(cJSON *m)
 		cJSON_free(text);
 		if (len <= CW_RUN_REPORT_MAX)
 			return;
-		if ((o = cJSON_GetObjectItemCaseSensitive(m, lists[i])) == NULL)
+		if (i == 0)
+			o = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(m,
+			    "network_egress"), "denials");
+		else
+			o = cJSON_GetObjectItemCaseSensitive(m, lists[i]);
+		if (o == NULL)
 			continue;
 		if (json_get_number(o, "count", &count) == -1)
 			count = 0;
@@ -421,6 +434,26 @@ run_report_engine(struct run *r, cJSON *m)
 		record_add_string(m, "result", masked, TRANSCRIPT_TEXT_MAX);
 		free(masked);
 	}
+}
+
+/* "network": the mode, and the proxy's totals and denials when there was one. */
+static void
+run_report_network(struct run *r, cJSON *m)
+{
+	cJSON	*net, *t, *it;
+
+	if (r->proxy == NULL) {
+		cJSON_AddStringToObject(m, "network", r->netns ? "allowlist" : "open");
+		return;
+	}
+	if ((net = cJSON_AddObjectToObject(m, "network_egress")) == NULL)
+		return;
+	cJSON_AddStringToObject(m, "network", "allowlist");
+	if ((t = proxy_totals(r->proxy)) == NULL)
+		return;
+	while ((it = t->child) != NULL)
+		cJSON_AddItemToObject(net, it->string, cJSON_DetachItemViaPointer(t, it));
+	cJSON_Delete(t);
 }
 
 static void
@@ -476,6 +509,7 @@ run_report(struct run *r, const char *status)
 			cJSON_AddStringToObject(seal, "error", r->seal_error);
 	}
 	run_report_engine(r, m);
+	run_report_network(r, m);
 	spent = cJSON_AddObjectToObject(m, "spent");
 	cJSON_AddNumberToObject(spent, "dollars", r->usage.dollars);
 	cJSON_AddNumberToObject(spent, "turns", r->usage.turns);
@@ -935,6 +969,24 @@ run_parse(struct run *r, const cJSON *j)
 			RUN_FAIL("limits.memory_bytes must be a whole number of bytes");
 		r->limit_memory = (long long)d;
 	}
+	if ((b = cJSON_GetObjectItemCaseSensitive(j, "network")) != NULL) {
+		const cJSON	*al;
+		struct netrule	 nr;
+		char		 nerr[400];
+
+		if (!cJSON_IsObject(b))
+			RUN_FAIL("network must be an object");
+		al = cJSON_GetObjectItemCaseSensitive(b, "allow");
+		if (run_abs_list(al, &r->net_allow, 0))
+			RUN_FAIL("network.allow must be an array of host:port strings");
+		for (size_t k = 0; k < r->net_allow.n; k++)
+			if (netrule_parse(r->net_allow.v[k], &nr, nerr, sizeof nerr) == -1)
+				RUN_FAIL("network.allow: %s", nerr);
+		al = cJSON_GetObjectItemCaseSensitive(b, "ask");
+		if (al != NULL && !cJSON_IsBool(al))
+			RUN_FAIL("network.ask must be true or false");
+		r->net_ask = cJSON_IsTrue(al);
+	}
 	env = cJSON_GetObjectItemCaseSensitive(j, "env");
 	if (env != NULL && !cJSON_IsObject(env))
 		RUN_FAIL("env must be an object of strings");
@@ -965,8 +1017,10 @@ run_decision(struct run *r, const cJSON *j)
 		run_note(r, "ignored a decision without an id or an allow/deny behavior");
 		return;
 	}
-	if (r->bridge == NULL || bridge_decide(r->bridge, id,
-	    strcmp(behavior, "allow") == 0, message) == -1) {
+	/* A held network connection (the proxy's ids), else a tool call (the bridge's). */
+	if ((r->proxy == NULL || proxy_decide(r->proxy, id, strcmp(behavior, "allow") == 0,
+	    message) == -1) && (r->bridge == NULL || bridge_decide(r->bridge, id,
+	    strcmp(behavior, "allow") == 0, message) == -1)) {
 		log_warn("decision for unknown approval id ignored");
 		if ((ev = run_event(r, "decision_unknown_id")) != NULL) {
 			json_add_string(ev, "id", id);
@@ -1111,6 +1165,8 @@ run_attached(void *arg, struct bufferevent *bev)
 		run_emit(r, m);
 	}
 	bridge_reannounce(r->bridge);
+	if (r->proxy != NULL)
+		proxy_reannounce(r->proxy);
 	/* The run was over and waited only for this: its report went with the outbox. */
 	if (r->awaiting)
 		event_base_loopexit(r->base, NULL);
@@ -1252,6 +1308,11 @@ run_prepare_engine(struct run *r, struct strlist *argv, struct strlist *env,
 	bc.floor_command = r->ops->floor_command;
 	bc.emit = run_emit_cb;
 	bc.arg = r;
+	if (r->netns) {
+		/* Its socket is made in the run's network namespace (run_start). */
+		bc.defer_listen = 1;
+		bc.port = EGRESS_BRIDGE_PORT;
+	}
 	if ((r->bridge = bridge_new(r->base, &bc, err, errlen)) == NULL)
 		return -1;
 	memset(&o, 0, sizeof o);
@@ -1319,6 +1380,40 @@ run_control_socket(struct run *r)
 		    "with it", err);
 }
 
+/* The egress proxy with the run's rules (its socket comes from the namespace). */
+static int
+run_egress(struct run *r, char *err, size_t errlen)
+{
+	struct proxy_config	 pc;
+	struct netrule		*rules = NULL;
+	size_t			 n = 0;
+	cJSON			*ev, *list;
+
+	if (egress_rules(&r->cfg, r->engine, r->base_url, &r->net_allow, &rules, &n, err,
+	    errlen) == -1)
+		return -1;
+	memset(&pc, 0, sizeof pc);
+	pc.run_id = r->run_id;
+	pc.rules = rules;
+	pc.n_rules = n;
+	pc.idle_seconds = r->budget_seconds;
+	pc.ask = r->net_ask;
+	pc.hold_seconds = r->budget_seconds;
+	pc.emit = run_emit_cb;
+	pc.arg = r;
+	r->proxy = proxy_new(r->base, &pc, err, errlen);
+	if (r->proxy != NULL && (ev = run_event(r, "network_policy")) != NULL) {
+		cJSON_AddStringToObject(ev, "mode", "allowlist");
+		cJSON_AddBoolToObject(ev, "ask", r->net_ask);
+		if ((list = cJSON_AddArrayToObject(ev, "allow")) != NULL)
+			for (size_t i = 0; i < n; i++)
+				cJSON_AddItemToArray(list, cJSON_CreateString(rules[i].text));
+		run_emit(r, ev);
+	}
+	free(rules);
+	return r->proxy != NULL ? 0 : -1;
+}
+
 static int
 run_start(struct run *r)
 {
@@ -1330,6 +1425,8 @@ run_start(struct run *r)
 	char			 err[1024], cfgpath[PATH_MAX], *kv, **cargv = NULL;
 	int			 outp[2] = { -1, -1 }, errp[2] = { -1, -1 };
 	int			 refused = 0, rc = -1, code = RUNNER_EXIT_FAILURE;
+	int			 lfds[2] = { -1, -1 };
+	struct sockaddr_in	 lsin[2];
 	size_t			 i;
 	cJSON			*ev;
 
@@ -1353,6 +1450,21 @@ run_start(struct run *r)
 	r->policy.rules = r->cfg.rules;
 	r->policy.n_rules = r->cfg.n_rules;
 
+	memset(&ctx, 0, sizeof ctx);
+	ctx.workdir = r->workdir;
+	ctx.engine = r->engine;
+	ctx.home = r->home;
+	ctx.cwhome = r->cwhome;
+	ctx.run_id = r->run_id;
+	ctx.context_ro = r->context;
+	ctx.git_objects = r->git_objects;
+	ctx.sandbox_off = r->sandbox_off;
+	if (spec_build(&ctx, &r->cfg, &spec, err, sizeof err) == -1) {
+		code = RUNNER_EXIT_REFUSED;
+		goto refuse;
+	}
+	/* SPEC N1: a network namespace of its own unless the sandbox or the policy is off. */
+	r->netns = spec.enabled && !spec.net_open;
 	if (r->ops != NULL) {
 		/* Without its hook and bridge the floor is not in place: nothing runs. */
 		if (run_prepare_engine(r, &argv, &env, &files, err, sizeof err) == -1) {
@@ -1379,19 +1491,6 @@ run_start(struct run *r)
 	if (i != 0)
 		goto nomem;
 
-	memset(&ctx, 0, sizeof ctx);
-	ctx.workdir = r->workdir;
-	ctx.engine = r->engine;
-	ctx.home = r->home;
-	ctx.cwhome = r->cwhome;
-	ctx.run_id = r->run_id;
-	ctx.context_ro = r->context;
-	ctx.git_objects = r->git_objects;
-	ctx.sandbox_off = r->sandbox_off;
-	if (spec_build(&ctx, &r->cfg, &spec, err, sizeof err) == -1) {
-		code = RUNNER_EXIT_REFUSED;
-		goto refuse;
-	}
 	/* The run's own variables go on top of the allowlisted environment. */
 	for (i = 0; i < r->env.n; i++)
 		if (run_set_env(&spec.env, r->env.v[i]) == -1)
@@ -1399,6 +1498,13 @@ run_start(struct run *r)
 	for (i = 0; i < env.n; i++)
 		if (run_set_env(&spec.env, env.v[i]) == -1)
 			goto nomem;
+	if (r->netns && (run_egress(r, err, sizeof err) == -1 ||
+	    egress_env(&spec.env) == -1)) {
+		code = RUNNER_EXIT_REFUSED;
+		if (err[0] == '\0')
+			snprintf(err, sizeof err, "out of memory");
+		goto refuse;
+	}
 	/* The engine reads its settings and runs the hook; it must never rewrite them. */
 	for (i = 0; i < files.n; i++)
 		if (strlist_add_unique(&spec.read_files, files.v[i]) == -1)
@@ -1417,6 +1523,16 @@ run_start(struct run *r)
 		}
 	}
 
+	if (spec.enabled && spec.net_open) {
+		/* SPEC N1's opt-out is as loud as CW_SANDBOX=off. */
+		run_note(r, "WARNING: network: open: this run has no network namespace and "
+		    "no egress proxy; it can reach any host, and every service on this "
+		    "machine's loopback and LAN");
+		if ((ev = run_event(r, "network_open")) != NULL) {
+			cJSON_AddStringToObject(ev, "by", "config: network: open");
+			run_emit(r, ev);
+		}
+	}
 	if (pipe2(outp, O_CLOEXEC) == -1 || pipe2(errp, O_CLOEXEC) == -1) {
 		snprintf(err, sizeof err, "pipe: %s", strerror(errno));
 		goto refuse;
@@ -1433,6 +1549,18 @@ run_start(struct run *r)
 		goto nomem;
 	if (r->cg.version > 0)
 		l.cgroup = &r->cg;
+	if (r->netns) {
+		/* The bridge and the proxy listen inside; the runner serves them from here. */
+		memset(lsin, 0, sizeof lsin);
+		for (i = 0; i < 2; i++) {
+			lsin[i].sin_family = AF_INET;
+			lsin[i].sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+			lsin[i].sin_port = htons(i == 0 ? EGRESS_PROXY_PORT : EGRESS_BRIDGE_PORT);
+		}
+		l.listen = lsin;
+		l.n_listen = r->bridge != NULL ? 2 : 1;
+		l.listen_fds = lfds;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &r->t0);
 	r->pid = apply_sandbox(&spec, &l, &r->sreport, &refused, err, sizeof err);
 	r->sreport_set = 1;
@@ -1444,6 +1572,14 @@ run_start(struct run *r)
 		r->pid = 0;
 		code = RUNNER_EXIT_REFUSED;
 		r->t0.tv_sec = r->t0.tv_nsec = 0;
+		goto refuse;
+	}
+	if (r->netns && (lfds[0] == -1 || (r->bridge != NULL && lfds[1] == -1) ||
+	    proxy_adopt(r->proxy, lfds[0], err, sizeof err) == -1 ||
+	    (r->bridge != NULL && bridge_adopt(r->bridge, lfds[1], err, sizeof err) == -1))) {
+		if (err[0] == '\0' || lfds[0] == -1)
+			snprintf(err, sizeof err, "network namespace: the listeners were not "
+			    "handed over");
 		goto refuse;
 	}
 	if (run_open_pipe(r, &r->out, "stdout", outp[0]) == -1 ||
@@ -1517,6 +1653,8 @@ run_free(struct run *r)
 	if (r->err.bev != NULL)
 		bufferevent_free(r->err.bev);
 	bridge_free(r->bridge);
+	proxy_free(r->proxy);
+	strlist_free(&r->net_allow);
 	uplink_free(r->up);
 	if (r->ev_chld != NULL)
 		event_free(r->ev_chld);

@@ -12,9 +12,11 @@
  *                             a resource limit not enforced, reported, not a refusal)
  *   2. session / group        the run is one killable group, detached from our tty
  *   3. stdio, other fds       nothing of the runner's leaks in (close_range)
- *   4. namespaces             id maps (user namespace), then the mount view and a fresh
- *                             /proc of the run's own PID namespace: these need
- *                             CAP_SYS_ADMIN, so they come before caps go
+ *   4. namespaces             id maps (user namespace); the network namespace's
+ *                             loopback brought up and the runner's listeners made
+ *                             there and handed back (SPEC N1); then the mount view and
+ *                             a fresh /proc of the run's own PID namespace: these need
+ *                             CAP_SYS_ADMIN / CAP_NET_ADMIN, so they come before caps go
  *   5. working directory      chdir before Landlock narrows the view
  *   6. no_new_privs           required by Landlock and seccomp without privilege, and
  *                             makes setuid/file capabilities inert across exec
@@ -47,7 +49,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -68,7 +73,11 @@
 #endif
 
 /* The child's messages to the parent: notes, or the one fatal error. */
-enum sandbox_msgkind { SANDBOX_MSG_NOTE = 1, SANDBOX_MSG_FATAL, SANDBOX_MSG_EXEC };
+enum sandbox_msgkind { SANDBOX_MSG_NOTE = 1, SANDBOX_MSG_FATAL, SANDBOX_MSG_EXEC,
+    SANDBOX_MSG_FDS };
+
+/* At most this many listening sockets are made in a run's network namespace. */
+#define SANDBOX_MAX_LISTEN	4
 
 struct sandbox_msg {
 	int	kind;
@@ -327,6 +336,83 @@ sandbox_init(char *const argv[], char *const envp[], const char *path)
 }
 
 /*
+ * Step 4, network: the run's namespace starts with only a loopback interface, down.
+ * Bring it up (the engine talks to the bridge and the proxy there), make the listening
+ * sockets the runner will serve, and hand them over with SCM_RIGHTS. Nothing else is
+ * ever added: no route out exists, so a raw TCP or UDP packet has nowhere to go.
+ */
+static int
+sandbox_net(const struct sandbox_launch *l, char *err, size_t errlen)
+{
+	struct ifreq		 ifr;
+	struct sandbox_msg	 m;
+	struct msghdr		 mh;
+	struct iovec		 iov;
+	union {
+		char		 buf[CMSG_SPACE(SANDBOX_MAX_LISTEN * sizeof(int))];
+		struct cmsghdr	 align;
+	} cm;
+	struct cmsghdr		*c;
+	int			 fd, one = 1, fds[SANDBOX_MAX_LISTEN];
+	size_t			 i;
+
+	if ((fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1) {
+		snprintf(err, errlen, "network namespace: socket: %s", strerror(errno));
+		return -1;
+	}
+	memset(&ifr, 0, sizeof ifr);
+	snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "lo");
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr) == -1 || (ifr.ifr_flags |= IFF_UP,
+	    ioctl(fd, SIOCSIFFLAGS, &ifr) == -1)) {
+		snprintf(err, errlen, "network namespace: bringing lo up: %s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	if (l->n_listen == 0)
+		return 0;
+	if (l->n_listen > SANDBOX_MAX_LISTEN) {
+		snprintf(err, errlen, "network namespace: too many listeners");
+		return -1;
+	}
+	for (i = 0; i < l->n_listen; i++) {
+		if ((fds[i] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
+		    0)) == -1 ||
+		    setsockopt(fds[i], SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) == -1 ||
+		    bind(fds[i], (const struct sockaddr *)&l->listen[i],
+		    sizeof l->listen[i]) == -1 || listen(fds[i], 128) == -1) {
+			snprintf(err, errlen, "network namespace: listen on port %d: %s",
+			    ntohs(l->listen[i].sin_port), strerror(errno));
+			return -1;
+		}
+	}
+	memset(&m, 0, sizeof m);
+	m.kind = SANDBOX_MSG_FDS;
+	iov.iov_base = &m;
+	iov.iov_len = sizeof m;
+	memset(&mh, 0, sizeof mh);
+	memset(&cm, 0, sizeof cm);
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = cm.buf;
+	mh.msg_controllen = CMSG_SPACE(l->n_listen * sizeof(int));
+	c = CMSG_FIRSTHDR(&mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(l->n_listen * sizeof(int));
+	memcpy(CMSG_DATA(c), fds, l->n_listen * sizeof(int));
+	if (sendmsg(SANDBOX_MSGFD, &mh, MSG_NOSIGNAL) != (ssize_t)sizeof m) {
+		snprintf(err, errlen, "network namespace: handing over listeners: %s",
+		    strerror(errno));
+		return -1;
+	}
+	/* The runner holds them now; the run must not inherit a listener of its own. */
+	for (i = 0; i < l->n_listen; i++)
+		close(fds[i]);
+	return 0;
+}
+
+/*
  * The child, started by clone into its new namespaces (or by a plain fork with the
  * sandbox off). It has a copy of the runner's memory, not a share of it, so it may
  * allocate; it never returns. uid and gid are the runner's, for the id maps of a new
@@ -375,6 +461,8 @@ sandbox_child(const struct sandbox_spec *s, const struct sandbox_launch *l, int 
 	if (s->enabled) {
 		/* 4 */
 		if (newuser && mountns_idmap(uid, gid, err, sizeof err) == -1)
+			sandbox_die(SANDBOX_MSG_FATAL, err);
+		if (!s->net_open && sandbox_net(l, err, sizeof err) == -1)
 			sandbox_die(SANDBOX_MSG_FATAL, err);
 		if (mountns_apply(s, cwd, &mr, err, sizeof err) == -1)
 			sandbox_die(SANDBOX_MSG_FATAL, err);
@@ -430,6 +518,46 @@ sandbox_clone(unsigned long flags, const struct sandbox_spec *s,
 	return pid;
 }
 
+/* One message from the child; the listeners it hands over go to l->listen_fds. */
+static ssize_t
+sandbox_recv(int fd, struct sandbox_msg *m, const struct sandbox_launch *l)
+{
+	struct msghdr	 mh;
+	struct iovec	 iov;
+	union {
+		char		 buf[CMSG_SPACE(SANDBOX_MAX_LISTEN * sizeof(int))];
+		struct cmsghdr	 align;
+	} cm;
+	struct cmsghdr	*c;
+	ssize_t		 n;
+	size_t		 nfd;
+	int		 fds[SANDBOX_MAX_LISTEN];
+
+	iov.iov_base = m;
+	iov.iov_len = sizeof *m;
+	memset(&mh, 0, sizeof mh);
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = cm.buf;
+	mh.msg_controllen = sizeof cm.buf;
+	if ((n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC)) <= 0)
+		return n;
+	for (c = CMSG_FIRSTHDR(&mh); c != NULL; c = CMSG_NXTHDR(&mh, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		memcpy(fds, CMSG_DATA(c), nfd * sizeof(int));
+		for (size_t i = 0; i < nfd; i++) {
+			if (m->kind == SANDBOX_MSG_FDS && i < l->n_listen &&
+			    l->listen_fds != NULL && l->listen_fds[i] == -1)
+				l->listen_fds[i] = fds[i];
+			else
+				close(fds[i]);
+		}
+	}
+	return n;
+}
+
 pid_t
 apply_sandbox(const struct sandbox_spec *s, const struct sandbox_launch *l,
     struct sandbox_report *r, int *refused, char *err, size_t errlen)
@@ -467,13 +595,20 @@ apply_sandbox(const struct sandbox_spec *s, const struct sandbox_launch *l,
 		}
 		if (landlock_limits(abi, &r->not_enforced) == -1)
 			goto nomem;
+		/* The loud opt-out (SPEC N1): the run shares the host's network. */
+		if (s->net_open && strlist_add(&r->not_enforced, "network: open (config "
+		    "network: open): no network namespace and no egress proxy; the run "
+		    "reaches every host, and every service on this machine's loopback "
+		    "and LAN") == -1)
+			goto nomem;
 	}
 	if ((envp = calloc(s->env.n + 1, sizeof *envp)) == NULL)
 		goto nomem;
 	for (size_t i = 0; i < s->env.n; i++)
 		envp[i] = s->env.v[i];
-	if (pipe2(p, O_CLOEXEC) == -1) {
-		snprintf(err, errlen, "pipe: %s", strerror(errno));
+	/* A socket, not a pipe: the listeners of a network namespace come back on it. */
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, p) == -1) {
+		snprintf(err, errlen, "socketpair: %s", strerror(errno));
 		free(envp);
 		return -1;
 	}
@@ -485,6 +620,8 @@ apply_sandbox(const struct sandbox_spec *s, const struct sandbox_launch *l,
 	 */
 	if (s->enabled) {
 		flags = CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWNS;
+		if (!s->net_open)
+			flags |= CLONE_NEWNET;
 		if (uid != 0)
 			flags |= CLONE_NEWUSER;
 	}
@@ -504,10 +641,12 @@ apply_sandbox(const struct sandbox_spec *s, const struct sandbox_launch *l,
 			 * kernel that refuses namespaces: an ordinary failure.)
 			 */
 			*refused = 1;
-			snprintf(err, errlen, "namespaces: clone(%s): %s; refusing to run "
-			    "without them (CW_SANDBOX=off would run it without a sandbox)",
+			snprintf(err, errlen, "namespaces: clone(%s%s): %s; refusing to run "
+			    "without them (%sCW_SANDBOX=off would run it without a sandbox)",
 			    uid != 0 ? "user, PID, IPC, mount" : "PID, IPC, mount",
-			    strerror(saved_errno));
+			    s->net_open ? "" : ", network", strerror(saved_errno),
+			    s->net_open ? "" : "network: open in config.yaml would run it "
+			    "without its own network namespace; ");
 		} else
 			snprintf(err, errlen, "clone: %s", strerror(saved_errno));
 		errno = saved_errno;
@@ -515,14 +654,18 @@ apply_sandbox(const struct sandbox_spec *s, const struct sandbox_launch *l,
 	}
 	close(p[1]);
 
-	/* EOF without a fatal record: the exec happened (the pipe was close-on-exec). */
+	for (size_t i = 0; i < l->n_listen && l->listen_fds != NULL; i++)
+		l->listen_fds[i] = -1;
+	/* EOF without a fatal record: the exec happened (the socket was close-on-exec). */
 	for (;;) {
-		n = read(p[0], &m, sizeof m);
+		n = sandbox_recv(p[0], &m, l);
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n != (ssize_t)sizeof m)
 			break;
 		m.text[sizeof m.text - 1] = '\0';
+		if (m.kind == SANDBOX_MSG_FDS)
+			continue;
 		if (m.kind == SANDBOX_MSG_NOTE) {
 			if (strlist_add(&r->not_enforced, m.text) == -1)
 				goto nomem_child;
@@ -538,6 +681,12 @@ apply_sandbox(const struct sandbox_spec *s, const struct sandbox_launch *l,
 	if (fatal) {
 		int	 save = errno;
 
+		for (size_t i = 0; i < l->n_listen && l->listen_fds != NULL; i++)
+			if (l->listen_fds[i] != -1) {
+				close(l->listen_fds[i]);
+				l->listen_fds[i] = -1;
+			}
+
 		while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
 			;
 		*refused = fatal == SANDBOX_MSG_FATAL && s->enabled;
@@ -547,6 +696,7 @@ apply_sandbox(const struct sandbox_spec *s, const struct sandbox_launch *l,
 	r->landlock_abi = s->enabled ? abi : 0;
 	r->seccomp = s->enabled;
 	r->namespaces = s->enabled;
+	r->netns = s->enabled && !s->net_open;
 	return pid;
 nomem_child:
 	close(p[0]);

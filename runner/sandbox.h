@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include <netinet/in.h>
+
 #include "cgroup.h"
 #include "spec.h"
 
@@ -21,6 +23,16 @@ struct sandbox_launch {
 	int		 fd_in, fd_out, fd_err;	/* -1: /dev/null */
 	int		 new_session;	/* 1: setsid() (own process group and session) */
 	const struct cgroup_run *cgroup; /* NULL, or the run's cgroup to join first */
+	/*
+	 * With a network namespace (the spec's net_open is 0): TCP sockets the child makes
+	 * there, bound to these loopback addresses and listening, before any layer narrows
+	 * it; their descriptors are handed back into listen_fds (n_listen of them, -1
+	 * where none), so that the runner serves them from its own loop (the permission
+	 * bridge, the egress proxy) while the run can reach nothing else.
+	 */
+	const struct sockaddr_in *listen;
+	size_t		 n_listen;
+	int		*listen_fds;
 };
 
 /* What the running kernel enforced for this run, for the run's report. */
@@ -28,6 +40,7 @@ struct sandbox_report {
 	int		landlock_abi;		/* 0 when Landlock was not applied */
 	int		sandboxed;		/* 0 only for CW_SANDBOX=off */
 	int		namespaces;		/* 1: own PID, IPC and mount namespaces */
+	int		netns;			/* 1: own network namespace, loopback only */
 	int		seccomp;		/* 1 when the seccomp filter applied */
 	struct strlist	not_enforced;		/* one sentence per missing layer */
 	int		exec_errno;		/* exec itself failed (nothing ran): its errno */

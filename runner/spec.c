@@ -1222,6 +1222,7 @@ spec_build(const struct spec_context *ctx, const struct config *cfg,
 		return -1;
 	}
 	out->enabled = !ctx->sandbox_off && policy_enabled(&merged);
+	out->net_open = cfg->network_open;
 	if (!out->enabled && (out->disabled_by = strdup(ctx->sandbox_off ?
 	    "CW_SANDBOX=off" : "config: sandbox.enabled is false")) == NULL)
 		goto nomem;
@@ -1281,6 +1282,7 @@ spec_to_json(const struct sandbox_spec *s)
 	if ((o = cJSON_CreateObject()) == NULL)
 		return NULL;
 	cJSON_AddBoolToObject(o, "enabled", s->enabled);
+	cJSON_AddStringToObject(o, "network", s->net_open ? "open" : "allowlist");
 	if (s->disabled_by != NULL)
 		cJSON_AddStringToObject(o, "disabled_by", s->disabled_by);
 	cJSON_AddStringToObject(o, "engine", s->engine ? s->engine : "");

@@ -39,6 +39,8 @@ struct sandbox_spec {
 	char		*disabled_by;	/* why enabled is 0: "CW_SANDBOX=off" or the config */
 	struct strlist	 env_secret;	/* names whose values spec_to_json masks */
 	struct strlist	 notes;		/* grants skipped or narrowed, one sentence each */
+	int		 net_open;	/* network: open; else a network namespace of the
+					   run's own, loopback only (SPEC N1) */
 };
 
 struct config;

@@ -25,7 +25,9 @@ command -v bwrap >/dev/null || { echo "bwrap missing (scripts/setup installs bub
 
 W=$(mktemp -d /tmp/cw-bench-sandbox.XXXXXX)
 trap 'rm -rf "$W"' EXIT
-mkdir -p "$W/home" "$W/wd"
+mkdir -p "$W/home" "$W/wd" "$W/open/.clockwork"
+# The same start without the run's network namespace (issue 16): config network: open.
+printf 'network: open\n' > "$W/open/.clockwork/config.yaml"
 export HOME=$W/home CLOCKWORK_HOME=$W/home/.clockwork
 
 if "$CW_BIN/cw-runner" exec --workdir "$W/wd" -- /bin/true 2>&1 | grep -q "not built yet"; then
@@ -48,6 +50,7 @@ fi
 "$B" "$RUNS" true -- /bin/true \
     :: cw-exec -- "$CW_BIN/cw-runner" exec --workdir "$W/wd" -- /bin/true \
     :: cw-exec-off CW_SANDBOX=off -- "$CW_BIN/cw-runner" exec --workdir "$W/wd" -- /bin/true \
+    :: cw-exec-netopen CLOCKWORK_HOME="$W/open/.clockwork" -- "$CW_BIN/cw-runner" exec --workdir "$W/wd" -- /bin/true \
     :: bwrap -- "${BWRAP[@]}" -- /bin/true \
     "${before[@]}" | tee "$results"
 
@@ -68,6 +71,7 @@ awk '
 		line("/bin/true", "true")
 		line("cw-runner exec -- /bin/true", "cw-exec")
 		line("cw-runner exec, CW_SANDBOX=off", "cw-exec-off")
+		line("cw-runner exec, network: open", "cw-exec-netopen")
 		line("bwrap (comparable policy)", "bwrap")
 		if (("cw-exec-before", "median_ms") in v)
 			line("cw-runner exec, CW_BIN_BEFORE", "cw-exec-before")
@@ -78,4 +82,6 @@ awk '
 		    (c < b) ? "faster" : "slower"
 		printf "the sandbox layers alone (exec minus exec with CW_SANDBOX=off): %.3f ms wall, %.3f ms cpu\n",
 		    c - o, cc - oc
+		printf "the network namespace (exec minus exec with network: open): %.3f ms wall, %.3f ms cpu\n",
+		    c - v["cw-exec-netopen", "median_ms"], cc - v["cw-exec-netopen", "cpu_median_ms"]
 	}' "$results"

@@ -105,7 +105,7 @@ run_msg() {
 {"v":1,"type":"run","run_id":"$1","task":"e2e","engine":"claude",
  "prompt":"SCENARIO:$2 Please do the scripted steps.","permission_mode":"acceptEdits",
  "workdir":"$3","budget":{"seconds":$4,"turns":${TURNS:-20},"dollars":5},"key":"sk-ant-e2e-dummy",
- "env":{"ANTHROPIC_BASE_URL":"http://127.0.0.1:$port"}${5:-}}
+ "base_url":"http://127.0.0.1:$port"${5:-}}
 EOF
 }
 drive() { local id=$1; shift; node "$lib/run-driver.js" "$CW_BIN/cw-runner" "$T/$id.json" "$T/$id.out" "$@"; }
@@ -134,6 +134,12 @@ drive floor --allow out.txt --allow refs/heads/feature || true
 r=$(report floor)
 check "floor: run completed" has "$r" '"exit_reason":"completed"'
 check "floor: run was sandboxed" has "$r" '"sandboxed":true'
+# SPEC N1: the model server was reached only through the run's egress proxy, under the
+# rule the base URL makes, and nothing was refused.
+check "floor: the model calls went through the egress proxy (rule = base_url)" \
+    grep -q "\"kind\":\"net\".*\"rule\":\"127.0.0.1:$port\"" "$T/floor.out"
+check "floor: the report has the proxy's totals, nothing denied" \
+    env R="$r" bash -c 'grep -q "\"network\":\"allowlist\"" <<< "$R" && grep -q "\"denied\":0" <<< "$R"'
 check "floor: remote main did not move" test "$(git -C "$wf/remote.git" rev-parse main)" = "$remote_main"
 check "floor: a normal push through the same remote landed" git -C "$wf/remote.git" show-ref -q --verify refs/heads/feature
 x=$(result_for floor "git push --force")

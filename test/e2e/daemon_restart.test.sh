@@ -29,12 +29,11 @@ node "$CW_SRC/test/fixtures/model-server.js" "$T/scenarios.json" "$T/mport" "$T/
 pids+=($!)
 wait_until 15 "model server" test -s "$T/mport" || die "model server did not start"
 
-printf '%s\n' 'api_port: 0' 'engines:' '  claude:' '    sandbox:' \
-    '      env: [ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL]' > "$CLOCKWORK_HOME/config.yaml"
+printf '%s\n' 'api_port: 0' 'engines:' '  claude:' \
+    "    base_url: http://127.0.0.1:$(cat "$T/mport")" > "$CLOCKWORK_HOME/config.yaml"
 start_daemon() {
 	rm -f "$CLOCKWORK_HOME/clockworkd.port"
-	PATH="$bindir:$PATH" ANTHROPIC_BASE_URL="http://127.0.0.1:$(cat "$T/mport")" \
-	    ANTHROPIC_API_KEY=sk-ant-e2e-dummy "$CW_BIN/clockworkd" --foreground >> "$T/daemon.out" 2>&1 &
+	PATH="$bindir:$PATH" ANTHROPIC_API_KEY=sk-ant-e2e-dummy "$CW_BIN/clockworkd" --foreground >> "$T/daemon.out" 2>&1 &
 	DPID=$!
 	wait_until 15 "clockworkd" test -s "$CLOCKWORK_HOME/clockworkd.port" || die "clockworkd did not start"
 	wait_until 10 "API" "$CW_BIN/cwctl" status || die "clockworkd does not answer"

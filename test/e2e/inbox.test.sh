@@ -42,12 +42,12 @@ node "$CW_SRC/test/fixtures/model-server.js" "$T/scenarios.json" "$T/mport" "$T/
 pids+=($!)
 wait_until 15 "model server" test -s "$T/mport" || die "model server did not start"
 
-printf '%s\n' 'api_port: 0' 'max_concurrent_runs: 3' 'engines:' '  claude:' '    sandbox:' \
-    '      env: [ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL]' > "$CLOCKWORK_HOME/config.yaml"
-# The engine finds claude on the daemon's PATH; the model server's address and a dummy
-# key reach it through the env allowlist above.
-PATH="$bindir:$PATH" ANTHROPIC_BASE_URL="http://127.0.0.1:$(cat "$T/mport")" \
-    ANTHROPIC_API_KEY=sk-ant-e2e-dummy "$CW_BIN/clockworkd" --foreground > "$T/daemon.out" 2>&1 &
+printf '%s\n' 'api_port: 0' 'max_concurrent_runs: 3' 'engines:' '  claude:' \
+    "    base_url: http://127.0.0.1:$(cat "$T/mport")" > "$CLOCKWORK_HOME/config.yaml"
+# The engine finds claude on the daemon's PATH; the model server's address is the
+# engine's base_url (which the egress proxy allows), and a dummy key comes from the
+# daemon's environment.
+PATH="$bindir:$PATH" ANTHROPIC_API_KEY=sk-ant-e2e-dummy "$CW_BIN/clockworkd" --foreground > "$T/daemon.out" 2>&1 &
 DPID=$!
 wait_until 15 "clockworkd" test -s "$CLOCKWORK_HOME/clockworkd.port" || die "clockworkd did not start"
 PORT=$(cat "$CLOCKWORK_HOME/clockworkd.port")

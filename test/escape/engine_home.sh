@@ -188,7 +188,7 @@ run_msg() {	# run_msg ID SCENARIO
  "prompt":"SCENARIO:$2 Please do the scripted steps.","permission_mode":"acceptEdits",
  "workdir":"$W","budget":{"seconds":90,"turns":20,"dollars":5},"key":"sk-ant-e2e-dummy",
  "hook_path":"$T/hookwrap/cw-floor-hook",
- "env":{"ANTHROPIC_BASE_URL":"http://127.0.0.1:$port"}}
+ "base_url":"http://127.0.0.1:$port"}
 EOF
 }
 drive() { local id=$1; shift; node "$lib/run-driver.js" "$RUNNER" "$T/$id.json" "$T/$id.out" "$@"; }

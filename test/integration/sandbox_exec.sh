@@ -118,10 +118,17 @@ if [ ! -e "$t/accepted" ] && printf '%s' "$out" | grep -q 'ConnectionRefusedErro
   ok "outside named socket refuses connections"
 else bad "outside named socket: accepted=$([ -e "$t/accepted" ] && echo yes || echo no): $out"; fi
 
-# 15. The same outside process's abstract socket is out of reach (Landlock scoping).
+# 15. The same outside process's abstract socket is out of reach: abstract names belong
+# to a network namespace, and the run has its own (SPEC N1), where none exists; with
+# network: open (the host's namespace), Landlock's scoping refuses it (EPERM).
 out=$(run -- $PY -c "import socket; socket.socket(socket.AF_UNIX).connect('\0cw-sandbox-exec-$$')" 2>&1)
-printf '%s' "$out" | grep -q 'PermissionError' && ok "abstract socket scoped (EPERM)" ||
+printf '%s' "$out" | grep -q 'ConnectionRefusedError' && ok "abstract socket not in the run's network namespace (ECONNREFUSED)" ||
   bad "abstract socket: $out"
+mkdir -p "$HOME/.clockwork" && printf 'network: open\n' > "$HOME/.clockwork/config.yaml"
+out=$(run -- $PY -c "import socket; socket.socket(socket.AF_UNIX).connect('\0cw-sandbox-exec-$$')" 2>&1)
+printf '%s' "$out" | grep -q 'PermissionError' && ok "abstract socket scoped with network: open (EPERM)" ||
+  bad "abstract socket, network: open: $out"
+rm -f "$HOME/.clockwork/config.yaml"
 kill $lpid 2>/dev/null; wait $lpid 2>/dev/null
 
 # 16. A system file's mode cannot be changed (read-only mount: Landlock does not check chmod).

@@ -165,6 +165,16 @@ static const struct {
 	{ "run_log_max_bytes: 64M\n", "test.yaml:1: run_log_max_bytes: expected an integer" },
 	{ "desktop_notifications: maybe\n", "test.yaml:1: desktop_notifications: expected true or false" },
 	{ "- just\n- a list\n", "test.yaml:1: (top level): expected a mapping" },
+	{ "network: closed\n", "test.yaml:1: network: 'closed' is not allowlist or open" },
+	{ "network:\n  allow: [example.com]\n",
+	    "test.yaml:2: network.allow[0]: 'example.com' is not host:port" },
+	{ "network:\n  allow: [\"example.com:0\"]\n", "test.yaml:2: network.allow[0]:" },
+	{ "network:\n  allow: [\"*.com:443\"]\n", "test.yaml:2: network.allow[0]:" },
+	{ "network:\n  allow: [\"127.1:80\"]\n", "test.yaml:2: network.allow[0]:" },
+	{ "network:\n  mode: [open]\n", "test.yaml:2: network.mode:" },
+	{ "network:\n  ask: true\n", "test.yaml:2: network.ask: unknown key" },
+	{ "engines:\n  claude:\n    network: open\n",
+	    "test.yaml:3: engines.claude.network: expected a mapping (allow)" },
 	{ "sandbox: [unclosed\n", "test.yaml:2: (syntax):" },
 	{ "a: b\n\tc: d\n", "test.yaml:2: (syntax):" },
 };
@@ -188,6 +198,35 @@ test_bad_files(void **state)
 		assert_int_equal(((unsigned char *)&cfg)[0], 0xAB);
 		assert_null(strchr(err, '\n'));
 	}
+}
+
+static void
+test_network(void **state)
+{
+	struct config			 cfg;
+	const struct config_engine	*ce;
+	char				 err[512];
+
+	(void)state;
+	/* The default is the allowlist, with no global rule. */
+	assert_int_equal(parse("", &cfg, err, sizeof err), 0);
+	assert_int_equal(cfg.network_open, 0);
+	assert_int_equal(cfg.network_allow.n, 0);
+	config_free(&cfg);
+	assert_int_equal(parse("network: open\n", &cfg, err, sizeof err), 0);
+	assert_int_equal(cfg.network_open, 1);
+	config_free(&cfg);
+	assert_int_equal(parse("network:\n  mode: allowlist\n  allow:\n"
+	    "    - registry.npmjs.org:443\n    - \"*.github.com:*\"\n    - \"[::1]:8080\"\n"
+	    "engines:\n  claude:\n    network:\n      allow: [\"10.0.0.5:3128\"]\n",
+	    &cfg, err, sizeof err), 0);
+	assert_int_equal(cfg.network_open, 0);
+	assert_int_equal(cfg.network_allow.n, 3);
+	assert_string_equal(cfg.network_allow.v[1], "*.github.com:*");
+	assert_non_null(ce = config_engine(&cfg, "claude"));
+	assert_int_equal(ce->network_allow.n, 1);
+	assert_string_equal(ce->network_allow.v[0], "10.0.0.5:3128");
+	config_free(&cfg);
 }
 
 static void
@@ -239,6 +278,7 @@ main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_full_file),
 		cmocka_unit_test(test_bad_files),
+		cmocka_unit_test(test_network),
 		cmocka_unit_test(test_load_files),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,373 @@
+/*
+ * The egress proxy (runner/proxy.c) on a real event loop with real sockets: a host no
+ * rule names is refused with 403 and recorded; an allowed absolute-form request reaches
+ * the upstream with the head rebuilt and is recorded with its bytes; a name rule whose
+ * name resolves to loopback is refused; at its connection cap the proxy stops accepting
+ * and takes the next connection when one closes; in ask mode a CONNECT is held until
+ * proxy_decide() answers it.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <event2/event.h>
+
+#include "json.h"
+#include "proxy.h"
+
+static cJSON		*events;
+static struct event_base *base;
+
+static void
+capture(void *arg, cJSON *msg)
+{
+	(void)arg;
+	cJSON_AddItemToArray(events, msg);
+}
+
+static int
+listen_any(int *port)
+{
+	struct sockaddr_in	 sin;
+	socklen_t		 sl = sizeof sin;
+	int			 fd;
+
+	memset(&sin, 0, sizeof sin);
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_true((fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) != -1);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sin, sizeof sin), 0);
+	assert_int_equal(listen(fd, 128), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sin, &sl), 0);
+	*port = ntohs(sin.sin_port);
+	return fd;
+}
+
+static int
+dial(int port)
+{
+	struct sockaddr_in	 sin;
+	int			 fd;
+
+	memset(&sin, 0, sizeof sin);
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons((unsigned short)port);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_true((fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) != -1);
+	assert_int_equal(connect(fd, (struct sockaddr *)&sin, sizeof sin), 0);
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	return fd;
+}
+
+/* Turn the loop until fd is readable (or has hung up), at most ms; 1 if it is. */
+static int
+pump_until(int fd, int ms)
+{
+	struct pollfd	 p = { fd, POLLIN, 0 };
+
+	for (int i = 0; i < ms / 5; i++) {
+		event_base_loop(base, EVLOOP_NONBLOCK);
+		if (poll(&p, 1, 5) == 1)
+			return 1;
+	}
+	return 0;
+}
+
+static void
+pump(int ms)
+{
+	for (int i = 0; i < ms / 5; i++) {
+		event_base_loop(base, EVLOOP_NONBLOCK);
+		usleep(5000);
+	}
+}
+
+/* Read what fd sends until EOF, turning the loop, at most ms. */
+static size_t
+slurp(int fd, char *buf, size_t len, int ms)
+{
+	size_t	 got = 0;
+	ssize_t	 n;
+
+	for (int i = 0; i < ms / 5 && got < len - 1; i++) {
+		event_base_loop(base, EVLOOP_NONBLOCK);
+		n = read(fd, buf + got, len - 1 - got);
+		if (n == 0)
+			break;
+		if (n > 0)
+			got += (size_t)n;
+		else
+			usleep(5000);
+	}
+	buf[got] = '\0';
+	return got;
+}
+
+static const cJSON *
+find_event(const char *kind)
+{
+	const cJSON	*e;
+
+	cJSON_ArrayForEach(e, events)
+		if (json_get_string(e, "kind") != NULL &&
+		    strcmp(json_get_string(e, "kind"), kind) == 0)
+			return e;
+	return NULL;
+}
+
+static struct proxy *
+start(const char *const *rules, size_t n, int ask, int *port)
+{
+	struct proxy_config	 pc;
+	struct netrule		 r[8];
+	struct proxy		*p;
+	char			 err[256];
+
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(netrule_parse(rules[i], &r[i], err, sizeof err), 0);
+	memset(&pc, 0, sizeof pc);
+	pc.run_id = "r1";
+	pc.rules = r;
+	pc.n_rules = n;
+	pc.ask = ask;
+	pc.hold_seconds = 30;
+	pc.emit = capture;
+	assert_non_null(p = proxy_new(base, &pc, err, sizeof err));
+	assert_int_equal(proxy_adopt(p, listen_any(port), err, sizeof err), 0);
+	return p;
+}
+
+static int
+setup(void **state)
+{
+	(void)state;
+	base = event_base_new();
+	events = cJSON_CreateArray();
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	cJSON_Delete(events);
+	event_base_free(base);
+	return 0;
+}
+
+static void
+test_refused(void **state)
+{
+	static const char *const rules[] = { "api.anthropic.com:443" };
+	struct proxy	*p;
+	char		 buf[2048];
+	int		 port, c;
+	const cJSON	*e;
+	cJSON		*t;
+
+	(void)state;
+	p = start(rules, 1, 0, &port);
+	c = dial(port);
+	dprintf(c, "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n");
+	slurp(c, buf, sizeof buf, 2000);
+	assert_non_null(strstr(buf, "HTTP/1.1 403"));
+	assert_non_null(strstr(buf, "no rule allows example.com:443"));
+	assert_non_null(e = find_event("net_deny"));
+	assert_string_equal(json_get_string(e, "host"), "example.com");
+	assert_string_equal(json_get_string(e, "verdict"), "denied");
+	close(c);
+	/* A malformed head is refused too (400), and recorded. */
+	c = dial(port);
+	dprintf(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+	slurp(c, buf, sizeof buf, 2000);
+	assert_non_null(strstr(buf, "HTTP/1.1 400"));
+	close(c);
+	pump(50);
+	t = proxy_totals(p);
+	assert_int_equal(cJSON_GetObjectItem(t, "denied")->valueint, 2);
+	assert_int_equal(cJSON_GetObjectItem(t, "allowed")->valueint, 0);
+	cJSON_Delete(t);
+	proxy_free(p);
+}
+
+static void
+test_allowed(void **state)
+{
+	char		 rule[64], buf[4096], req[2048];
+	const char	*rules[1] = { rule };
+	struct proxy	*p;
+	int		 port, up, uport, c, s;
+	size_t		 n;
+	const cJSON	*e;
+	double		 d;
+
+	(void)state;
+	up = listen_any(&uport);
+	snprintf(rule, sizeof rule, "127.0.0.1:%d", uport);
+	p = start(rules, 1, 0, &port);
+	c = dial(port);
+	dprintf(c, "GET http://127.0.0.1:%d/x?y=1 HTTP/1.1\r\nHost: evil.example\r\n"
+	    "Proxy-Connection: keep-alive\r\nX-A: b\r\n\r\n", uport);
+	assert_true(pump_until(up, 2000));
+	assert_true((s = accept(up, NULL, NULL)) != -1);
+	fcntl(s, F_SETFL, O_NONBLOCK);
+	n = slurp(s, req, sizeof req, 300);
+	assert_true(n > 0);
+	assert_non_null(strstr(req, "GET /x?y=1 HTTP/1.1\r\n"));
+	assert_non_null(strstr(req, "X-A: b\r\n"));
+	assert_null(strstr(req, "evil.example"));
+	assert_null(strstr(req, "Proxy-Connection"));
+	assert_non_null(strstr(req, "Connection: close\r\n\r\n"));
+	dprintf(s, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello");
+	close(s);
+	slurp(c, buf, sizeof buf, 2000);
+	assert_non_null(strstr(buf, "200 OK"));
+	assert_non_null(strstr(buf, "hello"));
+	close(c);
+	pump(50);
+	assert_non_null(e = find_event("net"));
+	assert_string_equal(json_get_string(e, "rule"), rule);
+	assert_int_equal(json_get_number(e, "bytes_down", &d), 0);
+	assert_true(d >= 40);
+	close(up);
+	proxy_free(p);
+}
+
+static void
+test_name_to_loopback(void **state)
+{
+	char		 rule[64], buf[2048];
+	const char	*rules[1] = { rule };
+	struct proxy	*p;
+	int		 port, up, uport, c;
+
+	(void)state;
+	up = listen_any(&uport);
+	snprintf(rule, sizeof rule, "localhost:%d", uport);
+	p = start(rules, 1, 0, &port);
+	c = dial(port);
+	dprintf(c, "CONNECT localhost:%d HTTP/1.1\r\n\r\n", uport);
+	slurp(c, buf, sizeof buf, 3000);
+	assert_non_null(strstr(buf, "HTTP/1.1 403"));
+	assert_non_null(strstr(buf, "localhost resolves to"));
+	/* Nothing reached the service. */
+	assert_int_equal(pump_until(up, 100), 0);
+	close(c);
+	close(up);
+	proxy_free(p);
+}
+
+static void
+test_cap(void **state)
+{
+	struct proxy	*p;
+	int		 port, idle[PROXY_MAX_CONNS], c;
+	char		 buf[1024];
+
+	(void)state;
+	p = start(NULL, 0, 0, &port);
+	for (int i = 0; i < PROXY_MAX_CONNS; i++)
+		idle[i] = dial(port);
+	pump(100);
+	/* The kernel's backlog takes the next one; the proxy does not read it yet. */
+	c = dial(port);
+	dprintf(c, "CONNECT example.com:443 HTTP/1.1\r\n\r\n");
+	assert_int_equal(pump_until(c, 300), 0);
+	close(idle[0]);
+	assert_int_equal(pump_until(c, 2000), 1);
+	slurp(c, buf, sizeof buf, 1000);
+	assert_non_null(strstr(buf, "HTTP/1.1 403"));
+	close(c);
+	for (int i = 1; i < PROXY_MAX_CONNS; i++)
+		close(idle[i]);
+	pump(50);
+	proxy_free(p);
+}
+
+static void
+test_ask(void **state)
+{
+	char		 buf[2048];
+	struct proxy	*p;
+	int		 port, up, uport, c, s;
+	const cJSON	*e;
+	const char	*id;
+
+	(void)state;
+	up = listen_any(&uport);
+	p = start(NULL, 0, 1, &port);
+	c = dial(port);
+	dprintf(c, "CONNECT 127.0.0.1:%d HTTP/1.1\r\n\r\n", uport);
+	assert_int_equal(pump_until(c, 200), 0);	/* held */
+	e = NULL;
+	{
+		const cJSON	*m;
+
+		cJSON_ArrayForEach(m, events)
+			if (json_get_string(m, "type") != NULL &&
+			    strcmp(json_get_string(m, "type"), "approval_request") == 0)
+				e = m;
+	}
+	assert_non_null(e);
+	assert_string_equal(json_get_string(e, "tool"), PROXY_TOOL);
+	assert_non_null(id = json_get_string(e, "id"));
+	assert_int_equal(pump_until(up, 100), 0);	/* nothing connected upstream */
+	assert_int_equal(proxy_decide(p, "net-unknown", 1, NULL), -1);
+	assert_int_equal(proxy_decide(p, id, 1, NULL), 0);
+	assert_int_equal(pump_until(up, 2000), 1);
+	assert_true((s = accept(up, NULL, NULL)) != -1);
+	slurp(c, buf, sizeof buf, 300);
+	assert_non_null(strstr(buf, "200 Connection established"));
+	/* Answered once: a second answer finds nothing held. */
+	assert_int_equal(proxy_decide(p, id, 0, NULL), -1);
+	close(s);
+	close(c);
+	pump(50);
+	/* A held client that hangs up withdraws its question: the approval expires. (The
+	 * allowed address is granted for the run now: ask about another.) */
+	c = dial(port);
+	dprintf(c, "CONNECT unlisted.example:443 HTTP/1.1\r\n\r\n");
+	pump(100);
+	close(c);
+	pump(100);
+	e = NULL;
+	{
+		const cJSON	*m;
+
+		cJSON_ArrayForEach(m, events)
+			if (json_get_string(m, "kind") != NULL &&
+			    strcmp(json_get_string(m, "kind"), "approval_timeout") == 0)
+				e = m;
+	}
+	assert_non_null(e);
+	assert_non_null(json_get_string(e, "id"));
+	assert_int_equal(proxy_decide(p, json_get_string(e, "id"), 1, NULL), -1);
+	close(up);
+	proxy_free(p);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_allowed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_name_to_loopback, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cap, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ask, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
