@@ -33,7 +33,10 @@
 
 #include "daemon.h"
 #include "httpd.h"
+#include "engines.h"
 #include "json.h"
+#include "transcript.h"
+#include "transcripts.h"
 #include "log.h"
 #include "mask.h"
 
@@ -715,6 +718,76 @@ api_run_log(struct api_req *q, const char *id)
 	api_ok(q, 200, o);
 }
 
+/* Whether the run's engine output is read into a transcript (common/engines.h). */
+int
+api_run_readable(struct daemon *d, const struct store_run *r)
+{
+	struct store_task		 t;
+	const struct engine_info	*e;
+	int				 readable = 0;
+
+	if (store_task_get(d->store, r->task_id, &t) == 1) {
+		e = engines_find(t.engine);
+		readable = e != NULL && (e->caps & ENGINE_TRANSCRIPT);
+		store_task_free(&t);
+	}
+	return readable;
+}
+
+/*
+ * The readable transcript (daemon/transcripts.c) from byte offset on, whole entries
+ * only: {"entries":[...], "next":N, "done":bool, "status":...}. done is true once the
+ * run has ended and everything up to the end was served. For an engine whose output is
+ * not read into a transcript ("command"), {"raw": true}: the log is its transcript.
+ */
+static void
+api_run_transcript(struct api_req *q, const char *id)
+{
+	struct store_run	 r;
+	long long		 off, next;
+	char			 path[PATH_MAX];
+	struct stat		 st;
+	cJSON			*o, *entries = NULL;
+	int			 done;
+
+	if (api_param_int(q, "offset", 0, INT64_MAX / 2, 0, &off) == -1)
+		return;
+	if (api_run_lookup(q, id, &r) == -1)
+		return;
+	done = store_run_status_terminal(r.status);
+	/* A command is not an agent: its output, the raw log, is its transcript. */
+	if (!api_run_readable(q->d, &r)) {
+		o = cJSON_CreateObject();
+		cJSON_AddBoolToObject(o, "raw", 1);
+		cJSON_AddArrayToObject(o, "entries");
+		cJSON_AddNumberToObject(o, "next", (double)off);
+		cJSON_AddBoolToObject(o, "done", done);
+		json_add_string(o, "status", store_run_status_name(r.status));
+		store_run_free(&r);
+		api_ok(q, 200, o);
+		return;
+	}
+	transcripts_path(q->d->home, r.id, path, sizeof path);
+	if (transcripts_read(path, off, TRANSCRIPTS_CHUNK, &entries, &next) == -1) {
+		if (errno != ENOENT) {
+			store_run_free(&r);
+			api_error(q, 500, "internal", "cannot read the run's transcript");
+			return;
+		}
+		next = off;
+		entries = cJSON_CreateArray();
+	}
+	if (done && stat(path, &st) == 0 && next < (long long)st.st_size)
+		done = 0;
+	o = cJSON_CreateObject();
+	cJSON_AddItemToObject(o, "entries", entries);
+	cJSON_AddNumberToObject(o, "next", (double)next);
+	cJSON_AddBoolToObject(o, "done", done);
+	json_add_string(o, "status", store_run_status_name(r.status));
+	store_run_free(&r);
+	api_ok(q, 200, o);
+}
+
 static void
 api_run_events(struct api_req *q, const char *id)
 {
@@ -857,6 +930,8 @@ api_respond(struct daemon *d, const char *id, int allow, const char *message,
 		if (runs_send(r, m) == -1)
 			log_warn("run %s: cannot forward the decision on %s", r->id, a.id);
 	}
+	transcripts_append(r, transcript_answer(a.id, allow ? "allow" : "deny", actor,
+	    message));
 	if ((j = cJSON_CreateObject()) != NULL) {
 		json_add_string(j, "approval", a.id);
 		json_add_string(j, "tool", a.tool);
@@ -1146,6 +1221,7 @@ static void api_run_show_r(struct api_req *q) { api_run_show(q, q->seg[2]); }
 static void api_run_stop_r(struct api_req *q) { api_run_stop(q, q->seg[2]); }
 static void api_run_log_r(struct api_req *q) { api_run_log(q, q->seg[2]); }
 static void api_run_events_r(struct api_req *q) { api_run_events(q, q->seg[2]); }
+static void api_run_transcript_r(struct api_req *q) { api_run_transcript(q, q->seg[2]); }
 static void api_run_export_json(struct api_req *q) { api_run_export(q, q->seg[2], 0); }
 static void api_run_export_html(struct api_req *q) { api_run_export(q, q->seg[2], 1); }
 static void api_approval_answer_r(struct api_req *q) { api_approval_answer(q, q->seg[2]); }
@@ -1190,6 +1266,7 @@ static const struct api_route api_routes[] = {
 	{ "api/runs/*/stop",		EVHTTP_REQ_POST,   API_AUTH_LOCAL, api_run_stop_r },
 	{ "api/runs/*/log",		EVHTTP_REQ_GET,	   API_AUTH_INBOX, api_run_log_r },
 	{ "api/runs/*/events",		EVHTTP_REQ_GET,	   API_AUTH_INBOX, api_run_events_r },
+	{ "api/runs/*/transcript",	EVHTTP_REQ_GET,	   API_AUTH_INBOX, api_run_transcript_r },
 	{ "api/runs/*/export",		EVHTTP_REQ_GET,	   API_AUTH_LOCAL, api_run_export_json },
 	{ "api/approvals",		EVHTTP_REQ_GET,	   API_AUTH_INBOX, api_approvals_list },
 	{ "api/approvals/*",		EVHTTP_REQ_POST,   API_AUTH_INBOX, api_approval_answer_r },

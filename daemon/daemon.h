@@ -105,6 +105,7 @@ struct run {
 	long			 log_max;	/* config run_log_max_bytes at start */
 	long			 log_bytes;	/* written so far */
 	long			 log_dropped;	/* bytes of run output past the cap */
+	int			 transcript_capped;	/* said so once (transcripts.c) */
 	size_t			 n_events;
 	size_t			 events_dropped;
 	size_t			 n_journal;
@@ -218,6 +219,8 @@ struct export_input {
 /* Render the HTML; a newly allocated NUL-terminated string, or NULL (ENOMEM). */
 char	*export_render(const struct export_input *);
 /* Build the export of run_id from the store, its log and its git branch. */
+/* Whether the run's engine output is read into a transcript; else the log is it. */
+int	api_run_readable(struct daemon *, const struct store_run *);
 int	export_run(struct daemon *, const char *run_id, int transcript, const char *actor,
 	    char **html, char *err, size_t errlen);
 

@@ -365,7 +365,7 @@ codex_say(engine_say_fn *say, void *arg, cJSON *entry)
 		cJSON_Delete(entry);
 }
 
-/* file_change: "update a.txt, add b.txt" and the first path. */
+/* file_change: its one path, or "update a.txt, add b.txt". */
 static void
 codex_file_change(const cJSON *item, const char *id, engine_say_fn *say, void *arg)
 {
@@ -373,6 +373,7 @@ codex_file_change(const cJSON *item, const char *id, engine_say_fn *say, void *a
 	const char	*first = NULL, *p, *kind;
 	char		 detail[TRANSCRIPT_FIELD_MAX];
 	size_t		 o = 0;
+	int		 n;
 
 	detail[0] = '\0';
 	cJSON_ArrayForEach(c, changes) {
@@ -385,7 +386,9 @@ codex_file_change(const cJSON *item, const char *id, engine_say_fn *say, void *a
 			o += (size_t)snprintf(detail + o, sizeof detail - o, "%s%s %s",
 			    o > 0 ? ", " : "", kind != NULL ? kind : "change", p);
 	}
-	codex_say(say, arg, transcript_tool("apply_patch", id, NULL, first,
+	/* An entry carries a path or a detail: one file is its path, several the list. */
+	n = cJSON_GetArraySize(changes);
+	codex_say(say, arg, transcript_tool("apply_patch", id, NULL, n == 1 ? first : NULL,
 	    detail[0] != '\0' ? detail : NULL));
 }
 
@@ -527,11 +530,12 @@ codex_floor_command(const cJSON *body, const char **command)
 }
 
 const struct engine_ops engine_codex_ops = {
-	.info = NULL,		/* set by engine.c from engines_find("codex") */
+	.name = "codex",
 	.prepare = codex_prepare,
 	.home = codex_home,
 	.stream_new = codex_stream_new,
 	.stream_line = codex_stream_line,
 	.stream_free = codex_stream_free,
 	.floor_command = codex_floor_command,
+	.seatbelt = NULL,	/* its state is all in CODEX_HOME and TMPDIR, in the run's TMPDIR */
 };
