@@ -112,6 +112,12 @@ struct engine_ops {
 	 */
 	int	(*floor_command)(const cJSON *body, const char **command);
 	/*
+	 * The floor refused one of the engine's calls. 1 when progress changed: an engine
+	 * whose output does not show a refused call counts its model turn here, so a run
+	 * that keeps trying refused commands still meets its turn budget. May be NULL.
+	 */
+	int	(*floor_denied)(struct engine_stream *, struct engine_progress *);
+	/*
 	 * The Seatbelt rules the engine needs for a run in workdir as uid (its own
 	 * scratch paths outside the spec's grants); NULL when it needs none. -1 with err.
 	 */

@@ -42,7 +42,8 @@
  * error, ...}}, turn.completed {usage: tokens}, turn.failed {error: {message}}, error.
  * It reports tokens, not dollars: no dollar budget holds. It has no turn limit of its
  * own: turns are counted here (one when the turn starts, one more after each tool call
- * completes, since the model is then asked again) and run.c stops the engine when the
+ * completes, since the model is then asked again, and one for each call the floor
+ * refused, which shows in no item: floor_denied()) and run.c stops the engine when the
  * count passes the budget, before the next call's command can start.
  */
 #include <sys/stat.h>
@@ -280,7 +281,8 @@ codex_prepare(const struct engine_run *r, struct strlist *argv, struct strlist *
 	if (engine_write_file(r->state_dir, ENGINE_CODEX_TOKEN_FILE, r->token, 0400,
 	    token_file, sizeof token_file, err, errlen) == -1)
 		return -1;
-	if (strlist_add(files, token_file) == -1)
+	/* The engine reads the token file and runs the hook: both read-only to the run. */
+	if (strlist_add(files, token_file) == -1 || strlist_add(files, r->hook_path) == -1)
 		goto nomem;
 	if (strlist_add(argv, "codex") == -1 || strlist_add(argv, "exec") == -1 ||
 	    strlist_add(argv, "--json") == -1 ||
@@ -513,6 +515,15 @@ codex_stream_line(struct engine_stream *s, const char *line, size_t len,
 	return changed;
 }
 
+/* A refused call leaves no item in codex's output: its model turn is counted here. */
+static int
+codex_floor_denied(struct engine_stream *s, struct engine_progress *pr)
+{
+	(void)s;
+	pr->turns++;
+	return 1;
+}
+
 /* Codex's hook body is Claude Code's: tool_name "Bash", tool_input.command. */
 static int
 codex_floor_command(const cJSON *body, const char **command)
@@ -537,5 +548,6 @@ const struct engine_ops engine_codex_ops = {
 	.stream_line = codex_stream_line,
 	.stream_free = codex_stream_free,
 	.floor_command = codex_floor_command,
+	.floor_denied = codex_floor_denied,
 	.seatbelt = NULL,	/* its state is all in CODEX_HOME and TMPDIR, in the run's TMPDIR */
 };

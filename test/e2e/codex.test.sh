@@ -17,6 +17,8 @@
 #            write_stdin, which runs no hook: TTY sessions are off, so it never starts
 #            and the force-push typed into it never runs
 #   turns    the turn budget (--turns 2) ends a run of three shell calls before the third
+#   refused  ... and a run that keeps trying commands the floor refuses (which leave no
+#            trace in codex's output; the runner counts them from the bridge)
 #   home     nothing the runs wrote landed in the user's HOME (~/.codex and the rest)
 #   approvals codex exec has no way to ask: its runs have no approvals
 set -euo pipefail
@@ -45,6 +47,13 @@ cat > "$T/scenarios.json" <<'EOF'
   {"tool": "exec_command", "arguments": {"cmd": "bash", "tty": true, "yield_time_ms": 500}},
   {"tool": "write_stdin", "arguments": {"session_id": "$SESSION", "chars": "echo typed > typed.txt; git push --force origin main\n", "yield_time_ms": 1000}},
   {"text": "stdin scenario done"}
+ ],
+ "refused": [
+  {"shell": "git push --force origin main"},
+  {"shell": "git push --force origin HEAD:main"},
+  {"shell": "git push --force origin main"},
+  {"shell": "echo after > looped.txt"},
+  {"text": "refused scenario done"}
  ],
  "turns": [
   {"shell": "echo one > t1.txt"},
@@ -106,7 +115,7 @@ check "edit: the provider key is not in the commands' environment" has "$x" 'Out
 check "edit: the key never reached the model" bash -c "! grep -q '$KEY' '$T/requests.jsonl'"
 check "edit: the model and base URL came from config.yaml" \
     grep -q '"model":"gpt-e2e"' "$T/requests.jsonl"
-check "edit: the engine's shell tool is exec_command without tty sessions" \
+check "edit: no sub-agent tool is offered to the model" \
     bash -c "! node '$lib/responses-results.js' '$T/requests.jsonl' x --tools | grep -qx multi_agent_v1"
 
 # --- attack: the floor holds whatever config the repository or the run writes --------------
@@ -139,11 +148,21 @@ wait_until 150 "turns: run ended" ended "$id" || fail "turns: the run did not en
 r=$(report "$id")
 check "turns: the run ended on its turn budget" has "$r" '"exit_reason":"budget_turns"'
 check "turns: the turns within the budget ran" \
-    bash -c "git -C '$repo' show 'clockwork/turns/$id:t2.txt' >/dev/null 2>&1 || grep -q '\"turns\"' <<< '$r'"
+    test "$(git -C "$repo" show "clockwork/turns/$id:t2.txt" 2>/dev/null)" = two
 check "turns: the call past the budget did not run" \
     bash -c "! git -C '$repo' show 'clockwork/turns/$id:t3.txt' >/dev/null 2>&1"
 check "turns: the model was not asked past the budget" \
     test "$(grep -c '"scenario":"turns"' "$T/requests.jsonl")" -le 3
+
+# --- refused: calls the floor refuses count as turns too ---------------------------------
+# (a refused call leaves nothing in codex's output; the runner counts it from the bridge)
+id=$(start refused --turns 2)
+wait_until 150 "refused: run ended" ended "$id" || fail "refused: the run did not end"
+r=$(report "$id")
+check "refused: a run that keeps trying refused commands ends on its turn budget" \
+    has "$r" '"exit_reason":"budget_turns"'
+check "refused: the call after them did not run" \
+    bash -c "! git -C '$repo' show 'clockwork/refused/$id:looped.txt' >/dev/null 2>&1"
 
 # --- home: nothing of any run landed in the user's HOME ------------------------------------
 check "home: no ~/.codex" test ! -e "$HOME/.codex"

@@ -170,6 +170,9 @@ test_stream_not_codex(void **state)
 	    "\"command_execution\"}}", &pr, &s), 1);
 	assert_int_equal(pr.turns, 1);
 	assert_int_equal(cJSON_GetArraySize(s.list), 1);
+	/* A call the floor refused shows in no line: the runner reports it. */
+	assert_int_equal(engine_codex_ops.floor_denied(st, &pr), 1);
+	assert_int_equal(pr.turns, 2);
 	engine_codex_ops.stream_free(st);
 	engine_progress_free(&pr);
 	cJSON_Delete(s.list);
@@ -317,6 +320,7 @@ test_prepare(void **state)
 	assert_int_equal(stat(want, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0400);
 	assert_true(argv_has(&p.files, want));
+	assert_true(argv_has(&p.files, p.hook));
 	prep_free(&p);
 }
 
