@@ -19,6 +19,7 @@
 #   turns    the turn budget (--turns 2) ends a run of three shell calls before the third
 #   refused  ... and a run that keeps trying commands the floor refuses (which leave no
 #            trace in codex's output; the runner counts them from the bridge)
+#   hookfail a floor hook that is killed blocks the call (cw-runner alone, no daemon)
 #   home     nothing the runs wrote landed in the user's HOME (~/.codex and the rest)
 #   approvals codex exec has no way to ask: its runs have no approvals
 set -euo pipefail
@@ -54,6 +55,10 @@ cat > "$T/scenarios.json" <<'EOF'
   {"shell": "git push --force origin main"},
   {"shell": "echo after > looped.txt"},
   {"text": "refused scenario done"}
+ ],
+ "hookfail": [
+  {"shell": "echo should-not-run > hookfail.txt"},
+  {"text": "hookfail scenario done"}
  ],
  "turns": [
   {"shell": "echo one > t1.txt"},
@@ -163,6 +168,26 @@ check "refused: a run that keeps trying refused commands ends on its turn budget
     has "$r" '"exit_reason":"budget_turns"'
 check "refused: the call after them did not run" \
     bash -c "! git -C '$repo' show 'clockwork/refused/$id:looped.txt' >/dev/null 2>&1"
+
+# --- hookfail: a floor hook that dies blocks the call (the runner alone, no daemon) --------
+# Codex lets a call through when its hook is killed or exits other than 0 or 2; the
+# runner wraps the hook in a /bin/sh guard that turns that into a refusal.
+hooks=$(mktemp -d "${CW_TEST_TMP:?}/codex-hookfail.XXXXXX")
+printf '#!/bin/sh\nkill -9 $$\n' > "$hooks/cw-floor-hook" && chmod 755 "$hooks/cw-floor-hook"
+wh="$T/w-hookfail"
+mkdir -p "$wh" && git -C "$wh" init -q && git -C "$wh" commit -q --allow-empty -m base
+cat > "$T/hookfail.json" <<EOF
+{"v":1,"type":"run","run_id":"hookfail-$$","task":"e2e","engine":"codex",
+ "prompt":"SCENARIO:hookfail Please do the scripted steps.","permission_mode":"acceptEdits",
+ "workdir":"$wh","budget":{"seconds":60,"turns":10},"key":"$KEY",
+ "base_url":"http://127.0.0.1:$(cat "$T/mport")/v1","model":"gpt-e2e","hook_path":"$hooks/cw-floor-hook"}
+EOF
+PATH="$bindir:$PATH" node "$lib/run-driver.js" "$CW_BIN/cw-runner" "$T/hookfail.json" "$T/hookfail.out" || true
+check "hookfail: the run completed" grep -q '"exit_reason":"completed"' "$T/hookfail.out"
+check "hookfail: the call did not run" test ! -e "$wh/hookfail.txt"
+x=$(result_for hookfail "echo should-not-run")
+check "hookfail: the model was told the floor hook failed" has "$x" 'the floor hook failed (status 137)'
+rm -rf "$hooks"
 
 # --- home: nothing of any run landed in the user's HOME ------------------------------------
 check "home: no ~/.codex" test ! -e "$HOME/.codex"
