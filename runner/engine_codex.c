@@ -474,7 +474,8 @@ codex_finish(struct engine_progress *pr, const char *text, int is_error,
 	free(pr->result);
 	pr->result = text != NULL ? strdup(text) : NULL;
 	codex_say(say, arg, transcript_final(text != NULL ? text : "", is_error));
-	codex_say(say, arg, transcript_usage(pr->dollars, pr->turns));
+	/* Codex reports tokens, never dollars: the entry says so (-1). */
+	codex_say(say, arg, transcript_usage(-1, pr->turns));
 }
 
 static int

@@ -120,6 +120,18 @@ check "edit: the provider key is not in the commands' environment" has "$x" 'Out
 check "edit: the key never reached the model" bash -c "! grep -q '$KEY' '$T/requests.jsonl'"
 check "edit: the model and base URL came from config.yaml" \
     grep -q '"model":"gpt-e2e"' "$T/requests.jsonl"
+logs=$(cw run logs "$id" 2>&1 || true)
+check "edit: run logs shows the shell call as the agent wrote it" has "$logs" 'echo codex-was-here > edited.txt && cat edited.txt'
+check "edit: run logs shows its output" has "$logs" 'codex-was-here'
+check "edit: run logs shows the floor's refusal" has "$logs" 'force-push'
+check "edit: run logs shows the final message" has "$logs" 'PLAN: 1. edited.txt now says codex-was-here'
+check "edit: run logs is not codex's raw JSON" bash -c "! grep -q 'thread.started' <<< \"\$1\"" _ "$logs"
+check "edit: run logs --raw is" bash -c "grep -q 'thread.started' <<< \"\$(\"\$1\" run logs --raw \"\$2\" 2>&1)\"" _ "$CW_BIN/cwctl" "$id"
+sed 's/^/    run logs: /' <<< "$logs" | head -n 20
+show=$(cw run show "$id" 2>&1 || true)
+check "edit: run show has the final message" has "$show" 'PLAN: 1. edited.txt now says codex-was-here. 2. Nothing was pushed.'
+check "edit: run show says how the floor reached codex and that it cannot ask" \
+    bash -c "grep -q 'PreToolUse hook' <<< \"\$1\" && grep -q 'cannot ask' <<< \"\$1\"" _ "$show"
 check "edit: no sub-agent tool is offered to the model" \
     bash -c "! node '$lib/responses-results.js' '$T/requests.jsonl' x --tools | grep -qx multi_agent_v1"
 

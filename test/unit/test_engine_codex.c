@@ -90,6 +90,7 @@ test_stream_run(void **state)
 	struct said		 s = { cJSON_CreateArray() };
 	struct engine_stream	*st = engine_codex_ops.stream_new();
 	const cJSON		*e;
+	char			*line;
 	int			 turns_before_final;
 
 	(void)state;
@@ -122,6 +123,11 @@ test_stream_run(void **state)
 	assert_non_null(e = entry_of(&s, "usage", 0));
 	assert_true(json_get_int(e, "turns", &turns_before_final) == 0);
 	assert_int_equal(turns_before_final, 4);
+	/* Codex reports no cost: the entry says so rather than "$0". */
+	assert_non_null(line = transcript_render(e, 0));
+	assert_non_null(strstr(line, "4 turns (no cost reported)"));
+	assert_null(strchr(line, '$'));
+	free(line);
 	/* The warning item is no transcript entry, and every entry is well formed. */
 	cJSON_ArrayForEach(e, s.list)
 		assert_int_equal(transcript_check(e), 0);
