@@ -6,7 +6,8 @@
 # provider's base URL and model come from config.yaml (engines.codex), the key from
 # OPENAI_API_KEY in the daemon's environment.
 #
-#   edit     the agent writes a file; the commit reaches clockwork/edit/<run>; `git push
+#   edit     the agent writes a file with a shell call and another with apply_patch; the
+#            commit reaches clockwork/edit/<run>; `git push
 #            --force origin main` is refused by the floor (PreToolUse hook) and the
 #            reason reaches the model; the bare remote's main does not move; the key
 #            is not in the commands' environment; the final message is the run's result
@@ -35,6 +36,7 @@ cat > "$T/scenarios.json" <<'EOF'
 {
  "edit": [
   {"shell": "echo codex-was-here > edited.txt && cat edited.txt"},
+  {"shell": "apply_patch <<'PATCH'\n*** Begin Patch\n*** Add File: patched.txt\n+patched-in\n*** End Patch\nPATCH"},
   {"shell": "git push --force origin main"},
   {"shell": "env | grep -c sk-proj- || true"},
   {"text": "PLAN: 1. edited.txt now says codex-was-here. 2. Nothing was pushed."}
@@ -111,6 +113,8 @@ check "edit: run completed" has "$r" '"exit_reason":"completed"'
 check "edit: run was sandboxed" has "$r" '"sandboxed":true'
 check "edit: the file reached clockwork/edit/$id" \
     test "$(git -C "$repo" show "clockwork/edit/$id:edited.txt" 2>/dev/null)" = codex-was-here
+check "edit: codex's apply_patch wrote its file, which reached the branch too" \
+    test "$(git -C "$repo" show "clockwork/edit/$id:patched.txt" 2>/dev/null)" = patched-in
 x=$(result_for edit "git push --force")
 check "edit: the force-push came back refused by the floor" has "$x" 'blocked by PreToolUse hook: Clockwork floor'
 check "edit: the remote's main did not move" test "$(git -C "$T/remote.git" rev-parse main)" = "$remote_main"
@@ -123,6 +127,7 @@ check "edit: the model and base URL came from config.yaml" \
 logs=$(cw run logs "$id" 2>&1 || true)
 check "edit: run logs shows the shell call as the agent wrote it" has "$logs" 'echo codex-was-here > edited.txt && cat edited.txt'
 check "edit: run logs shows its output" has "$logs" 'codex-was-here'
+check "edit: run logs shows the patch as a file change" has "$logs" 'apply_patch.*patched.txt'
 check "edit: run logs shows the floor's refusal" has "$logs" 'force-push'
 check "edit: run logs shows the final message" has "$logs" 'PLAN: 1. edited.txt now says codex-was-here'
 check "edit: run logs is not codex's raw JSON" bash -c "! grep -q 'thread.started' <<< \"\$1\"" _ "$logs"
