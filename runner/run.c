@@ -223,7 +223,8 @@ static void
 run_emit_cb(void *arg, cJSON *msg)
 {
 	struct run	*r = arg;
-	const char	*type = json_get_string(msg, "type"), *kind = json_get_string(msg, "kind");
+	const char	*type = json_get_string(msg, "type");
+	const char	*kind = json_get_string(msg, "kind");
 	int		 denied;
 
 	denied = type != NULL && kind != NULL && strcmp(type, "event") == 0 &&
