@@ -227,11 +227,13 @@ codex_provider_args(const struct engine_run *r, struct strlist *argv)
 	if (engine_codex_toml_string(r->base_url != NULL ? r->base_url :
 	    "https://api.openai.com/v1", url, sizeof url) == -1)
 		return -1;
+	/* No key (a local provider): no env_key, which codex would insist on. */
 	if (codex_config(argv, "model_provider=\"%s\"", ENGINE_CODEX_PROVIDER) == -1 ||
 	    codex_config(argv, "model_providers.%s={name=\"Clockwork\", base_url=%s, "
-	    "env_key=\"%s\", wire_api=\"responses\", supports_websockets=false, "
+	    "%s%s%swire_api=\"responses\", supports_websockets=false, "
 	    "request_max_retries=1, stream_max_retries=1}", ENGINE_CODEX_PROVIDER, url,
-	    ENGINE_CODEX_KEY_ENV) == -1 ||
+	    r->key != NULL ? "env_key=\"" : "", r->key != NULL ? ENGINE_CODEX_KEY_ENV : "",
+	    r->key != NULL ? "\", " : "") == -1 ||
 	    /* Keep the key (a name with KEY in it) out of the commands' environment. */
 	    codex_config(argv, "shell_environment_policy.ignore_default_excludes=false") ==
 	    -1)

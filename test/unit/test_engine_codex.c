@@ -321,6 +321,7 @@ test_prepare(void **state)
 	assert_false(argv_has(&p.argv, "sk-codex-unit"));
 	assert_false(argv_has(&p.argv, "tok-secret-1"));
 	assert_true(argv_has(&p.env, ENGINE_CODEX_KEY_ENV "=sk-codex-unit"));
+	assert_true(argv_has(&p.argv, "env_key=\"" ENGINE_CODEX_KEY_ENV "\", wire_api"));
 	/* The token file: 0400, named in files. */
 	snprintf(want, sizeof want, "%s/%s", p.dir, ENGINE_CODEX_TOKEN_FILE);
 	assert_int_equal(stat(want, &st), 0);
@@ -361,6 +362,15 @@ test_prepare_refusals(void **state)
 	    sizeof err), -1);
 	assert_non_null(strstr(err, "hook"));
 	assert_int_equal(p.argv.n, 0);
+	prep_free(&p);
+
+	/* No key: a provider with no env_key (codex would refuse a missing variable). */
+	prep_init(&p, "acceptEdits");
+	p.r.key = NULL;
+	assert_int_equal(engine_codex_ops.prepare(&p.r, &p.argv, &p.env, &p.files, err,
+	    sizeof err), 0);
+	assert_false(argv_has(&p.argv, "env_key"));
+	assert_int_equal(p.env.n, 0);
 	prep_free(&p);
 
 	prep_init(&p, "acceptEdits");
