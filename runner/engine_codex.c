@@ -32,6 +32,10 @@
  * configuration, key read from ENGINE_CODEX_KEY_ENV, which codex's shell environment
  * policy keeps from the commands it runs: names containing KEY are excluded).
  *
+ * --strict-config makes codex refuse a -c key it does not know, so a pin that a later
+ * version renames fails the run instead of silently not applying; analytics and
+ * feedback uploads are off.
+ *
  * Its state: everything under CODEX_HOME (config, sessions/, *.sqlite, skills/.system/,
  * .tmp/, installation_id); with HOME pointed at an empty directory nothing else was
  * written. --ephemeral keeps the session rollout off the disk.
@@ -292,6 +296,10 @@ codex_prepare(const struct engine_run *r, struct strlist *argv, struct strlist *
 	    strlist_add(argv, "--ephemeral") == -1 ||
 	    strlist_add(argv, "--ignore-user-config") == -1 ||
 	    strlist_add(argv, "--ignore-rules") == -1 ||
+	    /* Our -c keys are checked: a renamed pin in a later codex is an error. */
+	    strlist_add(argv, "--strict-config") == -1 ||
+	    codex_config(argv, "analytics.enabled=false") == -1 ||
+	    codex_config(argv, "feedback.enabled=false") == -1 ||
 	    codex_floor_args(r, token_file, argv) == -1 ||
 	    codex_provider_args(r, argv) == -1)
 		goto nomem;

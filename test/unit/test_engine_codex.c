@@ -302,6 +302,8 @@ test_prepare(void **state)
 	assert_string_equal(p.argv.v[1], "exec");
 	assert_true(argv_has(&p.argv, "--json"));
 	assert_true(argv_has(&p.argv, "--ignore-user-config"));
+	assert_true(argv_has(&p.argv, "--strict-config"));
+	assert_true(argv_has(&p.argv, "analytics.enabled=false"));
 	assert_true(argv_has(&p.argv, "--dangerously-bypass-approvals-and-sandbox"));
 	assert_true(argv_has(&p.argv, "unified_exec_tty"));
 	assert_true(argv_has(&p.argv, "features.hooks=true"));
