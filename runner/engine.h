@@ -48,6 +48,8 @@ struct engine_run {
 	const char	*key;		/* the provider key the daemon sent, or NULL */
 	const char	*base_url;	/* the provider's base URL from configuration, or NULL */
 	const char	*model;		/* the model from configuration, or NULL */
+	int		 sandboxed;	/* 1: our sandbox will be applied; 0: CW_SANDBOX=off
+					   or sandbox.enabled false */
 };
 
 /* The engine's private home, made by spec_build() in the run's TMPDIR. */

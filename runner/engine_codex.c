@@ -25,8 +25,9 @@
  *
  * Its own sandbox and approvals: off (--dangerously-bypass-approvals-and-sandbox) while
  * ours is on; its Linux sandbox needs bubblewrap, which cannot run inside our user
- * namespace (every command fails). With CW_SANDBOX=off its workspace-write sandbox is
- * used instead, approvals "never". exec mode has no one to ask: no approval path.
+ * namespace (every command fails). Whenever ours is not applied (CW_SANDBOX=off, or
+ * sandbox.enabled false: engine_run.sandboxed), its workspace-write sandbox is used
+ * instead, approvals "never". exec mode has no one to ask: no approval path.
  *
  * The provider: a model_providers entry of ours (Responses API, base URL from
  * configuration, key read from ENGINE_CODEX_KEY_ENV, which codex's shell environment
@@ -81,7 +82,7 @@ engine_codex_toml_string(const char *s, char *out, size_t outlen)
 		unsigned char	c = (unsigned char)*s;
 
 		if (outlen - o < 8)
-			return -1;
+			goto toolong;
 		if (c == '"' || c == '\\') {
 			out[o++] = '\\';
 			out[o++] = (char)c;
@@ -92,10 +93,13 @@ engine_codex_toml_string(const char *s, char *out, size_t outlen)
 			out[o++] = (char)c;
 	}
 	if (outlen - o < 2)
-		return -1;
+		goto toolong;
 	out[o++] = '"';
 	out[o] = '\0';
 	return 0;
+toolong:
+	errno = ENAMETOOLONG;
+	return -1;
 }
 
 int
@@ -108,7 +112,7 @@ engine_codex_sh_quote(const char *s, char *out, size_t outlen)
 	out[o++] = '\'';
 	for (; *s != '\0'; s++) {
 		if (outlen - o < 6)
-			return -1;
+			goto toolong;
 		if (*s == '\'') {
 			memcpy(out + o, "'\\''", 4);
 			o += 4;
@@ -116,10 +120,13 @@ engine_codex_sh_quote(const char *s, char *out, size_t outlen)
 			out[o++] = *s;
 	}
 	if (outlen - o < 2)
-		return -1;
+		goto toolong;
 	out[o++] = '\'';
 	out[o] = '\0';
 	return 0;
+toolong:
+	errno = ENAMETOOLONG;
+	return -1;
 }
 
 void
@@ -254,8 +261,7 @@ static int
 codex_prepare(const struct engine_run *r, struct strlist *argv, struct strlist *env,
     struct strlist *files, char *err, size_t errlen)
 {
-	const char	*sb = getenv("CW_SANDBOX");
-	int		 ours = sb == NULL || strcmp(sb, "off") != 0;
+	int		 ours = r->sandboxed;
 	char		 token_file[PATH_MAX], kv[8192];
 
 	if (engine_check_hook(r->hook_path, err, errlen) == -1)
@@ -315,6 +321,7 @@ codex_prepare(const struct engine_run *r, struct strlist *argv, struct strlist *
 	if (r->key != NULL) {
 		if ((size_t)snprintf(kv, sizeof kv, "%s=%s", ENGINE_CODEX_KEY_ENV, r->key) >=
 		    sizeof kv) {
+			explicit_bzero(kv, sizeof kv);
 			snprintf(err, errlen, "codex: the provider key is too long");
 			return -1;
 		}

@@ -1286,6 +1286,10 @@ run_prepare_engine(struct run *r, struct strlist *argv, struct strlist *env,
 	o.key = r->key;
 	o.base_url = r->base_url;
 	o.model = r->model;
+	if ((o.sandboxed = spec_sandbox_enabled(&r->cfg, r->engine, r->sandbox_off)) == -1) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
 	if (r->ops->prepare(&o, argv, env, files, err, errlen) == -1)
 		return -1;
 	if ((r->stream = r->ops->stream_new()) == NULL) {

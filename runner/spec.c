@@ -556,6 +556,19 @@ spec_engine_platform(struct spec_build *b, const char *pkg)
 	return rc;
 }
 
+int
+spec_sandbox_enabled(const struct config *cfg, const char *engine, int sandbox_off)
+{
+	struct policy	merged;
+	int		on;
+
+	if (policy_merge(&cfg->sandbox, config_engine_policy(cfg, engine), &merged) == -1)
+		return -1;
+	on = !sandbox_off && policy_enabled(&merged);
+	policy_free(&merged);
+	return on;
+}
+
 /*
  * The engine's install: its binary's real path, and the package directory around it
  * (the nearest ancestor with a package.json, for npm-installed engines) with its

@@ -261,6 +261,7 @@ prep_init(struct prep *p, const char *mode)
 	p->r.key = "sk-codex-unit";
 	p->r.base_url = "http://127.0.0.1:9/v1";
 	p->r.model = "gpt-test";
+	p->r.sandboxed = 1;
 }
 
 static void
@@ -294,7 +295,6 @@ test_prepare(void **state)
 	char		err[256], want[400];
 
 	(void)state;
-	unsetenv("CW_SANDBOX");
 	prep_init(&p, "acceptEdits");
 	assert_int_equal(engine_codex_ops.prepare(&p.r, &p.argv, &p.env, &p.files, err,
 	    sizeof err), 0);
@@ -340,7 +340,6 @@ test_prepare_refusals(void **state)
 	char		err[256];
 
 	(void)state;
-	unsetenv("CW_SANDBOX");
 	prep_init(&p, "plan");
 	assert_int_equal(engine_codex_ops.prepare(&p.r, &p.argv, &p.env, &p.files, err,
 	    sizeof err), -1);
@@ -348,15 +347,14 @@ test_prepare_refusals(void **state)
 	prep_free(&p);
 
 	/* Without our sandbox, codex's own: read-only for a plan, approvals never. */
-	setenv("CW_SANDBOX", "off", 1);
 	prep_init(&p, "plan");
+	p.r.sandboxed = 0;
 	assert_int_equal(engine_codex_ops.prepare(&p.r, &p.argv, &p.env, &p.files, err,
 	    sizeof err), 0);
 	assert_true(argv_has(&p.argv, "read-only"));
 	assert_false(argv_has(&p.argv, "--dangerously-bypass-approvals-and-sandbox"));
 	assert_true(argv_has(&p.argv, "approval_policy=\"never\""));
 	prep_free(&p);
-	unsetenv("CW_SANDBOX");
 
 	prep_init(&p, "acceptEdits");
 	unlink(p.hook);

@@ -680,7 +680,11 @@ test_codex_install_and_home(void **state)
 	ctx.home = home;
 	ctx.cwhome = cwhome;
 	ctx.run_id = "codex-run";
+	/* What codex's prepare() is told: ours is applied unless switched off. */
+	assert_int_equal(spec_sandbox_enabled(&cfg, "codex", 0), 1);
+	assert_int_equal(spec_sandbox_enabled(&cfg, "codex", 1), 0);
 	assert_int_equal(spec_build(&ctx, &cfg, &s, err, sizeof err), 0);
+	assert_true(s.enabled);
 	snprintf(p, sizeof p, "%s/@openai/codex", nm);
 	assert_true(strlist_contains(&s.read_dirs, p));
 	snprintf(p, sizeof p, "%s/@openai/codex-linux-x64", nm);
@@ -698,6 +702,8 @@ test_codex_install_and_home(void **state)
 	assert_false(within_any(&s.read_dirs, p) || within_any(&s.read_files, p) ||
 	    within_any(&s.write_dirs, p));
 	done(&s);
+	cfg.sandbox.enabled = 0;
+	assert_int_equal(spec_sandbox_enabled(&cfg, "codex", 0), 0);
 	config_free(&cfg);
 	if (saved != NULL) {
 		setenv("PATH", saved, 1);
