@@ -35,10 +35,14 @@ static const struct engine_info engines_table[] = {
 		.name = "codex",
 		.binary = "codex",
 		.label = "Codex",
-		.caps = ENGINE_TAKES_PROMPT,
+		.caps = ENGINE_RUNNABLE | ENGINE_TAKES_PROMPT | ENGINE_CAN_FLOOR |
+		    ENGINE_CAN_TURNS | ENGINE_TRANSCRIPT,
 		.key_env = "OPENAI_API_KEY",
-		.floor = "not available for this engine",
-		.ask = "not available for this engine",
+		.floor = "PreToolUse hook (cw-floor-hook) on every exec_command call, from "
+		    "-c flags that outrank every config file; TTY sessions off, so nothing "
+		    "is typed into a shell past it",
+		.ask = "not available for this engine: codex exec cannot ask; the sandbox "
+		    "and the floor contain it",
 		.net_allow = "api.openai.com:443",
 	},
 	{

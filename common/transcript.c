@@ -391,7 +391,12 @@ transcript_render(const cJSON *e, int color)
 		transcript_tag(&w, "usage", C_DIM, color);
 		(void)json_get_number(e, "dollars", &d);
 		(void)json_get_int(e, "turns", &n);
-		snprintf(buf, sizeof buf, "$%.4f, %d turn%s", d, n, n == 1 ? "" : "s");
+		/* A negative amount: the engine reports no cost (Codex reports tokens). */
+		if (d < 0)
+			snprintf(buf, sizeof buf, "%d turn%s (no cost reported)", n,
+			    n == 1 ? "" : "s");
+		else
+			snprintf(buf, sizeof buf, "$%.4f, %d turn%s", d, n, n == 1 ? "" : "s");
 		transcript_puts(&w, buf);
 	} else {
 		transcript_tag(&w, "note", C_MAGENTA, color);

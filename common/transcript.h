@@ -10,7 +10,7 @@
  *   ask      an approval is waiting on a person    approval, tool, command?, deadline?
  *   answer   an approval was answered              approval, decision, by, reason?
  *   final    the agent's final message             text, error
- *   usage    what the run has spent                dollars, turns
+ *   usage    what the run has spent                dollars (< 0: not reported), turns
  *   note     Clockwork's own line about the run    text
  *
  * Every string is bounded here (TRANSCRIPT_*_MAX, cut at a UTF-8 boundary with "cut"

@@ -48,6 +48,8 @@ struct engine_run {
 	const char	*key;		/* the provider key the daemon sent, or NULL */
 	const char	*base_url;	/* the provider's base URL from configuration, or NULL */
 	const char	*model;		/* the model from configuration, or NULL */
+	int		 sandboxed;	/* 1: our sandbox will be applied; 0: CW_SANDBOX=off
+					   or sandbox.enabled false */
 };
 
 /* The engine's private home, made by spec_build() in the run's TMPDIR. */
@@ -111,6 +113,12 @@ struct engine_ops {
 	 * NULL when the engine has no floor hook.
 	 */
 	int	(*floor_command)(const cJSON *body, const char **command);
+	/*
+	 * The floor refused one of the engine's calls. 1 when progress changed: an engine
+	 * whose output does not show a refused call counts its model turn here, so a run
+	 * that keeps trying refused commands still meets its turn budget. May be NULL.
+	 */
+	int	(*floor_denied)(struct engine_stream *, struct engine_progress *);
 	/*
 	 * The Seatbelt rules the engine needs for a run in workdir as uid (its own
 	 * scratch paths outside the spec's grants); NULL when it needs none. -1 with err.

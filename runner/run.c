@@ -219,10 +219,26 @@ run_emit(struct run *r, cJSON *msg)
 	cJSON_Delete(msg);
 }
 
+static void run_check_usage(struct run *);
+
+/*
+ * The bridge's messages go to the daemon. A floor denial is also a model turn the
+ * engine spent; an engine whose output does not show refused calls counts it here.
+ */
 static void
 run_emit_cb(void *arg, cJSON *msg)
 {
-	run_emit(arg, msg);
+	struct run	*r = arg;
+	const char	*type = json_get_string(msg, "type");
+	const char	*kind = json_get_string(msg, "kind");
+	int		 denied;
+
+	denied = type != NULL && kind != NULL && strcmp(type, "event") == 0 &&
+	    strcmp(kind, "floor_deny") == 0;
+	run_emit(r, msg);
+	if (denied && r->ops != NULL && r->ops->floor_denied != NULL && r->stream != NULL &&
+	    r->ops->floor_denied(r->stream, &r->usage) == 1)
+		run_check_usage(r);
 }
 
 static cJSON *
@@ -1331,6 +1347,10 @@ run_prepare_engine(struct run *r, struct strlist *argv, struct strlist *env,
 	o.key = r->key;
 	o.base_url = r->base_url;
 	o.model = r->model;
+	if ((o.sandboxed = spec_sandbox_enabled(&r->cfg, r->engine, r->sandbox_off)) == -1) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
 	if (r->ops->prepare(&o, argv, env, files, err, errlen) == -1)
 		return -1;
 	if ((r->stream = r->ops->stream_new()) == NULL) {

@@ -514,9 +514,65 @@ spec_which(const char *name, const char *path, char out[PATH_MAX])
 	return -1;
 }
 
+#if defined(__APPLE__)
+#define SPEC_NPM_OS	"darwin"
+#else
+#define SPEC_NPM_OS	"linux"
+#endif
+
+/*
+ * An npm engine whose launcher runs a native binary from a platform package next to
+ * its own (@openai/codex runs @openai/codex-linux-x64/vendor/.../codex): the siblings
+ * named <package>-<os>-*, read-only, carved like the package.
+ */
+static int
+spec_engine_platform(struct spec_build *b, const char *pkg)
+{
+	char		 parent[PATH_MAX], prefix[NAME_MAX + 16], path[PATH_MAX * 2];
+	char		 canon[PATH_MAX];
+	const char	*base;
+	struct dirent	*de;
+	DIR		*d;
+	int		 rc = 0;
+
+	snprintf(parent, sizeof parent, "%s", pkg);
+	if ((base = strrchr(pkg, '/')) == NULL || strrchr(parent, '/') == parent)
+		return 0;
+	*strrchr(parent, '/') = '\0';
+	snprintf(prefix, sizeof prefix, "%s-" SPEC_NPM_OS "-", base + 1);
+	if ((d = opendir(parent)) == NULL)
+		return 0;
+	while (rc == 0 && (de = readdir(d)) != NULL) {
+		if (strncmp(de->d_name, prefix, strlen(prefix)) != 0)
+			continue;
+		snprintf(path, sizeof path, "%s/%s", parent, de->d_name);
+		if (paths_canonical(path, canon, sizeof canon) == -1 || !spec_is_dir(canon) ||
+		    spec_covered(b->s, canon) || spec_under_writable(b, canon) ||
+		    credpaths_set_classify(&b->cred, canon) != NULL)
+			continue;
+		rc = spec_read_carved(b, canon, 0);
+	}
+	closedir(d);
+	return rc;
+}
+
+int
+spec_sandbox_enabled(const struct config *cfg, const char *engine, int sandbox_off)
+{
+	struct policy	merged;
+	int		on;
+
+	if (policy_merge(&cfg->sandbox, config_engine_policy(cfg, engine), &merged) == -1)
+		return -1;
+	on = !sandbox_off && policy_enabled(&merged);
+	policy_free(&merged);
+	return on;
+}
+
 /*
  * The engine's install: its binary's real path, and the package directory around it
- * (the nearest ancestor with a package.json, for npm-installed engines), read-only.
+ * (the nearest ancestor with a package.json, for npm-installed engines) with its
+ * platform packages (spec_engine_platform()), read-only.
  */
 static int
 spec_engine_install(struct spec_build *b, const char *engine)
@@ -548,8 +604,10 @@ spec_engine_install(struct spec_build *b, const char *engine)
 		return spec_fail(b, EPERM, "spec: engine '%s' is installed in %s, a "
 		    "credential location: refused", engine, dir);
 	if (spec_covered(b->s, dir) || spec_under_writable(b, dir))
-		return 0;
-	return spec_read_carved(b, dir, 0);
+		return spec_engine_platform(b, dir);
+	if (spec_read_carved(b, dir, 0) == -1)
+		return -1;
+	return spec_engine_platform(b, dir);
 }
 
 /*

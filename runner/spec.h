@@ -54,6 +54,12 @@ struct config;
 int	spec_build(const struct spec_context *, const struct config *,
 	    struct sandbox_spec *out, char *err, size_t errlen);
 /*
+ * Whether spec_build() will enable the sandbox for engine (neither CW_SANDBOX=off nor
+ * sandbox.enabled false in the merged policy), for an engine that must know before its
+ * command line is built: 1 or 0, -1 when out of memory.
+ */
+int	spec_sandbox_enabled(const struct config *, const char *engine, int sandbox_off);
+/*
  * If path lies in one of the system locations every spec grants for reading (/usr,
  * /etc, /opt, /lib*, /proc, /sys, ...), return 1 and that location's canonical path in
  * root. The mount namespace binds those whole and read-only, which stops what Landlock

@@ -267,7 +267,7 @@ function entryText(e) {
     case 'answer': return ['answer', 'approval ' + e.approval + (e.decision === 'allow' ? ' allowed' : ' denied') +
       (e.by ? ' by ' + e.by : '') + (e.reason ? ': ' + e.reason : '')];
     case 'final': return [e.error ? 'failed' : 'final', e.text + cut];
-    case 'usage': return ['usage', '$' + Number(e.dollars).toFixed(4) + ', ' + e.turns + (e.turns === 1 ? ' turn' : ' turns')];
+    case 'usage': return ['usage', (Number(e.dollars) < 0 ? '' : '$' + Number(e.dollars).toFixed(4) + ', ') + e.turns + (e.turns === 1 ? ' turn' : ' turns') + (Number(e.dollars) < 0 ? ' (no cost reported)' : '')];
     case 'note': return ['note', e.text];
     default: return null;
   }

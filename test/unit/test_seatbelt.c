@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "credpaths.h"
+#include "engine.h"
 #include "seatbelt.h"
 #include "spec.h"
 
@@ -292,6 +293,30 @@ test_golden_claude(void **state)
 	assert_true(strstr(out, "\n(deny file-write* (subpath \"/Users/dev/.clockwork/"
 	    "worktrees/docs/r-0042/.git\"))\n") > strstr(out, "(allow file-read* "
 	    "file-write* (subpath \"/Users/dev/.clockwork/worktrees/docs/r-0042\"))"));
+	free(out);
+	spec_free(&s);
+}
+
+/*
+ * Codex keeps all of its state in CODEX_HOME and TMPDIR, both inside the run's private
+ * TMPDIR, which the profile already lets the run write: it has no engine rules of its
+ * own (engine_codex_ops.seatbelt is NULL), and gets none of Claude's.
+ */
+static void
+test_codex_no_engine_rules(void **state)
+{
+	struct sandbox_spec	 s;
+	char			*out;
+
+	(void)state;
+	spec_init(&s, "codex", "/Users/dev", "/Users/dev/.clockwork/worktrees/docs/r-0043",
+	    "/Users/dev/.clockwork/tmp/r-0043");
+	assert_non_null(engine_find("codex"));
+	assert_null(engine_find("codex")->seatbelt);
+	out = render(&s, &opts_dev);
+	assert_null(strstr(out, "claude"));
+	assert_non_null(strstr(out, "(allow file-read* file-write* (subpath "
+	    "\"/Users/dev/.clockwork/tmp/r-0043\"))\n"));
 	free(out);
 	spec_free(&s);
 }
@@ -678,6 +703,7 @@ main(void)
 		cmocka_unit_test(test_ssh_keys),
 		cmocka_unit_test(test_glob_regex),
 		cmocka_unit_test(test_claude_slug),
+		cmocka_unit_test(test_codex_no_engine_rules),
 		cmocka_unit_test(test_base_checks),
 		cmocka_unit_test(test_render_cwhome),
 	};

@@ -645,6 +645,73 @@ slurp(const char *path, char *buf, size_t len)
 }
 
 /*
+ * Codex: an npm launcher (@openai/codex/bin/codex.js) that runs a native binary from a
+ * platform package beside it. Both packages are granted read-only, a package of
+ * another platform or another name is not; CODEX_HOME is the run's private home, and
+ * nothing of the user's ~/.codex is granted.
+ */
+static void
+test_codex_install_and_home(void **state)
+{
+	struct spec_context	 ctx;
+	struct config		 cfg;
+	struct sandbox_spec	 s;
+	char			 err[1024], nm[PATH_MAX], p[PATH_MAX + 64], path[2 * PATH_MAX];
+	const char		*ch, *old = getenv("PATH");
+	char			*saved = old != NULL ? strdup(old) : NULL;
+
+	(void)state;
+	snprintf(nm, sizeof nm, "%s/engines/node_modules", root);
+	snprintf(p, sizeof p, "mkdir -p '%s/@openai/codex/bin' '%s/@openai/codex-linux-x64/vendor/bin' "
+	    "'%s/@openai/codex-darwin-arm64' '%s/@openai/codexx-linux-x64' '%s/.bin' && "
+	    "echo '{}' > '%s/@openai/codex/package.json' && "
+	    "printf '#!/bin/sh\\n' > '%s/@openai/codex/bin/codex.js' && "
+	    "chmod 755 '%s/@openai/codex/bin/codex.js' && "
+	    "ln -s ../@openai/codex/bin/codex.js '%s/.bin/codex'", nm, nm, nm, nm, nm, nm, nm, nm,
+	    nm);
+	assert_int_equal(system(p), 0);
+	mkfile(".codex/auth.json", "{\"OPENAI_API_KEY\":\"sk-user\"}\n");
+	snprintf(path, sizeof path, "%s/.bin:%s", nm, old != NULL ? old : "/usr/bin:/bin");
+	setenv("PATH", path, 1);
+	config_defaults(&cfg);
+	memset(&ctx, 0, sizeof ctx);
+	ctx.workdir = work;
+	ctx.engine = "codex";
+	ctx.home = home;
+	ctx.cwhome = cwhome;
+	ctx.run_id = "codex-run";
+	/* What codex's prepare() is told: ours is applied unless switched off. */
+	assert_int_equal(spec_sandbox_enabled(&cfg, "codex", 0), 1);
+	assert_int_equal(spec_sandbox_enabled(&cfg, "codex", 1), 0);
+	assert_int_equal(spec_build(&ctx, &cfg, &s, err, sizeof err), 0);
+	assert_true(s.enabled);
+	snprintf(p, sizeof p, "%s/@openai/codex", nm);
+	assert_true(strlist_contains(&s.read_dirs, p));
+	snprintf(p, sizeof p, "%s/@openai/codex-linux-x64", nm);
+	assert_true(strlist_contains(&s.read_dirs, p));
+	snprintf(p, sizeof p, "%s/@openai/codex-darwin-arm64", nm);
+	assert_false(within_any(&s.read_dirs, p));
+	snprintf(p, sizeof p, "%s/@openai/codexx-linux-x64", nm);
+	assert_false(within_any(&s.read_dirs, p));
+	/* The private home, and no part of the user's ~/.codex. */
+	snprintf(p, sizeof p, "%s/tmp/codex-run/engine-home", cwhome);
+	assert_non_null(ch = env_get(&s, "CODEX_HOME"));
+	assert_string_equal(ch, p);
+	assert_true(within_any(&s.write_dirs, ch));
+	snprintf(p, sizeof p, "%s/.codex", home);
+	assert_false(within_any(&s.read_dirs, p) || within_any(&s.read_files, p) ||
+	    within_any(&s.write_dirs, p));
+	done(&s);
+	cfg.sandbox.enabled = 0;
+	assert_int_equal(spec_sandbox_enabled(&cfg, "codex", 0), 0);
+	config_free(&cfg);
+	if (saved != NULL) {
+		setenv("PATH", saved, 1);
+		free(saved);
+	}
+}
+
+/*
  * Claude Code's private home (SPEC G2): CLAUDE_CONFIG_DIR in the run's TMPDIR, 0700,
  * the login copied in, only the allowlisted keys of ~/.claude.json, nothing of the
  * user's ~/.claude granted, gone when the TMPDIR goes; a FIFO where the login should
@@ -747,6 +814,7 @@ main(void)
 		cmocka_unit_test(test_git_run_grants),
 		cmocka_unit_test(test_git_exec_readonly),
 		cmocka_unit_test(test_claude_private_home),
+		cmocka_unit_test(test_codex_install_and_home),
 		cmocka_unit_test(test_tmpdir_kept_while_survivors),
 	};
 
