@@ -25,7 +25,10 @@ cwctl_run_usage(void)
 	    "       cwctl run show RUN [--json]\n"
 	    "       cwctl run stop RUN\n"
 	    "       cwctl run logs [-f] [--raw | --json] RUN\n"
-	    "       cwctl run export RUN [--transcript] [-o FILE]\n");
+	    "       cwctl run export RUN [--transcript] [-o FILE]\n"
+	    "       cwctl run diff RUN [--stat]\n"
+	    "       cwctl run merge RUN [--into BRANCH] [--squash | --ff-only]\n"
+	    "       cwctl run discard RUN\n");
 	return CWCTL_EXIT_USAGE;
 }
 
@@ -391,6 +394,9 @@ cwctl_run(int argc, char **argv)
 		return cwctl_run_list(argc - 1, argv + 1);
 	if (strcmp(sub, "export") == 0)
 		return cwctl_run_export(argc - 1, argv + 1);
+	if (strcmp(sub, "diff") == 0 || strcmp(sub, "merge") == 0 ||
+	    strcmp(sub, "discard") == 0)
+		return cwctl_run_review(argc - 1, argv + 1);
 	for (int i = 2; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0)
 			json = 1;

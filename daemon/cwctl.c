@@ -18,7 +18,8 @@ static const struct cwctl_verb {
 	{ "task", cwctl_task, "task add NAME --prompt TEXT [--repo DIR] [--engine E] [--mode M] ...\n"
 	    "  task list|show NAME|enable NAME|disable NAME|rm NAME [--json]" },
 	{ "run", cwctl_run, "run start TASK [--wait] | list | show RUN | stop RUN | logs [-f] RUN [--json]\n"
-	    "  run export RUN [--transcript] [-o FILE]   the run's proof-of-work HTML file" },
+	    "  run export RUN [--transcript] [-o FILE]   the run's proof-of-work HTML file\n"
+	    "  run diff RUN [--stat] | merge RUN [--into BRANCH] [--squash|--ff-only] | discard RUN" },
 	{ "approvals", cwctl_approvals, "approvals [--run RUN] [--json]   approvals waiting for an answer\n"
 	    "  approvals show ID [--json]   one pending approval with its whole input" },
 	{ "approve", cwctl_approve, "approve ID   allow a pending tool call" },

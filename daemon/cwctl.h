@@ -21,6 +21,7 @@ int	cwctl_sandbox(int argc, char **argv);	/* cwctl-sandbox.c */
 int	cwctl_status(int argc, char **argv);	/* cwctl-status.c */
 int	cwctl_task(int argc, char **argv);	/* cwctl-task.c */
 int	cwctl_run(int argc, char **argv);	/* cwctl-run.c */
+int	cwctl_run_review(int argc, char **argv);	/* cwctl-review.c: diff, merge, discard */
 int	cwctl_approvals(int argc, char **argv);	/* cwctl-approvals.c */
 int	cwctl_approve(int argc, char **argv);	/* cwctl-approve.c */
 int	cwctl_deny(int argc, char **argv);	/* cwctl-deny.c */
