@@ -17,7 +17,7 @@
 #include "vis.h"
 
 static void
-cwctl_review_help(FILE *f, const char *verb)
+cwctl_review_help(FILE *f, const char *verb)	/* --help: cwctl.c, from its table */
 {
 	if (strcmp(verb, "diff") == 0)
 		fprintf(f, "usage: cwctl run diff RUN [--stat] [--json]\n"
@@ -207,10 +207,6 @@ cwctl_run_review(int argc, char **argv)
 	int		 stat = 0, json = 0;
 
 	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			cwctl_review_help(stdout, verb);
-			return CWCTL_EXIT_OK;
-		}
 		if (strcmp(argv[i], "--json") == 0)
 			json = 1;
 		else if (strcmp(verb, "diff") == 0 && strcmp(argv[i], "--stat") == 0)

@@ -15,7 +15,10 @@ static const struct cwctl_verb {
 	const char	*usage;
 } cwctl_verbs[] = {
 	{ "status", cwctl_status, "status [--json]   is clockworkd running, and what is it doing" },
-	{ "task", cwctl_task, "task add NAME --prompt TEXT [--repo DIR] [--engine E] [--mode M] ...\n"
+	{ "task", cwctl_task, "task add NAME (--prompt TEXT | --prompt - | --prompt-file FILE)\n"
+	    "      [--repo DIR] [--engine E] [--mode plan|acceptEdits] [--dollars N] [--turns N]\n"
+	    "      [--seconds N] [--processes N] [--memory-mb N] [--schedule queued|'CRON']\n"
+	    "      [--disabled] [--json]\n"
 	    "  task list|show NAME|enable NAME|disable NAME|rm NAME [--json]" },
 	{ "run", cwctl_run, "run start TASK [--wait] | list | show RUN | stop RUN | logs [-f] RUN [--json]\n"
 	    "  run export RUN [--transcript] [-o FILE]   the run's proof-of-work HTML file\n"
@@ -92,6 +95,22 @@ cwctl_usage(FILE *f)
 	    "4 clockworkd is not running.\n");
 }
 
+/*
+ * --help (or -h) anywhere among a verb's options, before a "--" (after it, words are a
+ * command's own): the verb's usage on standard output, exit 0, whatever else is there.
+ */
+static int
+cwctl_wants_help(int argc, char **argv)
+{
+	for (int i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			return 0;
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+			return 1;
+	}
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -108,8 +127,13 @@ main(int argc, char **argv)
 		return CWCTL_EXIT_OK;
 	}
 	for (size_t i = 0; i < sizeof cwctl_verbs / sizeof cwctl_verbs[0]; i++)
-		if (strcmp(argv[1], cwctl_verbs[i].name) == 0)
+		if (strcmp(argv[1], cwctl_verbs[i].name) == 0) {
+			if (cwctl_wants_help(argc - 2, argv + 2)) {
+				printf("usage: cwctl %s\n", cwctl_verbs[i].usage);
+				return CWCTL_EXIT_OK;
+			}
 			return cwctl_verbs[i].fn(argc - 1, argv + 1);
+		}
 	fprintf(stderr, "cwctl: unknown verb or flag '%s' (try cwctl --help)\n", argv[1]);
 	return CWCTL_EXIT_USAGE;
 }
