@@ -1382,7 +1382,8 @@ static void api_run_discard_r(struct api_req *q) { api_run_discard(q, q->seg[2])
 /*
  * Who may use a route, beyond the unix socket and the bearer token (which may use
  * them all): the Inbox's session through its gateway /inbox/api/..., reads of runs,
- * approvals, tasks and the journal and the one write, answering an approval; and the
+ * approvals, tasks and the journal and the page's writes (answering an approval;
+ * starting, stopping, merging, discarding a run); and the
  * session directly for the proof-of-work download the Inbox links to.
  */
 enum api_auth {

@@ -127,5 +127,5 @@ set +e; cwctl run merge "$id" --squash --ff-only 2>/dev/null; rc=$?; set -e
 [ $rc = 2 ] || fail "--squash --ff-only exit $rc"
 set +e; cwctl run diff 2>/dev/null; rc=$?; set -e
 [ $rc = 2 ] || fail "diff without a run exit $rc"
-cwctl run merge --help | grep -q 'usage: cwctl run merge' || fail "merge --help"
+cwctl run merge --help | grep -q 'merge RUN \[--into BRANCH\]' || fail "merge --help"
 pass "a live run is not merged; usage errors exit 2; --help prints to stdout"
