@@ -524,7 +524,8 @@ api_run_stop(struct api_req *q, const char *id)
 	journal_audit(q->d, q->actor, "run.stop", r.id, NULL);
 	o = cJSON_CreateObject();
 	json_add_string(o, "id", r.id);
-	json_add_string(o, "stopping", live != NULL ? "yes" : "was queued");
+	cJSON_AddBoolToObject(o, "stopping", live != NULL);
+	cJSON_AddBoolToObject(o, "was_queued", live == NULL);
 	store_run_free(&r);
 	api_ok(q, 200, o);
 }

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,18 +68,29 @@ cwctl_run_print_engine(const cJSON *rep)
 	}
 }
 
+/* Dollars as people read them: cents, and a fraction of a cent under a dollar. */
+static const char *
+cwctl_run_money(double d, char *buf, size_t len)
+{
+	snprintf(buf, len, d > 0 && d < 1 ? "$%.4f" : "$%.2f", d);
+	return buf;
+}
+
 static void
 cwctl_run_print(const cJSON *r)
 {
 	const cJSON	*sp, *rep;
 	const char	*s;
+	char		 money[32];
 	double		 n;
 	int		 b;
 
 	printf("run:          %s\n", cwctl_vis(json_get_string(r, "id")));
 	printf("task:         %s\n", (s = cwctl_vis(json_get_string(r, "task"))) ? s : "?");
 	printf("status:       %s", cwctl_vis(json_get_string(r, "status")));
-	if ((s = json_get_string(r, "exit_reason")) != NULL)
+	/* The reason only when it says more than the status ("stopped (budget_turns)"). */
+	if ((s = json_get_string(r, "exit_reason")) != NULL && (json_get_string(r, "status") ==
+	    NULL || strcmp(s, json_get_string(r, "status")) != 0))
 		printf(" (%s)", cwctl_vis(s));
 	printf("\n");
 	if (json_get_bool(r, "sandboxed", &b) == 0)
@@ -92,10 +104,16 @@ cwctl_run_print(const cJSON *r)
 	if ((s = json_get_string(r, "final_commit")) != NULL)
 		printf("final commit: %s\n", cwctl_vis(s));
 	if ((sp = cJSON_GetObjectItemCaseSensitive(r, "spent")) != NULL) {
+		n = 0;
 		json_get_number(sp, "dollars", &n);
-		printf("spent:        $%.2f", n);
+		printf("spent:        %s", cwctl_run_money(n, money, sizeof money));
+		n = 0;
 		json_get_number(sp, "turns", &n);
-		printf(", %.0f turns", n);
+		printf(", %.0f turn%s", n, n == 1 ? "" : "s");
+		if ((s = json_get_string(r, "exit_reason")) != NULL &&
+		    strcmp(s, "budget_turns") == 0)
+			printf(" (the engine stops at the first turn past the budget, and "
+			    "counts it)");
 		json_get_number(sp, "seconds", &n);
 		printf(", %.1f s\n", n);
 	}
@@ -125,12 +143,38 @@ cwctl_run_get(const char *id, cJSON **o)
 	return client_call("GET", path, NULL, o);
 }
 
+/*
+ * Ctrl-C while waiting ends the wait, not the run: say so, and how to follow it. The
+ * message is made before the wait (a signal handler may only write(2) it).
+ */
+static char	cwctl_run_intr_msg[512];
+
+static void
+cwctl_run_intr(int sig)
+{
+	ssize_t	n;
+
+	(void)sig;
+	n = write(STDERR_FILENO, cwctl_run_intr_msg, strlen(cwctl_run_intr_msg));
+	(void)n;
+	_exit(130);
+}
+
 static int
 cwctl_run_wait(const char *id, int json)
 {
-	cJSON	*o = NULL;
-	int	 rc, ok;
+	struct sigaction	 sa;
+	cJSON			*o = NULL;
+	int			 rc, ok;
 
+	snprintf(cwctl_run_intr_msg, sizeof cwctl_run_intr_msg,
+	    "\ncwctl: stopped waiting; run %s goes on.\n"
+	    "  follow it:  cwctl run logs -f %s\n"
+	    "  stop it:    cwctl run stop %s\n", id, id, id);
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = cwctl_run_intr;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
 	for (;;) {
 		if ((rc = cwctl_run_get(id, &o)) != 0)
 			return rc;
@@ -216,10 +260,17 @@ cwctl_run_list(int argc, char **argv)
 			off += (size_t)snprintf(path + off, sizeof path - off, "&task=%s", esc);
 		else if (strcmp(a1, "--status") == 0)
 			off += (size_t)snprintf(path + off, sizeof path - off, "&status=%s", esc);
-		else if (strcmp(a1, "--limit") == 0)
+		else if (strcmp(a1, "--limit") == 0) {
+			if (v[strspn(v, "0123456789")] != '\0' || v[0] == '\0' || strlen(v) > 6) {
+				fprintf(stderr, "cwctl: run list: --limit '%s' is not a number of "
+				    "runs (0 to 100000)\n", v);
+				return CWCTL_EXIT_USAGE;
+			}
 			off += (size_t)snprintf(path + off, sizeof path - off, "&limit=%s", esc);
-		else
+		} else {
+			fprintf(stderr, "cwctl: run list: unknown option '%s'\n", a1);
 			return cwctl_run_usage();
+		}
 	}
 	if ((rc = client_call("GET", path, NULL, &o)) != 0)
 		return rc;
@@ -429,6 +480,8 @@ cwctl_run(int argc, char **argv)
 			return rc;
 		if (json)
 			cwctl_print_json(o);
+		else if (json_get_bool(o, "was_queued", &rc) == 0 && rc)
+			printf("run %s was queued: it will not start\n", id);
 		else
 			printf("stopping run %s\n", id);
 		cJSON_Delete(o);

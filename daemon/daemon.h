@@ -304,6 +304,7 @@ int	worktree_merged(const char *repo, const char *path, const char *branch);
 int	worktree_remove(const char *repo, const char *path, const char *name,
 	    const char *branch, int delete_branch, char *err, size_t errlen);
 int	worktree_is_repo(const char *path);
+int	worktree_check_repo(const char *path, char *why, size_t whylen);
 
 /* runimport.c: a run's branch into the user's repository, in a child with a timeout. */
 struct runimport;

@@ -21,6 +21,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -1590,9 +1591,10 @@ runs_to_json(const struct store_run *sr, int with_report)
 	else
 		cJSON_AddBoolToObject(o, "sandboxed", sr->sandboxed);
 	if ((s = cJSON_AddObjectToObject(o, "spent")) != NULL) {
-		cJSON_AddNumberToObject(s, "dollars", sr->spent_dollars);
+		/* To a hundredth of a cent and a millisecond: no float noise in the JSON. */
+		cJSON_AddNumberToObject(s, "dollars", round(sr->spent_dollars * 1e6) / 1e6);
 		cJSON_AddNumberToObject(s, "turns", sr->spent_turns);
-		cJSON_AddNumberToObject(s, "seconds", sr->spent_seconds);
+		cJSON_AddNumberToObject(s, "seconds", round(sr->spent_seconds * 1e3) / 1e3);
 	}
 	json_add_string(o, "log_path", sr->log_path);
 	cJSON_AddNumberToObject(o, "exported", sr->exported);

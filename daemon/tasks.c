@@ -68,7 +68,7 @@ tasks_from_json(struct daemon *d, const cJSON *in, const struct store_task *base
 {
 	const cJSON	*it, *v;
 	const char	*s;
-	char		 canon[PATH_MAX], cerr[160];
+	char		 canon[PATH_MAX], cerr[160], why[PATH_MAX + 128];
 	struct cron	 cron;
 	double		 num;
 	int		 known, i;
@@ -136,9 +136,8 @@ tasks_from_json(struct daemon *d, const cJSON *in, const struct store_task *base
 			    "for a scratch directory");
 		else if (paths_canonical(v->valuestring, canon, sizeof canon) == -1)
 			TASKS_FAIL("repo", "%.200s: %s", v->valuestring, strerror(errno));
-		else if (!worktree_is_repo(canon))
-			TASKS_FAIL("repo", "%.200s is not a git repository (its top directory)",
-			    canon);
+		else if (worktree_check_repo(canon, why, sizeof why) == -1)
+			TASKS_FAIL("repo", "%s", why);
 		else if (tasks_dup(&out->repo, canon) == -1)
 			TASKS_FAIL("repo", "out of memory");
 	}

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# The rough edges a new user hits with cwctl, each fixed (issue 15): --help of every
+# verb on stdout with exit 0; usage errors that name what is wrong, exit 2; task add
+# refusing an empty repository and a .git path, --prompt - and --prompt-file; run stop
+# --json with booleans; money in cents and fractions of one; "1 turn"; no doubled
+# status; Ctrl-C on run start --wait says the run goes on.
+. "${CW_SRC:?}/test/integration/daemon_lib.bash" || exit 1
+
+# 1. --help anywhere among a verb's options: its usage on stdout, exit 0, nothing else.
+for v in status task "task add" run "run list" "run merge" approvals approve deny inbox \
+    journal gc service "service install" policy "policy check" sandbox "sandbox exec"; do
+	# shellcheck disable=SC2086
+	out=$(cwctl $v --help 2> "$T/err") || fail "cwctl $v --help: exit $?"
+	[ ! -s "$T/err" ] || fail "cwctl $v --help wrote to stderr: $(cat "$T/err")"
+	echo "$out" | grep -q "^usage: cwctl ${v%% *}" || fail "cwctl $v --help: $out"
+done
+! cwctl sandbox exec --help 2>&1 | grep -q cw-runner || fail "sandbox exec --help leaks cw-runner"
+pass "--help of every verb prints its usage on stdout and exits 0"
+
+# 2. Usage errors name what is wrong and exit 2 (no daemon needed for these).
+usage_err() {	# usage_err WANT-TEXT CWCTL-ARGS...
+	local want=$1; shift
+	set +e; cwctl "$@" > /dev/null 2> "$T/err"; local rc=$?; set -e
+	[ $rc = 2 ] || fail "cwctl $*: exit $rc, want 2 ($(cat "$T/err"))"
+	grep -qF -- "$want" "$T/err" || fail "cwctl $*: message does not say '$want': $(cat "$T/err")"
+}
+usage_err "a prompt is required" task add nop
+usage_err "--dollars: 'abc' is not a number" task add x --prompt p --dollars abc
+usage_err "--turns: '3x' is not a number" task add x --prompt p --turns 3x
+usage_err "unknown option '--frobnicate'" task add x --prompt p --frobnicate 1
+usage_err "--limit 'abc' is not a number" run list --limit abc
+usage_err "--squash and --ff-only" run merge r1 --squash --ff-only
+pass "usage errors name the option and value at fault, exit 2"
+
+# 3. task add with the daemon: empty repository, .git, --prompt -, --prompt-file.
+start_daemon --runner "$FAKE_RUNNER" --stop-grace 1
+mkdir -p "$T/empty" && git -C "$T/empty" init -q
+set +e; cwctl task add e --repo "$T/empty" --prompt p 2> "$T/err"; rc=$?; set -e
+[ $rc = 1 ] && grep -q 'has no commits yet' "$T/err" || fail "empty repo: $rc $(cat "$T/err")"
+new_repo "$T/repo"
+set +e; cwctl task add g --repo "$T/repo/.git" --prompt p 2> "$T/err"; rc=$?; set -e
+[ $rc = 1 ] && grep -q 'is a .git directory' "$T/err" || fail ".git path: $rc $(cat "$T/err")"
+printf 'line one\nline "two" $HOME\n' | cwctl task add fromstdin --prompt - >/dev/null || fail "--prompt -"
+cwctl task show fromstdin --json | grep -qF 'line one\nline \"two\" $HOME' || fail "stdin prompt: $(cwctl task show fromstdin --json)"
+printf 'echo from a file #usage=0.0032,1\n' > "$T/prompt.txt"
+cwctl task add fromfile --prompt-file "$T/prompt.txt" >/dev/null || fail "--prompt-file"
+cwctl task show fromfile | grep -q 'prompt: *echo from a file' || fail "file prompt"
+set +e; cwctl task add nofile --prompt-file "$T/missing.txt" 2> "$T/err"; rc=$?; set -e
+[ $rc = 1 ] && grep -q 'missing.txt: No such file' "$T/err" || fail "missing prompt file: $rc $(cat "$T/err")"
+set +e; cwctl task add emptyin --prompt - < /dev/null 2> "$T/err"; rc=$?; set -e
+[ $rc = 1 ] && grep -q 'standard input is empty' "$T/err" || fail "empty stdin: $rc $(cat "$T/err")"
+pass "task add refuses an empty repository and a .git path; reads --prompt - and --prompt-file"
+
+# 4. Money, turns and status as people read them; JSON without float noise.
+cwctl run start fromfile --wait > "$T/show" || fail "run: $(cat "$T/show")"
+id=$(sed -n 's/^run: *//p' "$T/show")
+grep -q '^spent: *\$0\.0032, 1 turn,' "$T/show" || fail "spent line: $(grep spent "$T/show")"
+grep -q '^status: *completed$' "$T/show" || fail "status line: $(grep status "$T/show")"
+cwctl run show "$id" --json | grep -q '"dollars":	0.0032,' || fail "JSON dollars: $(cwctl run show "$id" --json | grep dollars)"
+pass "run show: \$0.0032, 1 turn, 'completed' once"
+
+# 5. run stop --json answers with booleans.
+cwctl task add slow --prompt 'while [ ! -e go ]; do sleep 0.05; done' >/dev/null
+sid=$(cwctl run start slow)
+wait_until 10 running run_is "$sid" running || fail "slow run did not start"
+cwctl run stop "$sid" --json > "$T/stop.json" || fail "run stop"
+grep -q '"stopping":	true' "$T/stop.json" && grep -q '"was_queued":	false' "$T/stop.json" ||
+    fail "stop --json: $(cat "$T/stop.json")"
+wait_until 10 stopped run_ended "$sid" || fail "run did not stop"
+pass "run stop --json: booleans"
+
+# 6. Ctrl-C on run start --wait ends the wait, not the run, and says how to follow it.
+"$CW_BIN/cwctl" run start slow --wait > /dev/null 2> "$T/wait.err" &
+wpid=$!
+wait_until 10 "the run to start" sh -c "[ \"\$(sqlite3 '$CLOCKWORK_HOME/clockwork.db' \"SELECT count(*) FROM runs WHERE status='running'\")\" = 1 ]" ||
+    fail "waited run did not start"
+wid=$(sql "SELECT id FROM runs WHERE status='running'")
+kill -INT $wpid
+set +e; wait $wpid; rc=$?; set -e
+[ $rc = 130 ] || fail "Ctrl-C exit $rc"
+grep -q "stopped waiting; run $wid goes on" "$T/wait.err" && grep -q "cwctl run logs -f $wid" "$T/wait.err" ||
+    fail "Ctrl-C message: $(cat "$T/wait.err")"
+run_is "$wid" running || fail "Ctrl-C stopped the run: $(run_status "$wid")"
+cwctl run stop "$wid" >/dev/null
+pass "Ctrl-C on run start --wait: the run goes on, and cwctl says how to follow or stop it"
