@@ -76,6 +76,58 @@ cwctl_run_money(double d, char *buf, size_t len)
 	return buf;
 }
 
+static const char *
+cwctl_run_or(const char *s)
+{
+	return s != NULL ? cwctl_vis(s) : "?";
+}
+
+/* "count" of a report's list object ({"count": N, "list": [...]}), 0 when absent. */
+static int
+cwctl_run_count(const cJSON *rep, const char *key, const cJSON **list)
+{
+	const cJSON	*o = cJSON_GetObjectItemCaseSensitive(rep, key);
+	double		 n = 0;
+
+	*list = cJSON_GetObjectItemCaseSensitive(o, "list");
+	json_get_number(o, "count", &n);
+	return (int)n;
+}
+
+/*
+ * The report as people read it: what the floor refused, what was asked, what the
+ * sandbox could not enforce, the error; all of it with --json.
+ */
+static void
+cwctl_run_print_report(const cJSON *rep)
+{
+	const cJSON	*list, *e;
+	const char	*s;
+	int		 n;
+
+	n = cwctl_run_count(rep, "denials", &list);
+	printf("floor denials: %d\n", n);
+	cJSON_ArrayForEach(e, list)
+		printf("  %s: %s\n", cwctl_run_or(json_get_string(e, "rule")),
+		    cwctl_run_or(json_get_string(e, "command")));
+	n = cwctl_run_count(rep, "approvals", &list);
+	printf("approvals asked: %d\n", n);
+	cJSON_ArrayForEach(e, list) {
+		const char *dec = json_get_string(e, "behavior");
+
+		if (dec == NULL)
+			dec = json_get_string(e, "state");
+		printf("  %s: %s\n", cwctl_run_or(json_get_string(e, "id")),
+		    cwctl_run_or(dec));
+	}
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(rep, "not_enforced"))
+		if (cJSON_IsString(e))
+			printf("not enforced: %s\n", cwctl_vis(e->valuestring));
+	if ((s = json_get_string(rep, "error")) != NULL)
+		printf("error:        %s\n", cwctl_vis(s));
+	printf("(the whole report: cwctl run show RUN --json)\n");
+}
+
 static void
 cwctl_run_print(const cJSON *r)
 {
@@ -125,8 +177,7 @@ cwctl_run_print(const cJSON *r)
 	if ((rep = cJSON_GetObjectItemCaseSensitive(r, "report")) != NULL &&
 	    cJSON_IsObject(rep)) {
 		cwctl_run_print_engine(rep);
-		printf("report:\n");
-		cwctl_print_json(rep);
+		cwctl_run_print_report(rep);
 	}
 }
 
