@@ -33,6 +33,7 @@ static const struct cwctl_verb {
 	{ "service", cwctl_service, "service install [--print]   write the systemd user unit (launchd agent on macOS)" },
 	{ "policy", cwctl_policy, "policy check [--json] -- 'COMMAND'   evaluate a command against the floor, offline" },
 	{ "sandbox", cwctl_sandbox, "sandbox exec --workdir DIR [--engine NAME] -- CMD...   run a command in a run's sandbox" },
+	{ "completion", cwctl_completion, "completion bash|zsh   a completion script for the shell (eval \"$(cwctl completion bash)\")" },
 };
 
 /*

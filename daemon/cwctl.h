@@ -30,6 +30,7 @@ int	cwctl_inbox(int argc, char **argv);	/* cwctl-inbox.c */
 int	cwctl_journal(int argc, char **argv);	/* cwctl-journal.c */
 int	cwctl_gc(int argc, char **argv);	/* cwctl-gc.c */
 int	cwctl_service(int argc, char **argv);	/* cwctl-service.c */
+int	cwctl_completion(int argc, char **argv);	/* cwctl-completion.c */
 extern const char cwctl_service_systemd[], cwctl_service_launchd[];
 char	*cwctl_service_render(const char *tmpl, const char *bindir);
 

@@ -83,3 +83,24 @@ grep -q "stopped waiting; run $wid goes on" "$T/wait.err" && grep -q "cwctl run 
 run_is "$wid" running || fail "Ctrl-C stopped the run: $(run_status "$wid")"
 cwctl run stop "$wid" >/dev/null
 pass "Ctrl-C on run start --wait: the run goes on, and cwctl says how to follow or stop it"
+
+# 7. Shell completion: verbs, sub-verbs and options from the script; task and run names
+#    from the daemon. zsh loads the same function through bashcompinit.
+cwctl completion bash > "$T/comp.bash" || fail "completion bash"
+bash -n "$T/comp.bash" || fail "the bash completion script does not parse"
+comp() {	# comp WORD...: what completes the last word
+	PATH="$CW_BIN:$PATH" bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _cwctl; echo "${COMPREPLY[*]}"' \
+	    _ "$T/comp.bash" "$@"
+}
+[ "$(comp cwctl ru)" = run ] || fail "verb: $(comp cwctl ru)"
+[ "$(comp cwctl run di)" = "diff discard" ] || fail "run sub-verb: $(comp cwctl run di)"
+[ "$(comp cwctl run merge --ff)" = --ff-only ] || fail "merge option: $(comp cwctl run merge --ff)"
+[ "$(comp cwctl run start fromf)" = fromfile ] || fail "task name from the daemon: $(comp cwctl run start fromf)"
+[ "$(comp cwctl run diff "${id%??}")" = "$id" ] || fail "run id from the daemon: $(comp cwctl run diff "${id%??}")"
+cwctl completion zsh | grep -q bashcompinit || fail "completion zsh"
+if command -v zsh >/dev/null; then
+	zsh -c "$(cwctl completion zsh)" || fail "zsh cannot load its completion"
+fi
+set +e; cwctl completion fish 2>/dev/null; rc=$?; set -e
+[ $rc = 2 ] || fail "completion fish: exit $rc"
+pass "cwctl completion bash|zsh: verbs, options, task and run names"
