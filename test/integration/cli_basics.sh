@@ -22,6 +22,15 @@ size=$(stat -c %s "$CW_BIN/cw-floor-hook")
 [ "$size" -lt $((200 * 1024)) ] || { echo "FAIL: cw-floor-hook is $size bytes (limit 200 KiB)"; fail=1; }
 echo "cw-floor-hook: $size bytes, statically linked"
 
+# The man page renders without a groff warning, and keeps what groff could eat ($2).
+if command -v groff >/dev/null; then
+  man_err=$(groff -man -Tutf8 -ww "$CW_SRC/docs/cwctl.1" 2>&1 >/dev/null)
+  [ -z "$man_err" ] || { echo "FAIL: docs/cwctl.1: $man_err"; fail=1; }
+  groff -man -Tutf8 "$CW_SRC/docs/cwctl.1" 2>/dev/null | grep -q '(\$2,' ||
+    { echo "FAIL: docs/cwctl.1 lost the \$2 default budget"; fail=1; }
+  echo "docs/cwctl.1 renders cleanly"
+fi
+
 # A bad config: one line, FILE:LINE: FIELD, exit 2, for each program that loads it.
 t=$(mktemp -d); trap 'rm -rf "$t"' EXIT
 mkdir -p "$t/cw" "$t/home"
