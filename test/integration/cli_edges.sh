@@ -104,3 +104,16 @@ fi
 set +e; cwctl completion fish 2>/dev/null; rc=$?; set -e
 [ $rc = 2 ] || fail "completion fish: exit $rc"
 pass "cwctl completion bash|zsh: verbs, options, task and run names"
+
+# 8. The README's sandbox example: a relative --workdir is resolved; the kernel refuses
+#    the key (the command's own error), and the directory is the one asked for.
+mkdir -p "$HOME/.ssh" "$T/sbx"
+echo PLANTED-KEY > "$HOME/.ssh/id_ed25519"
+set +e
+out=$(cd "$T/sbx" && "$CW_BIN/cwctl" sandbox exec --workdir . -- sh -c 'pwd; cat ~/.ssh/id_ed25519' 2>&1); rc=$?
+set -e
+[ $rc = 1 ] || fail "sandbox exec: exit $rc: $out"
+echo "$out" | grep -q "^$T/sbx\$" || fail "sandbox exec workdir: $out"
+echo "$out" | grep -q 'id_ed25519: Permission denied' && ! echo "$out" | grep -q PLANTED-KEY ||
+    fail "sandbox exec: the key: $out"
+pass "sandbox exec --workdir . resolves the directory; the kernel refuses ~/.ssh"
