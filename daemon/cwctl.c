@@ -30,7 +30,7 @@ static const struct cwctl_verb {
 	{ "inbox", cwctl_inbox, "inbox [--open] | --revoke   a one-time sign-in link to the Inbox page, or end its sessions" },
 	{ "journal", cwctl_journal, "journal [--run RUN | --audit] [--json]   the safety journal or the audit log" },
 	{ "gc", cwctl_gc, "gc [--task NAME] [--force] [--json]   prune finished runs' worktrees now" },
-	{ "service", cwctl_service, "service install [--print]   write the systemd user unit (launchd agent on macOS)" },
+	{ "service", cwctl_service, "service install [--print] [--force] | uninstall | status   the systemd user unit (launchd agent on macOS)" },
 	{ "policy", cwctl_policy, "policy check [--json] -- 'COMMAND'   evaluate a command against the floor, offline" },
 	{ "sandbox", cwctl_sandbox, "sandbox exec --workdir DIR [--engine NAME] -- CMD...   run a command in a run's sandbox" },
 	{ "completion", cwctl_completion, "completion bash|zsh   a completion script for the shell (eval \"$(cwctl completion bash)\")" },

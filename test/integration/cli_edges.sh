@@ -117,3 +117,35 @@ echo "$out" | grep -q "^$T/sbx\$" || fail "sandbox exec workdir: $out"
 echo "$out" | grep -q 'id_ed25519: Permission denied' && ! echo "$out" | grep -q PLANTED-KEY ||
     fail "sandbox exec: the key: $out"
 pass "sandbox exec --workdir . resolves the directory; the kernel refuses ~/.ssh"
+
+# 9. cwctl service install|status|uninstall: the unit carries CLOCKWORK_HOME, a PATH
+#    that finds the engines as install found them, the providers' environment file and
+#    Delegate=yes; a different unit is replaced only with --force.
+mkdir -p "$T/engines"
+printf '#!/bin/sh\n' > "$T/engines/claude"; chmod +x "$T/engines/claude"
+unit="$HOME/.config/systemd/user/clockworkd.service"
+svc() { PATH="$T/engines:$PATH" "$CW_BIN/cwctl" service "$@"; }
+svc status --systemd | grep -q '^not installed' || fail "status before install: $(svc status --systemd)"
+svc install --systemd > "$T/svc.out" || fail "service install: $(cat "$T/svc.out")"
+grep -q "^Environment=\"CLOCKWORK_HOME=$CLOCKWORK_HOME\"$" "$unit" || fail "unit CLOCKWORK_HOME: $(cat "$unit")"
+upath=$(sed -n 's/^Environment="PATH=\(.*\)"$/\1/p' "$unit")
+[ "$(PATH=$upath command -v claude)" = "$T/engines/claude" ] || fail "the unit's PATH does not find the engine: $upath"
+[ "${upath%%:*}" = "$CW_BIN" ] || fail "the unit's PATH does not start with cwctl's directory: $upath"
+grep -q "^EnvironmentFile=-$CLOCKWORK_HOME/environment$" "$unit" || fail "unit EnvironmentFile"
+grep -q '^Delegate=yes$' "$unit" && grep -q "^ExecStart=$CW_BIN/clockworkd --foreground$" "$unit" ||
+    fail "unit Delegate/ExecStart"
+if command -v systemd-analyze >/dev/null; then
+	systemd-analyze verify --user "$unit" 2>&1 | grep -v 'Failed to|Unit .* not found' | grep -qi error &&
+	    fail "systemd-analyze: $(systemd-analyze verify --user "$unit" 2>&1)"
+fi
+svc status --systemd | grep -q '^installed: .*as this cwctl writes it' || fail "status after install"
+svc install --systemd | grep -q '^already installed' || fail "second install"
+echo '# edited by hand' >> "$unit"
+set +e; svc install --systemd 2> "$T/err"; rc=$?; set -e
+[ $rc = 1 ] && grep -q 'differs from what this cwctl would write' "$T/err" || fail "overwrite: $rc $(cat "$T/err")"
+grep -q 'edited by hand' "$unit" || fail "a different unit was overwritten without --force"
+svc status --systemd | grep -q 'but it differs' || fail "status of a different unit"
+svc install --systemd --force >/dev/null && ! grep -q 'edited by hand' "$unit" || fail "--force"
+svc uninstall --systemd | grep -q "^removed $unit" && [ ! -e "$unit" ] || fail "uninstall"
+svc install --launchd --print | grep -q "<string>$CLOCKWORK_HOME</string>" || fail "launchd CLOCKWORK_HOME"
+pass "service install|status|uninstall: CLOCKWORK_HOME, PATH to the engines, EnvironmentFile, Delegate; --force to replace"
