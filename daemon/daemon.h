@@ -353,6 +353,9 @@ int	review_merge(const char *repo, const char *run_id, const char *branch,
 int	review_discard(const char *repo, const char *worktree, const char *run_id,
 	    const char *branch, char *err, size_t errlen);
 
+/* confcheck.c: the sandbox grants of a loaded configuration, resolved (-1: err says). */
+int	confcheck_grants(const struct config *, char *err, size_t errlen);
+
 /* gc.c: retention of finished runs' worktrees. */
 struct gc_result {
 	size_t	pruned, kept;

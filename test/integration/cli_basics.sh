@@ -48,4 +48,25 @@ run_bad() {	# run_bad LABEL CMD...
 run_bad "clockworkd --foreground" "$CW_BIN/clockworkd" --foreground
 run_bad "cwctl policy check" "$CW_BIN/cwctl" policy check -- ls
 run_bad "cw-runner spec" "$CW_BIN/cw-runner" spec --json --workdir "$t/home"
+# clockworkd --check-config: validates without starting; duplicate keys, unknown
+# engines and a credential grant are refused when the file is loaded (exit 2).
+cc() {	# cc WANT_RC WANT_TEXT YAML
+  printf '%b' "$3" > "$t/cw/config.yaml"
+  out=$(HOME="$t/home" CLOCKWORK_HOME="$t/cw" "$CW_BIN/clockworkd" --check-config 2>&1); rc=$?
+  check "clockworkd --check-config: $2" "$1" $rc
+  printf '%s' "$out" | grep -qF -- "$2" || { echo "FAIL: --check-config: want '$2', got: $out"; fail=1; }
+}
+mkdir -p "$t/home/.ssh"
+cc 0 "config.yaml: ok" 'budgets:\n  dollars: 3\n'
+cc 2 "config.yaml:3: budgets: duplicate key (first on line 1)" 'budgets:\n  dollars: 3\nbudgets:\n  turns: 5\n'
+cc 2 "config.yaml:4: engines.claude.model: duplicate key (first on line 3)" 'engines:\n  claude:\n    model: a\n    model: b\n'
+cc 2 "engines.nosuch" 'engines:\n  nosuch:\n    model: a\n'
+cc 2 "config.yaml: sandbox: " 'sandbox:\n  read_dirs: [~/.ssh]\n'
+cc 2 "with engines.claude.sandbox" 'engines:\n  claude:\n    sandbox:\n      read_dirs: ["~/.aws"]\n'
+[ ! -e "$t/cw/clockworkd.port" ] && [ ! -e "$t/cw/clockwork.db" ] || { echo "FAIL: --check-config started something"; fail=1; }
+# The daemon itself refuses the credential grant at start, not at the first run.
+printf 'sandbox:\n  read_dirs: [~/.ssh]\n' > "$t/cw/config.yaml"
+err=$(HOME="$t/home" CLOCKWORK_HOME="$t/cw" timeout 10 "$CW_BIN/clockworkd" --foreground 2>&1 >/dev/null); rc=$?
+check "clockworkd with a credential grant" 2 $rc
+printf '%s' "$err" | grep -q "sandbox: .*credential location" || { echo "FAIL: start with a credential grant: $err"; fail=1; }
 exit $fail
