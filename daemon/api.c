@@ -1683,8 +1683,14 @@ api_start(struct daemon *d, char *err, size_t errlen)
 	if (httpd_listen_unix(d->httpd, d->sock_path, &ul, err, errlen) == -1)
 		return -1;
 	if (httpd_listen_tcp(d->httpd, d->cfg.api_port, &tl, &d->port, err,
-	    errlen) == -1)
+	    errlen) == -1) {
+		/* The one fix a person needs: say how to choose another port. */
+		if (strstr(err, strerror(EADDRINUSE)) != NULL && strlen(err) + 160 < errlen)
+			snprintf(err + strlen(err), errlen - strlen(err), "; another program "
+			    "(or another clockworkd) has it: set api_port in %s to a free "
+			    "port, or api_port: 0 for any", d->config_path);
 		return -1;
+	}
 	if (api_write_port(d) == -1) {
 		snprintf(err, errlen, "%s/clockworkd.port: %s", d->home, strerror(errno));
 		return -1;

@@ -69,4 +69,16 @@ printf 'sandbox:\n  read_dirs: [~/.ssh]\n' > "$t/cw/config.yaml"
 err=$(HOME="$t/home" CLOCKWORK_HOME="$t/cw" timeout 10 "$CW_BIN/clockworkd" --foreground 2>&1 >/dev/null); rc=$?
 check "clockworkd with a credential grant" 2 $rc
 printf '%s' "$err" | grep -q "sandbox: .*credential location" || { echo "FAIL: start with a credential grant: $err"; fail=1; }
+# A busy API port: the message says how to choose another.
+python3 -c 'import socket,sys,time
+s=socket.socket(); s.bind(("127.0.0.1",0)); s.listen(1)
+open(sys.argv[1],"w").write(str(s.getsockname()[1])); time.sleep(30)' "$t/busy.port" &
+busy=$!
+for _ in $(seq 1 50); do [ -s "$t/busy.port" ] && break; sleep 0.1; done
+printf 'api_port: %s\n' "$(cat "$t/busy.port")" > "$t/cw/config.yaml"
+err=$(HOME="$t/home" CLOCKWORK_HOME="$t/cw" timeout 10 "$CW_BIN/clockworkd" --foreground 2>&1 >/dev/null); rc=$?
+kill $busy 2>/dev/null
+check "clockworkd on a busy port" 1 $rc
+printf '%s' "$err" | grep -q "Address already in use; .*api_port: 0 for any" ||
+  { echo "FAIL: busy port message: $err"; fail=1; }
 exit $fail
