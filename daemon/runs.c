@@ -599,6 +599,9 @@ runs_approval_request(struct run *r, const struct wiremsg *m)
 	if ((j = cJSON_CreateObject()) != NULL) {
 		json_add_string(j, "approval", a->id);
 		json_add_string(j, "tool", tool);
+		/* What was asked, masked and cut as every recorded command (record.h). */
+		if (json_get_string(input, "command") != NULL)
+			record_add_command(j, json_get_string(input, "command"));
 		journal_add(r->d, r->id, "approval_request", j);
 	}
 }
@@ -609,6 +612,7 @@ runs_handle_event(struct run *r, const struct wiremsg *m)
 	const cJSON		*msg = m->obj;
 	const char		*kind = m->kind, *rid;
 	struct run_approval	*a;
+	int			 fl;
 
 	if (strcmp(kind, "sandbox_disabled") == 0)
 		r->sandboxed = 0;
@@ -649,6 +653,14 @@ runs_handle_event(struct run *r, const struct wiremsg *m)
 		}
 		if (strcmp(kind, "sandbox_disabled") == 0)
 			r->journaled_sandbox_off = 1;
+		/* A configured rule's hit is the user's own rule, not the floor's. */
+		if (strcmp(kind, "floor_deny") == 0 && json_get_bool(msg, "floor", &fl) == 0 &&
+		    !fl) {
+			kind = "rule_deny";
+			if (copy != NULL)
+				cJSON_ReplaceItemInObjectCaseSensitive(copy, "kind",
+				    cJSON_CreateString(kind));
+		}
 		journal_add(r->d, r->id, kind, copy);
 	}
 }
