@@ -55,7 +55,15 @@ set +e; cwctl task add nofile --prompt-file "$T/missing.txt" 2> "$T/err"; rc=$?;
 [ $rc = 1 ] && grep -q 'missing.txt: No such file' "$T/err" || fail "missing prompt file: $rc $(cat "$T/err")"
 set +e; cwctl task add emptyin --prompt - < /dev/null 2> "$T/err"; rc=$?; set -e
 [ $rc = 1 ] && grep -q 'standard input is empty' "$T/err" || fail "empty stdin: $rc $(cat "$T/err")"
-pass "task add refuses an empty repository and a .git path; reads --prompt - and --prompt-file"
+# A task's limits cannot exceed the configuration's (defaults: 4096 processes, 8192 MiB).
+set +e; cwctl task add big --prompt true --memory-mb 9000 2> "$T/err"; rc=$?; set -e
+[ $rc = 1 ] && grep -q "limit_memory_mb: 9000 MiB is more than the configuration's limits.memory_mb (8192)" "$T/err" ||
+    fail "memory over the maximum: $rc $(cat "$T/err")"
+set +e; cwctl task add big --prompt true --processes 5000 2> "$T/err"; rc=$?; set -e
+[ $rc = 1 ] && grep -q "more than the configuration's limits.processes (4096)" "$T/err" ||
+    fail "processes over the maximum: $rc $(cat "$T/err")"
+cwctl task add small --prompt true --processes 100 --memory-mb 512 >/dev/null || fail "limits under the maxima"
+pass "task add refuses an empty repository, a .git path, limits over the configuration's; reads --prompt - and --prompt-file"
 
 # 4. Money, turns and status as people read them; JSON without float noise.
 cwctl run start fromfile --wait > "$T/show" || fail "run: $(cat "$T/show")"
