@@ -1258,9 +1258,9 @@ runs_finish(struct run *r)
 	struct daemon		*d = r->d;
 	enum store_exit_reason	 why;
 	enum store_run_status	 status;
-	const char		*rs, *es;
+	const char		*rs, *es, *sn, *wn;
 	cJSON			*rep, *j, *git, *spent, *runner, *ap;
-	char			*text, cgerr[PATH_MAX + 64];
+	char			*text, cgerr[PATH_MAX + 64], ended[96];
 	double			 secs;
 	int			 refused = 0, sb, n;
 
@@ -1418,10 +1418,15 @@ runs_finish(struct run *r)
 	}
 	cJSON_Delete(rep);
 
-	log_info("run %s: %s (%s) after %.1f s", r->id, store_run_status_name(status),
-	    store_exit_reason_name(why), secs);
-	runs_log_line(r, "run ended: %s (%s) after %.1f s", store_run_status_name(status),
-	    store_exit_reason_name(why), secs);
+	/* The reason only when it says more than the status ("stopped (budget_turns)"). */
+	sn = store_run_status_name(status);
+	wn = store_exit_reason_name(why);
+	if (wn == NULL || strcmp(wn, sn) == 0)
+		snprintf(ended, sizeof ended, "%s", sn);
+	else
+		snprintf(ended, sizeof ended, "%s (%s)", sn, wn);
+	log_info("run %s: %s after %.1f s", r->id, ended, secs);
+	runs_log_line(r, "run ended: %s after %.1f s", ended, secs);
 	unlink(r->pids_path);
 	runs_forget_files(d, r->id);
 	TAILQ_REMOVE(&d->runs, r, entry);

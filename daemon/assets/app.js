@@ -139,14 +139,14 @@ function renderRuns() {
     b.addEventListener('click', () => { location.hash = '#run/' + r.id; });
     td.append(b);
     tr.append(td, el('td', '', r.task));
-    tr.append(el('td', 'st-' + r.status, r.status + (r.exit_reason ? ' (' + r.exit_reason + ')' : '')));
+    tr.append(el('td', 'st-' + r.status, statusText(r)));
     const t = state.tasks[r.task];
     tr.append(el('td', '', t ? t.engine : '?'));
     tr.append(el('td', r.sandboxed === false ? 'no' : '',
       r.sandboxed === true ? 'yes' : r.sandboxed === false ? 'NO' : '–'));
     const sp = r.spent || {};
-    tr.append(el('td', '', '$' + (sp.dollars || 0).toFixed(2) + ' · ' + (sp.turns || 0) +
-      ' turns · ' + Math.round(sp.seconds || 0) + ' s'));
+    tr.append(el('td', '', money(sp.dollars) + ' · ' + turns(sp.turns) + ' · ' +
+      Math.round(sp.seconds || 0) + ' s'));
     tb.append(tr);
   }
 }
@@ -245,6 +245,15 @@ async function runAction(what, id) {
   refresh();
 }
 
+// Dollars as cwctl shows them: cents, and a fraction of a cent under a dollar.
+function money(d) { d = d || 0; return '$' + (d > 0 && d < 1 ? d.toFixed(4) : d.toFixed(2)); }
+function turns(n) { n = n || 0; return n + (n === 1 ? ' turn' : ' turns'); }
+
+// The status, and the exit reason only when it says more ("stopped (budget_turns)").
+function statusText(r) {
+  return r.status + (r.exit_reason && r.exit_reason !== r.status ? ' (' + r.exit_reason + ')' : '');
+}
+
 function fact(dl, k, v) { dl.append(el('dt', '', k), el('dd', '', v === null || v === undefined ? '–' : v)); }
 
 async function loadRunView() {
@@ -256,12 +265,12 @@ async function loadRunView() {
   const dl = $('run-facts');
   dl.replaceChildren();
   fact(dl, 'Task', r.task);
-  fact(dl, 'Status', r.status + (r.exit_reason ? ' (' + r.exit_reason + ')' : ''));
+  fact(dl, 'Status', statusText(r));
   const t = state.tasks[r.task];
   fact(dl, 'Engine', t ? t.engine : '?');
   fact(dl, 'Sandboxed', r.sandboxed === true ? 'yes' : r.sandboxed === false ? 'NO' : 'unknown');
   const sp = r.spent || {};
-  fact(dl, 'Spent', '$' + (sp.dollars || 0).toFixed(4) + ', ' + (sp.turns || 0) + ' turns, ' + (sp.seconds || 0).toFixed(1) + ' s');
+  fact(dl, 'Spent', money(sp.dollars) + ', ' + turns(sp.turns) + ', ' + (sp.seconds || 0).toFixed(1) + ' s');
   fact(dl, 'Branch', r.branch);
   $('run-report').textContent = r.report ? JSON.stringify(r.report, null, 2) : '(no report yet)';
   const live = ['queued', 'starting', 'running'].includes(r.status);
