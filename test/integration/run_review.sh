@@ -31,9 +31,17 @@ grep -q 'file.txt | 1 +' "$T/stat" && grep -q '2 files changed, 2 insertions' "$
 cwctl run diff "$id" --json > "$T/diff.json"
 grep -q '"path":	"new.txt"' "$T/diff.json" && grep -q '"status":	"added"' "$T/diff.json" ||
     fail "diff --json files: $(cat "$T/diff.json")"
-# Not a terminal: no colour, no pager.
+# Not a terminal: no colour, no pager. On one: through $PAGER, coloured unless NO_COLOR.
 ! grep -q $'\033' "$T/diff" || fail "colour when not on a terminal"
-pass "run diff (patch, --stat, --json) is the branch against the run's base, as git shows it"
+if command -v script >/dev/null; then
+	printf '#!/bin/sh\necho PAGED; cat\n' > "$T/pager"; chmod +x "$T/pager"
+	PAGER="$T/pager" script -qec "$CW_BIN/cwctl run diff $id" /dev/null > "$T/tty" 2>&1 ||
+	    fail "run diff on a terminal: $(cat "$T/tty")"
+	grep -q PAGED "$T/tty" && grep -q $'\033\[32m+changed' "$T/tty" || fail "pager/colour: $(cat -v "$T/tty" | head)"
+	NO_COLOR=1 PAGER="$T/pager" script -qec "$CW_BIN/cwctl run diff $id" /dev/null > "$T/tty" 2>&1
+	! grep -q $'\033\[32m' "$T/tty" || fail "NO_COLOR ignored"
+fi
+pass "run diff (patch, --stat, --json) is the branch against the run's base, as git shows it; paged and coloured on a terminal"
 
 # The export's Diff section is the branch's diff: a file someone leaves uncommitted
 # in the run's worktree is not on the branch and not in the export.
