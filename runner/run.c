@@ -712,23 +712,11 @@ static void
 run_engine_line(struct run *r, struct run_pipe *p, const char *line, size_t len,
     int cut)
 {
-	char	*text;
-
 	run_log_line(r, p->name, line, len > CW_RUN_LOG_MAX_LINE ? CW_RUN_LOG_MAX_LINE :
 	    len, cut || len > CW_RUN_LOG_MAX_LINE);
 	if (!cut && p == &r->out && r->stream != NULL &&
 	    r->ops->stream_line(r->stream, line, len, &r->usage, run_say_cb, r) == 1)
 		run_check_usage(r);
-	/*
-	 * An engine with no stream of its own (the command engine): its output lines are
-	 * what there is to read, so they are the transcript's text.
-	 */
-	if (r->stream == NULL && (p == &r->out || p == &r->err) &&
-	    (text = strndup(line, len > CW_RUN_LOG_MAX_LINE ? CW_RUN_LOG_MAX_LINE :
-	    len)) != NULL) {
-		run_say_cb(r, transcript_text(text));
-		free(text);
-	}
 }
 
 static void
