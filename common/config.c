@@ -657,7 +657,7 @@ config_no_duplicates(struct config_parse *p, const yaml_node_t *n, const char *f
 			if (kb != NULL && config_is_scalar(kb) &&
 			    strcmp(config_scalar(ka), config_scalar(kb)) == 0)
 				return config_fail(p, kb, sub,
-				    "duplicate key (first on line %lu)",
+				    "given twice (first on line %lu)",
 				    (unsigned long)ka->start_mark.line + 1);
 		}
 		if (config_no_duplicates(p, yaml_document_get_node(p->doc, a->value),

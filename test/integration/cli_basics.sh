@@ -58,8 +58,8 @@ cc() {	# cc WANT_RC WANT_TEXT YAML
 }
 mkdir -p "$t/home/.ssh"
 cc 0 "config.yaml: ok" 'budgets:\n  dollars: 3\n'
-cc 2 "config.yaml:3: budgets: duplicate key (first on line 1)" 'budgets:\n  dollars: 3\nbudgets:\n  turns: 5\n'
-cc 2 "config.yaml:4: engines.claude.model: duplicate key (first on line 3)" 'engines:\n  claude:\n    model: a\n    model: b\n'
+cc 2 "config.yaml:3: budgets: given twice (first on line 1)" 'budgets:\n  dollars: 3\nbudgets:\n  turns: 5\n'
+cc 2 "config.yaml:4: engines.claude.model: given twice (first on line 3)" 'engines:\n  claude:\n    model: a\n    model: b\n'
 cc 2 "engines.nosuch" 'engines:\n  nosuch:\n    model: a\n'
 cc 2 "config.yaml: sandbox: " 'sandbox:\n  read_dirs: [~/.ssh]\n'
 cc 2 "with engines.claude.sandbox" 'engines:\n  claude:\n    sandbox:\n      read_dirs: ["~/.aws"]\n'

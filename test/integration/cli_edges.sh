@@ -71,7 +71,7 @@ id=$(sed -n 's/^run: *//p' "$T/show")
 grep -q '^spent: *\$0\.0032, 1 turn,' "$T/show" || fail "spent line: $(grep spent "$T/show")"
 grep -q '^status: *completed$' "$T/show" || fail "status line: $(grep status "$T/show")"
 cwctl run show "$id" --json | grep -q '"dollars":	0.0032,' || fail "JSON dollars: $(cwctl run show "$id" --json | grep dollars)"
-cwctl run logs "$id" | grep -q '^note *run ended: completed after ' ||
+cwctl run logs "$id" | grep -q 'run ended: completed after ' ||
     fail "run ended note: $(cwctl run logs "$id" | grep 'run ended')"
 pass "run show and the transcript: \$0.0032, 1 turn, 'completed' once"
 
