@@ -692,6 +692,55 @@ config_defaults(struct config *cfg)
 	return 0;
 }
 
+/*
+ * No mapping may name a key twice: YAML leaves the answer to the reader, and a second
+ * "budgets:" silently replacing the first is exactly the mistake to name. Depth is
+ * bounded by the file's size (CONFIG_MAX_SIZE) and libyaml's own nesting limit.
+ */
+static int
+config_no_duplicates(struct config_parse *p, const yaml_node_t *n, const char *field,
+    int depth)
+{
+	yaml_node_pair_t	*a, *b;
+	yaml_node_item_t	*it;
+	const yaml_node_t	*ka, *kb;
+	char			 sub[128];
+
+	if (n == NULL || depth > 64)
+		return 0;
+	if (n->type == YAML_SEQUENCE_NODE) {
+		for (it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++)
+			if (config_no_duplicates(p, yaml_document_get_node(p->doc, *it),
+			    field, depth + 1) == -1)
+				return -1;
+		return 0;
+	}
+	if (n->type != YAML_MAPPING_NODE)
+		return 0;
+	for (a = n->data.mapping.pairs.start; a < n->data.mapping.pairs.top; a++) {
+		ka = yaml_document_get_node(p->doc, a->key);
+		if (ka == NULL || !config_is_scalar(ka))
+			continue;
+		if (field[0] != '\0')
+			config_field(sub, sizeof sub, "%s.%s", field, config_scalar(ka));
+		else
+			config_field(sub, sizeof sub, "%s", config_scalar(ka));
+		for (b = a + 1; ka != NULL && config_is_scalar(ka) &&
+		    b < n->data.mapping.pairs.top; b++) {
+			kb = yaml_document_get_node(p->doc, b->key);
+			if (kb != NULL && config_is_scalar(kb) &&
+			    strcmp(config_scalar(ka), config_scalar(kb)) == 0)
+				return config_fail(p, kb, sub,
+				    "given twice (first on line %lu)",
+				    (unsigned long)ka->start_mark.line + 1);
+		}
+		if (config_no_duplicates(p, yaml_document_get_node(p->doc, a->value),
+		    sub, depth + 1) == -1)
+			return -1;
+	}
+	return 0;
+}
+
 int
 config_parse(const char *name, const char *text, size_t len, struct config *cfg,
     char *err, size_t errlen)
@@ -731,7 +780,9 @@ config_parse(const char *name, const char *text, size_t len, struct config *cfg,
 		return -1;
 	}
 	root = yaml_document_get_root_node(&doc);
-	rc = config_parse_root(&p, root, &tmp);
+	rc = config_no_duplicates(&p, root, "", 0);
+	if (rc == 0)
+		rc = config_parse_root(&p, root, &tmp);
 	yaml_document_delete(&doc);
 	yaml_parser_delete(&parser);
 	if (rc == -1) {

@@ -535,7 +535,8 @@ api_run_stop(struct api_req *q, const char *id)
 	journal_audit(q->d, q->actor, "run.stop", r.id, NULL);
 	o = cJSON_CreateObject();
 	json_add_string(o, "id", r.id);
-	json_add_string(o, "stopping", live != NULL ? "yes" : "was queued");
+	cJSON_AddBoolToObject(o, "stopping", live != NULL);
+	cJSON_AddBoolToObject(o, "was_queued", live == NULL);
 	store_run_free(&r);
 	api_ok(q, 200, o);
 }
@@ -1251,6 +1252,186 @@ api_gc(struct api_req *q)
 	api_ok(q, 200, o);
 }
 
+/* ---- review and land a run's work (review.c) ----------------------------------- */
+
+#define API_DIFF_MAX	(4 * 1024 * 1024)
+
+/* The run, its task, and the repository its branch is in; answers itself when not. */
+static int
+api_run_repo(struct api_req *q, const char *id, struct store_run *r, struct store_task *t)
+{
+	if (api_run_lookup(q, id, r) == -1)
+		return -1;
+	if (r->branch == NULL || r->base_commit == NULL ||
+	    store_task_get(q->d->store, r->task_id, t) != 1 || t->repo == NULL) {
+		api_error(q, 409, "no_branch", "run %s has no branch in a repository "
+		    "(a scratch run, or one that never started)", r->id);
+		store_run_free(r);
+		return -1;
+	}
+	return 0;
+}
+
+/* GET /api/runs/ID/diff[?patch=0]: the branch's diff from the run's base, masked. */
+static void
+api_run_diff(struct api_req *q, const char *id)
+{
+	struct store_run	 r;
+	struct store_task	 t;
+	struct review_diff	 df;
+	const char		*p = api_param(q, "patch");
+	char			 err[512], *m;
+	cJSON			*o;
+
+	if (api_run_repo(q, id, &r, &t) == -1)
+		return;
+	if (review_diff(t.repo, r.base_commit, r.branch, p == NULL || strcmp(p, "0") != 0,
+	    API_DIFF_MAX, &df, err, sizeof err) == -1) {
+		api_error(q, 409, "no_diff", "run %s: %s", r.id, err);
+		goto out;
+	}
+	o = cJSON_CreateObject();
+	json_add_string(o, "id", r.id);
+	json_add_string(o, "branch", r.branch);
+	json_add_string(o, "base_commit", r.base_commit);
+	json_add_string(o, "tip", df.tip);
+	cJSON_AddItemToObject(o, "files", df.files);
+	df.files = NULL;
+	m = mask_secrets(df.stat);
+	json_add_string(o, "stat", m != NULL ? m : "");
+	free(m);
+	if (df.patch != NULL) {
+		m = mask_secrets(df.patch);
+		json_add_string(o, "patch", m != NULL ? m : "");
+		free(m);
+		cJSON_AddBoolToObject(o, "truncated", df.truncated);
+	}
+	review_diff_free(&df);
+	api_ok(q, 200, o);
+out:
+	store_task_free(&t);
+	store_run_free(&r);
+}
+
+/* POST /api/runs/ID/merge {"into": BRANCH, "mode": "merge"|"ff-only"|"squash"} */
+static void
+api_run_merge(struct api_req *q, const char *id)
+{
+	struct store_run	 r;
+	struct store_task	 t;
+	struct review_merge	 res;
+	struct evbuffer		*in = evhttp_request_get_input_buffer(q->req);
+	enum review_mode	 mode = REVIEW_MERGE;
+	cJSON			*body = NULL, *a, *o;
+	const char		*into = NULL;
+	char			 err[768];
+	int			 rc;
+
+	if (evbuffer_get_length(in) > 0 && (body = api_body(q)) == NULL)
+		return;
+	cJSON_ArrayForEach(a, body)
+		if (a->string == NULL || (strcmp(a->string, "into") != 0 &&
+		    strcmp(a->string, "mode") != 0) || !cJSON_IsString(a)) {
+			api_error(q, 400, "invalid_field", "%.64s: unknown field or not a "
+			    "string", a->string != NULL ? a->string : "?");
+			cJSON_Delete(body);
+			return;
+		}
+	into = json_get_string(body, "into");
+	if (review_mode_parse(json_get_string(body, "mode"), &mode) == -1) {
+		api_error(q, 400, "invalid_field", "mode: one of merge, ff-only, squash");
+		cJSON_Delete(body);
+		return;
+	}
+	if (api_run_repo(q, id, &r, &t) == -1) {
+		cJSON_Delete(body);
+		return;
+	}
+	if (!store_run_status_terminal(r.status)) {
+		api_error(q, 409, "run_live", "run %s is still %s: stop it or wait for it to "
+		    "end before merging", r.id, store_run_status_name(r.status));
+		goto out;
+	}
+	rc = review_merge(t.repo, r.id, r.branch, into, mode, &res, err, sizeof err);
+	a = cJSON_CreateObject();
+	json_add_string(a, "branch", r.branch);
+	json_add_string(a, "into", res.into[0] != '\0' ? res.into : into);
+	json_add_string(a, "mode", review_mode_name(mode));
+	json_add_string(a, "repo", t.repo);
+	if (rc != REVIEW_OK) {
+		json_add_string(a, "refused", err);
+		if (res.conflicts != NULL)
+			cJSON_AddItemReferenceToObject(a, "conflicts", res.conflicts);
+		journal_audit(q->d, q->actor, "run.merge_refused", r.id, a);
+		if (rc == REVIEW_CONFLICT) {
+			char list[512] = "";
+			size_t off = 0;
+			cJSON *c;
+
+			cJSON_ArrayForEach(c, res.conflicts)
+				if (off < sizeof list)
+					off += (size_t)snprintf(list + off, sizeof list - off,
+					    "%s%s", off ? ", " : "", c->valuestring);
+			api_error(q, 409, "merge_conflict", "%s: %s", err, list);
+		} else
+			api_error(q, rc == REVIEW_REFUSED ? 409 : 500,
+			    rc == REVIEW_REFUSED ? "merge_refused" : "internal", "%s", err);
+		cJSON_Delete(res.conflicts);
+		goto out;
+	}
+	json_add_string(a, "result", res.result);
+	json_add_string(a, "commit", res.commit);
+	journal_add(q->d, r.id, "run_merged", cJSON_Duplicate(a, 1));
+	json_add_string(a, "actor", q->actor);
+	journal_audit(q->d, q->actor, "run.merge", r.id, a);
+	o = cJSON_CreateObject();
+	json_add_string(o, "id", r.id);
+	json_add_string(o, "branch", r.branch);
+	json_add_string(o, "into", res.into);
+	json_add_string(o, "result", res.result);
+	json_add_string(o, "commit", res.commit);
+	api_ok(q, 200, o);
+out:
+	cJSON_Delete(body);
+	store_task_free(&t);
+	store_run_free(&r);
+}
+
+/* POST /api/runs/ID/discard: the run's branch and worktree go. */
+static void
+api_run_discard(struct api_req *q, const char *id)
+{
+	struct store_run	 r;
+	struct store_task	 t;
+	char			 err[768];
+	cJSON			*a, *o;
+
+	if (api_run_repo(q, id, &r, &t) == -1)
+		return;
+	if (!store_run_status_terminal(r.status)) {
+		api_error(q, 409, "run_live", "run %s is still %s: stop it first", r.id,
+		    store_run_status_name(r.status));
+		goto out;
+	}
+	if (review_discard(t.repo, r.worktree, r.id, r.branch, err, sizeof err) == -1) {
+		api_error(q, 500, "internal", "discarding run %s: %s", r.id, err);
+		goto out;
+	}
+	a = cJSON_CreateObject();
+	json_add_string(a, "branch", r.branch);
+	json_add_string(a, "repo", t.repo);
+	journal_add(q->d, r.id, "run_discarded", cJSON_Duplicate(a, 1));
+	journal_audit(q->d, q->actor, "run.discard", r.id, a);
+	o = cJSON_CreateObject();
+	json_add_string(o, "id", r.id);
+	json_add_string(o, "branch", r.branch);
+	cJSON_AddBoolToObject(o, "discarded", 1);
+	api_ok(q, 200, o);
+out:
+	store_task_free(&t);
+	store_run_free(&r);
+}
+
 /* ---- the Inbox and exports --------------------------------------------------- */
 
 /* POST /api/inbox/code: a one-time sign-in link for `cwctl inbox` (token only). */
@@ -1503,11 +1684,15 @@ static void api_run_transcript_r(struct api_req *q) { api_run_transcript(q, q->s
 static void api_run_export_json(struct api_req *q) { api_run_export(q, q->seg[2], 0); }
 static void api_run_export_html(struct api_req *q) { api_run_export(q, q->seg[2], 1); }
 static void api_approval_answer_r(struct api_req *q) { api_approval_answer(q, q->seg[2]); }
+static void api_run_diff_r(struct api_req *q) { api_run_diff(q, q->seg[2]); }
+static void api_run_merge_r(struct api_req *q) { api_run_merge(q, q->seg[2]); }
+static void api_run_discard_r(struct api_req *q) { api_run_discard(q, q->seg[2]); }
 
 /*
  * Who may use a route, beyond the unix socket and the bearer token (which may use
  * them all): the Inbox's session through its gateway /inbox/api/..., reads of runs,
- * approvals, tasks and the journal and the one write, answering an approval; and the
+ * approvals, tasks and the journal and the page's writes (answering an approval;
+ * starting, stopping, merging, discarding a run); and the
  * session directly for the proof-of-work download the Inbox links to.
  */
 enum api_auth {
@@ -1550,9 +1735,12 @@ static const struct api_route api_routes[] = {
 	{ "api/tasks/*/network",	EVHTTP_REQ_GET,	   API_AUTH_LOCAL, api_task_network_r },
 	{ "api/tasks/*/network",	EVHTTP_REQ_POST,   API_AUTH_LOCAL, api_task_network_set_r },
 	{ "api/runs",			EVHTTP_REQ_GET,	   API_AUTH_INBOX, api_runs_list },
-	{ "api/runs",			EVHTTP_REQ_POST,   API_AUTH_LOCAL, api_run_start },
+	{ "api/runs",			EVHTTP_REQ_POST,   API_AUTH_INBOX, api_run_start },
 	{ "api/runs/*",			EVHTTP_REQ_GET,	   API_AUTH_INBOX, api_run_show_r },
-	{ "api/runs/*/stop",		EVHTTP_REQ_POST,   API_AUTH_LOCAL, api_run_stop_r },
+	{ "api/runs/*/stop",		EVHTTP_REQ_POST,   API_AUTH_INBOX, api_run_stop_r },
+	{ "api/runs/*/diff",		EVHTTP_REQ_GET,	   API_AUTH_INBOX, api_run_diff_r },
+	{ "api/runs/*/merge",		EVHTTP_REQ_POST,   API_AUTH_INBOX, api_run_merge_r },
+	{ "api/runs/*/discard",		EVHTTP_REQ_POST,   API_AUTH_INBOX, api_run_discard_r },
 	{ "api/runs/*/log",		EVHTTP_REQ_GET,	   API_AUTH_INBOX, api_run_log_r },
 	{ "api/runs/*/events",		EVHTTP_REQ_GET,	   API_AUTH_INBOX, api_run_events_r },
 	{ "api/runs/*/transcript",	EVHTTP_REQ_GET,	   API_AUTH_INBOX, api_run_transcript_r },
@@ -1819,8 +2007,14 @@ api_start(struct daemon *d, char *err, size_t errlen)
 	if (httpd_listen_unix(d->httpd, d->sock_path, &ul, err, errlen) == -1)
 		return -1;
 	if (httpd_listen_tcp(d->httpd, d->cfg.api_port, &tl, &d->port, err,
-	    errlen) == -1)
+	    errlen) == -1) {
+		/* The one fix a person needs: say how to choose another port. */
+		if (strstr(err, strerror(EADDRINUSE)) != NULL && strlen(err) + 160 < errlen)
+			snprintf(err + strlen(err), errlen - strlen(err), "; another program "
+			    "(or another clockworkd) has it: set api_port in %s to a free "
+			    "port, or api_port: 0 for any", d->config_path);
 		return -1;
+	}
 	if (api_write_port(d) == -1) {
 		snprintf(err, errlen, "%s/clockworkd.port: %s", d->home, strerror(errno));
 		return -1;

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,10 @@ cwctl_run_usage(void)
 	    "       cwctl run logs [-f] [--raw | --json] RUN\n"
 	    "       cwctl run export RUN [--transcript] [-o FILE]\n"
 	    "       cwctl run retry RUN [--wait] [--json]\n"
-	    "       cwctl run continue RUN --prompt TEXT [--wait] [--json]\n");
+	    "       cwctl run continue RUN --prompt TEXT [--wait] [--json]\n"
+	    "       cwctl run diff RUN [--stat]\n"
+	    "       cwctl run merge RUN [--into BRANCH] [--squash | --ff-only]\n"
+	    "       cwctl run discard RUN\n");
 	return CWCTL_EXIT_USAGE;
 }
 
@@ -81,18 +85,81 @@ cwctl_run_print_engine(const cJSON *rep)
 	}
 }
 
+/* Dollars as people read them: cents, and a fraction of a cent under a dollar. */
+static const char *
+cwctl_run_money(double d, char *buf, size_t len)
+{
+	snprintf(buf, len, d > 0 && d < 1 ? "$%.4f" : "$%.2f", d);
+	return buf;
+}
+
+static const char *
+cwctl_run_or(const char *s)
+{
+	return s != NULL ? cwctl_vis(s) : "?";
+}
+
+/* "count" of a report's list object ({"count": N, "list": [...]}), 0 when absent. */
+static int
+cwctl_run_count(const cJSON *rep, const char *key, const cJSON **list)
+{
+	const cJSON	*o = cJSON_GetObjectItemCaseSensitive(rep, key);
+	double		 n = 0;
+
+	*list = cJSON_GetObjectItemCaseSensitive(o, "list");
+	json_get_number(o, "count", &n);
+	return (int)n;
+}
+
+/*
+ * The report as people read it: what the floor refused, what was asked, what the
+ * sandbox could not enforce, the error; all of it with --json.
+ */
+static void
+cwctl_run_print_report(const cJSON *rep)
+{
+	const cJSON	*list, *e;
+	const char	*s;
+	int		 n;
+
+	n = cwctl_run_count(rep, "denials", &list);
+	printf("floor denials: %d\n", n);
+	cJSON_ArrayForEach(e, list)
+		printf("  %s: %s\n", cwctl_run_or(json_get_string(e, "rule")),
+		    cwctl_run_or(json_get_string(e, "command")));
+	n = cwctl_run_count(rep, "approvals", &list);
+	printf("approvals asked: %d\n", n);
+	cJSON_ArrayForEach(e, list) {
+		const char *dec = json_get_string(e, "behavior");
+
+		if (dec == NULL)
+			dec = json_get_string(e, "state");
+		printf("  %s: %s\n", cwctl_run_or(json_get_string(e, "id")),
+		    cwctl_run_or(dec));
+	}
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(rep, "not_enforced"))
+		if (cJSON_IsString(e))
+			printf("not enforced: %s\n", cwctl_vis(e->valuestring));
+	if ((s = json_get_string(rep, "error")) != NULL)
+		printf("error:        %s\n", cwctl_vis(s));
+	printf("(the whole report: cwctl run show RUN --json)\n");
+}
+
 static void
 cwctl_run_print(const cJSON *r)
 {
 	const cJSON	*sp, *rep;
 	const char	*s;
+	char		 money[32];
 	double		 n;
 	int		 b;
 
 	printf("run:          %s\n", cwctl_vis(json_get_string(r, "id")));
 	printf("task:         %s\n", (s = cwctl_vis(json_get_string(r, "task"))) ? s : "?");
 	printf("status:       %s", cwctl_vis(json_get_string(r, "status")));
-	if ((s = json_get_string(r, "exit_reason")) != NULL)
+	/* The reason only when it says more than the status ("stopped (budget_turns)"). */
+	if ((s = json_get_string(r, "exit_reason")) != NULL && (json_get_string(r, "status") ==
+	    NULL || strcmp(s, json_get_string(r, "status")) != 0))
 		printf(" (%s)", cwctl_vis(s));
 	printf("\n");
 	if (json_get_bool(r, "sandboxed", &b) == 0)
@@ -109,10 +176,16 @@ cwctl_run_print(const cJSON *r)
 	if ((s = json_get_string(r, "final_commit")) != NULL)
 		printf("final commit: %s\n", cwctl_vis(s));
 	if ((sp = cJSON_GetObjectItemCaseSensitive(r, "spent")) != NULL) {
+		n = 0;
 		json_get_number(sp, "dollars", &n);
-		printf("spent:        $%.2f", n);
+		printf("spent:        %s", cwctl_run_money(n, money, sizeof money));
+		n = 0;
 		json_get_number(sp, "turns", &n);
-		printf(", %.0f turns", n);
+		printf(", %.0f turn%s", n, n == 1 ? "" : "s");
+		if ((s = json_get_string(r, "exit_reason")) != NULL &&
+		    strcmp(s, "budget_turns") == 0)
+			printf(" (the engine stops at the first turn past the budget, and "
+			    "counts it)");
 		json_get_number(sp, "seconds", &n);
 		printf(", %.1f s\n", n);
 	}
@@ -124,8 +197,7 @@ cwctl_run_print(const cJSON *r)
 	if ((rep = cJSON_GetObjectItemCaseSensitive(r, "report")) != NULL &&
 	    cJSON_IsObject(rep)) {
 		cwctl_run_print_engine(rep);
-		printf("report:\n");
-		cwctl_print_json(rep);
+		cwctl_run_print_report(rep);
 	}
 }
 
@@ -140,6 +212,23 @@ cwctl_run_get(const char *id, cJSON **o)
 	}
 	snprintf(path, sizeof path, "/api/runs/%s", esc);
 	return client_call("GET", path, NULL, o);
+}
+
+/*
+ * Ctrl-C while waiting ends the wait, not the run: say so, and how to follow it. The
+ * message is made before the wait (a signal handler may only write(2) it).
+ */
+static char	cwctl_run_intr_msg[512];
+
+static void
+cwctl_run_intr(int sig)
+{
+	ssize_t	n;
+
+	(void)sig;
+	n = write(STDERR_FILENO, cwctl_run_intr_msg, strlen(cwctl_run_intr_msg));
+	(void)n;
+	_exit(130);
 }
 
 /*
@@ -174,10 +263,19 @@ cwctl_run_announce(const char *id, struct strlist *seen)
 static int
 cwctl_run_wait(const char *id, int json)
 {
-	cJSON		*o = NULL;
-	struct strlist	 seen = { 0 };
-	int		 rc, ok;
+	struct sigaction	 sa;
+	cJSON			*o = NULL;
+	struct strlist		 seen = { 0 };
+	int			 rc, ok;
 
+	snprintf(cwctl_run_intr_msg, sizeof cwctl_run_intr_msg,
+	    "\ncwctl: stopped waiting; run %s goes on.\n"
+	    "  follow it:  cwctl run logs -f %s\n"
+	    "  stop it:    cwctl run stop %s\n", id, id, id);
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = cwctl_run_intr;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
 	for (;;) {
 		if ((rc = cwctl_run_get(id, &o)) != 0) {
 			strlist_free(&seen);
@@ -315,10 +413,17 @@ cwctl_run_list(int argc, char **argv)
 			off += (size_t)snprintf(path + off, sizeof path - off, "&task=%s", esc);
 		else if (strcmp(a1, "--status") == 0)
 			off += (size_t)snprintf(path + off, sizeof path - off, "&status=%s", esc);
-		else if (strcmp(a1, "--limit") == 0)
+		else if (strcmp(a1, "--limit") == 0) {
+			if (v[strspn(v, "0123456789")] != '\0' || v[0] == '\0' || strlen(v) > 6) {
+				fprintf(stderr, "cwctl: run list: --limit '%s' is not a number of "
+				    "runs (0 to 100000)\n", v);
+				return CWCTL_EXIT_USAGE;
+			}
 			off += (size_t)snprintf(path + off, sizeof path - off, "&limit=%s", esc);
-		else
+		} else {
+			fprintf(stderr, "cwctl: run list: unknown option '%s'\n", a1);
 			return cwctl_run_usage();
+		}
 	}
 	if ((rc = client_call("GET", path, NULL, &o)) != 0)
 		return rc;
@@ -551,6 +656,9 @@ cwctl_run(int argc, char **argv)
 		return cwctl_run_export(argc - 1, argv + 1);
 	if (strcmp(sub, "retry") == 0 || strcmp(sub, "continue") == 0)
 		return cwctl_run_again(argc - 1, argv + 1, strcmp(sub, "continue") == 0);
+	if (strcmp(sub, "diff") == 0 || strcmp(sub, "merge") == 0 ||
+	    strcmp(sub, "discard") == 0)
+		return cwctl_run_review(argc - 1, argv + 1);
 	for (int i = 2; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0)
 			json = 1;
@@ -583,6 +691,8 @@ cwctl_run(int argc, char **argv)
 			return rc;
 		if (json)
 			cwctl_print_json(o);
+		else if (json_get_bool(o, "was_queued", &rc) == 0 && rc)
+			printf("run %s was queued: it will not start\n", id);
 		else
 			printf("stopping run %s\n", id);
 		cJSON_Delete(o);

@@ -25,7 +25,7 @@ cwctl_sandbox_usage(FILE *f)
 int
 cwctl_sandbox(int argc, char **argv)
 {
-	char	 self[PATH_MAX], runner[PATH_MAX + 16], **nargv, *slash;
+	char	 self[PATH_MAX], runner[PATH_MAX + 16], wd[PATH_MAX], **nargv, *slash;
 	ssize_t	 n;
 
 	if (argc < 2)
@@ -51,8 +51,25 @@ cwctl_sandbox(int argc, char **argv)
 		return CWCTL_EXIT_FAILURE;
 	}
 	nargv[0] = runner;
-	for (int i = 1; i < argc; i++)
+	for (int i = 1; i < argc; i++) {
 		nargv[i] = argv[i];
+		if (strcmp(argv[i], "--") == 0)
+			break;
+		/* A relative --workdir (".") is resolved here, as task add does --repo. */
+		if (strcmp(argv[i], "--workdir") == 0 && i + 1 < argc && argv[i + 1][0] != '/') {
+			if (realpath(argv[i + 1], wd) == NULL) {
+				fprintf(stderr, "cwctl sandbox: --workdir %s: %s\n", argv[i + 1],
+				    strerror(errno));
+				free(nargv);
+				return CWCTL_EXIT_FAILURE;
+			}
+			nargv[i + 1] = wd;
+			i++;
+		}
+	}
+	for (int i = 1; i < argc; i++)
+		if (nargv[i] == NULL)
+			nargv[i] = argv[i];
 	execv(runner, nargv);
 	fprintf(stderr, "cwctl sandbox: %s: %s\n", runner, strerror(errno));
 	free(nargv);

@@ -1,8 +1,12 @@
 /*
- * cwctl service install [--print]: write the service definition that starts
- * clockworkd at login — a systemd user unit on Linux, a launchd agent on macOS —
- * pointing at the clockworkd next to this cwctl. The templates are the files in
- * packaging/, kept in step with the text here by test_api (test_service_files).
+ * cwctl service install [--print] [--force] | uninstall | status: the service
+ * definition that starts clockworkd at login — a systemd user unit on Linux, a launchd
+ * agent on macOS — pointing at the clockworkd next to this cwctl, with the Clockwork
+ * home, a PATH that finds the engines (this cwctl's directory, then the PATH it was
+ * installed from) and, for systemd, an optional environment file for the providers'
+ * variables. A different definition already there is replaced only with --force. The
+ * files in packaging/ are these templates rendered with PATH=/usr/bin:/bin and no
+ * CLOCKWORK_HOME, kept in step by test_api (test_service_files).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -23,6 +27,11 @@ const char cwctl_service_systemd[] =
 "\n"
 "[Service]\n"
 "Type=simple\n"
+"Environment=\"CLOCKWORK_HOME=@CWHOME@\"\n"
+"# Where the engines (claude, ...) are found: this PATH is the one install ran with.\n"
+"Environment=\"PATH=@PATH@\"\n"
+"# The providers' variables (ANTHROPIC_API_KEY=...), one NAME=value a line; optional.\n"
+"EnvironmentFile=-@CWHOME@/environment\n"
 "ExecStart=@BINDIR@/clockworkd --foreground\n"
 "ExecReload=/bin/kill -HUP $MAINPID\n"
 "# SIGTERM goes to clockworkd alone, and nothing else is killed when it exits: live\n"
@@ -50,6 +59,10 @@ const char cwctl_service_launchd[] =
 "\t\t<string>@BINDIR@/clockworkd</string>\n"
 "\t\t<string>--foreground</string>\n"
 "\t</array>\n"
+"\t<key>EnvironmentVariables</key>\n"
+"\t<dict>\n"
+"@ENVXML@"
+"\t</dict>\n"
 "\t<key>RunAtLoad</key>\n"
 "\t<true/>\n"
 "\t<key>KeepAlive</key>\n"
@@ -62,52 +75,165 @@ const char cwctl_service_launchd[] =
 "</dict>\n"
 "</plist>\n";
 
-/* The template with @BINDIR@ replaced; newly allocated. */
+/* text with every key replaced by value; newly allocated (text is freed). */
+static char *
+cwctl_service_subst(char *text, const char *key, const char *value)
+{
+	char	*at, *out;
+
+	while (text != NULL && (at = strstr(text, key)) != NULL) {
+		if (asprintf(&out, "%.*s%s%s", (int)(at - text), text, value,
+		    at + strlen(key)) == -1)
+			out = NULL;
+		free(text);
+		text = out;
+	}
+	return text;
+}
+
+/* systemd expands % in Environment= and paths: a literal one is %%. */
+static char *
+cwctl_service_percent(const char *s)
+{
+	char	*out, *o;
+
+	if ((out = malloc(strlen(s) * 2 + 1)) == NULL)
+		return NULL;
+	for (o = out; *s != '\0'; s++) {
+		if (*s == '%')
+			*o++ = '%';
+		*o++ = *s;
+	}
+	*o = '\0';
+	return out;
+}
+
+/*
+ * The template rendered for this cwctl: bindir, the Clockwork home ($CLOCKWORK_HOME, or
+ * the default), and PATH = bindir:$PATH. NULL when a value cannot be written into the
+ * file (a quote, a newline, or for launchd markup).
+ */
 char *
 cwctl_service_render(const char *tmpl, const char *bindir)
 {
-	const char	*at = strstr(tmpl, "@BINDIR@");
-	char		*out = NULL;
+	const char	*cwhome = getenv("CLOCKWORK_HOME"), *path = getenv("PATH");
+	char		*text, *p = NULL, *h = NULL, *xml = NULL;
+	int		 launchd = strstr(tmpl, "<plist") != NULL;
 
-	if (at == NULL)
-		return strdup(tmpl);
-	if (asprintf(&out, "%.*s%s%s", (int)(at - tmpl), tmpl, bindir, at + 8) == -1)
+	if (path == NULL || *path == '\0')
+		path = "/usr/bin:/bin";
+	if (cwhome != NULL && *cwhome == '\0')
+		cwhome = NULL;
+	if (strpbrk(bindir, "\"\n\\<>&") != NULL || strpbrk(path, "\"\n\\<>&") != NULL ||
+	    (cwhome != NULL && strpbrk(cwhome, "\"\n\\<>&") != NULL)) {
+		errno = EINVAL;
 		return NULL;
-	if (strstr(out, "@BINDIR@") != NULL) {
-		char *again = cwctl_service_render(out, bindir);
-
-		free(out);
-		return again;
 	}
-	return out;
+	if (asprintf(&p, "%s:%s", bindir, path) == -1)
+		return NULL;
+	text = strdup(tmpl);
+	if (launchd) {
+		if (asprintf(&xml, "\t\t<key>PATH</key>\n\t\t<string>%s</string>\n%s%s%s", p,
+		    cwhome != NULL ? "\t\t<key>CLOCKWORK_HOME</key>\n\t\t<string>" : "",
+		    cwhome != NULL ? cwhome : "", cwhome != NULL ? "</string>\n" : "") == -1)
+			xml = NULL;
+		text = xml != NULL ? cwctl_service_subst(text, "@ENVXML@", xml) : NULL;
+	} else {
+		char *pp = cwctl_service_percent(p);
+
+		h = cwhome != NULL ? cwctl_service_percent(cwhome) : strdup("%h/.clockwork");
+		text = pp != NULL && h != NULL ? cwctl_service_subst(text, "@PATH@", pp) : NULL;
+		text = h != NULL ? cwctl_service_subst(text, "@CWHOME@", h) : NULL;
+		free(pp);
+	}
+	text = cwctl_service_subst(text, "@BINDIR@", bindir);
+	free(xml);
+	free(h);
+	free(p);
+	return text;
+}
+
+/* The file's contents, or NULL (errno ENOENT when there is none). */
+static char *
+cwctl_service_read(const char *path)
+{
+	FILE	*f;
+	char	*buf;
+	size_t	 n;
+
+	if ((f = fopen(path, "re")) == NULL)
+		return NULL;
+	if ((buf = malloc(65537)) == NULL) {
+		fclose(f);
+		return NULL;
+	}
+	n = fread(buf, 1, 65536, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* Write path whole: a temporary file renamed over it. */
+static int
+cwctl_service_write(const char *path, const char *text)
+{
+	char	 tmp[PATH_MAX + 128];
+	FILE	*f;
+
+	snprintf(tmp, sizeof tmp, "%s.tmp", path);
+	if ((f = fopen(tmp, "we")) == NULL)
+		return -1;
+	fputs(text, f);
+	if (fclose(f) != 0 || rename(tmp, path) == -1) {
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+cwctl_service_usage(void)
+{
+	fprintf(stderr, "usage: cwctl service install [--print] [--force] [--systemd | --launchd]\n"
+	    "       cwctl service uninstall | status [--systemd | --launchd]\n");
+	return CWCTL_EXIT_USAGE;
 }
 
 int
 cwctl_service(int argc, char **argv)
 {
 	char		 exe[PATH_MAX], home[PATH_MAX], dir[PATH_MAX + 32], path[PATH_MAX + 96];
-	char		*text;
-	const char	*tmpl;
+	char		*text, *old;
+	const char	*tmpl, *verb;
 	ssize_t		 n;
-	FILE		*f;
-	int		 print = 0, mac;
+	int		 print = 0, force = 0, mac;
 
 #ifdef __APPLE__
 	mac = 1;
 #else
 	mac = 0;
 #endif
-	if (argc < 2 || strcmp(argv[1], "install") != 0)
-		goto usage;
+	if (argc < 2)
+		return cwctl_service_usage();
+	verb = argv[1];
+	if (strcmp(verb, "install") != 0 && strcmp(verb, "uninstall") != 0 &&
+	    strcmp(verb, "status") != 0) {
+		fprintf(stderr, "cwctl: service: unknown subcommand '%s'\n", verb);
+		return cwctl_service_usage();
+	}
 	for (int i = 2; i < argc; i++) {
-		if (strcmp(argv[i], "--print") == 0)
+		if (strcmp(argv[i], "--print") == 0 && strcmp(verb, "install") == 0)
 			print = 1;
+		else if (strcmp(argv[i], "--force") == 0 && strcmp(verb, "install") == 0)
+			force = 1;
 		else if (strcmp(argv[i], "--launchd") == 0)
 			mac = 1;
 		else if (strcmp(argv[i], "--systemd") == 0)
 			mac = 0;
-		else
-			goto usage;
+		else {
+			fprintf(stderr, "cwctl: service %s: unknown option '%s'\n", verb, argv[i]);
+			return cwctl_service_usage();
+		}
 	}
 	if ((n = readlink("/proc/self/exe", exe, sizeof exe - 1)) == -1) {
 		fprintf(stderr, "cwctl: cannot find this program's directory: %s\n",
@@ -116,8 +242,11 @@ cwctl_service(int argc, char **argv)
 	}
 	exe[n] = '\0';
 	tmpl = mac ? cwctl_service_launchd : cwctl_service_systemd;
-	if ((text = cwctl_service_render(tmpl, dirname(exe))) == NULL)
+	if ((text = cwctl_service_render(tmpl, dirname(exe))) == NULL) {
+		fprintf(stderr, "cwctl: the directory, CLOCKWORK_HOME or PATH holds a character "
+		    "the service file cannot carry (a quote, backslash, newline or <>&)\n");
 		return CWCTL_EXIT_FAILURE;
+	}
 	if (print) {
 		fputs(text, stdout);
 		free(text);
@@ -132,25 +261,65 @@ cwctl_service(int argc, char **argv)
 	    ".config/systemd/user");
 	snprintf(path, sizeof path, "%s/%s", dir, mac ? "dev.clockwork.clockworkd.plist" :
 	    "clockworkd.service");
-	if (paths_mkdir_p(dir, 0755) == -1 || (f = fopen(path, "we")) == NULL) {
+	old = cwctl_service_read(path);
+	if (strcmp(verb, "status") == 0) {
+		if (old == NULL)
+			printf("not installed: %s (cwctl service install)\n", path);
+		else if (strcmp(old, text) == 0)
+			printf("installed: %s, as this cwctl writes it\n", path);
+		else
+			printf("installed: %s, but it differs from what this cwctl would write "
+			    "(cwctl service install --print shows it; --force replaces it)\n", path);
+		free(old);
+		free(text);
+		return CWCTL_EXIT_OK;
+	}
+	if (strcmp(verb, "uninstall") == 0) {
+		free(text);
+		if (old == NULL) {
+			printf("not installed: %s\n", path);
+			return CWCTL_EXIT_OK;
+		}
+		free(old);
+		if (mac)
+			printf("first: launchctl unload -w %s\n", path);
+		else
+			printf("first: systemctl --user disable --now clockworkd\n");
+		if (unlink(path) == -1) {
+			fprintf(stderr, "cwctl: %s: %s\n", path, strerror(errno));
+			return CWCTL_EXIT_FAILURE;
+		}
+		printf("removed %s\n", path);
+		return CWCTL_EXIT_OK;
+	}
+	if (old != NULL && strcmp(old, text) == 0) {
+		printf("already installed: %s\n", path);
+		free(old);
+		free(text);
+		return CWCTL_EXIT_OK;
+	}
+	if (old != NULL && !force) {
+		fprintf(stderr, "cwctl: %s exists and differs from what this cwctl would "
+		    "write; see it with cwctl service install --print, replace it with "
+		    "--force\n", path);
+		free(old);
+		free(text);
+		return CWCTL_EXIT_FAILURE;
+	}
+	free(old);
+	if (paths_mkdir_p(dir, 0755) == -1 || cwctl_service_write(path, text) == -1) {
 		fprintf(stderr, "cwctl: %s: %s\n", path, strerror(errno));
 		free(text);
 		return CWCTL_EXIT_FAILURE;
 	}
-	fputs(text, f);
 	free(text);
-	if (fclose(f) != 0) {
-		fprintf(stderr, "cwctl: %s: %s\n", path, strerror(errno));
-		return CWCTL_EXIT_FAILURE;
-	}
 	printf("wrote %s\n", path);
 	if (mac)
 		printf("start it with: launchctl load -w %s\n", path);
 	else
-		printf("start it with: systemctl --user daemon-reload && "
-		    "systemctl --user enable --now clockworkd\n");
+		printf("provider keys go in %s/environment (NAME=value lines)\n"
+		    "start it with: systemctl --user daemon-reload && "
+		    "systemctl --user enable --now clockworkd\n",
+		    getenv("CLOCKWORK_HOME") != NULL ? getenv("CLOCKWORK_HOME") : "~/.clockwork");
 	return CWCTL_EXIT_OK;
-usage:
-	fprintf(stderr, "usage: cwctl service install [--print] [--systemd | --launchd]\n");
-	return CWCTL_EXIT_USAGE;
 }

@@ -13,7 +13,8 @@ static int
 cwctl_task_usage(void)
 {
 	fprintf(stderr,
-	    "usage: cwctl task add NAME --prompt TEXT [--repo DIR] [--engine command|claude]\n"
+	    "usage: cwctl task add NAME (--prompt TEXT | --prompt - | --prompt-file FILE)\n"
+	    "                [--repo DIR] [--engine command|claude]\n"
 	    "                [--mode plan|acceptEdits] [--dollars N] [--turns N] [--seconds N]\n"
 	    "                [--processes N] [--memory-mb N]\n"
 	    "                [--telegram-chat CHAT_ID [--telegram-allow USER_ID]...]\n"
@@ -88,6 +89,47 @@ cwctl_task_print(const cJSON *t)
 	printf("prompt:          %s\n", (s = cwctl_vis(json_get_string(t, "prompt"))) ? s : "");
 }
 
+/*
+ * The prompt from --prompt TEXT, --prompt - (standard input) or --prompt-file FILE,
+ * read whole up to the daemon's body limit; an empty one is refused here.
+ */
+static int
+cwctl_task_prompt(cJSON *b, const char *opt, const char *v)
+{
+	char	*buf;
+	size_t	 n = 0, cap = 256 * 1024;
+	FILE	*f;
+
+	if (strcmp(opt, "--prompt") == 0 && strcmp(v, "-") != 0) {
+		json_add_string(b, "prompt", v);
+		return 0;
+	}
+	if (strcmp(opt, "--prompt") == 0)
+		f = stdin;
+	else if ((f = fopen(v, "r")) == NULL) {
+		fprintf(stderr, "cwctl: --prompt-file %s: %s\n", v, strerror(errno));
+		return -1;
+	}
+	if ((buf = malloc(cap + 1)) == NULL) {
+		fprintf(stderr, "cwctl: out of memory\n");
+		return -1;
+	}
+	n = fread(buf, 1, cap + 1, f);
+	if (f != stdin)
+		fclose(f);
+	if (n > cap || n == 0 || memchr(buf, '\0', n) != NULL) {
+		fprintf(stderr, "cwctl: the prompt from %s is %s\n", strcmp(v, "-") == 0 &&
+		    strcmp(opt, "--prompt") == 0 ? "standard input" : v, n == 0 ? "empty" : n > cap ? "longer than 256 KiB" :
+		    "binary (it holds a NUL byte)");
+		free(buf);
+		return -1;
+	}
+	buf[n] = '\0';
+	json_add_string(b, "prompt", buf);
+	free(buf);
+	return 0;
+}
+
 /* --telegram-chat ID and --telegram-allow ID: the task's delivery.telegram. */
 static int
 cwctl_task_telegram(cJSON *b, const char *opt, const char *v)
@@ -121,12 +163,15 @@ cwctl_task_add(int argc, char **argv, int edit)
 {
 	cJSON		*b, *o = NULL;
 	char		 real[PATH_MAX], *end, path[256], name[200];
+	const char	*verb = edit ? "task edit" : "task add";
 	int		 json = 0, rc;
 	double		 d;
 	long		 l;
 
-	if (argc < 2 || argv[1][0] == '-')
+	if (argc < 2 || argv[1][0] == '-') {
+		fprintf(stderr, "cwctl: %s: the task needs a NAME first\n", verb);
 		return cwctl_task_usage();
+	}
 	b = cJSON_CreateObject();
 	if (!edit)
 		json_add_string(b, "name", argv[1]);
@@ -141,12 +186,17 @@ cwctl_task_add(int argc, char **argv, int edit)
 			cJSON_AddBoolToObject(b, "enabled", 0);
 			continue;
 		}
-		if (v == NULL)
+		if (v == NULL) {
+			fprintf(stderr, "cwctl: %s: %s needs a value\n", verb, a);
 			goto usage;
+		}
 		i++;
-		if (strcmp(a, "--prompt") == 0)
-			json_add_string(b, "prompt", v);
-		else if (strcmp(a, "--repo") == 0) {
+		if (strcmp(a, "--prompt") == 0 || strcmp(a, "--prompt-file") == 0) {
+			if (cwctl_task_prompt(b, a, v) == -1) {
+				cJSON_Delete(b);
+				return CWCTL_EXIT_FAILURE;
+			}
+		} else if (strcmp(a, "--repo") == 0) {
 			/* The daemon wants an absolute path; resolve relative ones here. */
 			if (realpath(v, real) == NULL) {
 				fprintf(stderr, "cwctl: %s: %s\n", v, strerror(errno));
@@ -165,41 +215,56 @@ cwctl_task_add(int argc, char **argv, int edit)
 				cJSON_AddNullToObject(b, "base");
 			else
 				json_add_string(b, "base", v);
-		}
-		else if (strcmp(a, "--dollars") == 0) {
+		} else if (strcmp(a, "--dollars") == 0) {
 			d = strtod(v, &end);
 			if (*end != '\0' || end == v)
-				goto usage;
+				goto bad_number;
 			cJSON_AddNumberToObject(b, "budget_dollars", d);
 		} else if (strcmp(a, "--turns") == 0 || strcmp(a, "--seconds") == 0) {
 			errno = 0;
 			l = strtol(v, &end, 10);
 			if (*end != '\0' || end == v || errno != 0)
-				goto usage;
+				goto bad_number;
 			cJSON_AddNumberToObject(b, strcmp(a, "--turns") == 0 ? "budget_turns" :
 			    "budget_seconds", (double)l);
 		} else if (strcmp(a, "--processes") == 0 || strcmp(a, "--memory-mb") == 0) {
 			errno = 0;
 			l = strtol(v, &end, 10);
 			if (*end != '\0' || end == v || errno != 0)
-				goto usage;
+				goto bad_number;
 			cJSON_AddNumberToObject(b, strcmp(a, "--processes") == 0 ?
 			    "limit_processes" : "limit_memory_mb", (double)l);
 		} else if (strcmp(a, "--telegram-chat") == 0 ||
 		    strcmp(a, "--telegram-allow") == 0) {
-			if (cwctl_task_telegram(b, a, v) == -1)
+			if (cwctl_task_telegram(b, a, v) == -1) {
+				fprintf(stderr, "cwctl: %s: %s: '%s' is not a Telegram id\n",
+				    verb, a, v);
 				goto usage;
-		} else
+			}
+		} else {
+			fprintf(stderr, "cwctl: %s: unknown option '%s'\n", verb, a);
 			goto usage;
+		}
+		continue;
+bad_number:
+		fprintf(stderr, "cwctl: %s: %s: '%s' is not a number\n", verb, a, v);
+		goto usage;
 	}
 	if (edit) {
-		if (b->child == NULL || client_escape(argv[1], name, sizeof name) == -1)
+		if (b->child == NULL) {
+			fprintf(stderr, "cwctl: task edit: nothing to change\n");
+			goto usage;
+		}
+		if (client_escape(argv[1], name, sizeof name) == -1)
 			goto usage;
 		snprintf(path, sizeof path, "/api/tasks/%s", name);
 		rc = client_call("PATCH", path, b, &o);
 	} else {
-		if (cJSON_GetObjectItemCaseSensitive(b, "prompt") == NULL)
+		if (cJSON_GetObjectItemCaseSensitive(b, "prompt") == NULL) {
+			fprintf(stderr, "cwctl: task add: a prompt is required (--prompt TEXT, "
+			    "--prompt - for standard input, or --prompt-file FILE)\n");
 			goto usage;
+		}
 		rc = client_call("POST", "/api/tasks", b, &o);
 	}
 	cJSON_Delete(b);

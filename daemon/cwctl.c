@@ -15,11 +15,16 @@ static const struct cwctl_verb {
 	const char	*usage;
 } cwctl_verbs[] = {
 	{ "status", cwctl_status, "status [--json]   is clockworkd running, and what is it doing" },
-	{ "task", cwctl_task, "task add NAME --prompt TEXT [--repo DIR] [--engine E] [--mode M] [--base B] ...\n"
+	{ "task", cwctl_task, "task add NAME (--prompt TEXT | --prompt - | --prompt-file FILE)\n"
+	    "      [--repo DIR] [--engine E] [--mode plan|acceptEdits] [--base B] [--dollars N]\n"
+	    "      [--turns N] [--seconds N] [--processes N] [--memory-mb N]\n"
+	    "      [--schedule queued|'CRON'] [--disabled] [--json]\n"
 	    "  task edit NAME [--prompt TEXT] [--mode M] [--base B|default] ...   (history kept)\n"
 	    "  task list|show NAME|history NAME|enable NAME|disable NAME|rm NAME [--json]" },
-	{ "run", cwctl_run, "run start TASK [--wait] | list | show RUN | stop RUN | logs [-f] RUN [--json]\n"
+	{ "run", cwctl_run, "run start TASK [--wait] | list | show RUN | stop RUN\n"
+	    "  run logs [-f] [--raw | --json] RUN   the readable transcript (--raw: the engine's lines)\n"
 	    "  run export RUN [--transcript] [-o FILE]   the run's proof-of-work HTML file\n"
+	    "  run diff RUN [--stat] | merge RUN [--into BRANCH] [--squash|--ff-only] | discard RUN\n"
 	    "  run retry RUN | run continue RUN --prompt TEXT [--wait]   a new run from an earlier one" },
 	{ "jobs", cwctl_jobs, "jobs discover [REPO] | list | preview NAME | enable NAME   repository jobs, imported disabled" },
 	{ "template", cwctl_template, "template export NAME [-o FILE] | import FILE [--repo DIR]   shareable task definitions" },
@@ -33,9 +38,10 @@ static const struct cwctl_verb {
 	{ "network", cwctl_network, "network TASK [--ask | --no-ask] [--allow RULE]... [--add RULE]... [--json]   a task's network policy" },
 	{ "journal", cwctl_journal, "journal [--run RUN | --audit] [--json]   the safety journal or the audit log" },
 	{ "gc", cwctl_gc, "gc [--task NAME] [--force] [--json]   prune finished runs' worktrees now" },
-	{ "service", cwctl_service, "service install [--print]   write the systemd user unit (launchd agent on macOS)" },
+	{ "service", cwctl_service, "service install [--print] [--force] | uninstall | status   the systemd user unit (launchd agent on macOS)" },
 	{ "policy", cwctl_policy, "policy check [--json] -- 'COMMAND'   evaluate a command against the floor, offline" },
 	{ "sandbox", cwctl_sandbox, "sandbox exec --workdir DIR [--engine NAME] -- CMD...   run a command in a run's sandbox" },
+	{ "completion", cwctl_completion, "completion bash|zsh   a completion script for the shell (eval \"$(cwctl completion bash)\")" },
 };
 
 /*
@@ -98,6 +104,22 @@ cwctl_usage(FILE *f)
 	    "4 clockworkd is not running.\n");
 }
 
+/*
+ * --help (or -h) anywhere among a verb's options, before a "--" (after it, words are a
+ * command's own): the verb's usage on standard output, exit 0, whatever else is there.
+ */
+static int
+cwctl_wants_help(int argc, char **argv)
+{
+	for (int i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			return 0;
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+			return 1;
+	}
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -114,8 +136,13 @@ main(int argc, char **argv)
 		return CWCTL_EXIT_OK;
 	}
 	for (size_t i = 0; i < sizeof cwctl_verbs / sizeof cwctl_verbs[0]; i++)
-		if (strcmp(argv[1], cwctl_verbs[i].name) == 0)
+		if (strcmp(argv[1], cwctl_verbs[i].name) == 0) {
+			if (cwctl_wants_help(argc - 2, argv + 2)) {
+				printf("usage: cwctl %s\n", cwctl_verbs[i].usage);
+				return CWCTL_EXIT_OK;
+			}
 			return cwctl_verbs[i].fn(argc - 1, argv + 1);
+		}
 	fprintf(stderr, "cwctl: unknown verb or flag '%s' (try cwctl --help)\n", argv[1]);
 	return CWCTL_EXIT_USAGE;
 }

@@ -24,6 +24,7 @@ int	cwctl_sandbox(int argc, char **argv);	/* cwctl-sandbox.c */
 int	cwctl_status(int argc, char **argv);	/* cwctl-status.c */
 int	cwctl_task(int argc, char **argv);	/* cwctl-task.c */
 int	cwctl_run(int argc, char **argv);	/* cwctl-run.c */
+int	cwctl_run_review(int argc, char **argv);	/* cwctl-review.c: diff, merge, discard */
 int	cwctl_approvals(int argc, char **argv);	/* cwctl-approvals.c */
 /* cwctl-approvals.c: one pending approval, with the commands that answer it. */
 void	cwctl_approvals_announce(FILE *, const cJSON *approval, const char *indent);
@@ -39,6 +40,7 @@ int	cwctl_gc(int argc, char **argv);	/* cwctl-gc.c */
 int	cwctl_service(int argc, char **argv);	/* cwctl-service.c */
 int	cwctl_jobs(int argc, char **argv);	/* cwctl-jobs.c */
 int	cwctl_template(int argc, char **argv);	/* cwctl-template.c */
+int	cwctl_completion(int argc, char **argv);	/* cwctl-completion.c */
 extern const char cwctl_service_systemd[], cwctl_service_launchd[];
 char	*cwctl_service_render(const char *tmpl, const char *bindir);
 

@@ -319,6 +319,7 @@ int	worktree_merged(const char *repo, const char *path, const char *branch);
 int	worktree_remove(const char *repo, const char *path, const char *name,
 	    const char *branch, int delete_branch, char *err, size_t errlen);
 int	worktree_is_repo(const char *path);
+int	worktree_check_repo(const char *path, char *why, size_t whylen);
 
 /* runimport.c: a run's branch into the user's repository, in a child with a timeout. */
 struct runimport;
@@ -332,6 +333,43 @@ typedef void	(*runimport_done_fn)(struct run *, cJSON *result);
 int	runimport_start(struct run *r, const cJSON *seal, int nothing_ran,
 	    runimport_done_fn done);
 void	runimport_free(struct runimport *);
+
+/* review.c: review and land a run's work in the user's repository (libgit2). */
+struct review_diff {
+	char	 tip[72];	/* the branch tip, hex */
+	char	*stat;		/* git's --stat text */
+	char	*patch;		/* the patch, NULL when not asked for */
+	int	 truncated;	/* the patch was cut at max bytes */
+	cJSON	*files;		/* [{path, status, insertions, deletions}] */
+};
+int	review_diff(const char *repo, const char *base, const char *branch,
+	    int want_patch, size_t max, struct review_diff *, char *err, size_t errlen);
+void	review_diff_free(struct review_diff *);
+enum review_mode {
+	REVIEW_MERGE = 0,	/* fast-forward when it can, else a merge commit */
+	REVIEW_FF_ONLY,
+	REVIEW_SQUASH,		/* one new commit on the target with the run's changes */
+};
+#define REVIEW_OK	 0
+#define REVIEW_ERROR	-1	/* libgit2 failed */
+#define REVIEW_REFUSED	-2	/* dirty target, no such branch, not a fast-forward */
+#define REVIEW_CONFLICT	-3	/* res->conflicts lists the files */
+struct review_merge {
+	const char	*result;	/* "fast-forward", "merged", "squashed", "up-to-date" */
+	char		 into[256];
+	char		 commit[72];	/* the target's new tip */
+	cJSON		*conflicts;	/* owned by the caller */
+};
+const char	*review_mode_name(enum review_mode);
+int		 review_mode_parse(const char *, enum review_mode *);
+int	review_merge(const char *repo, const char *run_id, const char *branch,
+	    const char *into, enum review_mode, struct review_merge *, char *err,
+	    size_t errlen);
+int	review_discard(const char *repo, const char *worktree, const char *run_id,
+	    const char *branch, char *err, size_t errlen);
+
+/* confcheck.c: the sandbox grants of a loaded configuration, resolved (-1: err says). */
+int	confcheck_grants(const struct config *, char *err, size_t errlen);
 
 /* gc.c: retention of finished runs' worktrees. */
 struct gc_result {

@@ -20,7 +20,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <git2.h>
 #include <sqlite3.h>
 
 #include "daemon.h"
@@ -229,69 +228,36 @@ export_render(const struct export_input *in)
 	return out;
 }
 
-static int
-export_git_cb_buf(git_buf *b, char **out, size_t max)
-{
-	size_t	n = b->size < max ? b->size : max;
-
-	if ((*out = malloc(n + 64)) == NULL)
-		return -1;
-	memcpy(*out, b->ptr, n);
-	(*out)[n] = '\0';
-	if (n < b->size)
-		strcat(*out, "\n[... diff truncated ...]\n");
-	return 0;
-}
-
 /*
- * The run's changes from its base commit to its imported tip, read from the user's
- * repository only. The run's own repository is never opened here (it is the run's to
- * shape, and this runs on the daemon's loop): a live run, or one whose work was not
- * imported, has no diff in its export.
+ * The run's changes: exactly its branch in the user's repository against the run's
+ * base commit, as `cwctl run diff` shows them (review.c). The run's own repository is
+ * never opened here (it is the run's to shape, and this runs on the daemon's loop): a
+ * live run, one whose work was not imported or was discarded, has no diff.
  */
 static void
 export_diff(const struct store_run *r, const char *repo_path, char **stat_out,
     char **diff_out)
 {
-	git_repository	*repo = NULL;
-	git_object	*obj = NULL;
-	git_tree	*base = NULL, *tip = NULL;
-	git_diff	*diff = NULL;
-	git_diff_stats	*stats = NULL;
-	git_buf		 b = { 0 };
+	struct review_diff	df;
+	char			err[512];
 
 	*stat_out = *diff_out = NULL;
-	if (r->base_commit == NULL || r->final_commit == NULL || repo_path == NULL)
+	if (r->base_commit == NULL || r->branch == NULL || repo_path == NULL ||
+	    !store_run_status_terminal(r->status))
 		return;
-	worktree_init();
-	if (git_repository_open_ext(&repo, repo_path, GIT_REPOSITORY_OPEN_NO_SEARCH,
-	    NULL) != 0)
-		goto out;
-	if (git_revparse_single(&obj, repo, r->base_commit) != 0 ||
-	    git_object_peel((git_object **)&base, obj, GIT_OBJECT_TREE) != 0)
-		goto out;
-	git_object_free(obj);
-	obj = NULL;
-	if (git_revparse_single(&obj, repo, r->final_commit) != 0 ||
-	    git_object_peel((git_object **)&tip, obj, GIT_OBJECT_TREE) != 0 ||
-	    git_diff_tree_to_tree(&diff, repo, base, tip, NULL) != 0)
-		goto out;
-	if (git_diff_get_stats(&stats, diff) == 0 &&
-	    git_diff_stats_to_buf(&b, stats, GIT_DIFF_STATS_FULL, 80) == 0) {
-		export_git_cb_buf(&b, stat_out, EXPORT_MAX_DIFF);
-		git_buf_dispose(&b);
-	}
-	if (git_diff_to_buf(&b, diff, GIT_DIFF_FORMAT_PATCH) == 0) {
-		export_git_cb_buf(&b, diff_out, EXPORT_MAX_DIFF);
-		git_buf_dispose(&b);
-	}
-out:
-	git_diff_stats_free(stats);
-	git_diff_free(diff);
-	git_tree_free(tip);
-	git_tree_free(base);
-	git_object_free(obj);
-	git_repository_free(repo);
+	if (review_diff(repo_path, r->base_commit, r->branch, 1, EXPORT_MAX_DIFF, &df, err,
+	    sizeof err) == -1)
+		return;
+	*stat_out = df.stat;
+	if (df.truncated && df.patch != NULL &&
+	    (*diff_out = malloc(strlen(df.patch) + 64)) != NULL) {
+		strcpy(*diff_out, df.patch);
+		strcat(*diff_out, "\n[... diff truncated ...]\n");
+		free(df.patch);
+	} else
+		*diff_out = df.patch;
+	df.stat = df.patch = NULL;
+	review_diff_free(&df);
 }
 
 static char *

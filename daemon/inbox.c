@@ -10,8 +10,8 @@
  *
  * The page's data comes from /inbox/api/..., a session-authenticated gateway onto a
  * fixed subset of the API (api.c): reads of runs, approvals and the journal, and the
- * one write, answering an approval, which also needs the CSRF token and the daemon's
- * own Origin. Without a session the page is served (it holds no data) and every data
+ * page's writes (answering an approval; starting, stopping, merging and discarding a
+ * run), which also need the CSRF token and the daemon's own Origin. Without a session the page is served (it holds no data) and every data
  * request is answered 401.
  */
 #define _GNU_SOURCE

@@ -21,6 +21,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -617,6 +618,9 @@ runs_approval_request(struct run *r, const struct wiremsg *m)
 	if ((j = cJSON_CreateObject()) != NULL) {
 		json_add_string(j, "approval", a->id);
 		json_add_string(j, "tool", tool);
+		/* What was asked, masked and cut as every recorded command (record.h). */
+		if (json_get_string(input, "command") != NULL)
+			record_add_command(j, json_get_string(input, "command"));
 		journal_add(r->d, r->id, "approval_request", j);
 	}
 	telegram_kick(r->d);
@@ -628,6 +632,7 @@ runs_handle_event(struct run *r, const struct wiremsg *m)
 	const cJSON		*msg = m->obj;
 	const char		*kind = m->kind, *rid;
 	struct run_approval	*a;
+	int			 fl;
 
 	if (strcmp(kind, "sandbox_disabled") == 0)
 		r->sandboxed = 0;
@@ -682,6 +687,14 @@ runs_handle_event(struct run *r, const struct wiremsg *m)
 		}
 		if (strcmp(kind, "sandbox_disabled") == 0)
 			r->journaled_sandbox_off = 1;
+		/* A configured rule's hit is the user's own rule, not the floor's. */
+		if (strcmp(kind, "floor_deny") == 0 && json_get_bool(msg, "floor", &fl) == 0 &&
+		    !fl) {
+			kind = "rule_deny";
+			if (copy != NULL)
+				cJSON_ReplaceItemInObjectCaseSensitive(copy, "kind",
+				    cJSON_CreateString(kind));
+		}
 		journal_add(r->d, r->id, kind, copy);
 	}
 }
@@ -1354,9 +1367,9 @@ runs_finish(struct run *r)
 	struct daemon		*d = r->d;
 	enum store_exit_reason	 why;
 	enum store_run_status	 status;
-	const char		*rs, *es;
+	const char		*rs, *es, *sn, *wn;
 	cJSON			*rep, *j, *git, *spent, *runner, *ap;
-	char			*text, cgerr[PATH_MAX + 64];
+	char			*text, cgerr[PATH_MAX + 64], ended[96];
 	double			 secs;
 	int			 refused = 0, sb, n;
 
@@ -1514,10 +1527,15 @@ runs_finish(struct run *r)
 	}
 	cJSON_Delete(rep);
 
-	log_info("run %s: %s (%s) after %.1f s", r->id, store_run_status_name(status),
-	    store_exit_reason_name(why), secs);
-	runs_log_line(r, "run ended: %s (%s) after %.1f s", store_run_status_name(status),
-	    store_exit_reason_name(why), secs);
+	/* The reason only when it says more than the status ("stopped (budget_turns)"). */
+	sn = store_run_status_name(status);
+	wn = store_exit_reason_name(why);
+	if (wn == NULL || strcmp(wn, sn) == 0)
+		snprintf(ended, sizeof ended, "%s", sn);
+	else
+		snprintf(ended, sizeof ended, "%s (%s)", sn, wn);
+	log_info("run %s: %s after %.1f s", r->id, ended, secs);
+	runs_log_line(r, "run ended: %s after %.1f s", ended, secs);
 	unlink(r->pids_path);
 	runs_forget_files(d, r->id);
 	TAILQ_REMOVE(&d->runs, r, entry);
@@ -1718,9 +1736,10 @@ runs_to_json(const struct store_run *sr, int with_report)
 	else
 		cJSON_AddBoolToObject(o, "sandboxed", sr->sandboxed);
 	if ((s = cJSON_AddObjectToObject(o, "spent")) != NULL) {
-		cJSON_AddNumberToObject(s, "dollars", sr->spent_dollars);
+		/* To a hundredth of a cent and a millisecond: no float noise in the JSON. */
+		cJSON_AddNumberToObject(s, "dollars", round(sr->spent_dollars * 1e6) / 1e6);
 		cJSON_AddNumberToObject(s, "turns", sr->spent_turns);
-		cJSON_AddNumberToObject(s, "seconds", sr->spent_seconds);
+		cJSON_AddNumberToObject(s, "seconds", round(sr->spent_seconds * 1e3) / 1e3);
 	}
 	json_add_string(o, "log_path", sr->log_path);
 	cJSON_AddNumberToObject(o, "exported", sr->exported);

@@ -116,7 +116,8 @@ server_reload(struct daemon *d)
 	char		 err[512];
 
 	memset(&cfg, 0, sizeof cfg);
-	if (config_load(d->config_path, 0, &cfg, err, sizeof err) == -1) {
+	if (config_load(d->config_path, 0, &cfg, err, sizeof err) == -1 ||
+	    confcheck_grants(&cfg, err, sizeof err) == -1) {
 		log_error("reload: %s; keeping the running configuration", err);
 		config_free(&cfg);
 		return;
@@ -261,7 +262,7 @@ server_main(const struct server_options *o)
 		goto out;
 	}
 	if (config_load(d.config_path, o->config_path != NULL, &d.cfg, err,
-	    sizeof err) == -1) {
+	    sizeof err) == -1 || confcheck_grants(&d.cfg, err, sizeof err) == -1) {
 		log_error("%s", err);
 		rc = 2;		/* a bad configuration is a usage error */
 		goto out;

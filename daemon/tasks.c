@@ -179,7 +179,7 @@ tasks_from_json(struct daemon *d, const cJSON *in, const struct store_task *base
 {
 	const cJSON	*it, *v;
 	const char	*s;
-	char		 canon[PATH_MAX], cerr[160];
+	char		 canon[PATH_MAX], cerr[160], why[PATH_MAX + 128];
 	struct cron	 cron;
 	double		 num;
 	int		 known, i;
@@ -252,9 +252,8 @@ tasks_from_json(struct daemon *d, const cJSON *in, const struct store_task *base
 			    "for a scratch directory");
 		else if (paths_canonical(v->valuestring, canon, sizeof canon) == -1)
 			TASKS_FAIL("repo", "%.200s: %s", v->valuestring, strerror(errno));
-		else if (!worktree_is_repo(canon))
-			TASKS_FAIL("repo", "%.200s is not a git repository (its top directory)",
-			    canon);
+		else if (worktree_check_repo(canon, why, sizeof why) == -1)
+			TASKS_FAIL("repo", "%s", why);
 		else if (tasks_dup(&out->repo, canon) == -1)
 			TASKS_FAIL("repo", "out of memory");
 	}
@@ -306,6 +305,10 @@ tasks_from_json(struct daemon *d, const cJSON *in, const struct store_task *base
 		    (i > 0 && i < CONFIG_MIN_LIMIT_PROCESSES))
 			TASKS_FAIL("limit_processes", "must be 0 (the configuration's) or a "
 			    "whole number from %d to 4194304", CONFIG_MIN_LIMIT_PROCESSES);
+		/* The configuration's limit is the most a task may ask for. */
+		if (d != NULL && d->cfg.limit_processes > 0 && i > d->cfg.limit_processes)
+			TASKS_FAIL("limit_processes", "%d is more than the configuration's "
+			    "limits.processes (%d)", i, d->cfg.limit_processes);
 		out->limit_processes = i;
 	}
 	if ((v = cJSON_GetObjectItemCaseSensitive(in, "limit_memory_mb")) != NULL) {
@@ -313,6 +316,9 @@ tasks_from_json(struct daemon *d, const cJSON *in, const struct store_task *base
 		    (i > 0 && i < CONFIG_MIN_LIMIT_MEMORY_MB))
 			TASKS_FAIL("limit_memory_mb", "must be 0 (the configuration's) or a "
 			    "whole number of MiB from %d to 16777216", CONFIG_MIN_LIMIT_MEMORY_MB);
+		if (d != NULL && d->cfg.limit_memory_mb > 0 && i > d->cfg.limit_memory_mb)
+			TASKS_FAIL("limit_memory_mb", "%d MiB is more than the configuration's "
+			    "limits.memory_mb (%d)", i, d->cfg.limit_memory_mb);
 		out->limit_memory_mb = i;
 	}
 

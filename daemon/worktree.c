@@ -76,6 +76,39 @@ worktree_is_repo(const char *path)
 	return 1;
 }
 
+/*
+ * Can runs branch from the repository at path? Its top directory (not its .git, not a
+ * bare repository) with at least one commit; why says what is wrong when not.
+ */
+int
+worktree_check_repo(const char *path, char *why, size_t whylen)
+{
+	git_repository	*repo;
+	const char	*base = strrchr(path, '/');
+	int		 rc = -1;
+
+	worktree_init();
+	if (base != NULL && strcmp(base, "/.git") == 0) {
+		snprintf(why, whylen, "%s is a .git directory: name the working tree above it",
+		    path);
+		return -1;
+	}
+	if (git_repository_open_ext(&repo, path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) != 0) {
+		snprintf(why, whylen, "%s is not a git repository (its top directory)", path);
+		return -1;
+	}
+	if (git_repository_is_bare(repo))
+		snprintf(why, whylen, "%s is a bare repository: runs need a working tree",
+		    path);
+	else if (git_repository_head_unborn(repo) == 1)
+		snprintf(why, whylen, "%s has no commits yet: commit something first (runs "
+		    "branch from HEAD)", path);
+	else
+		rc = 0;
+	git_repository_free(repo);
+	return rc;
+}
+
 /* The common git directory's object store of repo, canonical, in out. */
 static int
 worktree_objects_dir(git_repository *repo, char *out, size_t outlen)

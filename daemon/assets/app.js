@@ -4,7 +4,7 @@
 'use strict';
 
 const state = { csrf: null, tasks: {}, runs: [], approvals: [], journal: [], jobs: [],
-  runView: null, logOffset: 0, logTimer: null, busy: false, again: false };
+  runView: null, diffOf: null, logOffset: 0, logTimer: null, busy: false, again: false };
 
 function $(id) { return document.getElementById(id); }
 function el(tag, cls, text) {
@@ -24,6 +24,12 @@ async function api(path, opts) {
   if (r.status === 401) { signedOut(); throw new Error('not signed in'); }
   if (!r.ok) throw new Error(body && body.error ? body.error.message : ('HTTP ' + r.status));
   return body;
+}
+
+// A write through the gateway: JSON body, the session's CSRF token in a header.
+function post(path, body) {
+  return api(path, { method: 'POST', body: body ? JSON.stringify(body) : '',
+    headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': state.csrf } });
 }
 
 function signedOut() {
@@ -199,14 +205,14 @@ function renderRuns() {
     b.addEventListener('click', () => { location.hash = '#run/' + r.id; });
     td.append(b);
     tr.append(td, el('td', '', r.task));
-    tr.append(el('td', 'st-' + r.status, r.status + (r.exit_reason ? ' (' + r.exit_reason + ')' : '')));
+    tr.append(el('td', 'st-' + r.status, statusText(r)));
     const t = state.tasks[r.task];
     tr.append(el('td', '', t ? t.engine : '?'));
     tr.append(el('td', r.sandboxed === false ? 'no' : '',
       r.sandboxed === true ? 'yes' : r.sandboxed === false ? 'NO' : '–'));
     const sp = r.spent || {};
-    tr.append(el('td', '', '$' + (sp.dollars || 0).toFixed(2) + ' · ' + (sp.turns || 0) +
-      ' turns · ' + Math.round(sp.seconds || 0) + ' s'));
+    tr.append(el('td', '', money(sp.dollars) + ' · ' + turns(sp.turns) + ' · ' +
+      Math.round(sp.seconds || 0) + ' s'));
     tb.append(tr);
   }
 }
@@ -226,6 +232,94 @@ function renderJournal() {
   }
 }
 
+function renderTasks() {
+  const ul = $('task-list');
+  ul.replaceChildren();
+  const names = Object.keys(state.tasks).sort();
+  $('no-tasks').hidden = names.length > 0;
+  for (const name of names) {
+    const t = state.tasks[name];
+    const li = el('li');
+    li.dataset.task = name;
+    li.append(el('span', 'name', name));
+    li.append(el('span', 'meta', t.engine + (t.repo ? ' · ' + t.repo : ' · scratch') +
+      (t.enabled === false ? ' · disabled' : '')));
+    const b = el('button', '', 'Start a run');
+    b.type = 'button';
+    b.setAttribute('aria-label', 'Start a run of ' + name);
+    b.disabled = t.enabled === false;
+    b.addEventListener('click', async () => {
+      b.disabled = true;
+      try {
+        const r = await post('/inbox/api/runs', { task: name });
+        setStatus('Started run ' + r.id + ' of ' + name);
+        location.hash = '#run/' + r.id;
+      } catch (e) { setStatus('Could not start ' + name + ': ' + e.message); }
+      b.disabled = false;
+      refresh();
+    });
+    li.append(b);
+    ul.append(li);
+  }
+}
+
+// The run's branch against its base: the file list and the patch, as text only.
+async function loadDiff(r) {
+  const files = $('run-files');
+  const pre = $('run-diff');
+  let d = null;
+  if (r.branch && ['completed', 'failed', 'stopped', 'interrupted'].includes(r.status)) {
+    try { d = await api('/inbox/api/runs/' + encodeURIComponent(r.id) + '/diff'); } catch (e) {
+      $('run-nodiff').textContent = 'No changes to show: ' + e.message;
+    }
+  } else $('run-nodiff').textContent = r.branch ? 'The diff shows once the run has ended.' : 'No branch (a scratch run).';
+  if (state.runView !== r.id) return null;
+  files.replaceChildren();
+  pre.replaceChildren();
+  const has = !!(d && d.files && d.files.length);
+  $('run-nodiff').hidden = has;
+  pre.hidden = !has;
+  if (d && !has) $('run-nodiff').textContent = 'The run changed nothing.';
+  if (!has) return d;
+  for (const f of d.files) {
+    const li = el('li', '', f.status + '  ' + f.path);
+    li.append(el('span', 'ins', '+' + f.insertions), el('span', 'del', '-' + f.deletions));
+    files.append(li);
+  }
+  for (const line of (d.patch || '').split('\n')) {
+    const cls = /^(diff |index |--- |\+\+\+ )/.test(line) ? 'd-head' : line[0] === '@' ? 'd-hunk' :
+      line[0] === '+' ? 'd-add' : line[0] === '-' ? 'd-del' : '';
+    const div = el('div', cls, line);
+    pre.append(div);
+  }
+  if (d.truncated) pre.append(el('div', 'd-head', '[the diff was cut at 4 MiB]'));
+  return d;
+}
+
+async function runAction(what, id) {
+  const btns = ['run-stop', 'run-merge', 'run-discard'].map($);
+  btns.forEach((b) => { b.disabled = true; });
+  try {
+    const r = await post('/inbox/api/runs/' + encodeURIComponent(id) + '/' + what, what === 'merge' ? {} : null);
+    $('run-result').textContent = what === 'merge' ? (r.result === 'up-to-date' ?
+      r.into + ' already has run ' + id : 'Merged run ' + id + ' into ' + r.into + ' (' + r.result + ')') :
+      what === 'discard' ? 'Discarded run ' + id + ' and its branch' : 'Stopping run ' + id;
+  } catch (e) { $('run-result').textContent = 'Could not ' + what + ' run ' + id + ': ' + e.message; }
+  btns.forEach((b) => { b.disabled = false; });
+  $('run-discard').textContent = 'Discard';
+  state.diffOf = null;
+  refresh();
+}
+
+// Dollars as cwctl shows them: cents, and a fraction of a cent under a dollar.
+function money(d) { d = d || 0; return '$' + (d > 0 && d < 1 ? d.toFixed(4) : d.toFixed(2)); }
+function turns(n) { n = n || 0; return n + (n === 1 ? ' turn' : ' turns'); }
+
+// The status, and the exit reason only when it says more ("stopped (budget_turns)").
+function statusText(r) {
+  return r.status + (r.exit_reason && r.exit_reason !== r.status ? ' (' + r.exit_reason + ')' : '');
+}
+
 function fact(dl, k, v) { dl.append(el('dt', '', k), el('dd', '', v === null || v === undefined ? '–' : v)); }
 
 async function loadRunView() {
@@ -237,12 +331,12 @@ async function loadRunView() {
   const dl = $('run-facts');
   dl.replaceChildren();
   fact(dl, 'Task', r.task);
-  fact(dl, 'Status', r.status + (r.exit_reason ? ' (' + r.exit_reason + ')' : ''));
+  fact(dl, 'Status', statusText(r));
   const t = state.tasks[r.task];
   fact(dl, 'Engine', t ? t.engine : '?');
   fact(dl, 'Sandboxed', r.sandboxed === true ? 'yes' : r.sandboxed === false ? 'NO' : 'unknown');
   const sp = r.spent || {};
-  fact(dl, 'Spent', '$' + (sp.dollars || 0).toFixed(4) + ', ' + (sp.turns || 0) + ' turns, ' + (sp.seconds || 0).toFixed(1) + ' s');
+  fact(dl, 'Spent', money(sp.dollars) + ', ' + turns(sp.turns) + ', ' + (sp.seconds || 0).toFixed(1) + ' s');
   fact(dl, 'Branch', r.branch);
   // How this engine's run was contained: the report says, from the engine table.
   const eng = r.report && r.report.engine;
@@ -252,6 +346,17 @@ async function loadRunView() {
   }
   if (r.report && typeof r.report.result === 'string') fact(dl, 'Result', r.report.result);
   $('run-report').textContent = r.report ? JSON.stringify(r.report, null, 2) : '(no report yet)';
+  const live = ['queued', 'starting', 'running'].includes(r.status);
+  $('run-stop').hidden = !live;
+  // The diff once per state of the run (it only changes when the run ends or lands).
+  const key = r.id + ' ' + r.status;
+  if (state.diffOf !== key) {
+    state.diffOf = key;
+    const d = await loadDiff(r);
+    const landable = !!(d && d.files && d.files.length);
+    $('run-merge').hidden = !landable;
+    $('run-discard').hidden = !landable;
+  }
   $('run-export').href = '/workforce/runs/' + encodeURIComponent(r.id) + '/proof-of-work';
 }
 
@@ -322,8 +427,10 @@ function route() {
   const id = m ? m[1] : null;
   if (id === state.runView) return;
   state.runView = id;
+  state.diffOf = null;
   state.logOffset = 0;
   state.rawLog = false;
+  $('run-result').textContent = '';
   $('run-log').textContent = '';
   $('run-report').textContent = '';
   if (!state.csrf) return;
@@ -345,8 +452,8 @@ async function refresh() {
     state.runs = runs.runs;
     state.approvals = approvals.approvals;
     state.journal = journal.entries;
-    renderApprovals(); renderJobs(); renderRuns(); renderJournal();
-    for (const s of ['approvals', 'jobs', 'runs', 'journal']) $(s).hidden = false;
+    renderApprovals(); renderJobs(); renderRuns(); renderTasks(); renderJournal();
+    for (const s of ['approvals', 'jobs', 'runs', 'tasks', 'journal']) $(s).hidden = false;
     $('signin').hidden = true;
     if (state.runView) { $('run').hidden = false; loadRunView(); }
     setStatus('Up to date · ' + new Date().toLocaleTimeString());
@@ -374,6 +481,17 @@ async function start() {
   } catch (e) { signedOut(); return; }
   state.csrf = s.csrf;
   $('run-close').addEventListener('click', () => { location.hash = ''; $('h-runs').focus(); });
+  $('run-stop').addEventListener('click', () => runAction('stop', state.runView));
+  $('run-merge').addEventListener('click', () => runAction('merge', state.runView));
+  // Discard asks twice, on the page itself (no dialog): the branch's commits go.
+  $('run-discard').addEventListener('click', (ev) => {
+    const b = ev.currentTarget;
+    if (b.textContent !== 'Discard: click again to confirm') {
+      b.textContent = 'Discard: click again to confirm';
+      return;
+    }
+    runAction('discard', state.runView);
+  });
   window.addEventListener('hashchange', route);
   await refresh();
   route();

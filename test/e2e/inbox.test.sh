@@ -12,7 +12,9 @@
 #   - clicks Approve on one (its file appears on disk) and Deny on another (its file
 #     does not); the third is left alone until its wall-clock budget ends and the
 #     fail-safe deny shows in the journal view;
-#   - follows a run view with its log and report;
+#   - follows a run view with its log and report, shows the run's diff (as text) and
+#     merges it into the repository with the Merge button;
+#   - starts a run of a task with its "Start a run" button and stops it with Stop;
 #   - records every request the Inbox page makes: all go to the daemon's origin;
 #   - opens a proof-of-work export whose prompt, log and diff hold script payloads and
 #     secrets: no script runs, no request is made, no secret is visible.
@@ -42,7 +44,7 @@ node "$CW_SRC/test/fixtures/model-server.js" "$T/scenarios.json" "$T/mport" "$T/
 pids+=($!)
 wait_until 15 "model server" test -s "$T/mport" || die "model server did not start"
 
-printf '%s\n' 'api_port: 0' 'max_concurrent_runs: 3' 'engines:' '  claude:' \
+printf '%s\n' 'api_port: 0' 'max_concurrent_runs: 4' 'engines:' '  claude:' \
     "    base_url: http://127.0.0.1:$(cat "$T/mport")" > "$CLOCKWORK_HOME/config.yaml"
 # The engine finds claude on the daemon's PATH; the model server's address is the
 # engine's base_url (which the egress proxy allows), and a dummy key comes from the
@@ -57,7 +59,7 @@ sql() { sqlite3 -cmd '.timeout 5000' "$CLOCKWORK_HOME/clockwork.db" "$@"; }
 repo="$T/repo"
 mkdir -p "$repo" && git -C "$repo" init -q && echo base > "$repo/README" &&
     git -C "$repo" add README && git -C "$repo" commit -q -m base
-for t in approve deny late; do
+for t in approve deny late stop; do
 	secs=300
 	[ $t = late ] && secs=50
 	cw task add "$t" --repo "$repo" --engine claude --mode acceptEdits --seconds $secs \
@@ -73,9 +75,11 @@ node -e 'require("fs").writeFileSync(process.argv[1], JSON.stringify({
   db: process.argv[5], shots: process.argv[6], approveCmd: "allowed.txt",
   denyCmd: "denied.txt", lateCmd: "unanswered.txt", approveTask: "approve",
   approveRun: process.argv[7], exportFile: process.argv[8], lateRun: process.argv[9],
+  repo: process.argv[10], stopTask: "stop",
   secrets: ["Nq3vLmZ2pR9sT4uW6yB8", "Xq7vLmZ2pR9sT4uW6yB8"] }))' \
     "$T/browser.json" "$modules" "$CW_BIN/cwctl" "http://127.0.0.1:$PORT" \
-    "$CLOCKWORK_HOME/clockwork.db" "$shots" "${run[approve]}" "$T/export.html" "${run[late]}"
+    "$CLOCKWORK_HOME/clockwork.db" "$shots" "${run[approve]}" "$T/export.html" "${run[late]}" \
+    "$repo"
 
 # The export is made once the approved run has ended; the browser opens it from disk
 # near its end and waits for it (with a deadline) until then.
@@ -96,6 +100,23 @@ fi
 sed 's/^/    /' "$T/browser.out"
 
 wt() { sql "SELECT worktree FROM runs WHERE id='$1'"; }
+# Merge and Stop from the page go through the same API as cwctl: journal and audit.
+if [ "$(git -C "$repo" rev-parse HEAD)" = "$(git -C "$repo" rev-parse "clockwork/approve/${run[approve]}")" ] &&
+    [ -f "$repo/allowed.txt" ] && [ -z "$(git -C "$repo" status --porcelain)" ] &&
+    [ "$(sql "SELECT count(*) FROM audit WHERE action='run.merge' AND actor='inbox' AND target='${run[approve]}'")" = 1 ] &&
+    [ "$(sql "SELECT count(*) FROM journal WHERE kind='run_merged' AND run_id='${run[approve]}'")" = 1 ]; then
+	ok "Merge in the browser: the repository's branch moved to the run's work, audited (actor inbox)"
+else
+	fail "merge from the Inbox: HEAD $(git -C "$repo" log --oneline -1) status $(git -C "$repo" status --porcelain)"
+fi
+srun=$(sql "SELECT r.id FROM runs r JOIN tasks t ON t.id = r.task_id WHERE t.name='stop'")
+if [ -n "$srun" ] && [ "$(sql "SELECT count(*) FROM audit WHERE action='run.start' AND actor='inbox'")" = 1 ] &&
+    [ "$(sql "SELECT status FROM runs WHERE id='$srun'")" = stopped ] &&
+    [ "$(sql "SELECT count(*) FROM audit WHERE action='run.stop' AND actor='inbox' AND target='$srun'")" = 1 ]; then
+	ok "Start a run and Stop in the browser: the run started and was stopped, audited (actor inbox)"
+else
+	fail "start/stop from the Inbox: run '$srun' $(sql "SELECT status FROM runs WHERE id='$srun'")"
+fi
 for t in approve deny late; do wait_until 90 "run $t ended" ended "${run[$t]}" || fail "run $t did not end"; done
 if grep -q 'window.__pwned=1' "$(wt "${run[approve]}")/allowed.txt" 2>/dev/null; then
 	ok "Approve in the browser: the command ran (allowed.txt is on disk)"

@@ -22,6 +22,15 @@ size=$(stat -c %s "$CW_BIN/cw-floor-hook")
 [ "$size" -lt $((200 * 1024)) ] || { echo "FAIL: cw-floor-hook is $size bytes (limit 200 KiB)"; fail=1; }
 echo "cw-floor-hook: $size bytes, statically linked"
 
+# The man page renders without a groff warning, and keeps what groff could eat ($2).
+if command -v groff >/dev/null; then
+  man_err=$(groff -man -Tutf8 -ww "$CW_SRC/docs/cwctl.1" 2>&1 >/dev/null)
+  [ -z "$man_err" ] || { echo "FAIL: docs/cwctl.1: $man_err"; fail=1; }
+  groff -man -Tutf8 "$CW_SRC/docs/cwctl.1" 2>/dev/null | grep -q '(\$2,' ||
+    { echo "FAIL: docs/cwctl.1 lost the \$2 default budget"; fail=1; }
+  echo "docs/cwctl.1 renders cleanly"
+fi
+
 # A bad config: one line, FILE:LINE: FIELD, exit 2, for each program that loads it.
 t=$(mktemp -d); trap 'rm -rf "$t"' EXIT
 mkdir -p "$t/cw" "$t/home"
@@ -39,4 +48,37 @@ run_bad() {	# run_bad LABEL CMD...
 run_bad "clockworkd --foreground" "$CW_BIN/clockworkd" --foreground
 run_bad "cwctl policy check" "$CW_BIN/cwctl" policy check -- ls
 run_bad "cw-runner spec" "$CW_BIN/cw-runner" spec --json --workdir "$t/home"
+# clockworkd --check-config: validates without starting; duplicate keys, unknown
+# engines and a credential grant are refused when the file is loaded (exit 2).
+cc() {	# cc WANT_RC WANT_TEXT YAML
+  printf '%b' "$3" > "$t/cw/config.yaml"
+  out=$(HOME="$t/home" CLOCKWORK_HOME="$t/cw" "$CW_BIN/clockworkd" --check-config 2>&1); rc=$?
+  check "clockworkd --check-config: $2" "$1" $rc
+  printf '%s' "$out" | grep -qF -- "$2" || { echo "FAIL: --check-config: want '$2', got: $out"; fail=1; }
+}
+mkdir -p "$t/home/.ssh"
+cc 0 "config.yaml: ok" 'budgets:\n  dollars: 3\n'
+cc 2 "config.yaml:3: budgets: given twice (first on line 1)" 'budgets:\n  dollars: 3\nbudgets:\n  turns: 5\n'
+cc 2 "config.yaml:4: engines.claude.model: given twice (first on line 3)" 'engines:\n  claude:\n    model: a\n    model: b\n'
+cc 2 "engines.nosuch" 'engines:\n  nosuch:\n    model: a\n'
+cc 2 "config.yaml: sandbox: " 'sandbox:\n  read_dirs: [~/.ssh]\n'
+cc 2 "with engines.claude.sandbox" 'engines:\n  claude:\n    sandbox:\n      read_dirs: ["~/.aws"]\n'
+[ ! -e "$t/cw/clockworkd.port" ] && [ ! -e "$t/cw/clockwork.db" ] || { echo "FAIL: --check-config started something"; fail=1; }
+# The daemon itself refuses the credential grant at start, not at the first run.
+printf 'sandbox:\n  read_dirs: [~/.ssh]\n' > "$t/cw/config.yaml"
+err=$(HOME="$t/home" CLOCKWORK_HOME="$t/cw" timeout 10 "$CW_BIN/clockworkd" --foreground 2>&1 >/dev/null); rc=$?
+check "clockworkd with a credential grant" 2 $rc
+printf '%s' "$err" | grep -q "sandbox: .*credential location" || { echo "FAIL: start with a credential grant: $err"; fail=1; }
+# A busy API port: the message says how to choose another.
+python3 -c 'import socket,sys,time
+s=socket.socket(); s.bind(("127.0.0.1",0)); s.listen(1)
+open(sys.argv[1],"w").write(str(s.getsockname()[1])); time.sleep(30)' "$t/busy.port" &
+busy=$!
+for _ in $(seq 1 50); do [ -s "$t/busy.port" ] && break; sleep 0.1; done
+printf 'api_port: %s\n' "$(cat "$t/busy.port")" > "$t/cw/config.yaml"
+err=$(HOME="$t/home" CLOCKWORK_HOME="$t/cw" timeout 10 "$CW_BIN/clockworkd" --foreground 2>&1 >/dev/null); rc=$?
+kill $busy 2>/dev/null
+check "clockworkd on a busy port" 1 $rc
+printf '%s' "$err" | grep -q "Address already in use; .*api_port: 0 for any" ||
+  { echo "FAIL: busy port message: $err"; fail=1; }
 exit $fail

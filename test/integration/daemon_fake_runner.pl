@@ -7,6 +7,7 @@
 #   #approval     asks for one approval first and prints the decision it receives
 #   #usage=D,T    reports D dollars and T turns of use
 #   #refuse       refuses the run as cw-runner does when the sandbox cannot be enforced
+#   #ruledeny     reports a configured rule's denial and a floor rule's, as the bridge does
 use strict;
 use warnings;
 use JSON::PP;
@@ -31,6 +32,14 @@ if ($prompt =~ /#refuse/) {
 send_msg({ type => 'hello', pid => $$, pgid => getpgrp(), sandboxed => JSON::PP::false });
 send_msg({ type => 'event', kind => 'sandbox_disabled', reason => 'fake runner' });
 
+if ($prompt =~ /#ruledeny/) {
+	send_msg({ type => 'event', kind => 'floor_deny', rule => 'config.no-curl',
+	    reason => 'no curl here', command => 'curl example.com', source => 'hook',
+	    floor => JSON::PP::false, seq => 1 });
+	send_msg({ type => 'event', kind => 'floor_deny', rule => 'floor.force_push',
+	    reason => 'force-push to main', command => 'git push -f origin main',
+	    source => 'hook', floor => JSON::PP::true, seq => 2 });
+}
 my $decision = '';
 if ($prompt =~ /#approval/) {
 	# "#approvalcmd CMD" at the end of the prompt asks about CMD instead.

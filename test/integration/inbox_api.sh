@@ -81,6 +81,13 @@ done
     --data-binary '{"name":"x","prompt":"y"}')" = 404 ] || fail "task add through the gateway"
 [ "$(get /inbox/api/inbox/revoke -b "$J" -X POST -H "X-CSRF-Token: $csrf" -H "Origin: $B")" = 404 ] ||
     fail "revoke through the gateway"
+# The run actions the page has (start, stop, merge, discard) need the CSRF token too.
+for p in "/inbox/api/runs/$id/stop" "/inbox/api/runs/$id/merge" "/inbox/api/runs/$id/discard"; do
+	[ "$(get "$p" -b "$J" -X POST -H "Origin: $B")" = 403 ] || fail "$p without the CSRF token"
+done
+[ "$(get /inbox/api/runs -b "$J" -X POST -H "Origin: $B" -H 'Content-Type: application/json' \
+    --data-binary '{"task":"x"}')" = 403 ] || fail "run start without the CSRF token"
+run_is "$id" running || run_is "$id" starting || fail "a refused stop changed the run: $(run_status "$id")"
 pass "with the session the page's reads work; token-only and write routes are not on the gateway"
 
 ans() { get "/inbox/api/approvals/$aid" -b "$J" -X POST -H 'Content-Type: application/json' "$@"; }

@@ -232,8 +232,10 @@ test_service_files(void **state)
 	size_t	 n, m;
 
 	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-		snprintf(cmd, sizeof cmd, "%s/cwctl service install --print %s | "
-		    "sed 's|%s|/usr/local/bin|g'", CW_BIN_DIR, files[i].flag, CW_BIN_DIR);
+		/* The files are rendered with no CLOCKWORK_HOME and PATH=/usr/bin:/bin. */
+		snprintf(cmd, sizeof cmd, "env -u CLOCKWORK_HOME PATH=/usr/bin:/bin "
+		    "%s/cwctl service install --print %s | sed 's|%s|/usr/local/bin|g'",
+		    CW_BIN_DIR, files[i].flag, CW_BIN_DIR);
 		assert_non_null(p = popen(cmd, "r"));
 		n = fread(got, 1, sizeof got - 1, p);
 		got[n] = '\0';

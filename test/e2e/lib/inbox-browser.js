@@ -3,7 +3,7 @@
 //
 // usage: node inbox-browser.js CONFIG.json
 // CONFIG: { nodeModules, cwctl, origin, shots, approveCmd, denyCmd, lateCmd,
-//           approveRun, exportFile, secrets: [..] }
+//           approveRun, exportFile, repo, stopTask, secrets: [..] }
 // Prints "ok - ..." per check and exits 1 on the first failure. Every request the
 // Inbox page makes is recorded and must go to the daemon's own origin.
 'use strict';
@@ -126,12 +126,37 @@ async function main() {
     await page.getByRole('button', { name: `Open run ${cfg.approveRun}` }).click();
     await page.locator('#run-report', { hasText: '"status"' }).waitFor(DEADLINE(90));
     await page.locator('#run-facts', { hasText: 'completed' }).waitFor(DEADLINE(30));
+    await page.locator('#run-log .tr-final').first().waitFor(DEADLINE(30));
     const log = await page.locator('#run-log').innerText();
+    if (!(/^tool +Bash /m.test(log) && /^answer +approval /m.test(log) && /^final /m.test(log)))
+      console.log('run view log:\n' + log.slice(0, 2000));
     must(/^tool +Bash /m.test(log) && /^answer +approval /m.test(log) && /^final /m.test(log),
       'the run view shows the readable transcript: the tool call, the answer, the final message');
     must(!log.includes(cfg.secrets[0]) && !log.includes(cfg.secrets[1]), 'the run view\'s log is masked');
     await page.locator('#run-log').evaluate((e) => { e.scrollTop = 0; });
     await page.locator('#run').screenshot({ path: path.join(cfg.shots, 'inbox-run.png') });
+
+    // 6b. The run's diff, as text, and the Merge button (same path as cwctl run merge).
+    await page.locator('#run-files li', { hasText: 'allowed.txt' }).waitFor(DEADLINE(30));
+    const diffText = await page.locator('#run-diff').innerText();
+    const diffHtml = await page.locator('#run-diff').innerHTML();
+    must(diffText.includes('+<script>window.__pwned=1</script>') && !diffHtml.includes('<script>') &&
+      !diffText.includes(cfg.secrets[0]),
+      'the run view shows the diff of the run\'s branch as text (payload escaped, secret masked)');
+    await page.getByRole('button', { name: 'Merge' }).click();
+    await page.locator('#run-result', { hasText: 'Merged run ' + cfg.approveRun }).waitFor(DEADLINE(30));
+    must(fs.existsSync(path.join(cfg.repo, 'allowed.txt')),
+      'Merge lands the run\'s branch in the repository\'s checked-out branch');
+    await page.evaluate(() => { location.hash = ''; });
+
+    // 6c. Start a run of a task from the page, then stop it while it waits.
+    await page.getByRole('button', { name: 'Start a run of ' + cfg.stopTask }).click();
+    const stopBtn = page.locator('#run-stop');
+    await stopBtn.waitFor({ state: 'visible', ...DEADLINE(30) });
+    await page.locator('#run-log .tr-waiting').first().waitFor(DEADLINE(90));
+    await stopBtn.click();
+    await page.locator('#run-facts', { hasText: 'stopped' }).waitFor(DEADLINE(60));
+    ok('Start a run and Stop from the page: the run started, waited, and was stopped');
     await page.evaluate(() => { location.hash = ''; });
 
     // 7. The unanswered one: the fail-safe deny shows up in the journal view.

@@ -12,5 +12,6 @@ const s = {
   approve: [{ tool: 'Bash', input: { command: cmd('allowed.txt', pay) } }, { text: 'approve done' }],
   deny: [{ tool: 'Bash', input: { command: cmd('denied.txt', ['no']) } }, { text: 'deny done' }],
   late: [{ tool: 'Bash', input: { command: cmd('unanswered.txt', ['late']) } }, { text: 'late done' }],
+  stop: [{ tool: 'Bash', input: { command: cmd('stopped.txt', ['stop']) } }, { text: 'stop done' }],
 };
 require('fs').writeFileSync(process.argv[2], JSON.stringify(s, null, 1));
