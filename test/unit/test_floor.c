@@ -24,6 +24,20 @@ test_floor_policy(struct floor_policy *pol)
 	pol->cwhome = FLOOR_CORPUS_HOME "/.clockwork";
 }
 
+/* The corpus policy: as above, with the worktree and the default config's rules. */
+static struct config	 test_floor_cfg;
+
+static void
+test_floor_corpus_policy(struct floor_policy *pol)
+{
+	test_floor_policy(pol);
+	config_free(&test_floor_cfg);
+	assert_int_equal(config_defaults(&test_floor_cfg), 0);
+	pol->worktree = FLOOR_CORPUS_WORKTREE;
+	pol->rules = test_floor_cfg.rules;
+	pol->n_rules = test_floor_cfg.n_rules;
+}
+
 static void
 test_floor_corpus(void **state)
 {
@@ -33,7 +47,7 @@ test_floor_corpus(void **state)
 	size_t			 bad = 0, deny = 0;
 
 	(void)state;
-	test_floor_policy(&pol);
+	test_floor_corpus_policy(&pol);
 	assert_true(n >= 150);
 	for (size_t i = 0; i < n; i++) {
 		const struct floor_corpus_row *row = &floor_corpus[i];
@@ -41,7 +55,7 @@ test_floor_corpus(void **state)
 		const char *want = row->rule ? row->rule : "";
 		int ok = strcmp(r.rule, want) == 0 &&
 		    r.verdict == (row->rule ? FLOOR_DENY : FLOOR_ALLOW) &&
-		    r.floor == (row->rule != NULL) &&
+		    r.floor == (row->rule != NULL && strncmp(row->rule, "floor.", 6) == 0) &&
 		    (row->rule == NULL) == (r.reason[0] == '\0');
 		if (!ok) {
 			fprintf(stderr, "row %zu: %s\n  want %s, got %s: %s\n", i,
@@ -56,6 +70,7 @@ test_floor_corpus(void **state)
 	assert_int_equal(bad, 0);
 	/* Both ways, roughly evenly. */
 	assert_true(deny * 3 >= n && (n - deny) * 3 >= n);
+	config_free(&test_floor_cfg);
 }
 
 static void
@@ -114,9 +129,9 @@ test_floor_config_rules(void **state)
 	struct floor_policy	 pol;
 	struct floor_result	 r;
 	struct config_rule	 rules[3] = {
-		{ "rm_root", "rm -rf /*", "removing from / is not allowed here", 1 },
-		{ "curl_pipe", "curl *", NULL, 1 },
-		{ "no_sudo", "sudo *", "no sudo in runs", 1 },
+		{ "rm_root", "rm -rf /*", "removing from / is not allowed here", 1, NULL, 1 },
+		{ "curl_pipe", "curl *", NULL, 1, NULL, 1 },
+		{ "no_sudo", "sudo *", "no sudo in runs", 1, NULL, 1 },
 	};
 
 	(void)state;
