@@ -1649,7 +1649,9 @@ floor_config(struct floor_ctx *c, const char **av, size_t ac)
 	char		*norm;
 	size_t		 i;
 
-	if (c->done || c->cfg_hit || c->pol->n_rules == 0 || ac == 0)
+	/* A pattern rule the user wrote wins over a starter rule's hit. */
+	if (c->done || (c->cfg_hit && c->cfg_risk > FLOOR_RISK_DESTRUCTIVE) ||
+	    c->pol->n_rules == 0 || ac == 0)
 		return;
 	saved = av[0];
 	av[0] = floor_base(av[0]);
