@@ -29,7 +29,7 @@
 struct sqlite3;
 struct store;
 
-#define STORE_SCHEMA_LATEST	5
+#define STORE_SCHEMA_LATEST	6
 #define STORE_TIME_LEN		25	/* "YYYY-MM-DDTHH:MM:SS.mmmZ" + NUL */
 #define STORE_ID_LEN		40	/* room for a generated or caller-chosen id */
 
@@ -237,6 +237,8 @@ struct store_approval {
 	char				*created_at;
 	char				*deadline;	/* NULL: none */
 	char				*answered_at;
+	char				*risk;		/* "ordinary", ..., floor.h */
+	char				*risk_rule;	/* NULL: none */
 };
 
 const char	*store_approval_state_name(enum store_approval_state);
@@ -246,6 +248,12 @@ int		 store_approval_state_parse(const char *);
 int	store_approval_create(struct store *, const char *id, const char *run_id,
 	    const char *tool, const char *input_json, int64_t deadline_ms);
 int	store_approval_get(struct store *, const char *id, struct store_approval *out);
+/*
+ * Set a pending approval's risk level (one of floor_risk_name()'s words; anything
+ * else is EINVAL) and the rule that raised it (may be NULL).
+ */
+int	store_approval_set_risk(struct store *, const char *id, const char *risk,
+	    const char *risk_rule);
 /*
  * Answer an approval: a compare-and-set from pending, the one respond path for the
  * Inbox, cwctl and Telegram. Returns 1 when this call changed the row, 0 when it was

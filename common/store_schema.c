@@ -193,12 +193,23 @@ static const char store_schema_v5[] =
 "    AND status IN ('queued', 'starting', 'running'))"
 "  BEGIN SELECT RAISE(ABORT, 'task has an active run'); END;";
 
+/*
+ * 6: an approval's risk level (floor.h: ordinary, outside_worktree, fetch_exec,
+ * destructive) and the rule that raised it, from the floor's evaluation in the runner,
+ * shown first wherever a person answers. Rows from before have none: ordinary.
+ */
+static const char store_schema_v6[] =
+"ALTER TABLE approvals ADD COLUMN risk TEXT NOT NULL DEFAULT 'ordinary'"
+"  CHECK (risk IN ('ordinary', 'outside_worktree', 'fetch_exec', 'destructive'));"
+"ALTER TABLE approvals ADD COLUMN risk_rule TEXT;";
+
 const struct store_migration store_migrations[] = {
 	{ 1, "tasks, runs, run_events", store_schema_v1, 0 },
 	{ 2, "approvals", store_schema_v2, 0 },
 	{ 3, "journal and audit log, append-only", store_schema_v3, 0 },
 	{ 4, "indexes", store_schema_v4, 0 },
 	{ 5, "per-run resource limits", store_schema_v5, 1 },
+	{ 6, "approval risk", store_schema_v6, 0 },
 };
 const size_t store_n_migrations =
     sizeof store_migrations / sizeof store_migrations[0];

@@ -758,6 +758,8 @@ api_approval_json(const struct store_approval *a)
 	json_add_string(o, "id", a->id);
 	json_add_string(o, "run_id", a->run_id);
 	json_add_string(o, "tool", a->tool);
+	json_add_string(o, "risk", a->risk != NULL ? a->risk : "ordinary");
+	json_add_string(o, "risk_rule", a->risk_rule);
 	cJSON_AddItemToObject(o, "input", api_masked_json(a->input));
 	json_add_string(o, "state", store_approval_state_name(a->state));
 	json_add_string(o, "message", a->message);

@@ -48,6 +48,26 @@ cwctl_approvals_input(const cJSON *e)
 	}
 }
 
+/*
+ * "destructive (config.rm_root)": the level and the rule that raised it, from the
+ * floor's evaluation in the runner. One static buffer: one call per printf.
+ */
+static const char *
+cwctl_approvals_risk(const cJSON *e)
+{
+	static char	 buf[160];
+	const char	*risk = json_get_string(e, "risk");
+	const char	*rule = json_get_string(e, "risk_rule");
+	char		 r1[64];
+
+	snprintf(r1, sizeof r1, "%s", cwctl_vis(risk != NULL ? risk : "ordinary"));
+	if (rule != NULL && rule[0] != '\0')
+		snprintf(buf, sizeof buf, "%s (%s)", r1, cwctl_vis(rule));
+	else
+		snprintf(buf, sizeof buf, "%s", r1);
+	return buf;
+}
+
 static int
 cwctl_approvals_show(const char *id, int json)
 {
@@ -65,6 +85,7 @@ cwctl_approvals_show(const char *id, int json)
 		if (json)
 			cwctl_print_json(e);
 		else {
+			printf("risk:     %s\n", cwctl_approvals_risk(e));
 			printf("id:       %s\n", cwctl_vis(eid));
 			printf("run:      %s\n", cwctl_vis(json_get_string(e, "run_id")));
 			printf("tool:     %s\n", cwctl_vis(json_get_string(e, "tool")));
@@ -116,14 +137,16 @@ cwctl_approvals(int argc, char **argv)
 	else if (cJSON_GetArraySize(a) == 0)
 		printf("no approvals pending\n");
 	else {
-		printf("%-16s %-26s %-12s %s\n", "ID", "RUN", "TOOL", "INPUT");
+		printf("%-16s %-40s %-26s %-12s %s\n", "ID", "RISK", "RUN", "TOOL",
+		    "INPUT");
 		cJSON_ArrayForEach(e, a) {
 			if ((in = cwctl_approvals_input(e)) == NULL)
 				continue;
 			len = strlen(in);
 			cut = record_cut(in, len, CWCTL_APPROVALS_WIDTH);
 			head = strndup(in, cut);
-			printf("%-16s %-26s %-12s %s", cwctl_vis(json_get_string(e, "id")),
+			printf("%-16s %-40s %-26s %-12s %s",
+			    cwctl_vis(json_get_string(e, "id")), cwctl_approvals_risk(e),
 			    cwctl_vis(json_get_string(e, "run_id")),
 			    cwctl_vis(json_get_string(e, "tool")),
 			    head != NULL ? cwctl_vis(head) : "");

@@ -100,6 +100,8 @@ main(int argc, char **argv)
 		return main_deny("cannot read the hook input");
 	if (hook_input_ok(hook_in, (size_t)len) == -1)
 		return main_deny("hook input is not a JSON object");
+	if (hook_input_controls(hook_in, (size_t)len, reason, sizeof reason) == -1)
+		return main_deny(reason);
 	rc = hook_check(port, token, hook_in, (size_t)len, CW_HOOK_TIMEOUT_MS, reason,
 	    sizeof reason);
 	if (rc != HOOK_EXIT_ALLOW)

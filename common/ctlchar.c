@@ -1,0 +1,65 @@
+/*
+ * ctlchar_json_find: a scan of JSON text for escapes that decode to control
+ * characters. It does not validate the JSON; it only needs to see every escape the
+ * decoder will see, and a backslash escapes exactly the one character after it.
+ */
+#include "ctlchar.h"
+
+static int
+ctlchar_hex(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static int
+ctlchar_bad(unsigned v)
+{
+	return v < 0x20 && v != '\t' && v != '\n';
+}
+
+int
+ctlchar_json_find(const char *s, size_t len)
+{
+	size_t	 i = 0;
+	unsigned v;
+	int	 h, k;
+
+	while (i < len) {
+		if (s[i] == '\0')
+			return 0;
+		if (s[i] != '\\') {
+			i++;
+			continue;
+		}
+		if (i + 1 >= len)
+			return -1;
+		switch (s[i + 1]) {
+		case 'b':
+			return '\b';
+		case 'f':
+			return '\f';
+		case 'r':
+			return '\r';
+		case 'u':
+			for (v = 0, k = 0; k < 4 && i + 2 + k < len; k++) {
+				if ((h = ctlchar_hex(s[i + 2 + k])) == -1)
+					break;
+				v = v * 16 + (unsigned)h;
+			}
+			if (k == 4 && ctlchar_bad(v))
+				return (int)v;
+			i += 2 + (size_t)k;
+			break;
+		default:
+			i += 2;
+			break;
+		}
+	}
+	return -1;
+}
