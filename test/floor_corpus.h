@@ -534,6 +534,19 @@ static const struct floor_corpus_row floor_corpus[] = {
 	{ "sudo make install", SUDO },
 	{ "doas pkg_add jq", SUDO },
 	{ "echo sudo make install", NULL },
+	/*
+	 * What the real Claude Code handed the hook in test/e2e/claude_floor.test.sh,
+	 * scenario agents (the scripted model's choice of spelling, the CLI's bytes).
+	 */
+	{ "npm run build && npm publish --access public", PUB },
+	{ "cd packages/core && npx changeset publish", PUB },
+	{ "cat <<'SCRIPT' | bash\nset -euo pipefail\nnpm version patch\nnpm publish\nSCRIPT", PUB },
+	{ "bundle exec gem push pkg/mygem-1.0.0.gem", PUB },
+	{ "rustup run stable cargo publish --allow-dirty", PUB },
+	{ "npm unpublish mypkg@1.0.0 --force", PUB },
+	{ "git fetch origin && git rebase origin/main && git push --force-with-lease origin main", FP },
+	{ "grep _authToken ~/.npmrc", CRED },
+	{ "git config --global user.email agent@example.com", GITCFG },
 };
 
 #undef FP
