@@ -15,7 +15,11 @@
 #   - follows a run view with its log and report;
 #   - records every request the Inbox page makes: all go to the daemon's origin;
 #   - opens a proof-of-work export whose prompt, log and diff hold script payloads and
-#     secrets: no script runs, no request is made, no secret is visible.
+#     secrets: no script runs, no request is made, no secret is visible;
+#   - (issue 17) with the rm_root starter rule switched off, a fourth run asks to run
+#     `rm -rf /`: its card shows "Destructive" and config.rm_root first, before the
+#     tool and the command, ordinary cards say "Ordinary", `cwctl approvals` shows
+#     "destructive (config.rm_root)", and it is denied from the page.
 # Screenshots go to $CW_INBOX_SHOTS (default: <build>/inbox-shots); docs/inbox-*.png
 # are copies of them.
 set -euo pipefail
@@ -42,8 +46,9 @@ node "$CW_SRC/test/fixtures/model-server.js" "$T/scenarios.json" "$T/mport" "$T/
 pids+=($!)
 wait_until 15 "model server" test -s "$T/mport" || die "model server did not start"
 
-printf '%s\n' 'api_port: 0' 'max_concurrent_runs: 3' 'engines:' '  claude:' '    sandbox:' \
-    '      env: [ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL]' > "$CLOCKWORK_HOME/config.yaml"
+printf '%s\n' 'api_port: 0' 'max_concurrent_runs: 4' 'engines:' '  claude:' '    sandbox:' \
+    '      env: [ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL]' \
+    'rules:' '  - id: rm_root' '    enabled: false' > "$CLOCKWORK_HOME/config.yaml"
 # The engine finds claude on the daemon's PATH; the model server's address and a dummy
 # key reach it through the env allowlist above.
 PATH="$bindir:$PATH" ANTHROPIC_BASE_URL="http://127.0.0.1:$(cat "$T/mport")" \
@@ -57,7 +62,7 @@ sql() { sqlite3 -cmd '.timeout 5000' "$CLOCKWORK_HOME/clockwork.db" "$@"; }
 repo="$T/repo"
 mkdir -p "$repo" && git -C "$repo" init -q && echo base > "$repo/README" &&
     git -C "$repo" add README && git -C "$repo" commit -q -m base
-for t in approve deny late; do
+for t in approve deny late risky; do
 	secs=300
 	[ $t = late ] && secs=50
 	cw task add "$t" --repo "$repo" --engine claude --mode acceptEdits --seconds $secs \
@@ -65,13 +70,14 @@ for t in approve deny late; do
 	    die "task add $t"
 done
 declare -A run
-for t in approve deny late; do run[$t]=$(cw run start "$t") || die "run start $t"; done
-ok "three claude runs started: ${run[approve]} ${run[deny]} ${run[late]}"
+for t in approve deny late risky; do run[$t]=$(cw run start "$t") || die "run start $t"; done
+ok "four claude runs started: ${run[approve]} ${run[deny]} ${run[late]} ${run[risky]}"
 
 node -e 'require("fs").writeFileSync(process.argv[1], JSON.stringify({
   nodeModules: process.argv[2], cwctl: process.argv[3], origin: process.argv[4],
   db: process.argv[5], shots: process.argv[6], approveCmd: "allowed.txt",
   denyCmd: "denied.txt", lateCmd: "unanswered.txt", approveTask: "approve",
+  riskyCmd: "rm -rf /",
   approveRun: process.argv[7], exportFile: process.argv[8], lateRun: process.argv[9],
   secrets: ["Nq3vLmZ2pR9sT4uW6yB8", "Xq7vLmZ2pR9sT4uW6yB8"] }))' \
     "$T/browser.json" "$modules" "$CW_BIN/cwctl" "http://127.0.0.1:$PORT" \
@@ -91,12 +97,22 @@ if timeout 400 node "$lib/inbox-browser.js" "$T/browser.json" > "$T/browser.out"
 else
 	fail "browser"
 	# Nothing more will answer: end the runs now rather than wait out their budgets.
-	for t in approve deny late; do cw run stop "${run[$t]}" >/dev/null 2>&1 || true; done
+	for t in approve deny late risky; do cw run stop "${run[$t]}" >/dev/null 2>&1 || true; done
 fi
 sed 's/^/    /' "$T/browser.out"
 
 wt() { sql "SELECT worktree FROM runs WHERE id='$1'"; }
-for t in approve deny late; do wait_until 90 "run $t ended" ended "${run[$t]}" || fail "run $t did not end"; done
+for t in approve deny late risky; do wait_until 90 "run $t ended" ended "${run[$t]}" || fail "run $t did not end"; done
+if [ "$(sql "SELECT state || ' ' || risk || ' ' || risk_rule FROM approvals WHERE run_id='${run[risky]}'")" = "denied destructive config.rm_root" ]; then
+	ok "rm -rf / was stored as a destructive approval raised by config.rm_root, and denied"
+else
+	fail "risky approval: $(sql "SELECT state, risk, risk_rule FROM approvals WHERE run_id='${run[risky]}'")"
+fi
+if [ "$(sql "SELECT risk FROM approvals WHERE run_id='${run[approve]}'")" = ordinary ]; then
+	ok "an ordinary command's approval is stored as ordinary"
+else
+	fail "approve run's risk: $(sql "SELECT risk FROM approvals WHERE run_id='${run[approve]}'")"
+fi
 if grep -q 'window.__pwned=1' "$(wt "${run[approve]}")/allowed.txt" 2>/dev/null; then
 	ok "Approve in the browser: the command ran (allowed.txt is on disk)"
 else
