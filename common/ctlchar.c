@@ -40,6 +40,8 @@ ctlchar_json_find(const char *s, size_t len)
 		if (i + 1 >= len)
 			return -1;
 		switch (s[i + 1]) {
+		case '\0':
+			return 0;	/* a raw NUL is one even after a backslash */
 		case 'b':
 			return '\b';
 		case 'f':

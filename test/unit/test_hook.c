@@ -164,6 +164,9 @@ test_input_controls(void **state)
 	/* An escaped backslash, then text. */
 	assert_int_equal(hc("{\"c\":\"a\\\\u0000\"}"), 0);
 	assert_int_equal(hc("{\"c\":\"a\\nb\\tc\\u000a\"}"), 0);
+	/* A raw NUL right after a backslash (found by fuzz_hook). */
+	assert_int_equal(hook_input_controls("{\"c\":\"a\\\0b\"}", 12, reason,
+	    sizeof reason), -1);
 	/* Cut short: not a control character. */
 	assert_int_equal(hc("{\"c\":\"a\\u00"), 0);
 }
