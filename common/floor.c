@@ -1937,6 +1937,8 @@ floor_cmd(struct floor_ctx *c, const struct shell_list *l, size_t idx)
 	const char		**av;
 	size_t			 i;
 
+	floor_trace_argv(c, cmd->depth, cmd->pipe_in >= 0 ? "simple command (piped "
+	    "into)" : "simple command", (const char **)cmd->argv, cmd->argc);
 	for (i = 0; i < cmd->argc && !c->done; i++)
 		floor_cred_check(c, cmd->argv[i]);
 	for (i = 0; i < cmd->nassigns && !c->done; i++)
@@ -1956,8 +1958,6 @@ floor_cmd(struct floor_ctx *c, const struct shell_list *l, size_t idx)
 		return;
 	}
 	memcpy(av, cmd->argv, cmd->argc * sizeof *av);
-	floor_trace_argv(c, cmd->depth, cmd->pipe_in >= 0 ? "simple command (piped "
-	    "into)" : "simple command", av, cmd->argc);
 	floor_config(c, av, cmd->argc);
 	floor_argv(c, l, idx, av, cmd->argc, cmd->depth);
 	free(av);
