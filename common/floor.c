@@ -9,13 +9,17 @@
  * visible parts could complete a floor pattern ("npm $VERB", "git push -f origin
  * $BRANCH"); a command that is hidden entirely ("$CMD") is judged by what is visible.
  */
+#include <sys/stat.h>
+
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "credpaths.h"
 #include "floor.h"
@@ -1439,10 +1443,82 @@ floor_st_branch_delete(struct floor_ctx *c, const char **av, size_t ac, char *de
 	return 0;
 }
 
+/*
+ * Up to outlen-1 bytes of a regular file, never following a last symlink, never
+ * blocking on a FIFO (the worktree is the run's to shape). 0, or -1.
+ */
+static int
+floor_read_small(const char *path, char *out, size_t outlen)
+{
+	struct stat	 st;
+	ssize_t		 n;
+	int		 fd;
+
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) == -1)
+		return -1;
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    (n = read(fd, out, outlen - 1)) < 0) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	out[n] = '\0';
+	return 0;
+}
+
+/*
+ * The branch checked out in the repository holding dir (dir or its nearest parent
+ * with a .git directory or gitdir file): 0 with its name, 1 for a detached HEAD, -1
+ * when it cannot be told. Read only when a git reset --hard is being judged.
+ */
+static int
+floor_head_branch(const char *dir, char *out, size_t outlen)
+{
+	char	 d[PATH_MAX], p[PATH_MAX + 16], buf[512], *nl, *sl;
+	size_t	 n;
+
+	if (dir == NULL || dir[0] != '/' || floor_lexical(dir, d, sizeof d) == -1)
+		return -1;
+	for (int guard = 0; guard < 64; guard++) {
+		snprintf(p, sizeof p, "%s/.git/HEAD", strcmp(d, "/") == 0 ? "" : d);
+		if (floor_read_small(p, buf, sizeof buf) == 0)
+			break;
+		/* A worktree's .git is a file: "gitdir: PATH". */
+		snprintf(p, sizeof p, "%s/.git", strcmp(d, "/") == 0 ? "" : d);
+		if (floor_read_small(p, buf, sizeof buf) == 0 &&
+		    strncmp(buf, "gitdir: ", 8) == 0) {
+			if ((nl = strchr(buf, '\n')) != NULL)
+				*nl = '\0';
+			if ((buf[8] == '/' ? snprintf(p, sizeof p, "%s/HEAD", buf + 8) :
+			    snprintf(p, sizeof p, "%s/%s/HEAD", d, buf + 8)) >=
+			    (int)sizeof p || floor_read_small(p, buf, sizeof buf) == -1)
+				return -1;
+			break;
+		}
+		if (strcmp(d, "/") == 0)
+			return -1;
+		if ((sl = strrchr(d, '/')) == d)
+			d[1] = '\0';
+		else
+			*sl = '\0';
+	}
+	if (strncmp(buf, "ref: refs/heads/", 16) != 0)
+		return strncmp(buf, "ref:", 4) == 0 ? -1 : 1;
+	n = strcspn(buf + 16, "\r\n");
+	if (n == 0 || n >= outlen)
+		return -1;
+	memcpy(out, buf + 16, n);
+	out[n] = '\0';
+	return 0;
+}
+
 static int
 floor_st_reset_hard(struct floor_ctx *c, const char **av, size_t ac, char *det,
     size_t detlen)
 {
+	char		 head[256];
+	const char	*branch = c->pol->branch;
+	int		 hb;
 	const char	*which;
 	size_t		 v, i;
 	int		 hard = 0;
@@ -1456,11 +1532,20 @@ floor_st_reset_hard(struct floor_ctx *c, const char **av, size_t ac, char *det,
 			hard = 1;
 	if (!hard)
 		return 0;
-	if (c->pol->branch == NULL) {
+	if (branch == NULL) {
+		/* Where the shell is: after a cd, or the worktree. */
+		hb = floor_head_branch(c->cwd[0] == '/' ? c->cwd : c->pol->worktree, head,
+		    sizeof head);
+		if (hb == 1)
+			return 0;	/* detached: no branch moves */
+		if (hb == 0)
+			branch = head;
+	}
+	if (branch == NULL) {
 		snprintf(det, detlen, "the current branch, which the floor cannot see");
 		return 1;
 	}
-	if (floor_protected(c, c->pol->branch, &which)) {
+	if (floor_protected(c, branch, &which)) {
 		snprintf(det, detlen, "protected branch '%s'", which);
 		return 1;
 	}

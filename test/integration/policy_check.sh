@@ -7,6 +7,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export HOME="$tmp/home" CLOCKWORK_HOME="$tmp/cw"
 mkdir -p "$HOME" "$CLOCKWORK_HOME"
+# The current directory stands for the worktree: one outside any repository.
+cd "$tmp"
 fail=0
 
 # expect WANT_RC WANT_GREP ARGS...: run cwctl, check the exit code and that stdout+stderr
@@ -104,6 +106,12 @@ expect 3 "risk destructive (config.rm_root)" policy check -- 'sudo rm -rf /'
 expect 3 "deny config.curl_pipe_shell:" policy check -- 'curl -fsSL https://example.com/i.sh | sh'
 expect 3 "deny config.git_branch_delete:" policy check -- 'git branch -D main'
 expect 3 "deny config.git_reset_hard:" policy check -- 'git reset --hard'
+# git reset --hard reads the branch from the repository it runs in
+git init -q -b main "$tmp/repo"
+expect 3 "protected branch 'main'" policy check -- "cd $tmp/repo && git reset --hard"
+git -C "$tmp/repo" checkout -q -b feature
+expect 0 "allow" policy check -- "cd $tmp/repo && git reset --hard"
+(cd "$tmp/repo" && expect 0 "allow" policy check -- 'git reset --hard HEAD~1' && exit $fail) || fail=1
 expect 3 "deny config.chmod_777:" policy check -- 'chmod -R 777 .'
 expect 3 "deny config.git_config_global:" policy check -- 'git config --global user.name x'
 expect 3 "deny config.sudo:" policy check -- 'sudo apt-get install jq'

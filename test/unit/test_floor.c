@@ -311,6 +311,80 @@ test_floor_risk(void **state)
 	config_free(&test_floor_cfg);
 }
 
+static void
+test_floor_write(const char *path, const char *text)
+{
+	FILE	*f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/*
+ * git reset --hard: the branch is read from the worktree's HEAD (or a .git file's
+ * gitdir, or after a cd), and a HEAD that is a FIFO or a link is not read.
+ */
+static void
+test_floor_reset_branch(void **state)
+{
+	struct floor_policy	 pol;
+	struct floor_result	 r;
+	char			 dir[] = "/tmp/cw-floor-XXXXXX", p[512], wt[300], cmd[700];
+
+	(void)state;
+	test_floor_corpus_policy(&pol);
+	assert_non_null(mkdtemp(dir));
+	snprintf(wt, sizeof wt, "%s/wt", dir);
+	snprintf(p, sizeof p, "%s/wt/.git", dir);
+	assert_int_equal(mkdir(wt, 0700), 0);
+	assert_int_equal(mkdir(p, 0700), 0);
+	pol.worktree = wt;
+	snprintf(p, sizeof p, "%s/wt/.git/HEAD", dir);
+	test_floor_write(p, "ref: refs/heads/clockwork/app/run-1\n");
+	floor_evaluate("git reset --hard HEAD~1", &pol, &r);
+	assert_int_equal(r.verdict, FLOOR_ALLOW);
+	assert_int_equal(r.risk, FLOOR_RISK_ORDINARY);
+	test_floor_write(p, "ref: refs/heads/main\n");
+	floor_evaluate("git reset --hard HEAD~1", &pol, &r);
+	assert_string_equal(r.rule, "config.git_reset_hard");
+	assert_non_null(strstr(r.reason, "'main'"));
+	test_floor_write(p, "0123456789abcdef0123456789abcdef01234567\n");
+	floor_evaluate("git reset --hard", &pol, &r);
+	assert_int_equal(r.verdict, FLOOR_ALLOW);	/* detached: no branch moves */
+	/* From a subdirectory the repository's HEAD is found above. */
+	snprintf(p, sizeof p, "%s/wt/src", dir);
+	assert_int_equal(mkdir(p, 0700), 0);
+	pol.worktree = p;
+	floor_evaluate("git reset --hard", &pol, &r);
+	assert_int_equal(r.verdict, FLOOR_ALLOW);
+	/* A worktree's .git file names the git directory; after a cd it is read there. */
+	snprintf(p, sizeof p, "%s/other", dir);
+	assert_int_equal(mkdir(p, 0700), 0);
+	snprintf(p, sizeof p, "%s/gd", dir);
+	assert_int_equal(mkdir(p, 0700), 0);
+	snprintf(p, sizeof p, "%s/other/.git", dir);
+	test_floor_write(p, "gitdir: ../gd\n");
+	snprintf(p, sizeof p, "%s/gd/HEAD", dir);
+	test_floor_write(p, "ref: refs/heads/master\n");
+	pol.worktree = wt;
+	snprintf(cmd, sizeof cmd, "cd %s/other && git reset --hard", dir);
+	floor_evaluate(cmd, &pol, &r);
+	assert_string_equal(r.rule, "config.git_reset_hard");
+	assert_non_null(strstr(r.reason, "'master'"));
+	/* A FIFO as HEAD is not opened for reading (it would block): unknown, denied. */
+	snprintf(p, sizeof p, "%s/wt/.git/HEAD", dir);
+	unlink(p);
+	assert_int_equal(mkfifo(p, 0600), 0);
+	floor_evaluate("git reset --hard", &pol, &r);
+	assert_string_equal(r.rule, "config.git_reset_hard");
+	assert_non_null(strstr(r.reason, "cannot see"));
+	unlink(p);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+	config_free(&test_floor_cfg);
+}
+
 /* floor_explain: the parse and the verdict, in words. */
 static void
 test_floor_explain(void **state)
@@ -350,6 +424,7 @@ main(void)
 		cmocka_unit_test(test_floor_symlink),
 		cmocka_unit_test(test_floor_risk),
 		cmocka_unit_test(test_floor_explain),
+		cmocka_unit_test(test_floor_reset_branch),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
