@@ -1966,7 +1966,8 @@ floor_argv(struct floor_ctx *c, const struct shell_list *l, size_t idx,
 		floor_git(c, av, ac);
 	if (!c->done && (what = floor_publish(av, ac)) != NULL)
 		floor_deny(c, "floor.publish", "package publishing (%s) is blocked by the "
-		    "Clockwork floor", what);
+		    "Clockwork floor: publishing, withdrawing or handing over a package is "
+		    "left to a person (build, test and pack instead)", what);
 	floor_config(c, av, ac);
 }
 
