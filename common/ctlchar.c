@@ -18,13 +18,15 @@ ctlchar_hex(char c)
 }
 
 static int
-ctlchar_bad(unsigned v)
+ctlchar_bad(unsigned v, int nul_only)
 {
+	if (nul_only)
+		return v == 0;
 	return v < 0x20 && v != '\t' && v != '\n';
 }
 
-int
-ctlchar_json_find(const char *s, size_t len)
+static int
+ctlchar_scan(const char *s, size_t len, int nul_only)
 {
 	size_t	 i = 0;
 	unsigned v;
@@ -43,18 +45,19 @@ ctlchar_json_find(const char *s, size_t len)
 		case '\0':
 			return 0;	/* a raw NUL is one even after a backslash */
 		case 'b':
-			return '\b';
 		case 'f':
-			return '\f';
 		case 'r':
-			return '\r';
+			if (!nul_only)
+				return s[i + 1] == 'b' ? '\b' : s[i + 1] == 'f' ? '\f' : '\r';
+			i += 2;
+			break;
 		case 'u':
 			for (v = 0, k = 0; k < 4 && i + 2 + k < len; k++) {
 				if ((h = ctlchar_hex(s[i + 2 + k])) == -1)
 					break;
 				v = v * 16 + (unsigned)h;
 			}
-			if (k == 4 && ctlchar_bad(v))
+			if (k == 4 && ctlchar_bad(v, nul_only))
 				return (int)v;
 			i += 2 + (size_t)k;
 			break;
@@ -64,4 +67,16 @@ ctlchar_json_find(const char *s, size_t len)
 		}
 	}
 	return -1;
+}
+
+int
+ctlchar_json_find(const char *s, size_t len)
+{
+	return ctlchar_scan(s, len, 0);
+}
+
+int
+ctlchar_json_has_nul(const char *s, size_t len)
+{
+	return ctlchar_scan(s, len, 1) == 0;
 }

@@ -15,5 +15,7 @@
  * whitespace between tokens does not count.
  */
 int	ctlchar_json_find(const char *s, size_t len);
+/* As ctlchar_json_find, for NUL only: 1 when the text decodes to one, else 0. */
+int	ctlchar_json_has_nul(const char *s, size_t len);
 
 #endif

@@ -57,6 +57,7 @@ struct bridge {
 	void			(*emit)(void *, cJSON *);
 	void			*arg;
 	int			 body_ctl;	/* the /mcp body's control char, or -1 */
+	int			 body_nul;	/* ...and whether it decodes to a NUL */
 };
 
 /* The daemon takes tool names up to this long (runs_approval_request). */
@@ -198,7 +199,11 @@ bridge_floor_answer(struct bridge *b, const char *body, size_t len)
 	reason = "malformed hook request";
 	memset(&fr, 0, sizeof fr);
 	in = json_parse(body, len);
-	if ((ch = ctlchar_json_find(body, len)) != -1) {
+	tool = in != NULL && cJSON_IsObject(in) ? json_get_string(in, "tool_name") : NULL;
+	/* A NUL always; another control character in a shell command's body. */
+	ch = ctlchar_json_has_nul(body, len) ? 0 : tool != NULL &&
+	    strcmp(tool, "Bash") == 0 ? ctlchar_json_find(body, len) : -1;
+	if (ch != -1) {
 		bridge_control_deny(b, ch, "hook", &fr);
 		reason = fr.reason;
 	} else if (in != NULL && cJSON_IsObject(in) &&
@@ -459,8 +464,13 @@ bridge_tools_call(struct bridge *b, const cJSON *id, const cJSON *params, void *
 	input = cJSON_GetObjectItemCaseSensitive(args, "input");
 	use_id = json_get_string(args, "tool_use_id");
 	memset(&fr, 0, sizeof fr);
-	if (b->body_ctl != -1) {
-		bridge_control_deny(b, b->body_ctl, "approval", &fr);
+	/*
+	 * A NUL in any approval's body; another control character only in a shell
+	 * command's (a file's content may hold a carriage return).
+	 */
+	if (b->body_nul || (b->body_ctl != -1 && tool != NULL &&
+	    strcmp(tool, "Bash") == 0)) {
+		bridge_control_deny(b, b->body_nul ? 0 : b->body_ctl, "approval", &fr);
 		bridge_record_approval(b, NULL, tool, "deny", "floor", fr.reason);
 		return bridge_tool_result(id, 0, NULL, fr.reason);
 	}
@@ -647,6 +657,7 @@ bridge_mcp_handle(struct bridge *b, const char *body, size_t len, void *reqctx,
 
 	*reply = NULL;
 	b->body_ctl = ctlchar_json_find(body, len);
+	b->body_nul = ctlchar_json_has_nul(body, len);
 	if ((in = json_parse(body, len)) == NULL) {
 		out = bridge_rpc_error(NULL, -32700, "parse error");
 		status = 400;

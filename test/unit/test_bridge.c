@@ -387,6 +387,7 @@ test_control_characters(void **state)
 	struct fx	*f = *state;
 	char		 out[4096];
 	const cJSON	*ev;
+	int		 fd;
 
 	assert_int_equal(exchange(f, "/floor", AUTH, "{\"tool_name\":\"Bash\","
 	    "\"tool_input\":{\"command\":\"ls\\u0000; git push -f origin main\"}}", out,
@@ -414,6 +415,28 @@ test_control_characters(void **state)
 	assert_non_null(strstr(out, "\\\"behavior\\\":\\\"deny\\\""));
 	assert_non_null(strstr(out, "control character 0x00"));
 	assert_int_equal(emitted(f, "approval_request", NULL), 0);
+	/* A file's content may hold a carriage return: a Write is asked, not refused... */
+	fd = request(f, "POST", "/mcp", AUTH, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":"
+	    "\"tools/call\",\"params\":{\"name\":\"approve\",\"arguments\":{"
+	    "\"tool_name\":\"Write\",\"input\":{\"file_path\":\"/w/a.bat\","
+	    "\"content\":\"echo\\r\\n\"}}}}", out, sizeof out);
+	assert_int_equal(pump(f, fd, out, sizeof out, 200), 0);	/* held */
+	assert_int_equal(emitted(f, "approval_request", NULL), 1);
+	close(fd);
+	/* ...but not with a NUL, which cuts what the person would be shown. */
+	assert_int_equal(mcp(f, "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":"
+	    "\"tools/call\",\"params\":{\"name\":\"approve\",\"arguments\":{"
+	    "\"tool_name\":\"Write\",\"input\":{\"file_path\":\"/w/a\\u0000/etc/x\","
+	    "\"content\":\"x\"}}}}", out, sizeof out), 200);
+	assert_non_null(strstr(out, "control character 0x00"));
+	assert_int_equal(emitted(f, "approval_request", NULL), 1);
+	/* The hook route: a tool other than Bash is not the floor's, but a NUL is. */
+	assert_int_equal(exchange(f, "/floor", AUTH, "{\"tool_name\":\"Write\","
+	    "\"tool_input\":{\"content\":\"a\\r\\n\"}}", out, sizeof out), 200);
+	assert_non_null(strstr(out, "\"decision\":\"allow\""));
+	assert_int_equal(exchange(f, "/floor", AUTH, "{\"tool_name\":\"Ba\\u0000sh\","
+	    "\"tool_input\":{\"command\":\"ls\"}}", out, sizeof out), 200);
+	assert_non_null(strstr(out, "floor.control_char"));
 }
 
 /* Configured rules (starter rules among them) are rule_deny, not floor_deny. */
