@@ -54,6 +54,7 @@ struct bridge {
 	struct bridge_pendq	 pending;
 	struct record_list	 denials;	/* bounded: see record.h */
 	struct record_list	 approvals;
+	int			(*floor_command)(const cJSON *, const char **);
 	void			(*emit)(void *, cJSON *);
 	void			*arg;
 	int			 body_ctl;	/* the /mcp body's control char, or -1 */
@@ -185,36 +186,38 @@ bridge_send(struct evhttp_request *req, int code, const char *reason,
 
 /* ---- /floor -------------------------------------------------------------------- */
 
-/* The hook's answer for one PreToolUse body; returns a new JSON text. */
+/*
+ * The hook's answer for one body cw-floor-hook forwarded, in the engine's own hook
+ * format: the engine says which shell command it carries (b->floor_command), the
+ * floor judges that. Returns a new JSON text.
+ */
 static char *
 bridge_floor_answer(struct bridge *b, const char *body, size_t len)
 {
-	cJSON			*in, *out, *ti;
-	const char		*tool, *cmd;
+	cJSON			*in, *out;
+	const char		*cmd = NULL;
 	struct floor_result	 fr;
 	const char		*decision = "deny", *reason;
 	char			*text;
-	int			 ch;
+	int			 ch, shell;
 
 	reason = "malformed hook request";
 	memset(&fr, 0, sizeof fr);
 	in = json_parse(body, len);
-	tool = in != NULL && cJSON_IsObject(in) ? json_get_string(in, "tool_name") : NULL;
+	/* 1: a shell command (cmd), 0: another tool, -1: not a hook body. */
+	shell = in != NULL && cJSON_IsObject(in) && b->floor_command != NULL &&
+	    b->floor_command(in, &cmd) == 0 ? cmd != NULL : -1;
 	/* A NUL always; another control character in a shell command's body. */
-	ch = ctlchar_json_has_nul(body, len) ? 0 : tool != NULL &&
-	    strcmp(tool, "Bash") == 0 ? ctlchar_json_find(body, len) : -1;
+	ch = ctlchar_json_has_nul(body, len) ? 0 : shell == 1 ?
+	    ctlchar_json_find(body, len) : -1;
 	if (ch != -1) {
 		bridge_control_deny(b, ch, "hook", &fr);
 		reason = fr.reason;
-	} else if (in != NULL && cJSON_IsObject(in) &&
-	    (tool = json_get_string(in, "tool_name")) != NULL) {
-		ti = cJSON_GetObjectItemCaseSensitive(in, "tool_input");
-		if (strcmp(tool, "Bash") != 0) {
+	} else if (shell != -1) {
+		if (!shell) {
 			/* The floor judges shell commands; other tools are not its business. */
 			decision = "allow";
 			reason = "not a shell command";
-		} else if ((cmd = json_get_string(ti, "command")) == NULL) {
-			reason = "Bash call without a command string";
 		} else if (bridge_floor(b, cmd, "hook", &fr)) {
 			reason = fr.reason;
 		} else {
@@ -836,6 +839,7 @@ bridge_new(struct event_base *base, const struct bridge_config *cfg, char *err,
 	b->policy = cfg->policy;
 	b->max_body = cfg->max_body ? cfg->max_body : CW_BRIDGE_MAX_BODY;
 	b->max_pending = cfg->max_pending ? cfg->max_pending : CW_BRIDGE_MAX_PENDING;
+	b->floor_command = cfg->floor_command;
 	b->emit = cfg->emit;
 	b->arg = cfg->arg;
 	/*
