@@ -229,10 +229,21 @@ async function followLog() {
   let done = false;
   try {
     for (;;) {
-      const c = await api('/inbox/api/runs/' + encodeURIComponent(id) + '/transcript?offset=' + state.logOffset);
+      const base = '/inbox/api/runs/' + encodeURIComponent(id);
+      let c = await api(base + (state.rawLog ? '/log' : '/transcript') + '?offset=' + state.logOffset);
       if (state.runView !== id) return;
       const pre = $('run-log');
       const atEnd = pre.scrollTop + pre.clientHeight >= pre.scrollHeight - 4;
+      // A command run has no transcript of its own: its log is shown as text.
+      if (c.raw) { state.rawLog = true; continue; }
+      if (state.rawLog) {
+        if (c.data) pre.append(c.data);
+        if (atEnd) pre.scrollTop = pre.scrollHeight;
+        state.logOffset = c.next;
+        done = c.done;
+        if (!c.data) break;
+        continue;
+      }
       for (const e of c.entries || []) {
         const t = entryText(e);
         if (!t) continue;
@@ -260,6 +271,7 @@ function route() {
   if (id === state.runView) return;
   state.runView = id;
   state.logOffset = 0;
+  state.rawLog = false;
   $('run-log').textContent = '';
   $('run-report').textContent = '';
   if (!state.csrf) return;
