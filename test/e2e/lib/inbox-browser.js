@@ -93,9 +93,7 @@ async function main() {
     must(cwctl('approvals', 'show', id).split('\n')[0] === 'risk:     destructive (config.rm_root)',
       'cwctl approvals show prints the risk first');
     await risky.screenshot({ path: path.join(cfg.shots, 'inbox-risk.png') });
-    await risky.getByRole('button', { name: 'Deny' }).click();
-    await risky.waitFor({ state: 'detached', ...DEADLINE(20) });
-    must(approvalField('state', 'rm -rf /') === 'denied', 'the rm -rf / approval is denied from the page');
+
     const text = await card(cfg.approveCmd).innerText();
     must(/Bash/.test(text) && /\d+ (s|min) left/.test(text) && text.includes('task ' + cfg.approveTask),
       `an approval shows its tool, task and time left before the fail-safe deny (${text.split('\n')[1]})`);
@@ -145,6 +143,12 @@ async function main() {
     await card(cfg.denyCmd).waitFor({ state: 'detached', ...DEADLINE(20) });
     must(stateOf(cfg.approveCmd) === 'allowed' && stateOf(cfg.denyCmd) === 'denied',
       'Approve and Deny from the page are recorded');
+    // 5b. Issue 17: the destructive one is denied from the page too.
+    await risky.getByRole('button', { name: 'Deny' }).click();
+    await risky.waitFor({ state: 'detached', ...DEADLINE(20) });
+    must(approvalField('state', 'rm -rf /') === 'denied', 'the rm -rf / approval is denied from the page');
+
+
 
     // 6. The run view follows the readable transcript and shows the report.
     await page.getByRole('button', { name: `Open run ${cfg.approveRun}` }).click();
