@@ -45,10 +45,18 @@ ctlchar_scan(const char *s, size_t len, int nul_only)
 		case '\0':
 			return 0;	/* a raw NUL is one even after a backslash */
 		case 'b':
+			if (!nul_only)
+				return '\b';
+			i += 2;
+			break;
 		case 'f':
+			if (!nul_only)
+				return '\f';
+			i += 2;
+			break;
 		case 'r':
 			if (!nul_only)
-				return s[i + 1] == 'b' ? '\b' : s[i + 1] == 'f' ? '\f' : '\r';
+				return '\r';
 			i += 2;
 			break;
 		case 'u':

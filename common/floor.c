@@ -34,11 +34,11 @@ struct floor_ctx {
 	struct floor_result		*out;
 	int				 done;		/* a floor rule hit: stop */
 	int				 cfg_hit;	/* a configured rule hit, kept */
-	int				 cfg_risk;	/* its risk; a pattern rule's is sticky */
+	int				 cfg_risk;	/* its risk; sticky for a pattern */
 	struct floor_result		 cfg;
 	int				 oom;
 	int				 forks;		/* second readings taken */
-	char				 cwd[PATH_MAX];	/* after cd; "" unknown */
+	char				 cwd[PATH_MAX];	/* after cd, or "" */
 	enum floor_risk			 risk;
 	char				 risk_rule[64];
 	struct floor_trace		*trace;		/* floor_explain only */
@@ -210,7 +210,8 @@ floor_trace_argv(struct floor_ctx *c, int depth, const char *label, const char *
 	if (c->trace == NULL)
 		return;
 	for (size_t i = 0; i < ac && n + 16 < sizeof line; i++) {
-		int quote = av[i][0] == '\0' || strpbrk(av[i], " \t\n'\"$;&|<>()*?") != NULL;
+		int quote = av[i][0] == '\0' ||
+		    strpbrk(av[i], " \t\n'\"$;&|<>()*?") != NULL;
 		if (i > 0)
 			line[n++] = ' ';
 		if (quote)
@@ -220,7 +221,8 @@ floor_trace_argv(struct floor_ctx *c, int depth, const char *label, const char *
 			if (ch == SHELL_UNKNOWN || ch == SHELL_UNKNOWN_SPLIT)
 				n += (size_t)snprintf(line + n, sizeof line - n, "${?}");
 			else if (ch < 0x20 || ch == 0x7f)
-				n += (size_t)snprintf(line + n, sizeof line - n, "\\x%02x", ch);
+				n += (size_t)snprintf(line + n, sizeof line - n,
+				    "\\x%02x", ch);
 			else if (ch == '\'' && quote)
 				n += (size_t)snprintf(line + n, sizeof line - n, "'\\''");
 			else
@@ -884,8 +886,9 @@ floor_publish(const char **av, size_t ac)
 		static const char *const mat[] = { "publish", "upload", NULL };
 		v = floor_verb(av, ac, 1, NULL, &alt);
 		if (floor_verb_is(av, ac, v, alt, floor_is(p, "maturin") ? mat : publish))
-			return floor_is(p, "lerna") ? "lerna publish" : floor_is(p, "jsr") ?
-			    "jsr publish" : floor_is(p, "deno") ? "deno publish" :
+			return floor_is(p, "lerna") ? "lerna publish" :
+			    floor_is(p, "jsr") ? "jsr publish" :
+			    floor_is(p, "deno") ? "deno publish" :
 			    floor_is(p, "maturin") ? "maturin publish" : "changeset publish";
 	}
 	if (floor_is(p, "yarn")) {
@@ -1364,7 +1367,8 @@ floor_is_fetcher(const struct shell_cmd *src)
 		const char *p = floor_base(src->argv[i]);
 		if (strcmp(p, "curl") == 0 || strcmp(p, "wget") == 0)
 			return 1;
-		if (strcmp(p, "sudo") != 0 && strcmp(p, "env") != 0 && src->argv[i][0] != '-')
+		if (strcmp(p, "sudo") != 0 && strcmp(p, "env") != 0 &&
+		    src->argv[i][0] != '-')
 			return 0;
 	}
 	return 0;
