@@ -7,6 +7,9 @@
 #   #approval     asks for one approval first and prints the decision it receives
 #   #usage=D,T    reports D dollars and T turns of use
 #   #refuse       refuses the run as cw-runner does when the sandbox cannot be enforced
+#   #risky        the #approval request carries risk "destructive" (config.rm_root),
+#                 and a floor_deny and a rule_deny event come first, as cw-runner's
+#                 bridge sends them
 use strict;
 use warnings;
 use JSON::PP;
@@ -32,9 +35,20 @@ send_msg({ type => 'hello', pid => $$, pgid => getpgrp(), sandboxed => JSON::PP:
 send_msg({ type => 'event', kind => 'sandbox_disabled', reason => 'fake runner' });
 
 my $decision = '';
+if ($prompt =~ /#risky/) {
+	send_msg({ type => 'event', kind => 'floor_deny', rule => 'floor.publish',
+	    reason => 'package publishing (npm publish) is blocked', command => 'npm publish',
+	    source => 'hook', floor => JSON::PP::true });
+	send_msg({ type => 'event', kind => 'rule_deny', rule => 'config.sudo',
+	    reason => 'sudo is blocked by rule sudo', command => 'sudo ls', source => 'hook',
+	    floor => JSON::PP::false });
+}
 if ($prompt =~ /#approval/) {
-	send_msg({ type => 'approval_request', id => 'req-1', tool => 'Bash',
-	    input => { command => 'rm -rf build' }, deadline => 0 });
+	my %req = (type => 'approval_request', id => 'req-1', tool => 'Bash',
+	    input => { command => ($prompt =~ /#risky/ ? 'rm -rf /' : 'rm -rf build') },
+	    deadline => 0);
+	@req{qw(risk risk_rule)} = ('destructive', 'config.rm_root') if $prompt =~ /#risky/;
+	send_msg(\%req);
 	while (my $l = <STDIN>) {
 		my $m = eval { $json->decode($l) } or next;
 		if ($m->{type} eq 'decision') { $decision = $m->{behavior}; last; }
