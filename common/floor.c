@@ -1398,13 +1398,17 @@ floor_st_curl_pipe(struct floor_ctx *c, const struct shell_list *l, size_t idx,
 {
 	const struct shell_cmd	*cmd = &l->v[idx];
 	int			 hidden = 0;
+	long			 in = cmd->pipe_in;
 
 	(void)c;
 	if (!floor_is_interp(floor_base(av[0])))
 		return 0;
-	if (cmd->pipe_in >= 0 && (size_t)cmd->pipe_in < l->n &&
-	    floor_is_fetcher(&l->v[cmd->pipe_in]))
-		return 1;
+	/* Anywhere upstream in the pipeline: curl URL | tee x.sh | sh, wget | gunzip | sh. */
+	for (int guard = 0; guard < 64 && in >= 0 && (size_t)in < l->n; guard++) {
+		if (floor_is_fetcher(&l->v[in]))
+			return 1;
+		in = l->v[in].pipe_in;
+	}
 	for (size_t i = 1; i < ac; i++)
 		hidden |= floor_has_marker(av[i]);
 	if (!hidden)
