@@ -194,11 +194,32 @@ static const char store_schema_v5[] =
 "  BEGIN SELECT RAISE(ABORT, 'task has an active run'); END;";
 
 /*
- * 6: an approval's risk level (floor.h: ordinary, outside_worktree, fetch_exec,
+ * Telegram delivery (issue 13): a task's chat and, for groups, who may press; the
+ * messages sent for approvals (to edit them later); the Bot API's update offset, so a
+ * restart neither replays nor loses a press. The bot token is not here (secret.c).
+ */
+static const char store_schema_v6[] =
+"ALTER TABLE tasks ADD COLUMN telegram_chat_id INTEGER;"
+"ALTER TABLE tasks ADD COLUMN telegram_allowed_user_ids TEXT"
+"  CHECK (telegram_allowed_user_ids IS NULL OR json_valid(telegram_allowed_user_ids));"
+"CREATE TABLE telegram_messages ("
+"  approval_id TEXT PRIMARY KEY,"
+"  chat_id INTEGER NOT NULL,"
+"  message_id INTEGER NOT NULL,"
+"  shown TEXT NOT NULL DEFAULT 'pending',"
+"  created_at TEXT NOT NULL"
+");"
+"CREATE TABLE telegram_state ("
+"  key TEXT PRIMARY KEY,"
+"  value TEXT NOT NULL"
+");";
+
+/*
+ * 7: an approval's risk level (floor.h: ordinary, outside_worktree, fetch_exec,
  * destructive) and the rule that raised it, from the floor's evaluation in the runner,
  * shown first wherever a person answers. Rows from before have none: ordinary.
  */
-static const char store_schema_v6[] =
+static const char store_schema_v7[] =
 "ALTER TABLE approvals ADD COLUMN risk TEXT NOT NULL DEFAULT 'ordinary'"
 "  CHECK (risk IN ('ordinary', 'outside_worktree', 'fetch_exec', 'destructive'));"
 "ALTER TABLE approvals ADD COLUMN risk_rule TEXT;";
@@ -209,7 +230,8 @@ const struct store_migration store_migrations[] = {
 	{ 3, "journal and audit log, append-only", store_schema_v3, 0 },
 	{ 4, "indexes", store_schema_v4, 0 },
 	{ 5, "per-run resource limits", store_schema_v5, 1 },
-	{ 6, "approval risk", store_schema_v6, 0 },
+	{ 6, "telegram delivery", store_schema_v6, 0 },
+	{ 7, "approval risk", store_schema_v7, 0 },
 };
 const size_t store_n_migrations =
     sizeof store_migrations / sizeof store_migrations[0];

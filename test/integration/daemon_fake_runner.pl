@@ -44,9 +44,11 @@ if ($prompt =~ /#risky/) {
 	    floor => JSON::PP::false });
 }
 if ($prompt =~ /#approval/) {
+	# "#approvalcmd CMD" at the end of the prompt asks about CMD instead.
+	my $cmd = $prompt =~ /#approvalcmd (.*)\z/s ? $1 :
+	    $prompt =~ /#risky/ ? 'rm -rf /' : 'rm -rf build';
 	my %req = (type => 'approval_request', id => 'req-1', tool => 'Bash',
-	    input => { command => ($prompt =~ /#risky/ ? 'rm -rf /' : 'rm -rf build') },
-	    deadline => 0);
+	    input => { command => $cmd }, deadline => 0);
 	@req{qw(risk risk_rule)} = ('destructive', 'config.rm_root') if $prompt =~ /#risky/;
 	send_msg(\%req);
 	while (my $l = <STDIN>) {

@@ -94,6 +94,9 @@ async function main() {
       'cwctl approvals show prints the risk first');
     await risky.screenshot({ path: path.join(cfg.shots, 'inbox-risk.png') });
 
+    await page.waitForFunction(() => document.title === '(4) Clockwork Inbox', null, DEADLINE(20));
+    must((await page.title()) === '(4) Clockwork Inbox',
+      `the tab's title counts the pending approvals, rm -rf / included (${await page.title()})`);
     const text = await card(cfg.approveCmd).innerText();
     must(/Bash/.test(text) && /\d+ (s|min) left/.test(text) && text.includes('task ' + cfg.approveTask),
       `an approval shows its tool, task and time left before the fail-safe deny (${text.split('\n')[1]})`);
