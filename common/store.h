@@ -332,6 +332,8 @@ struct store_telegram_item {
 	int64_t	 task_chat_id;		/* the task's chat now; 0: none */
 	int64_t	 chat_id;		/* where its message went; 0: none sent */
 	int64_t	 message_id;
+	char	*risk;			/* the floor's level: destructive, ... */
+	char	*risk_rule;		/* the rule that raised it, or NULL */
 };
 /*
  * What the chats need, oldest first, at most limit: pending approvals of tasks with a

@@ -93,7 +93,7 @@ assert m["chat"]["id"] == 111, m
 kb = m["reply_markup"]["inline_keyboard"][0]
 assert [b["text"] for b in kb] == ["Approve", "Deny"], kb
 assert [b["callback_data"] for b in kb] == ["cw1:a:" + aid, "cw1:d:" + aid], kb
-assert "Approval needed: Bash" in t and "run: " + rid in t and "task: ask" in t, t
+assert t.startswith("Risk: ordinary\nApproval needed: Bash") and "run: " + rid in t and "task: ask" in t, t
 assert "time left: " in t and "until the run" not in t, t
 assert "ghp_Nq3vLmZ2pR9sT4uW6yB8" not in t and "[MASKED" in t, t
 assert "\x1b" not in t and "\x07" not in t and "\\e]52" in t, t
