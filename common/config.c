@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "floor.h"
+
 #include <yaml.h>
 
 #include "config.h"
@@ -527,15 +529,140 @@ config_parse_engines(struct config_parse *p, const yaml_node_t *n, struct config
 	return 0;
 }
 
+static void
+config_rule_clear(struct config_rule *r)
+{
+	free(r->id);
+	free(r->match);
+	free(r->reason);
+	free(r->builtin);
+	memset(r, 0, sizeof *r);
+}
+
+static struct config_rule *
+config_rule_find(struct config *cfg, const char *id)
+{
+	for (size_t i = 0; i < cfg->n_rules; i++)
+		if (strcmp(cfg->rules[i].id, id) == 0)
+			return &cfg->rules[i];
+	return NULL;
+}
+
+/*
+ * One entry of rules: a new rule (id and match), or a change to a starter rule named
+ * by its id (enabled, reason, or a match that replaces its built-in matcher).
+ */
+static int
+config_parse_rule(struct config_parse *p, const yaml_node_t *item, const char *sub,
+    struct config *cfg)
+{
+	yaml_node_pair_t	*pair;
+	const yaml_node_t	*k, *v, *idnode = item;
+	const char		*key, *s = NULL;
+	char			 fsub[160];
+	struct config_rule	 t, *r, *nr;
+	int			 enabled = -1;
+
+	memset(&t, 0, sizeof t);
+	for (pair = item->data.mapping.pairs.start; pair < item->data.mapping.pairs.top;
+	    pair++) {
+		k = yaml_document_get_node(p->doc, pair->key);
+		v = yaml_document_get_node(p->doc, pair->value);
+		if (!config_is_scalar(k))
+			goto fail_keys;
+		key = config_scalar(k);
+		config_field(fsub, sizeof fsub, "%s.%s", sub, key);
+		if (strcmp(key, "enabled") == 0) {
+			if (config_get_bool(p, v, fsub, &enabled) == -1)
+				goto fail;
+			continue;
+		}
+		if (strcmp(key, "id") != 0 && strcmp(key, "match") != 0 &&
+		    strcmp(key, "reason") != 0) {
+			config_fail(p, k, fsub, "unknown key");
+			goto fail;
+		}
+		if (config_get_string(p, v, fsub, &s) == -1)
+			goto fail;
+		if (*s == '\0') {
+			config_fail(p, v, fsub, "must not be empty");
+			goto fail;
+		}
+		if (strcmp(key, "id") == 0) {
+			if (!config_valid_name(s, "-.", 1) || strlen(s) > 48) {
+				config_fail(p, v, fsub, "'%s' is not a rule id (letters, "
+				    "digits, - . _; at most 48)", s);
+				goto fail;
+			}
+			idnode = v;
+			free(t.id);
+			t.id = strdup(s);
+		} else if (strcmp(key, "match") == 0) {
+			free(t.match);
+			t.match = strdup(s);
+		} else {
+			free(t.reason);
+			t.reason = strdup(s);
+		}
+	}
+	config_field(fsub, sizeof fsub, "%s.id", sub);
+	if (t.id == NULL) {
+		config_fail(p, item, sub, "a rule needs an id");
+		goto fail;
+	}
+	if ((r = config_rule_find(cfg, t.id)) != NULL) {
+		if (r->from_file || r->builtin == NULL) {
+			config_fail(p, idnode, fsub, "rule id '%s' used twice", t.id);
+			goto fail;
+		}
+		/* A starter rule: what the entry names replaces the default. */
+		r->from_file = 1;
+		if (enabled != -1)
+			r->enabled = enabled;
+		if (t.reason != NULL) {
+			free(r->reason);
+			r->reason = t.reason;
+			t.reason = NULL;
+		}
+		if (t.match != NULL) {
+			free(r->builtin);
+			r->builtin = NULL;
+			r->match = t.match;
+			t.match = NULL;
+		}
+		config_rule_clear(&t);
+		return 0;
+	}
+	if (t.match == NULL) {
+		config_fail(p, item, sub, "a rule needs both id and match (only a starter "
+		    "rule can be named by its id alone)");
+		goto fail;
+	}
+	if (t.reason == NULL && (t.reason = strdup("blocked by a configured rule")) == NULL)
+		goto fail_oom;
+	if ((nr = realloc(cfg->rules, (cfg->n_rules + 1) * sizeof *nr)) == NULL)
+		goto fail_oom;
+	cfg->rules = nr;
+	t.enabled = enabled != 0;
+	t.from_file = 1;
+	cfg->rules[cfg->n_rules++] = t;
+	return 0;
+fail_keys:
+	config_fail(p, k, sub, "keys must be strings");
+	goto fail;
+fail_oom:
+	config_fail(p, item, sub, "out of memory");
+fail:
+	config_rule_clear(&t);
+	return -1;
+}
+
 static int
 config_parse_rules(struct config_parse *p, const yaml_node_t *n, struct config *cfg)
 {
 	yaml_node_item_t	*it;
-	yaml_node_pair_t	*pair;
-	const yaml_node_t	*item, *k, *v;
-	const char		*key, *s = NULL;
-	char			 sub[128], fsub[160];
-	struct config_rule	*r, *nr;
+	const yaml_node_t	*item;
+	char			 sub[128];
 
 	if (n == NULL || n->type != YAML_SEQUENCE_NODE)
 		return config_fail(p, n, "rules", "expected a list");
@@ -544,55 +671,30 @@ config_parse_rules(struct config_parse *p, const yaml_node_t *n, struct config *
 		config_field(sub, sizeof sub, "rules[%ld]", (long)(it - n->data.sequence.items.start));
 		if (item == NULL || item->type != YAML_MAPPING_NODE)
 			return config_fail(p, item, sub, "expected a mapping with id, match, reason");
-		nr = realloc(cfg->rules, (cfg->n_rules + 1) * sizeof *nr);
-		if (nr == NULL)
-			return config_fail(p, item, sub, "out of memory");
-		cfg->rules = nr;
-		r = &cfg->rules[cfg->n_rules++];
-		memset(r, 0, sizeof *r);
+		if (config_parse_rule(p, item, sub, cfg) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+/* The starter rules of floor.h, on, each under its own id. */
+static int
+config_starter_rules(struct config *cfg)
+{
+	const struct floor_starter	*st;
+	size_t				 n;
+
+	st = floor_starters(&n);
+	if ((cfg->rules = calloc(n, sizeof *cfg->rules)) == NULL)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		struct config_rule *r = &cfg->rules[i];
+		cfg->n_rules++;
 		r->enabled = 1;
-		for (pair = item->data.mapping.pairs.start;
-		    pair < item->data.mapping.pairs.top; pair++) {
-			k = yaml_document_get_node(p->doc, pair->key);
-			v = yaml_document_get_node(p->doc, pair->value);
-			if (!config_is_scalar(k))
-				return config_fail(p, k, sub, "keys must be strings");
-			key = config_scalar(k);
-			config_field(fsub, sizeof fsub, "%s.%s", sub, key);
-			if (strcmp(key, "enabled") == 0) {
-				if (config_get_bool(p, v, fsub, &r->enabled) == -1)
-					return -1;
-				continue;
-			}
-			if (strcmp(key, "id") != 0 && strcmp(key, "match") != 0 &&
-			    strcmp(key, "reason") != 0)
-				return config_fail(p, k, fsub, "unknown key");
-			if (config_get_string(p, v, fsub, &s) == -1)
-				return -1;
-			if (*s == '\0')
-				return config_fail(p, v, fsub, "must not be empty");
-			if (strcmp(key, "id") == 0) {
-				if (!config_valid_name(s, "-.", 1) || strlen(s) > 48)
-					return config_fail(p, v, fsub, "'%s' is not a rule id "
-					    "(letters, digits, - . _; at most 48)", s);
-				for (size_t i = 0; i + 1 < cfg->n_rules; i++)
-					if (strcmp(cfg->rules[i].id, s) == 0)
-						return config_fail(p, v, fsub,
-						    "rule id '%s' used twice", s);
-				free(r->id);
-				r->id = strdup(s);
-			} else if (strcmp(key, "match") == 0) {
-				free(r->match);
-				r->match = strdup(s);
-			} else {
-				free(r->reason);
-				r->reason = strdup(s);
-			}
-		}
-		if (r->id == NULL || r->match == NULL)
-			return config_fail(p, item, sub, "a rule needs both id and match");
-		if (r->reason == NULL && (r->reason = strdup("blocked by a configured rule")) == NULL)
-			return config_fail(p, item, sub, "out of memory");
+		if ((r->id = strdup(st[i].id)) == NULL ||
+		    (r->builtin = strdup(st[i].id)) == NULL ||
+		    (r->reason = strdup(st[i].reason)) == NULL)
+			return -1;
 	}
 	return 0;
 }
@@ -685,7 +787,8 @@ config_defaults(struct config *cfg)
 	cfg->archive_retention_days = CONFIG_DEFAULT_ARCHIVE_DAYS;
 	cfg->run_log_max_bytes = CONFIG_DEFAULT_RUN_LOG;
 	if (strlist_add(&cfg->protected_branches, "main") == -1 ||
-	    strlist_add(&cfg->protected_branches, "master") == -1) {
+	    strlist_add(&cfg->protected_branches, "master") == -1 ||
+	    config_starter_rules(cfg) == -1) {
 		config_free(cfg);
 		return -1;
 	}
@@ -879,6 +982,7 @@ config_free(struct config *cfg)
 		free(cfg->rules[i].id);
 		free(cfg->rules[i].match);
 		free(cfg->rules[i].reason);
+		free(cfg->rules[i].builtin);
 	}
 	free(cfg->rules);
 	memset(cfg, 0, sizeof *cfg);

@@ -42,6 +42,8 @@ struct config_rule {
 	char	*match;		/* fnmatch(3) pattern over the normalised simple command */
 	char	*reason;
 	int	 enabled;
+	char	*builtin;	/* a starter rule's matcher (floor.h), match NULL */
+	int	 from_file;	/* named in the config file (not only a default) */
 };
 
 struct config {

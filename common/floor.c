@@ -9,13 +9,17 @@
  * visible parts could complete a floor pattern ("npm $VERB", "git push -f origin
  * $BRANCH"); a command that is hidden entirely ("$CMD") is judged by what is visible.
  */
+#include <sys/stat.h>
+
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "credpaths.h"
 #include "floor.h"
@@ -30,9 +34,14 @@ struct floor_ctx {
 	struct floor_result		*out;
 	int				 done;		/* a floor rule hit: stop */
 	int				 cfg_hit;	/* a configured rule hit, kept */
+	int				 cfg_risk;	/* its risk; sticky for a pattern */
 	struct floor_result		 cfg;
 	int				 oom;
 	int				 forks;		/* second readings taken */
+	char				 cwd[PATH_MAX];	/* after cd, or "" */
+	enum floor_risk			 risk;
+	char				 risk_rule[64];
+	struct floor_trace		*trace;		/* floor_explain only */
 };
 
 static const char	*floor_default_branches[] = { "main", "master" };
@@ -41,6 +50,13 @@ static const char	 floor_split_marker[] = { SHELL_UNKNOWN_SPLIT, '\0' };
 static const char	 floor_one_marker[] = { SHELL_UNKNOWN, '\0' };
 
 static int	floor_text(struct floor_ctx *, const char *, size_t, int);
+static void	floor_starter_check(struct floor_ctx *, const struct shell_list *,
+		    size_t, const char **, size_t);
+static void	floor_outside_argv(struct floor_ctx *, const char **, size_t);
+static void	floor_trace(struct floor_ctx *, int, const char *, ...)
+		    __attribute__((format(printf, 3, 4)));
+static void	floor_trace_argv(struct floor_ctx *, int, const char *, const char **,
+		    size_t);
 static void	floor_argv(struct floor_ctx *, const struct shell_list *, size_t,
 		    const char **, size_t, int);
 
@@ -134,6 +150,96 @@ floor_deny(struct floor_ctx *c, const char *rule, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(c->out->reason, sizeof c->out->reason, fmt, ap);
 	va_end(ap);
+	floor_trace(c, 0, "floor rule %s matches", rule);
+}
+
+static void
+floor_trace_put(struct floor_trace *t, const char *s, size_t n)
+{
+	char	*nb;
+	size_t	 cap;
+
+	if (t->oom)
+		return;
+	if (t->len + n + 1 > t->cap) {
+		cap = t->cap > 0 ? t->cap : 1024;
+		while (cap < t->len + n + 1)
+			cap *= 2;
+		if ((nb = realloc(t->buf, cap)) == NULL) {
+			t->oom = 1;
+			return;
+		}
+		t->buf = nb;
+		t->cap = cap;
+	}
+	memcpy(t->buf + t->len, s, n);
+	t->len += n;
+	t->buf[t->len] = '\0';
+}
+
+/* One line of floor_explain's account, indented by nesting depth. */
+static void
+floor_trace(struct floor_ctx *c, int depth, const char *fmt, ...)
+{
+	va_list	 ap;
+	char	 line[1024];
+	int	 n;
+
+	if (c->trace == NULL)
+		return;
+	for (int d = 0; d < depth && d < 16; d++)
+		floor_trace_put(c->trace, "  ", 2);
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	floor_trace_put(c->trace, line, (size_t)n < sizeof line ? (size_t)n :
+	    sizeof line - 1);
+	floor_trace_put(c->trace, "\n", 1);
+}
+
+/* Words shown as the shell would take them: quoted when needed, unknowns as ${?}. */
+static void
+floor_trace_argv(struct floor_ctx *c, int depth, const char *label, const char **av,
+    size_t ac)
+{
+	char	 line[900];
+	size_t	 n = 0;
+
+	if (c->trace == NULL)
+		return;
+	for (size_t i = 0; i < ac && n + 16 < sizeof line; i++) {
+		int quote = av[i][0] == '\0' ||
+		    strpbrk(av[i], " \t\n'\"$;&|<>()*?") != NULL;
+		if (i > 0)
+			line[n++] = ' ';
+		if (quote)
+			line[n++] = '\'';
+		for (const char *w = av[i]; *w != '\0' && n + 12 < sizeof line; w++) {
+			unsigned char ch = (unsigned char)*w;
+			if (ch == SHELL_UNKNOWN || ch == SHELL_UNKNOWN_SPLIT)
+				n += (size_t)snprintf(line + n, sizeof line - n, "${?}");
+			else if (ch < 0x20 || ch == 0x7f)
+				n += (size_t)snprintf(line + n, sizeof line - n,
+				    "\\x%02x", ch);
+			else if (ch == '\'' && quote)
+				n += (size_t)snprintf(line + n, sizeof line - n, "'\\''");
+			else
+				line[n++] = (char)ch;
+		}
+		if (quote)
+			line[n++] = '\'';
+	}
+	line[n] = '\0';
+	floor_trace(c, depth, "%s: %s", label, line);
+}
+
+void
+floor_trace_free(struct floor_trace *t)
+{
+	free(t->buf);
+	memset(t, 0, sizeof *t);
 }
 
 static const char *
@@ -320,6 +426,23 @@ floor_classify_rel(struct floor_ctx *c, const char *rel)
 	}
 }
 
+/*
+ * A relative path after a cd in the same command line ("cd ~/.config && cat
+ * gh/hosts.yml") is resolved against the directory the shell moved to.
+ */
+static const char *
+floor_classify_cwd(struct floor_ctx *c, const char *rel)
+{
+	char	 buf[PATH_MAX];
+
+	if (c->cwd[0] == '\0' ||
+	    (size_t)snprintf(buf, sizeof buf, "%s/%s", c->cwd, rel) >= sizeof buf)
+		return NULL;
+	if (buf[0] == '/')
+		return floor_classify_abs(c, buf);
+	return floor_classify_rel(c, buf);
+}
+
 static const char *
 floor_classify_piece(struct floor_ctx *c, const char *piece)
 {
@@ -362,7 +485,9 @@ floor_classify_piece(struct floor_ctx *c, const char *piece)
 	}
 	if (piece[0] == '/')
 		return floor_classify_abs(c, piece);
-	return floor_classify_rel(c, piece);
+	if ((what = floor_classify_rel(c, piece)) != NULL)
+		return what;
+	return floor_classify_cwd(c, piece);
 }
 
 /*
@@ -436,6 +561,16 @@ floor_protected(const struct floor_ctx *c, const char *ref, const char **which)
 			*which = b;
 			return 1;
 		}
+		/* A wider glob ("refs/" then a star) covers refs/heads/<branch> too. */
+		if (strpbrk(ref, "*?[") != NULL && strchr(b, '*') == NULL) {
+			char	 full[300];
+
+			snprintf(full, sizeof full, "refs/heads/%s", b);
+			if (fnmatch(ref, full, 0) == 0) {
+				*which = b;
+				return 1;
+			}
+		}
 	}
 	return 0;
 }
@@ -462,12 +597,50 @@ floor_git_long(const char *a, const char *opt, size_t min)
 	return n >= min && n <= strlen(opt) && strncmp(a, opt, n) == 0;
 }
 
+/*
+ * git push --prune deletes every remote ref under a wildcard refspec's destination that
+ * no local ref maps to: with --all (or no refspec, where the configured one applies)
+ * that is every branch the pusher lacks, and with a refspec from refs/heads/feat/ to
+ * refs/heads/ (both wildcards) it is everything outside feat/. A destination pattern
+ * that covers a protected branch is enough; an exact refspec does not prune.
+ */
+static void
+floor_git_prune(struct floor_ctx *c, const char **refs, size_t nrefs, int all)
+{
+	const char	*which, *s, *colon;
+	size_t		 i;
+
+	if (all || nrefs == 0) {
+		floor_deny(c, "floor.branch_delete", "git push --prune %s deletes every "
+		    "remote branch without a local counterpart, which can include "
+		    "protected branch '%s'; it is blocked by the Clockwork floor (push "
+		    "the branches by name, without --prune)", all ? "--all" :
+		    "without a refspec", floor_first_protected(c));
+		return;
+	}
+	for (i = 0; i < nrefs; i++) {
+		s = refs[i] + (refs[i][0] == '+');
+		if ((colon = strchr(s, ':')) != NULL)
+			s = colon + 1;
+		if (strpbrk(s, "*?[") == NULL && !floor_has_marker(s))
+			continue;
+		if (floor_protected(c, s, &which)) {
+			floor_deny(c, "floor.branch_delete", "git push --prune with "
+			    "destination '%s' can delete protected branch '%s'; it is "
+			    "blocked by the Clockwork floor (narrow the refspec so it "
+			    "cannot name '%s', or drop --prune)", s, which, which);
+			return;
+		}
+	}
+}
+
 static void
 floor_git_push(struct floor_ctx *c, const char **av, size_t ac)
 {
 	const char	*refs[256], *which, *a, *s, *colon;
 	size_t		 nrefs = 0, npos = 0, i, k;
 	int		 force = 0, del = 0, mirror = 0, all = 0, maybe = 0, dd = 0;
+	int		 prune = 0;
 	char		 dst[512];
 
 	for (i = 0; i < ac; i++) {
@@ -488,6 +661,8 @@ floor_git_push(struct floor_ctx *c, const char **av, size_t ac)
 				del = 1;
 			else if (floor_git_long(a, "mirror", 2))
 				mirror = 1;
+			else if (floor_git_long(a, "prune", 3))
+				prune = 1;
 			else if (floor_git_long(a, "all", 2) || floor_git_long(a, "branches", 2))
 				all = 1;
 			else if (strcmp(a, "--repo") == 0 || strcmp(a, "--push-option") == 0 ||
@@ -558,6 +733,8 @@ floor_git_push(struct floor_ctx *c, const char **av, size_t ac)
 			floor_deny(c, "floor.force_push", "force-push to protected branch "
 			    "'%s' is blocked by the Clockwork floor", which);
 	}
+	if (prune)
+		floor_git_prune(c, refs, nrefs, all);
 	if (force && all)
 		floor_deny(c, "floor.force_push", "git push --all with force updates every "
 		    "branch, including protected branch '%s'; it is blocked by the "
@@ -639,6 +816,23 @@ floor_verb_is(const char **av, size_t ac, size_t v, size_t alt,
 	    (alt < ac && floor_is_any(av[alt], verbs));
 }
 
+/*
+ * "npm owner ls PKG", "cargo owner --list", "gem owner PKG" only read; adding or
+ * removing an owner hands a package to someone (or takes it away).
+ */
+static int
+floor_owner_changes(const char **av, size_t ac, size_t v)
+{
+	static const char *const change[] = { "add", "rm", "remove", "--add", "-a",
+	    "--remove", "-r", NULL };
+
+	for (size_t i = v + 1; i < ac; i++)
+		if (floor_is_any(av[i], change) || strncmp(av[i], "--add=", 6) == 0 ||
+		    strncmp(av[i], "--remove=", 9) == 0)
+			return 1;
+	return 0;
+}
+
 static const char *
 floor_publish(const char **av, size_t ac)
 {
@@ -647,6 +841,10 @@ floor_publish(const char **av, size_t ac)
 	static const char *const publish[] = { "publish", NULL };
 	static const char *const push[] = { "push", NULL };
 	static const char *const upload[] = { "upload", NULL };
+	static const char *const unpublish[] = { "unpublish", NULL };
+	static const char *const deprecate[] = { "deprecate", "undeprecate", NULL };
+	static const char *const owner[] = { "owner", "author", NULL };
+	static const char *const yank[] = { "yank", NULL };
 	static const char *const npm_val[] = { "-w", "--workspace", "--registry",
 	    "--prefix", "--userconfig", "--globalconfig", "--cache", "--otp", "--tag",
 	    "--access", "--loglevel", "-C", "--dir", "--filter", "-F", "--cwd",
@@ -661,11 +859,37 @@ floor_publish(const char **av, size_t ac)
 		v = floor_verb(av, ac, 1, npm_val, &alt);
 		if (floor_verb_is(av, ac, v, alt, npm_pub))
 			return "npm publish";
+		if (floor_verb_is(av, ac, v, alt, unpublish))
+			return "npm unpublish";
+		if (floor_verb_is(av, ac, v, alt, deprecate))
+			return "npm deprecate";
+		if (floor_verb_is(av, ac, v, alt, owner) && floor_owner_changes(av, ac, v))
+			return "npm owner";
 	}
 	if (floor_is(p, "pnpm") || floor_is(p, "bun")) {
 		v = floor_verb(av, ac, 1, npm_val, &alt);
 		if (floor_verb_is(av, ac, v, alt, publish))
 			return floor_is(p, "pnpm") ? "pnpm publish" : "bun publish";
+		/* Verbs pnpm does not know go to npm. */
+		if (floor_verb_is(av, ac, v, alt, unpublish) ||
+		    floor_verb_is(av, ac, v, alt, deprecate) ||
+		    (floor_verb_is(av, ac, v, alt, owner) && floor_owner_changes(av, ac, v)))
+			return floor_is(p, "pnpm") ? "pnpm unpublish/deprecate/owner" :
+			    "bun unpublish/deprecate/owner";
+	}
+	/* Release tools whose publish verb runs npm publish for every package. */
+	if (floor_is(p, "changeset") || floor_is(p, "changesets") ||
+	    floor_is(p, "lerna") || floor_is(p, "jsr") || floor_is(p, "deno") ||
+	    floor_is(p, "maturin") ||
+	    (strlen(av[0]) > 14 && strcmp(av[0] + strlen(av[0]) - 14,
+	    "changesets/cli") == 0)) {
+		static const char *const mat[] = { "publish", "upload", NULL };
+		v = floor_verb(av, ac, 1, NULL, &alt);
+		if (floor_verb_is(av, ac, v, alt, floor_is(p, "maturin") ? mat : publish))
+			return floor_is(p, "lerna") ? "lerna publish" :
+			    floor_is(p, "jsr") ? "jsr publish" :
+			    floor_is(p, "deno") ? "deno publish" :
+			    floor_is(p, "maturin") ? "maturin publish" : "changeset publish";
 	}
 	if (floor_is(p, "yarn")) {
 		static const char *const yval[] = { "--cwd", "--include", "--exclude",
@@ -694,6 +918,10 @@ floor_publish(const char **av, size_t ac)
 		v = floor_verb(av, ac, i, cargo_val, &alt);
 		if (floor_verb_is(av, ac, v, alt, publish))
 			return "cargo publish";
+		if (floor_verb_is(av, ac, v, alt, yank))
+			return "cargo yank";
+		if (floor_verb_is(av, ac, v, alt, owner) && floor_owner_changes(av, ac, v))
+			return "cargo owner";
 	}
 	if (floor_is(p, "twine")) {
 		v = floor_verb(av, ac, 1, NULL, &alt);
@@ -701,9 +929,15 @@ floor_publish(const char **av, size_t ac)
 			return "twine upload";
 	}
 	if (floor_is(p, "gem")) {
+		/* RubyGems runs any unambiguous prefix of a command: gem pu is gem push. */
+		static const char *const gpush[] = { "push", "pus", "pu", NULL };
 		v = floor_verb(av, ac, 1, NULL, &alt);
-		if (floor_verb_is(av, ac, v, alt, push))
+		if (floor_verb_is(av, ac, v, alt, gpush))
 			return "gem push";
+		if (floor_verb_is(av, ac, v, alt, yank))
+			return "gem yank";
+		if (floor_verb_is(av, ac, v, alt, owner) && floor_owner_changes(av, ac, v))
+			return "gem owner";
 	}
 	if (floor_is(p, "poetry") || floor_is(p, "uv") || floor_is(p, "hatch") ||
 	    floor_is(p, "flit") || floor_is(p, "pdm")) {
@@ -809,13 +1043,30 @@ floor_shell_stdin(struct floor_ctx *c, const struct shell_list *l, size_t idx,
 
 	for (i = 0; i < cmd->nredirs; i++) {
 		const struct shell_redir *r = &cmd->redirs[i];
-		if (r->kind == SHELL_REDIR_HEREDOC || r->kind == SHELL_REDIR_HERESTRING)
+		if (r->kind == SHELL_REDIR_HEREDOC || r->kind == SHELL_REDIR_HERESTRING) {
+			floor_trace(c, depth, "%s fed to a shell, parsed as commands",
+			    r->kind == SHELL_REDIR_HEREDOC ? "heredoc" : "here-string");
 			if (floor_text(c, r->word, strlen(r->word), depth) == -1)
 				c->oom = 1;
+		}
 	}
 	if (cmd->pipe_in < 0 || (size_t)cmd->pipe_in >= l->n)
 		return;
 	src = &l->v[cmd->pipe_in];
+	if (src->argc >= 1 && strcmp(floor_base(src->argv[0]), "cat") == 0) {
+		/* cat <<EOF | sh: the heredoc (or here-string) is what the shell reads. */
+		for (i = 0; i < src->nredirs; i++) {
+			const struct shell_redir *r = &src->redirs[i];
+			if (r->kind != SHELL_REDIR_HEREDOC &&
+			    r->kind != SHELL_REDIR_HERESTRING)
+				continue;
+			floor_trace(c, depth, "heredoc fed to a shell through cat, parsed "
+			    "as commands");
+			if (floor_text(c, r->word, strlen(r->word), depth) == -1)
+				c->oom = 1;
+		}
+		return;
+	}
 	if (src->argc < 2)
 		return;
 	const char *p = floor_base(src->argv[0]);
@@ -856,7 +1107,7 @@ floor_shell(struct floor_ctx *c, const struct shell_list *l, size_t idx,
     const char **av, size_t ac, int depth)
 {
 	size_t	 i;
-	int	 cflag = 0;
+	int	 cflag = 0, sflag = 0;
 
 	for (i = 1; i < ac; i++) {
 		const char *a = av[i];
@@ -874,6 +1125,8 @@ floor_shell(struct floor_ctx *c, const struct shell_list *l, size_t idx,
 		for (size_t k = 1; a[k] != '\0'; k++) {
 			if (a[k] == 'c')
 				cflag = 1;
+			else if (a[k] == 's')
+				sflag = 1;	/* commands from stdin, words are $1... */
 			else if (a[k] == 'o' || a[k] == 'O') {
 				i++;
 				break;
@@ -881,11 +1134,13 @@ floor_shell(struct floor_ctx *c, const struct shell_list *l, size_t idx,
 		}
 	}
 	if (cflag) {
+		floor_trace(c, depth, "the string given to %s -c, parsed as commands",
+		    floor_base(av[0]));
 		if (i < ac && floor_text(c, av[i], strlen(av[i]), depth + 1) == -1)
 			c->oom = 1;
 		return;
 	}
-	if (i >= ac)
+	if (i >= ac || sflag)
 		floor_shell_stdin(c, l, idx, depth + 1);
 }
 
@@ -925,6 +1180,557 @@ floor_skip_opts(const char **av, size_t ac, size_t i, const char *withval,
 	return i < ac ? i : ac;
 }
 
+/* ---- starter rules and risk ---- */
+
+enum {
+	FLOOR_ST_RM_ROOT, FLOOR_ST_CURL_PIPE, FLOOR_ST_BRANCH_DELETE, FLOOR_ST_RESET_HARD,
+	FLOOR_ST_CHMOD_777, FLOOR_ST_GIT_CONFIG_GLOBAL, FLOOR_ST_SUDO, FLOOR_ST_N
+};
+
+static const struct floor_starter floor_starter_table[FLOOR_ST_N] = {
+	{ "rm_root", "a recursive delete of /, the home directory or the worktree's "
+	    "parent", FLOOR_RISK_DESTRUCTIVE },
+	{ "curl_pipe_shell", "running what curl or wget fetched with a shell or an "
+	    "interpreter", FLOOR_RISK_FETCH_EXEC },
+	{ "git_branch_delete", "deleting a protected branch with git branch -d/-D",
+	    FLOOR_RISK_DESTRUCTIVE },
+	{ "git_reset_hard", "git reset --hard on a protected branch (or one the floor "
+	    "cannot see)", FLOOR_RISK_DESTRUCTIVE },
+	{ "chmod_777", "chmod -R 777", FLOOR_RISK_DESTRUCTIVE },
+	{ "git_config_global", "changing git's global or system configuration",
+	    FLOOR_RISK_OUTSIDE },
+	{ "sudo", "running a command as another user with sudo or doas",
+	    FLOOR_RISK_OUTSIDE },
+};
+
+const struct floor_starter *
+floor_starters(size_t *n)
+{
+	*n = FLOOR_ST_N;
+	return floor_starter_table;
+}
+
+const struct floor_starter *
+floor_starter_find(const char *id)
+{
+	for (size_t i = 0; i < FLOOR_ST_N; i++)
+		if (strcmp(floor_starter_table[i].id, id) == 0)
+			return &floor_starter_table[i];
+	return NULL;
+}
+
+const char *
+floor_risk_name(enum floor_risk r)
+{
+	switch (r) {
+	case FLOOR_RISK_OUTSIDE:	return "outside_worktree";
+	case FLOOR_RISK_FETCH_EXEC:	return "fetch_exec";
+	case FLOOR_RISK_DESTRUCTIVE:	return "destructive";
+	default:			return "ordinary";
+	}
+}
+
+int
+floor_risk_parse(const char *s)
+{
+	for (int r = FLOOR_RISK_ORDINARY; r <= FLOOR_RISK_DESTRUCTIVE; r++)
+		if (strcmp(s, floor_risk_name((enum floor_risk)r)) == 0)
+			return r;
+	return -1;
+}
+
+static void
+floor_raise(struct floor_ctx *c, enum floor_risk r, const char *rule)
+{
+	if (r <= c->risk)
+		return;
+	c->risk = r;
+	snprintf(c->risk_rule, sizeof c->risk_rule, "%s", rule);
+}
+
+/* The index of git's verb, global options skipped; ac when there is none. */
+static size_t
+floor_git_verb(const char **av, size_t ac)
+{
+	static const char *const withval[] = { "-C", "-c", "--git-dir", "--work-tree",
+	    "--namespace", "--config-env", "--super-prefix", NULL };
+	size_t	 i = 1;
+
+	while (i < ac) {
+		const char *a = av[i];
+		if (a[0] != '-' || a[1] == '\0' || floor_has_marker(a))
+			break;
+		i++;
+		for (size_t k = 0; withval[k] != NULL; k++)
+			if (strcmp(a, withval[k]) == 0)
+				i++;
+	}
+	return i < ac ? i : ac;
+}
+
+/*
+ * An absolute form of path: as is, or against the directory a cd moved to, or against
+ * the worktree (where a run's commands start). 0, or -1 when it cannot be known.
+ */
+static int
+floor_abs(const struct floor_ctx *c, const char *path, char *out, size_t outlen)
+{
+	char	 buf[PATH_MAX * 2 + 2];
+	const char *wt = c->pol->worktree;
+
+	if (floor_has_marker(path))
+		return -1;
+	if (path[0] == '/')
+		snprintf(buf, sizeof buf, "%s", path);
+	else if (c->cwd[0] == '/')
+		snprintf(buf, sizeof buf, "%s/%s", c->cwd, path);
+	else if (wt != NULL && wt[0] == '/')
+		snprintf(buf, sizeof buf, "%s/%s%s%s", wt, c->cwd, c->cwd[0] ? "/" : "",
+		    path);
+	else
+		return -1;
+	return floor_lexical(buf, out, outlen);
+}
+
+/* Is dir an ancestor of, or equal to, path (both lexical absolute paths)? */
+static int
+floor_covers(const char *dir, const char *path)
+{
+	size_t	 n = strlen(dir);
+
+	if (strcmp(dir, "/") == 0)
+		return 1;
+	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+static int
+floor_st_rm_root(struct floor_ctx *c, const char **av, size_t ac, char *det,
+    size_t detlen)
+{
+	char	 abs[PATH_MAX], parent[PATH_MAX], *sl;
+	int	 rec = 0, dd = 0;
+	size_t	 i, n;
+
+	if (strcmp(floor_base(av[0]), "rm") != 0)
+		return 0;
+	for (i = 1; i < ac; i++) {
+		const char *a = av[i];
+		if (!dd && strcmp(a, "--") == 0)
+			dd = 1;
+		else if (!dd && strcmp(a, "--recursive") == 0)
+			rec = 1;
+		else if (!dd && a[0] == '-' && a[1] != '-' && strpbrk(a, "rR") != NULL)
+			rec = 1;
+	}
+	if (!rec)
+		return 0;
+	parent[0] = '\0';
+	if (c->pol->worktree != NULL && floor_lexical(c->pol->worktree, parent,
+	    sizeof parent) == 0 && (sl = strrchr(parent, '/')) != NULL)
+		*(sl == parent ? sl + 1 : sl) = '\0';
+	for (dd = 0, i = 1; i < ac; i++) {
+		const char *a = av[i];
+		if (!dd && strcmp(a, "--") == 0) {
+			dd = 1;
+			continue;
+		}
+		if (!dd && a[0] == '-' && a[1] != '\0')
+			continue;
+		if (floor_abs(c, a, abs, sizeof abs) == -1)
+			continue;
+		/* "/" or "~/" then a star: a directory's contents count as the directory. */
+		for (;;) {
+			n = strlen(abs);
+			if (n >= 2 && strcmp(abs + n - 2, "/*") == 0)
+				abs[n - 2] = '\0';
+			else if (n >= 3 && strcmp(abs + n - 3, "/.*") == 0)
+				abs[n - 3] = '\0';
+			else
+				break;
+			if (abs[0] == '\0')
+				strcpy(abs, "/");
+		}
+		if (strcmp(abs, "/") == 0 || floor_covers(abs, c->home) ||
+		    floor_covers(abs, c->home_canon) ||
+		    (parent[0] != '\0' && floor_covers(abs, parent))) {
+			floor_show(c, abs, det, detlen);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int
+floor_is_fetcher(const struct shell_cmd *src)
+{
+	for (size_t i = 0; i < src->argc && i < 4; i++) {
+		const char *p = floor_base(src->argv[i]);
+		if (strcmp(p, "curl") == 0 || strcmp(p, "wget") == 0)
+			return 1;
+		if (strcmp(p, "sudo") != 0 && strcmp(p, "env") != 0 &&
+		    src->argv[i][0] != '-')
+			return 0;
+	}
+	return 0;
+}
+
+static int
+floor_is_interp(const char *p)
+{
+	static const char *const interp[] = { "perl", "ruby", "node", "php", "bun",
+	    "deno", "lua", "source", ".", NULL };
+
+	if (floor_is_shell(p) || floor_is_python(p))
+		return 1;
+	for (size_t i = 0; interp[i] != NULL; i++)
+		if (strcmp(p, interp[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * curl URL | sh, wget -qO- URL | python3, sh -c "$(curl URL)", bash <(curl URL):
+ * a shell or interpreter whose input, or one of whose words, comes from a fetch.
+ */
+static int
+floor_st_curl_pipe(struct floor_ctx *c, const struct shell_list *l, size_t idx,
+    const char **av, size_t ac)
+{
+	const struct shell_cmd	*cmd = &l->v[idx];
+	int			 hidden = 0;
+	long			 in = cmd->pipe_in;
+
+	(void)c;
+	if (!floor_is_interp(floor_base(av[0])))
+		return 0;
+	/* Anywhere upstream in the pipeline: curl URL | tee x.sh | sh, wget | gunzip | sh. */
+	for (int guard = 0; guard < 64 && in >= 0 && (size_t)in < l->n; guard++) {
+		if (floor_is_fetcher(&l->v[in]))
+			return 1;
+		in = l->v[in].pipe_in;
+	}
+	for (size_t i = 1; i < ac; i++)
+		hidden |= floor_has_marker(av[i]);
+	if (!hidden)
+		return 0;
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].depth > cmd->depth && floor_is_fetcher(&l->v[i]))
+			return 1;
+	return 0;
+}
+
+static int
+floor_st_branch_delete(struct floor_ctx *c, const char **av, size_t ac, char *det,
+    size_t detlen)
+{
+	const char	*which;
+	size_t		 v, i;
+	int		 del = 0, remote = 0;
+
+	if (!floor_is(floor_base(av[0]), "git") || (v = floor_git_verb(av, ac)) >= ac ||
+	    strcmp(av[v], "branch") != 0)
+		return 0;
+	for (i = v + 1; i < ac; i++) {
+		const char *a = av[i];
+		if (strcmp(a, "--delete") == 0)
+			del = 1;
+		else if (strcmp(a, "--remotes") == 0)
+			remote = 1;
+		else if (a[0] == '-' && a[1] != '-') {
+			del |= strpbrk(a, "dD") != NULL;
+			remote |= strchr(a, 'r') != NULL;
+		}
+	}
+	if (!del || remote)
+		return 0;
+	for (i = v + 1; i < ac; i++)
+		if (av[i][0] != '-' && floor_protected(c, av[i], &which)) {
+			snprintf(det, detlen, "%s", which);
+			return 1;
+		}
+	return 0;
+}
+
+/*
+ * Up to outlen-1 bytes of a regular file, never following a last symlink, never
+ * blocking on a FIFO (the worktree is the run's to shape). 0, or -1.
+ */
+static int
+floor_read_small(const char *path, char *out, size_t outlen)
+{
+	struct stat	 st;
+	ssize_t		 n;
+	int		 fd;
+
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) == -1)
+		return -1;
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    (n = read(fd, out, outlen - 1)) < 0) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	out[n] = '\0';
+	return 0;
+}
+
+/*
+ * The branch checked out in the repository holding dir (dir or its nearest parent
+ * with a .git directory or gitdir file): 0 with its name, 1 for a detached HEAD, -1
+ * when it cannot be told. Read only when a git reset --hard is being judged.
+ */
+static int
+floor_head_branch(const char *dir, char *out, size_t outlen)
+{
+	char	 d[PATH_MAX], p[PATH_MAX + 16], buf[512], *nl, *sl;
+	size_t	 n;
+
+	if (dir == NULL || dir[0] != '/' || floor_lexical(dir, d, sizeof d) == -1)
+		return -1;
+	for (int guard = 0; guard < 64; guard++) {
+		snprintf(p, sizeof p, "%s/.git/HEAD", strcmp(d, "/") == 0 ? "" : d);
+		if (floor_read_small(p, buf, sizeof buf) == 0)
+			break;
+		/* A worktree's .git is a file: "gitdir: PATH". */
+		snprintf(p, sizeof p, "%s/.git", strcmp(d, "/") == 0 ? "" : d);
+		if (floor_read_small(p, buf, sizeof buf) == 0 &&
+		    strncmp(buf, "gitdir: ", 8) == 0) {
+			if ((nl = strchr(buf, '\n')) != NULL)
+				*nl = '\0';
+			if ((buf[8] == '/' ? snprintf(p, sizeof p, "%s/HEAD", buf + 8) :
+			    snprintf(p, sizeof p, "%s/%s/HEAD", d, buf + 8)) >=
+			    (int)sizeof p || floor_read_small(p, buf, sizeof buf) == -1)
+				return -1;
+			break;
+		}
+		if (strcmp(d, "/") == 0)
+			return -1;
+		if ((sl = strrchr(d, '/')) == d)
+			d[1] = '\0';
+		else
+			*sl = '\0';
+	}
+	if (strncmp(buf, "ref: refs/heads/", 16) != 0)
+		return strncmp(buf, "ref:", 4) == 0 ? -1 : 1;
+	n = strcspn(buf + 16, "\r\n");
+	if (n == 0 || n >= outlen)
+		return -1;
+	memcpy(out, buf + 16, n);
+	out[n] = '\0';
+	return 0;
+}
+
+static int
+floor_st_reset_hard(struct floor_ctx *c, const char **av, size_t ac, char *det,
+    size_t detlen)
+{
+	char		 head[256];
+	const char	*branch = c->pol->branch;
+	int		 hb;
+	const char	*which;
+	size_t		 v, i;
+	int		 hard = 0;
+
+	if (!floor_is(floor_base(av[0]), "git") || (v = floor_git_verb(av, ac)) >= ac ||
+	    strcmp(av[v], "reset") != 0)
+		return 0;
+	for (i = v + 1; i < ac; i++)
+		if (strncmp(av[i], "--", 2) == 0 && av[i][2] != '\0' &&
+		    floor_git_long(av[i], "hard", 3))
+			hard = 1;
+	if (!hard)
+		return 0;
+	if (branch == NULL) {
+		/* Where the shell is: after a cd, or the worktree. */
+		hb = floor_head_branch(c->cwd[0] == '/' ? c->cwd : c->pol->worktree, head,
+		    sizeof head);
+		if (hb == 1)
+			return 0;	/* detached: no branch moves */
+		if (hb == 0)
+			branch = head;
+	}
+	if (branch == NULL) {
+		snprintf(det, detlen, "the current branch, which the floor cannot see");
+		return 1;
+	}
+	if (floor_protected(c, branch, &which)) {
+		snprintf(det, detlen, "protected branch '%s'", which);
+		return 1;
+	}
+	return 0;
+}
+
+static int
+floor_st_chmod_777(const char **av, size_t ac)
+{
+	static const char *const modes[] = { "777", "0777", "a+rwx", "ugo+rwx", "a=rwx",
+	    "ugo=rwx", "+rwx", "o+w", "o+rwx", "a+w", NULL };
+	int	 rec = 0, wide = 0;
+
+	if (strcmp(floor_base(av[0]), "chmod") != 0)
+		return 0;
+	for (size_t i = 1; i < ac; i++) {
+		const char *a = av[i];
+		if (strcmp(a, "--recursive") == 0)
+			rec = 1;
+		else if (a[0] == '-' && a[1] != '-' && strchr(a, 'R') != NULL &&
+		    strspn(a + 1, "RvcfH") == strlen(a + 1))
+			rec = 1;
+		else
+			for (size_t k = 0; modes[k] != NULL; k++)
+				if (strcmp(a, modes[k]) == 0)
+					wide = 1;
+	}
+	return rec && wide;
+}
+
+static int
+floor_st_git_config_global(const char **av, size_t ac)
+{
+	static const char *const reads[] = { "--get", "--get-all", "--get-regexp",
+	    "--get-urlmatch", "--list", "-l", "--get-color", "--get-colorbool", "get",
+	    "list", NULL };
+	static const char *const writes[] = { "--unset", "--unset-all", "--add",
+	    "--replace-all", "--edit", "-e", "--rename-section", "--remove-section",
+	    "set", "unset", "edit", "rename-section", "remove-section", NULL };
+	size_t	 v, i, pos = 0;
+	int	 scope = 0, write = 0, read = 0;
+
+	if (!floor_is(floor_base(av[0]), "git") || (v = floor_git_verb(av, ac)) >= ac ||
+	    strcmp(av[v], "config") != 0)
+		return 0;
+	for (i = v + 1; i < ac; i++) {
+		const char *a = av[i];
+		if (strcmp(a, "--global") == 0 || strcmp(a, "--system") == 0)
+			scope = 1;
+		else if (floor_is_any(a, writes) && !floor_has_marker(a))
+			write = 1;
+		else if (floor_is_any(a, reads) && !floor_has_marker(a))
+			read = 1;
+		else if (a[0] != '-')
+			pos++;
+	}
+	return scope && (write || (!read && pos >= 2));
+}
+
+/*
+ * Every starter matcher on one reading of a simple command: each match raises the
+ * risk; a match of an enabled configured rule naming that matcher is a configured
+ * hit (the worst one is kept, a pattern rule's hit is never replaced).
+ */
+static void
+floor_starter_check(struct floor_ctx *c, const struct shell_list *l, size_t idx,
+    const char **av, size_t ac)
+{
+	const struct floor_starter	*st;
+	char				 det[200], rule[64];
+	int				 hit;
+	size_t				 k, i;
+
+	if (ac == 0)
+		return;
+	floor_outside_argv(c, av, ac);
+	for (k = 0; k < FLOOR_ST_N; k++) {
+		st = &floor_starter_table[k];
+		det[0] = '\0';
+		switch (k) {
+		case FLOOR_ST_RM_ROOT:
+			hit = floor_st_rm_root(c, av, ac, det, sizeof det);
+			break;
+		case FLOOR_ST_CURL_PIPE:
+			hit = floor_st_curl_pipe(c, l, idx, av, ac);
+			break;
+		case FLOOR_ST_BRANCH_DELETE:
+			hit = floor_st_branch_delete(c, av, ac, det, sizeof det);
+			break;
+		case FLOOR_ST_RESET_HARD:
+			hit = floor_st_reset_hard(c, av, ac, det, sizeof det);
+			break;
+		case FLOOR_ST_CHMOD_777:
+			hit = floor_st_chmod_777(av, ac);
+			break;
+		case FLOOR_ST_GIT_CONFIG_GLOBAL:
+			hit = floor_st_git_config_global(av, ac);
+			break;
+		default:
+			hit = strcmp(floor_base(av[0]), "sudo") == 0 ||
+			    strcmp(floor_base(av[0]), "doas") == 0;
+			break;
+		}
+		if (!hit)
+			continue;
+		snprintf(rule, sizeof rule, "config.%s", st->id);
+		floor_raise(c, st->risk, rule);
+		floor_trace(c, l->v[idx].depth, "starter matcher %s matches (risk %s)%s%s",
+		    st->id, floor_risk_name(st->risk), det[0] ? ": " : "", det);
+		if (c->done || (c->cfg_hit && c->cfg_risk >= (int)st->risk))
+			continue;
+		for (i = 0; i < c->pol->n_rules; i++) {
+			const struct config_rule *r = &c->pol->rules[i];
+			if (!r->enabled || r->builtin == NULL || r->id == NULL ||
+			    strcmp(r->builtin, st->id) != 0)
+				continue;
+			c->cfg_hit = 1;
+			c->cfg_risk = (int)st->risk;
+			c->cfg.verdict = FLOOR_DENY;
+			c->cfg.floor = 0;
+			snprintf(c->cfg.rule, sizeof c->cfg.rule, "config.%s", r->id);
+			if (r->reason != NULL && r->from_file)
+				snprintf(c->cfg.reason, sizeof c->cfg.reason, "%s", r->reason);
+			else
+				snprintf(c->cfg.reason, sizeof c->cfg.reason, "%s%s%s is "
+				    "blocked by rule '%s' of the Clockwork configuration (a "
+				    "starter rule; it can be switched off in config.yaml)",
+				    st->reason, det[0] ? ": " : "", det, r->id);
+			break;
+		}
+	}
+}
+
+/* Paths a command writes, or acts on, outside the worktree raise the risk. */
+static void
+floor_outside_path(struct floor_ctx *c, const char *w)
+{
+	static const char *const fine[] = { "/tmp", "/var/tmp", "/dev" };
+	char	 abs[PATH_MAX], wt[PATH_MAX];
+
+	if (c->pol->worktree == NULL || floor_lexical(c->pol->worktree, wt,
+	    sizeof wt) == -1 || floor_abs(c, w, abs, sizeof abs) == -1)
+		return;
+	if (floor_covers(wt, abs))
+		return;
+	for (size_t i = 0; i < sizeof fine / sizeof fine[0]; i++)
+		if (floor_covers(fine[i], abs))
+			return;
+	floor_raise(c, FLOOR_RISK_OUTSIDE, "risk.outside_worktree");
+	floor_trace(c, 0, "'%s' is outside the worktree (risk outside_worktree)", abs);
+}
+
+static void
+floor_outside_argv(struct floor_ctx *c, const char **av, size_t ac)
+{
+	static const char *const writers[] = { "rm", "rmdir", "mv", "cp", "ln", "mkdir",
+	    "touch", "chmod", "chown", "chgrp", "tee", "truncate", "install", "rsync",
+	    "shred", "unlink", "dd", "cd", "pushd", "tar", "unzip", "sed", NULL };
+	const char	*p = floor_base(av[0]);
+	size_t		 k;
+
+	for (k = 0; writers[k] != NULL; k++)
+		if (strcmp(p, writers[k]) == 0)
+			break;
+	if (writers[k] == NULL)
+		return;
+	for (size_t i = 1; i < ac; i++) {
+		const char *a = av[i];
+		if (strcmp(p, "dd") == 0 && strncmp(a, "of=", 3) == 0)
+			a += 3;
+		if (a[0] == '-' || (strcmp(p, "sed") == 0 && a[0] != '/'))
+			continue;
+		if (a[0] == '/' || strncmp(a, "..", 2) == 0 || c->cwd[0] == '/')
+			floor_outside_path(c, a);
+	}
+}
+
 /*
  * Configured rules see a simple command with the program by its name (/bin/rm is rm),
  * once as written and once normalised, so a rule can name sudo itself or what it runs.
@@ -936,7 +1742,9 @@ floor_config(struct floor_ctx *c, const char **av, size_t ac)
 	char		*norm;
 	size_t		 i;
 
-	if (c->done || c->cfg_hit || c->pol->n_rules == 0 || ac == 0)
+	/* A pattern rule the user wrote wins over a starter rule's hit. */
+	if (c->done || (c->cfg_hit && c->cfg_risk > FLOOR_RISK_DESTRUCTIVE) ||
+	    c->pol->n_rules == 0 || ac == 0)
 		return;
 	saved = av[0];
 	av[0] = floor_base(av[0]);
@@ -953,9 +1761,12 @@ floor_config(struct floor_ctx *c, const char **av, size_t ac)
 		if (fnmatch(r->match, norm, 0) != 0)
 			continue;
 		c->cfg_hit = 1;
+		c->cfg_risk = FLOOR_RISK_DESTRUCTIVE + 1;
 		c->cfg.verdict = FLOOR_DENY;
 		c->cfg.floor = 0;
 		snprintf(c->cfg.rule, sizeof c->cfg.rule, "config.%s", r->id);
+		floor_trace(c, 0, "configured rule '%s' (match '%s') matches", r->id,
+		    r->match);
 		if (r->reason != NULL && r->reason[0] != '\0')
 			snprintf(c->cfg.reason, sizeof c->cfg.reason, "%s", r->reason);
 		else
@@ -979,6 +1790,7 @@ floor_argv(struct floor_ctx *c, const struct shell_list *l, size_t idx,
 	size_t		 i, guard, alt;
 
 	for (guard = 0; ac > 0 && guard < 64 && !c->done; guard++) {
+		floor_starter_check(c, l, idx, av, ac);
 		p = floor_base(av[0]);
 		i = 0;
 		alt = 0;
@@ -1044,6 +1856,14 @@ floor_argv(struct floor_ctx *c, const struct shell_list *l, size_t idx,
 				if (strcmp(av[i], "-p") == 0 || strcmp(av[i], "--package") == 0)
 					i++;
 			}
+		} else if (strcmp(p, "bundle") == 0 && ac > 1 &&
+		    (strcmp(av[1], "exec") == 0 || strcmp(av[1], "ex") == 0)) {
+			i = floor_skip_opts(av, ac, 2, NULL, &alt);
+		} else if (strcmp(p, "rustup") == 0 && ac > 1 && strcmp(av[1], "run") == 0) {
+			/* rustup run [--install] TOOLCHAIN CMD... */
+			i = floor_skip_opts(av, ac, 2, NULL, &alt);
+			i += i < ac;
+			alt += alt != 0 && alt < ac;
 		} else if (strcmp(p, "nice") == 0) {
 			i = floor_skip_opts(av, ac, 1, "n", &alt);
 		} else if (strcmp(p, "ionice") == 0 || strcmp(p, "stdbuf") == 0) {
@@ -1141,19 +1961,67 @@ floor_argv(struct floor_ctx *c, const struct shell_list *l, size_t idx,
 		}
 		if (i >= ac)
 			return;
+		floor_trace(c, depth, "wrapper '%s' stripped", p);
 		av += i;
 		ac -= i;
 	}
 	if (ac == 0 || c->done)
 		return;
+	floor_trace_argv(c, depth, "checked", av, ac);
 
 	p = floor_base(av[0]);
 	if (floor_is(p, "git") || floor_is(p, "hub"))
 		floor_git(c, av, ac);
 	if (!c->done && (what = floor_publish(av, ac)) != NULL)
 		floor_deny(c, "floor.publish", "package publishing (%s) is blocked by the "
-		    "Clockwork floor", what);
+		    "Clockwork floor: publishing, withdrawing or handing over a package is "
+		    "left to a person (build, test and pack instead)", what);
 	floor_config(c, av, ac);
+}
+
+/*
+ * Track cd and pushd, so that later relative paths in the same command line resolve
+ * against where the shell went. A directory the floor cannot know ("cd -", "cd
+ * $DIR") forgets it. Subshells are not told apart: a cd in one is taken to hold after
+ * it, which can only make the floor see more paths as credential ones, never fewer.
+ */
+static void
+floor_cd(struct floor_ctx *c, const struct shell_cmd *cmd)
+{
+	char		 buf[PATH_MAX * 2 + 2];
+	const char	*p = floor_base(cmd->argv[0]), *d = NULL;
+	size_t		 i;
+
+	if (strcmp(p, "cd") != 0 && strcmp(p, "pushd") != 0)
+		return;
+	for (i = 1; i < cmd->argc; i++) {
+		if (strcmp(cmd->argv[i], "--") == 0) {
+			i++;
+			break;
+		}
+		if (cmd->argv[i][0] != '-' || cmd->argv[i][1] == '\0')
+			break;
+	}
+	d = i < cmd->argc ? cmd->argv[i] : c->home;
+	if (strcmp(d, "-") == 0 || floor_has_marker(d)) {
+		c->cwd[0] = '\0';
+		return;
+	}
+	if (d[0] == '/')
+		snprintf(buf, sizeof buf, "%s", d);
+	else if (c->cwd[0] != '\0')
+		snprintf(buf, sizeof buf, "%s/%s", c->cwd, d);
+	else
+		snprintf(buf, sizeof buf, "%s", d);
+	if (buf[0] == '/') {
+		if (floor_lexical(buf, c->cwd, sizeof c->cwd) == -1)
+			c->cwd[0] = '\0';
+	} else if (strlen(buf) < sizeof c->cwd)
+		strcpy(c->cwd, buf);
+	else
+		c->cwd[0] = '\0';
+	floor_trace(c, cmd->depth, "the shell's directory is now %s", c->cwd[0] ?
+	    c->cwd : "unknown");
 }
 
 static void
@@ -1163,14 +2031,19 @@ floor_cmd(struct floor_ctx *c, const struct shell_list *l, size_t idx)
 	const char		**av;
 	size_t			 i;
 
+	floor_trace_argv(c, cmd->depth, cmd->pipe_in >= 0 ? "simple command (piped "
+	    "into)" : "simple command", (const char **)cmd->argv, cmd->argc);
 	for (i = 0; i < cmd->argc && !c->done; i++)
 		floor_cred_check(c, cmd->argv[i]);
 	for (i = 0; i < cmd->nassigns && !c->done; i++)
 		floor_cred_check(c, cmd->assigns[i]);
-	for (i = 0; i < cmd->nredirs && !c->done; i++)
+	for (i = 0; i < cmd->nredirs && !c->done; i++) {
 		if (cmd->redirs[i].kind == SHELL_REDIR_IN ||
 		    cmd->redirs[i].kind == SHELL_REDIR_OUT)
 			floor_cred_check(c, cmd->redirs[i].word);
+		if (cmd->redirs[i].kind == SHELL_REDIR_OUT)
+			floor_outside_path(c, cmd->redirs[i].word);
+	}
 	if (c->done || cmd->argc == 0)
 		return;
 	/* A private copy: normalisation rewrites entries (python -mMOD). */
@@ -1182,6 +2055,7 @@ floor_cmd(struct floor_ctx *c, const struct shell_list *l, size_t idx)
 	floor_config(c, av, cmd->argc);
 	floor_argv(c, l, idx, av, cmd->argc, cmd->depth);
 	free(av);
+	floor_cd(c, cmd);
 }
 
 static int
@@ -1207,17 +2081,35 @@ floor_text(struct floor_ctx *c, const char *text, size_t len, int depth)
 	return c->oom ? -1 : 0;
 }
 
-int
-floor_evaluate(const char *command, const struct floor_policy *pol,
-    struct floor_result *out)
+/*
+ * A control character other than tab and newline: the shell, a terminal showing the
+ * command to a person, and the floor can each read the line differently (a NUL ends it
+ * for C, not for JSON; a carriage return hides what came before it on screen).
+ */
+static int
+floor_controls(const char *command, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char ch = (unsigned char)command[i];
+		if (ch < 0x20 && ch != '\t' && ch != '\n')
+			return ch;
+	}
+	return -1;
+}
+
+static int
+floor_run(const char *command, const struct floor_policy *pol,
+    struct floor_result *out, struct floor_trace *trace)
 {
 	struct floor_ctx	 c;
 	char			 home_buf[PATH_MAX];
 	size_t			 len;
+	int			 ch;
 
 	memset(out, 0, sizeof *out);
 	out->verdict = FLOOR_ALLOW;
 	memset(&c, 0, sizeof c);
+	c.trace = trace;
 	c.pol = pol;
 	c.home = pol->home;
 	c.cwhome = pol->cwhome;
@@ -1237,6 +2129,14 @@ floor_evaluate(const char *command, const struct floor_policy *pol,
 		    "Clockwork floor fails closed", FLOOR_MAX_COMMAND);
 		return 0;
 	}
+	if ((ch = floor_controls(command, len)) != -1) {
+		floor_deny(&c, "floor.control_char", "the command holds control character "
+		    "0x%02x, which the shell, the floor and a person reading it could each "
+		    "take differently; the Clockwork floor refuses it (write it as an "
+		    "escape such as $'\\x%02x')", ch, ch);
+		floor_trace(&c, 0, "refused before parsing: control character 0x%02x", ch);
+		return 0;
+	}
 	if (floor_text(&c, command, len, 0) == -1 || c.oom) {
 		/* A caller that ignores the -1 still sees a deny. */
 		c.done = 0;
@@ -1247,5 +2147,33 @@ floor_evaluate(const char *command, const struct floor_policy *pol,
 	}
 	if (!c.done && c.cfg_hit)
 		*out = c.cfg;
+	out->risk = c.risk;
+	snprintf(out->risk_rule, sizeof out->risk_rule, "%s", c.risk_rule);
+	if (trace != NULL) {
+		if (out->verdict == FLOOR_DENY)
+			floor_trace(&c, 0, "verdict: deny, rule %s (%s): %s", out->rule,
+			    out->floor ? "floor rule, always on" : "configured rule",
+			    out->reason);
+		else
+			floor_trace(&c, 0, "verdict: allow: no floor rule matched and none "
+			    "of the %zu configured rules did", pol->n_rules);
+		floor_trace(&c, 0, "risk: %s%s%s%s", floor_risk_name(out->risk),
+		    out->risk_rule[0] ? " (raised by " : "", out->risk_rule,
+		    out->risk_rule[0] ? ")" : "");
+	}
 	return 0;
+}
+
+int
+floor_evaluate(const char *command, const struct floor_policy *pol,
+    struct floor_result *out)
+{
+	return floor_run(command, pol, out, NULL);
+}
+
+int
+floor_explain(const char *command, const struct floor_policy *pol,
+    struct floor_result *out, struct floor_trace *trace)
+{
+	return floor_run(command, pol, out, trace);
 }

@@ -14,17 +14,33 @@
 
 enum floor_verdict { FLOOR_ALLOW = 0, FLOOR_DENY = 1 };
 
+/*
+ * How much a person approving the command should worry, from the same evaluation:
+ * the highest level any simple command of the line reaches. Ordered; a higher value
+ * is worse.
+ */
+enum floor_risk {
+	FLOOR_RISK_ORDINARY = 0,
+	FLOOR_RISK_OUTSIDE,		/* writes or acts outside the worktree */
+	FLOOR_RISK_FETCH_EXEC,		/* runs what it fetches from the network */
+	FLOOR_RISK_DESTRUCTIVE,		/* deletes or rewrites what cannot be got back */
+};
+
 struct floor_result {
 	enum floor_verdict	verdict;
 	int			floor;		/* 1 when the rule is an always-on floor rule */
 	char			rule[64];	/* e.g. "floor.force_push", "" on allow */
 	char			reason[512];	/* one sentence for the engine and the journal */
+	enum floor_risk		risk;
+	char			risk_rule[64];	/* the rule that raised risk, "" if ordinary */
 };
 
 struct floor_policy {
 	const struct strlist	 *protected_branches;	/* NULL: main, master */
 	const char		 *home;			/* for ~ and $HOME */
 	const char		 *cwhome;		/* Clockwork home, may be NULL */
+	const char		 *worktree;		/* the run's directory, may be NULL */
+	const char		 *branch;		/* checked out there; NULL unknown */
 	const struct config_rule *rules;		/* configured, non-floor rules */
 	size_t			  n_rules;
 };
@@ -37,5 +53,37 @@ struct floor_policy {
 #define FLOOR_MAX_COMMAND	(256 * 1024)
 int	floor_evaluate(const char *command, const struct floor_policy *,
 	    struct floor_result *out);
+/* "ordinary", "outside_worktree", "fetch_exec", "destructive". */
+const char *floor_risk_name(enum floor_risk);
+/* The level for a name from floor_risk_name, or -1. */
+int	floor_risk_parse(const char *);
+
+/*
+ * The starter rules (shipped in the default configuration, each can be switched
+ * off): built-in matchers a configured rule names with builtin instead of a match
+ * pattern. floor_starter_find returns the entry for a name, or NULL.
+ */
+struct floor_starter {
+	const char	*id;
+	const char	*reason;
+	enum floor_risk	 risk;
+};
+const struct floor_starter *floor_starters(size_t *n);
+const struct floor_starter *floor_starter_find(const char *id);
+
+/*
+ * floor_explain: the same evaluation, and a human-readable account of it written to
+ * out (each simple command as the floor saw it, wrappers stripped, heredocs and
+ * sh -c strings parsed; which rule matched, or that none did). Returns as
+ * floor_evaluate.
+ */
+struct floor_trace {
+	char	*buf;
+	size_t	 len, cap;
+	int	 oom;
+};
+int	floor_explain(const char *command, const struct floor_policy *,
+	    struct floor_result *out, struct floor_trace *trace);
+void	floor_trace_free(struct floor_trace *);
 
 #endif

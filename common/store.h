@@ -31,7 +31,7 @@
 struct sqlite3;
 struct store;
 
-#define STORE_SCHEMA_LATEST	8
+#define STORE_SCHEMA_LATEST	9
 #define STORE_TIME_LEN		25	/* "YYYY-MM-DDTHH:MM:SS.mmmZ" + NUL */
 #define STORE_ID_LEN		40	/* room for a generated or caller-chosen id */
 
@@ -286,6 +286,8 @@ struct store_approval {
 	char				*created_at;
 	char				*deadline;	/* NULL: none */
 	char				*answered_at;
+	char				*risk;		/* "ordinary", ..., floor.h */
+	char				*risk_rule;	/* NULL: none */
 };
 
 const char	*store_approval_state_name(enum store_approval_state);
@@ -295,6 +297,12 @@ int		 store_approval_state_parse(const char *);
 int	store_approval_create(struct store *, const char *id, const char *run_id,
 	    const char *tool, const char *input_json, int64_t deadline_ms);
 int	store_approval_get(struct store *, const char *id, struct store_approval *out);
+/*
+ * Set a pending approval's risk level (one of floor_risk_name()'s words; anything
+ * else is EINVAL) and the rule that raised it (may be NULL).
+ */
+int	store_approval_set_risk(struct store *, const char *id, const char *risk,
+	    const char *risk_rule);
 /*
  * Answer an approval: a compare-and-set from pending, the one respond path for the
  * Inbox, cwctl and Telegram. Returns 1 when this call changed the row, 0 when it was
@@ -371,6 +379,8 @@ struct store_telegram_item {
 	int64_t	 task_chat_id;		/* the task's chat now; 0: none */
 	int64_t	 chat_id;		/* where its message went; 0: none sent */
 	int64_t	 message_id;
+	char	*risk;			/* the floor's level: destructive, ... */
+	char	*risk_rule;		/* the rule that raised it, or NULL */
 };
 /*
  * What the chats need, oldest first, at most limit: pending approvals of tasks with a

@@ -8,6 +8,7 @@
 
 #include <sqlite3.h>
 
+#include "floor.h"
 #include "store.h"
 #include "store_impl.h"
 
@@ -15,7 +16,7 @@
 
 #define APPROVAL_COLUMNS \
 	"id, run_id, tool, input, state, message, answered_by, created_at," \
-	" deadline, answered_at"
+	" deadline, answered_at, risk, risk_rule"
 
 static int
 store_approval_row(sqlite3_stmt *stmt, void *p)
@@ -33,7 +34,9 @@ store_approval_row(sqlite3_stmt *stmt, void *p)
 	    store_col_text(stmt, 6, &a->answered_by) ||
 	    store_col_text(stmt, 7, &a->created_at) ||
 	    store_col_text(stmt, 8, &a->deadline) ||
-	    store_col_text(stmt, 9, &a->answered_at))
+	    store_col_text(stmt, 9, &a->answered_at) ||
+	    store_col_text(stmt, 10, &a->risk) ||
+	    store_col_text(stmt, 11, &a->risk_rule))
 		return ENOMEM;
 	return 0;
 }
@@ -52,6 +55,8 @@ store_approval_free(struct store_approval *a)
 	free(a->created_at);
 	free(a->deadline);
 	free(a->answered_at);
+	free(a->risk);
+	free(a->risk_rule);
 	memset(a, 0, sizeof *a);
 }
 
@@ -94,6 +99,27 @@ store_approval_create(struct store *st, const char *id, const char *run_id,
 	} else
 		sqlite3_bind_null(stmt, 6);
 	return store_step_done(st, stmt, "approval create");
+}
+
+int
+store_approval_set_risk(struct store *st, const char *id, const char *risk,
+    const char *risk_rule)
+{
+	sqlite3_stmt	*stmt;
+
+	if (risk == NULL || floor_risk_parse(risk) == -1)
+		return store_fail(st, EINVAL, "approval %s: bad risk level", id);
+	if (store_prepare(st, "UPDATE approvals SET risk = ?1, risk_rule = ?2"
+	    " WHERE id = ?3", &stmt, "approval risk") == -1)
+		return -1;
+	store_bind_text(stmt, 1, risk);
+	store_bind_text(stmt, 2, risk_rule);
+	store_bind_text(stmt, 3, id);
+	if (store_step_done(st, stmt, "approval risk") == -1)
+		return -1;
+	if (sqlite3_changes(st->db) != 1)
+		return store_fail(st, ENOENT, "approval %s: no such approval", id);
+	return 0;
 }
 
 int

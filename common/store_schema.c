@@ -253,6 +253,16 @@ static const char store_schema_v8[] =
 "  allow TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(allow) AND json_type(allow) = 'array')"
 ");";
 
+/*
+ * 9: an approval's risk level (floor.h: ordinary, outside_worktree, fetch_exec,
+ * destructive) and the rule that raised it, from the floor's evaluation in the runner,
+ * shown first wherever a person answers. Rows from before have none: ordinary.
+ */
+static const char store_schema_v9[] =
+"ALTER TABLE approvals ADD COLUMN risk TEXT NOT NULL DEFAULT 'ordinary'"
+"  CHECK (risk IN ('ordinary', 'outside_worktree', 'fetch_exec', 'destructive'));"
+"ALTER TABLE approvals ADD COLUMN risk_rule TEXT;";
+
 const struct store_migration store_migrations[] = {
 	{ 1, "tasks, runs, run_events", store_schema_v1, 0 },
 	{ 2, "approvals", store_schema_v2, 0 },
@@ -263,6 +273,7 @@ const struct store_migration store_migrations[] = {
 	{ 7, "task base, archive, history; imported jobs' source and preview",
 	    store_schema_v7, 0 },
 	{ 8, "per-task network policy", store_schema_v8, 0 },
+	{ 9, "approval risk", store_schema_v9, 0 },
 };
 const size_t store_n_migrations =
     sizeof store_migrations / sizeof store_migrations[0];

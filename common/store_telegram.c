@@ -56,7 +56,7 @@ store_telegram_state_set(struct store *st, const char *key, const char *value)
 	"SELECT a.id, a.run_id, t.name, a.tool, a.input, a.deadline, a.state," \
 	" a.answered_by, t.telegram_allowed_user_ids, m.shown," \
 	" COALESCE(t.telegram_chat_id, 0), COALESCE(m.chat_id, 0)," \
-	" COALESCE(m.message_id, 0)" \
+	" COALESCE(m.message_id, 0), a.risk, a.risk_rule" \
 	" FROM approvals a JOIN runs r ON r.id = a.run_id" \
 	" JOIN tasks t ON t.id = r.task_id" \
 	" LEFT JOIN telegram_messages m ON m.approval_id = a.id"
@@ -76,7 +76,9 @@ store_telegram_row(sqlite3_stmt *stmt, void *p)
 	    store_col_text(stmt, 6, &it->state) ||
 	    store_col_text(stmt, 7, &it->answered_by) ||
 	    store_col_text(stmt, 8, &it->allowed_user_ids) ||
-	    store_col_text(stmt, 9, &it->shown))
+	    store_col_text(stmt, 9, &it->shown) ||
+	    store_col_text(stmt, 13, &it->risk) ||
+	    store_col_text(stmt, 14, &it->risk_rule))
 		return ENOMEM;
 	return 0;
 }
@@ -96,6 +98,8 @@ store_telegram_item_free(struct store_telegram_item *it)
 	free(it->answered_by);
 	free(it->allowed_user_ids);
 	free(it->shown);
+	free(it->risk);
+	free(it->risk_rule);
 	memset(it, 0, sizeof *it);
 }
 

@@ -17,7 +17,9 @@
  *         {"v":1,"type":"stop","reason":"..."}
  *   up    {"v":1,"type":"hello","pid":N,"pgid":N}
  *         {"v":1,"type":"event","kind":"...", ...}       floor hits, sandbox notes, ...
- *         {"v":1,"type":"approval_request","id":"...","tool":"...","input":{...},"deadline":N}
+ *         {"v":1,"type":"approval_request","id":"...","tool":"...","input":{...},"deadline":N,
+ *          "risk":"ordinary"|"outside_worktree"|"fetch_exec"|"destructive","risk_rule":"..."}
+ *         (risk: the floor's evaluation of the call, floor.h; absent means ordinary)
  *         {"v":1,"type":"usage","dollars":D,"turns":N}
  *         {"v":1,"type":"log","stream":"stdout"|"stderr","text":"..."}
  *         {"v":1,"type":"report", ...final report...}    last line, exactly once
@@ -106,7 +108,8 @@
  *   a budget, 2 when the run message was unusable, 3 when the sandbox or the floor
  *   hook could not be put in place (nothing ran).
  *
- * Event kinds the runner emits: sandbox_disabled, engine_started, floor_deny,
+ * Event kinds the runner emits: sandbox_disabled, engine_started, floor_deny (a floor.*
+ * rule), rule_deny (a configured or starter rule, config.<id>),
  * approval_answered, approval_timeout, approval_limit, approval_too_large, message_dropped, approval_abandoned (the engine
  * hung up on a held approval), decision_unknown_id, malformed_line, budget_exceeded,
  * limit_exceeded {"limit":"processes"|"memory","reason","max"},

@@ -4,6 +4,7 @@
 #include "json.h"
 #include "transcript.h"
 #include "wire.h"
+#include "floor.h"
 #include "wiremsg.h"
 
 static const struct {
@@ -76,6 +77,14 @@ wiremsg_decode(const char *line, size_t len, struct wiremsg *m, char *err, size_
 			return wiremsg_fail(m, err, errlen,
 			    "approval_request without a valid id and tool");
 		m->input = cJSON_GetObjectItemCaseSensitive(m->obj, "input");
+		/* A runner from before risk levels sends none: ordinary. */
+		if (wiremsg_string(m->obj, "risk", 32, 0, &m->risk) == -1 ||
+		    (m->risk != NULL && floor_risk_parse(m->risk) == -1) ||
+		    wiremsg_string(m->obj, "risk_rule", 64, 0, &m->risk_rule) == -1)
+			return wiremsg_fail(m, err, errlen,
+			    "approval_request with a bad risk or risk_rule");
+		if (m->risk == NULL)
+			m->risk = "ordinary";
 		if ((v = cJSON_GetObjectItemCaseSensitive(m->obj, "deadline")) != NULL &&
 		    cJSON_IsNumber(v) && v->valuedouble > 0 && v->valuedouble < 1e15)
 			m->deadline = v->valuedouble;

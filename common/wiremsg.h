@@ -35,6 +35,8 @@ struct wiremsg {
 	const char		*tool;		/* approval_request */
 	const cJSON		*input;		/* approval_request, may be NULL */
 	double			 deadline;	/* approval_request: 0 when none */
+	const char		*risk;		/* approval_request: a floor.h level */
+	const char		*risk_rule;	/* approval_request, may be NULL */
 	double			 dollars;	/* usage: -1 when absent */
 	int			 turns;		/* usage: -1 when absent */
 	const char		*text;		/* log, may be NULL */

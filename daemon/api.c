@@ -863,6 +863,8 @@ api_approval_json_d(struct daemon *d, const struct store_approval *a)
 	if (a->state == STORE_APPROVAL_PENDING && left != INT64_MIN)
 		cJSON_AddNumberToObject(o, "seconds_left", (double)(left > 0 ? left : 0));
 	json_add_string(o, "tool", a->tool);
+	json_add_string(o, "risk", a->risk != NULL ? a->risk : "ordinary");
+	json_add_string(o, "risk_rule", a->risk_rule);
 	cJSON_AddItemToObject(o, "input", api_masked_json(a->input));
 	json_add_string(o, "state", store_approval_state_name(a->state));
 	json_add_string(o, "message", a->message);

@@ -48,6 +48,26 @@ cwctl_approvals_input(const cJSON *e)
 	}
 }
 
+/*
+ * "destructive (config.rm_root)": the level and the rule that raised it, from the
+ * floor's evaluation in the runner. One static buffer: one call per printf.
+ */
+static const char *
+cwctl_approvals_risk(const cJSON *e)
+{
+	static char	 buf[160];
+	const char	*risk = json_get_string(e, "risk");
+	const char	*rule = json_get_string(e, "risk_rule");
+	char		 r1[64];
+
+	snprintf(r1, sizeof r1, "%s", cwctl_vis(risk != NULL ? risk : "ordinary"));
+	if (rule != NULL && rule[0] != '\0')
+		snprintf(buf, sizeof buf, "%s (%s)", r1, cwctl_vis(rule));
+	else
+		snprintf(buf, sizeof buf, "%s", r1);
+	return buf;
+}
+
 /* "59m 58s", "1h 02m", "none", or "-" when the approval names no deadline. */
 void
 cwctl_approvals_left(const cJSON *e, char *buf, size_t len)
@@ -88,7 +108,9 @@ cwctl_approvals_announce(FILE *f, const cJSON *e, const char *indent)
 	fprintf(f, "%s%s  task %s  run %s  (%s left)\n", indent, id != NULL ? id : "?",
 	    cwctl_vis(json_get_string(e, "task")) ? cwctl_vis(json_get_string(e, "task")) :
 	    "?", cwctl_vis(json_get_string(e, "run_id")), left);
-	fprintf(f, "%s  %s: %s%s\n", indent, cwctl_vis(json_get_string(e, "tool")),
+	/* The kind of call first: the floor's risk level and its rule. */
+	fprintf(f, "%s  [%s] ", indent, cwctl_approvals_risk(e));
+	fprintf(f, "%s: %s%s\n", cwctl_vis(json_get_string(e, "tool")),
 	    head != NULL ? cwctl_vis(head) : "", cut < len ? "\u2026" : "");
 	fprintf(f, "%s  answer: cwctl approve %s | cwctl deny %s   (all of it: cwctl "
 	    "approvals show %s)\n", indent, id, id, id);
@@ -113,6 +135,7 @@ cwctl_approvals_show(const char *id, int json)
 		if (json)
 			cwctl_print_json(e);
 		else {
+			printf("risk:     %s\n", cwctl_approvals_risk(e));
 			printf("id:       %s\n", cwctl_vis(eid));
 			printf("run:      %s\n", cwctl_vis(json_get_string(e, "run_id")));
 			printf("task:     %s\n", cwctl_vis(json_get_string(e, "task")));
@@ -167,8 +190,8 @@ cwctl_approvals(int argc, char **argv)
 	else if (cJSON_GetArraySize(a) == 0)
 		printf("no approvals pending\n");
 	else {
-		printf("%-16s %-16s %-26s %-8s %-8s %s\n", "ID", "TASK", "RUN", "TOOL",
-		    "LEFT", "INPUT");
+		printf("%-16s %-30s %-16s %-26s %-8s %-8s %s\n", "ID", "RISK", "TASK",
+		    "RUN", "TOOL", "LEFT", "INPUT");
 		cJSON_ArrayForEach(e, a) {
 			if ((in = cwctl_approvals_input(e)) == NULL)
 				continue;
@@ -176,7 +199,8 @@ cwctl_approvals(int argc, char **argv)
 			cut = record_cut(in, len, CWCTL_APPROVALS_WIDTH);
 			head = strndup(in, cut);
 			cwctl_approvals_left(e, left, sizeof left);
-			printf("%-16s %-16s %-26s %-8s %-8s ", cwctl_vis(json_get_string(e, "id")),
+			printf("%-16s %-30s %-16s %-26s %-8s %-8s ",
+			    cwctl_vis(json_get_string(e, "id")), cwctl_approvals_risk(e),
 			    cwctl_vis(json_get_string(e, "task")) != NULL ?
 			    cwctl_vis(json_get_string(e, "task")) : "-",
 			    cwctl_vis(json_get_string(e, "run_id")),

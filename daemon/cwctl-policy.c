@@ -1,8 +1,12 @@
 /*
  * cwctl policy check [--json] -- 'COMMAND' (SPEC F3): evaluate a command against the
  * floor and the configured rules offline, with the same code the runner's bridge uses.
+ * cwctl policy explain -- 'COMMAND': the same, and how the command was read (each
+ * simple command, wrappers stripped, heredocs and sh -c strings parsed) and which rule
+ * matched or that none did. The current directory stands for the worktree.
  * Exit 0 allow, 3 deny, 2 usage or an unreadable config.
  */
+#include <unistd.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +23,9 @@ static int
 cwctl_policy_usage(FILE *f)
 {
 	fprintf(f, "usage: cwctl policy check [--json] -- 'COMMAND'\n"
-	    "  prints allow, or deny RULE: REASON; exit 0 allow, 3 deny, 2 usage\n");
+	    "       cwctl policy explain -- 'COMMAND'\n"
+	    "  prints allow, or deny RULE: REASON, and the risk level; explain also\n"
+	    "  shows how the command was parsed; exit 0 allow, 3 deny, 2 usage\n");
 	return CWCTL_EXIT_USAGE;
 }
 
@@ -59,6 +65,9 @@ cwctl_policy_print_json(const struct floor_result *r)
 	    (r->verdict == FLOOR_DENY ? cJSON_AddStringToObject(o, "reason", r->reason) :
 	    cJSON_AddNullToObject(o, "reason")) == NULL ||
 	    cJSON_AddBoolToObject(o, "floor", r->floor) == NULL ||
+	    cJSON_AddStringToObject(o, "risk", floor_risk_name(r->risk)) == NULL ||
+	    (r->risk_rule[0] != '\0' ? cJSON_AddStringToObject(o, "risk_rule",
+	    r->risk_rule) : cJSON_AddNullToObject(o, "risk_rule")) == NULL ||
 	    (s = cJSON_PrintUnformatted(o)) == NULL) {
 		cJSON_Delete(o);
 		return -1;
@@ -77,14 +86,17 @@ cwctl_policy(int argc, char **argv)
 	struct floor_result	 r;
 	char			 path[PATH_MAX], home[PATH_MAX], cwhome[PATH_MAX];
 	char			 err[512], *command;
-	int			 i, json = 0, rc;
+	char			 cwd[PATH_MAX];
+	struct floor_trace	 trace = { 0 };
+	int			 i, json = 0, rc, explain;
 
 	if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
 		cwctl_policy_usage(stdout);
 		return CWCTL_EXIT_OK;
 	}
-	if (argc < 2 || strcmp(argv[1], "check") != 0)
+	if (argc < 2 || (strcmp(argv[1], "check") != 0 && strcmp(argv[1], "explain") != 0))
 		return cwctl_policy_usage(stderr);
+	explain = strcmp(argv[1], "explain") == 0;
 	for (i = 2; i < argc; i++) {
 		if (strcmp(argv[i], "--") == 0) {
 			i++;
@@ -93,13 +105,14 @@ cwctl_policy(int argc, char **argv)
 		if (strcmp(argv[i], "--json") == 0)
 			json = 1;
 		else if (argv[i][0] == '-') {
-			fprintf(stderr, "cwctl policy check: unknown option '%s'\n", argv[i]);
+			fprintf(stderr, "cwctl policy %s: unknown option '%s'\n", argv[1],
+			    argv[i]);
 			return cwctl_policy_usage(stderr);
 		} else
 			break;
 	}
 	if (i >= argc) {
-		fprintf(stderr, "cwctl policy check: no command given\n");
+		fprintf(stderr, "cwctl policy %s: no command given\n", argv[1]);
 		return cwctl_policy_usage(stderr);
 	}
 
@@ -120,27 +133,38 @@ cwctl_policy(int argc, char **argv)
 		pol.home = home;
 	if (paths_clockwork_home(cwhome, sizeof cwhome) == 0)
 		pol.cwhome = cwhome;
+	if (getcwd(cwd, sizeof cwd) != NULL)
+		pol.worktree = cwd;
 
 	if ((command = cwctl_policy_join(argc - i, argv + i)) == NULL) {
 		config_free(&cfg);
 		fprintf(stderr, "cwctl policy: out of memory\n");
 		return CWCTL_EXIT_FAILURE;
 	}
-	rc = floor_evaluate(command, &pol, &r);
+	rc = explain ? floor_explain(command, &pol, &r, &trace) :
+	    floor_evaluate(command, &pol, &r);
 	free(command);
 	config_free(&cfg);
-	if (rc == -1) {
+	if (rc == -1 || trace.oom) {
+		floor_trace_free(&trace);
 		fprintf(stderr, "cwctl policy: out of memory evaluating the command\n");
 		return CWCTL_EXIT_FAILURE;
 	}
-	if (json) {
+	if (explain) {
+		fputs(trace.buf != NULL ? trace.buf : "", stdout);
+		floor_trace_free(&trace);
+	} else if (json) {
 		if (cwctl_policy_print_json(&r) == -1) {
 			fprintf(stderr, "cwctl policy: out of memory\n");
 			return CWCTL_EXIT_FAILURE;
 		}
-	} else if (r.verdict == FLOOR_DENY)
-		printf("deny %s: %s\n", r.rule, r.reason);
-	else
-		printf("allow\n");
+	} else {
+		if (r.verdict == FLOOR_DENY)
+			printf("deny %s: %s\n", r.rule, r.reason);
+		else
+			printf("allow\n");
+		if (r.risk != FLOOR_RISK_ORDINARY)
+			printf("risk %s (%s)\n", floor_risk_name(r.risk), r.risk_rule);
+	}
 	return r.verdict == FLOOR_DENY ? CWCTL_EXIT_DENIED : CWCTL_EXIT_OK;
 }

@@ -58,7 +58,8 @@ static const char *const runs_env_allow[] = {
 
 /* Event kinds that also go to the safety journal. */
 static const char *const runs_journal_kinds[] = {
-	"floor_deny", "floor_hit", "deny_list_hit", "policy_deny", "sandbox_disabled",
+	"floor_deny", "rule_deny", "floor_hit", "deny_list_hit", "policy_deny",
+	"sandbox_disabled",
 	"approval_timeout", "approval_expired", "approval_limit", "bridge_limit",
 	"limit_exceeded", "net_deny", "network_open",
 };
@@ -600,6 +601,9 @@ runs_approval_request(struct run *r, const struct wiremsg *m)
 		return;
 	}
 	cJSON_free(itext);
+	if (store_approval_set_risk(r->d->store, a->id, m->risk, m->risk_rule) == -1)
+		log_error("run %s: cannot store approval risk: %s", r->id,
+		    store_errmsg(r->d->store));
 	TAILQ_INSERT_TAIL(&r->approvals, a, entry);
 	r->n_approvals++;
 	if (deadline > 0) {
@@ -621,6 +625,9 @@ runs_approval_request(struct run *r, const struct wiremsg *m)
 		/* What was asked, masked and cut as every recorded command (record.h). */
 		if (json_get_string(input, "command") != NULL)
 			record_add_command(j, json_get_string(input, "command"));
+		json_add_string(j, "risk", m->risk);
+		if (m->risk_rule != NULL)
+			json_add_string(j, "risk_rule", m->risk_rule);
 		journal_add(r->d, r->id, "approval_request", j);
 	}
 	telegram_kick(r->d);
@@ -638,7 +645,8 @@ runs_handle_event(struct run *r, const struct wiremsg *m)
 		r->sandboxed = 0;
 	if (m->sandboxed != -1)
 		r->sandboxed = m->sandboxed;
-	if (strcmp(kind, "floor_deny") == 0 || strcmp(kind, "policy_deny") == 0 ||
+	if (strcmp(kind, "floor_deny") == 0 || strcmp(kind, "rule_deny") == 0 ||
+	    strcmp(kind, "policy_deny") == 0 ||
 	    strcmp(kind, "deny_list_hit") == 0 || strcmp(kind, "floor_hit") == 0) {
 		cJSON *copy = cJSON_Duplicate(msg, 1);
 

@@ -226,7 +226,7 @@ char *
 tgapi_message_text(const struct store_telegram_item *it, time_t now)
 {
 	char	*cmd, *masked = NULL, *shown = NULL, *head = NULL, *text = NULL;
-	char	 left[64], who[160], tail[128] = "";
+	char	 left[64], who[160], tail[128] = "", risk[160];
 	size_t	 len, cut;
 	int	 pending = it->state != NULL && strcmp(it->state, "pending") == 0;
 
@@ -243,11 +243,15 @@ tgapi_message_text(const struct store_telegram_item *it, time_t now)
 	if (cut < len)
 		snprintf(tail, sizeof tail, "\u2026 (+%zu bytes: cwctl approvals show %s)",
 		    len - cut, it->approval_id);
+	/* The kind of call first: the floor's risk level and the rule that raised it. */
+	snprintf(risk, sizeof risk, "Risk: %s%s%s%s", it->risk != NULL ? it->risk :
+	    "ordinary", it->risk_rule != NULL ? " (" : "",
+	    it->risk_rule != NULL ? it->risk_rule : "", it->risk_rule != NULL ? ")" : "");
 	if (pending) {
 		tgapi_time_left(left, sizeof left, tgapi_seconds_left(it->deadline, now));
-		if (asprintf(&text, "Approval needed: %s\n\n%s%s\n\nrun: %s\ntask: %s\n"
-		    "approval: %s\ntime left: %s", it->tool != NULL ? it->tool : "?", head,
-		    tail, it->run_id, it->task, it->approval_id, left) == -1)
+		if (asprintf(&text, "%s\nApproval needed: %s\n\n%s%s\n\nrun: %s\ntask: %s\n"
+		    "approval: %s\ntime left: %s", risk, it->tool != NULL ? it->tool : "?",
+		    head, tail, it->run_id, it->task, it->approval_id, left) == -1)
 			text = NULL;
 	} else {
 		if (it->state != NULL && strcmp(it->state, "expired") == 0)

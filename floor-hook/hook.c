@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ctlchar.h"
 #include "hook.h"
 #include "wire.h"
 
@@ -152,6 +153,19 @@ hook_input_ok(const char *buf, size_t len)
 	if (z - a < 2 || buf[a] != '{' || buf[z - 1] != '}')
 		return -1;
 	return 0;
+}
+
+int
+hook_input_controls(const char *buf, size_t len, char *reason, size_t reasonlen)
+{
+	int	 ch;
+
+	if ((ch = ctlchar_json_find(buf, len)) == -1)
+		return 0;
+	snprintf(reason, reasonlen, "the tool call holds control character 0x%02x "
+	    "(%s), which would cut or hide part of the command; the Clockwork floor "
+	    "refuses it", ch, ch == 0 ? "a NUL, \\u0000" : "escaped in the JSON");
+	return -1;
 }
 
 int

@@ -31,6 +31,11 @@ int	hook_token_read(const char *path, char *token, size_t tokenlen, char *err,
 	    size_t errlen);
 /* 0 when buf looks like one JSON object (starts with '{', ends with '}', no NUL). */
 int	hook_input_ok(const char *buf, size_t len);
+/*
+ * 0 when the JSON text decodes to no control character that could cut or hide part of
+ * a command (ctlchar.h); -1 with the reason filled otherwise.
+ */
+int	hook_input_controls(const char *buf, size_t len, char *reason, size_t reasonlen);
 /* The request head for a body of bodylen bytes; its length, or -1 if out is short. */
 int	hook_request_head(char *out, size_t outlen, int port, const char *token,
 	    size_t bodylen);

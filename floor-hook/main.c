@@ -76,8 +76,9 @@ main(int argc, char **argv)
 {
 	const char	*token_file;
 	char		 err[PATH_MAX + 128], reason[1024], token[HOOK_MAX_TOKEN + 2];
+	char		 ctlreason[256];
 	long		 len;
-	int		 port, rc;
+	int		 port, rc, ctl;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--help") == 0) {
@@ -100,8 +101,15 @@ main(int argc, char **argv)
 		return main_deny("cannot read the hook input");
 	if (hook_input_ok(hook_in, (size_t)len) == -1)
 		return main_deny("hook input is not a JSON object");
+	/*
+	 * A control character the JSON decodes to is refused here, whatever the bridge
+	 * says; the bridge is still asked, so that it records and journals the deny.
+	 */
+	ctl = hook_input_controls(hook_in, (size_t)len, ctlreason, sizeof ctlreason);
 	rc = hook_check(port, token, hook_in, (size_t)len, CW_HOOK_TIMEOUT_MS, reason,
 	    sizeof reason);
+	if (ctl == -1)
+		return main_deny(ctlreason);
 	if (rc != HOOK_EXIT_ALLOW)
 		return main_deny(reason);
 	return HOOK_EXIT_ALLOW;

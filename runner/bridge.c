@@ -19,6 +19,7 @@
 #include <event2/keyvalq_struct.h>
 
 #include "bridge.h"
+#include "ctlchar.h"
 #include "floor.h"
 #include "httpd.h"
 #include "json.h"
@@ -56,6 +57,8 @@ struct bridge {
 	int			(*floor_command)(const cJSON *, const char **);
 	void			(*emit)(void *, cJSON *);
 	void			*arg;
+	int			 body_ctl;	/* the /mcp body's control char, or -1 */
+	int			 body_nul;	/* ...and whether it decodes to a NUL */
 };
 
 /* The daemon takes tool names up to this long (runs_approval_request). */
@@ -96,12 +99,13 @@ bridge_emit(struct bridge *b, cJSON *msg)
  * Ask the floor about one shell command. Returns 1 for deny (out filled), 0 for allow.
  * A deny is recorded and emitted; an evaluation error is a deny (fail closed).
  */
+static void	bridge_deny_record(struct bridge *, const char *, const char *,
+		    const struct floor_result *);
+
 static int
 bridge_floor(struct bridge *b, const char *command, const char *source,
     struct floor_result *out)
 {
-	cJSON	*rec, *ev, *f;
-
 	memset(out, 0, sizeof *out);
 	if (floor_evaluate(command, b->policy, out) == -1) {
 		out->verdict = FLOOR_DENY;
@@ -111,6 +115,39 @@ bridge_floor(struct bridge *b, const char *command, const char *source,
 	}
 	if (out->verdict != FLOOR_DENY)
 		return 0;
+	bridge_deny_record(b, command, source, out);
+	return 1;
+}
+
+/*
+ * A body whose JSON decodes to a control character that cuts or hides part of the
+ * command ("ls\u0000; git push -f origin main" decodes to a C string "ls"): denied
+ * before anything reads the command, recorded like a floor deny.
+ */
+static void
+bridge_control_deny(struct bridge *b, int ch, const char *source,
+    struct floor_result *out)
+{
+	memset(out, 0, sizeof *out);
+	out->verdict = FLOOR_DENY;
+	out->floor = 1;
+	snprintf(out->rule, sizeof out->rule, "floor.control_char");
+	snprintf(out->reason, sizeof out->reason, "the tool call holds control character "
+	    "0x%02x, which would cut or hide part of the command; the Clockwork floor "
+	    "refuses it", ch);
+	bridge_deny_record(b, "", source, out);
+}
+
+/*
+ * Record and emit a deny. A floor rule's is a floor_deny event; a configured rule's
+ * (a starter rule included) is a rule_deny, so the journal tells them apart by kind
+ * and names the rule by its own id.
+ */
+static void
+bridge_deny_record(struct bridge *b, const char *command, const char *source,
+    const struct floor_result *out)
+{
+	cJSON	*rec, *ev, *f;
 	/*
 	 * The record and the event keep the command masked and cut (record.h): the run
 	 * chooses this text and how often it is sent, and neither may grow without end.
@@ -121,7 +158,8 @@ bridge_floor(struct bridge *b, const char *command, const char *source,
 		record_add_command(rec, command);
 		cJSON_AddStringToObject(rec, "source", source);
 	}
-	if ((ev = bridge_event(b, "floor_deny")) != NULL && rec != NULL) {
+	if ((ev = bridge_event(b, out->floor ? "floor_deny" : "rule_deny")) != NULL &&
+	    rec != NULL) {
 		cJSON_AddStringToObject(ev, "rule", out->rule);
 		cJSON_AddStringToObject(ev, "reason", out->reason);
 		for (size_t i = 0; i < sizeof bridge_command_fields /
@@ -136,7 +174,6 @@ bridge_floor(struct bridge *b, const char *command, const char *source,
 	}
 	bridge_emit(b, ev);
 	record_list_add(&b->denials, rec);
-	return 1;
 }
 
 static void
@@ -158,17 +195,26 @@ static char *
 bridge_floor_answer(struct bridge *b, const char *body, size_t len)
 {
 	cJSON			*in, *out;
-	const char		*cmd;
+	const char		*cmd = NULL;
 	struct floor_result	 fr;
 	const char		*decision = "deny", *reason;
 	char			*text;
+	int			 ch, shell;
 
 	reason = "malformed hook request";
 	memset(&fr, 0, sizeof fr);
 	in = json_parse(body, len);
-	if (in != NULL && cJSON_IsObject(in) && b->floor_command != NULL &&
-	    b->floor_command(in, &cmd) == 0) {
-		if (cmd == NULL) {
+	/* 1: a shell command (cmd), 0: another tool, -1: not a hook body. */
+	shell = in != NULL && cJSON_IsObject(in) && b->floor_command != NULL &&
+	    b->floor_command(in, &cmd) == 0 ? cmd != NULL : -1;
+	/* A NUL always; another control character in a shell command's body. */
+	ch = ctlchar_json_has_nul(body, len) ? 0 : shell == 1 ?
+	    ctlchar_json_find(body, len) : -1;
+	if (ch != -1) {
+		bridge_control_deny(b, ch, "hook", &fr);
+		reason = fr.reason;
+	} else if (shell != -1) {
+		if (!shell) {
 			/* The floor judges shell commands; other tools are not its business. */
 			decision = "allow";
 			reason = "not a shell command";
@@ -376,6 +422,31 @@ bridge_too_large(const cJSON *input)
 }
 
 /*
+ * A tool other than Bash that names a file (Write, Edit, Read...) outside the
+ * worktree is "outside_worktree"; anything else is ordinary.
+ */
+static void
+bridge_tool_risk(const struct bridge *b, const cJSON *input, struct floor_result *fr)
+{
+	const char	*wt = b->policy != NULL ? b->policy->worktree : NULL;
+	const char	*path = json_get_string(input, "file_path");
+	size_t		 n;
+
+	if (path == NULL)
+		path = json_get_string(input, "notebook_path");
+	if (wt == NULL || path == NULL || path[0] != '/')
+		return;
+	n = strlen(wt);
+	while (n > 1 && wt[n - 1] == '/')
+		n--;
+	if (strncmp(path, wt, n) == 0 && (path[n] == '/' || path[n] == '\0') &&
+	    strstr(path, "/../") == NULL)
+		return;
+	fr->risk = FLOOR_RISK_OUTSIDE;
+	snprintf(fr->risk_rule, sizeof fr->risk_rule, "risk.outside_worktree");
+}
+
+/*
  * tools/call of the approval tool. Returns the response now, or NULL when the call is
  * held (then the answer goes out through reqctx later).
  */
@@ -395,6 +466,17 @@ bridge_tools_call(struct bridge *b, const cJSON *id, const cJSON *params, void *
 	tool = json_get_string(args, "tool_name");
 	input = cJSON_GetObjectItemCaseSensitive(args, "input");
 	use_id = json_get_string(args, "tool_use_id");
+	memset(&fr, 0, sizeof fr);
+	/*
+	 * A NUL in any approval's body; another control character only in a shell
+	 * command's (a file's content may hold a carriage return).
+	 */
+	if (b->body_nul || (b->body_ctl != -1 && tool != NULL &&
+	    strcmp(tool, "Bash") == 0)) {
+		bridge_control_deny(b, b->body_nul ? 0 : b->body_ctl, "approval", &fr);
+		bridge_record_approval(b, NULL, tool, "deny", "floor", fr.reason);
+		return bridge_tool_result(id, 0, NULL, fr.reason);
+	}
 	if (tool == NULL || strlen(tool) > BRIDGE_TOOL_MAX || !cJSON_IsObject(input)) {
 		bridge_record_approval(b, NULL, tool, "deny", "malformed", NULL);
 		return bridge_tool_result(id, 0, NULL,
@@ -461,6 +543,12 @@ bridge_tools_call(struct bridge *b, const cJSON *id, const cJSON *params, void *
 		cJSON_AddItemToObject(msg, "input", cJSON_Duplicate(input, 1));
 		if (use_id != NULL)
 			cJSON_AddStringToObject(msg, "tool_use_id", use_id);
+		/* What kind of call this is, for the person: from the floor's evaluation. */
+		if (strcmp(tool, "Bash") != 0)
+			bridge_tool_risk(b, input, &fr);
+		cJSON_AddStringToObject(msg, "risk", floor_risk_name(fr.risk));
+		if (fr.risk_rule[0] != '\0')
+			cJSON_AddStringToObject(msg, "risk_rule", fr.risk_rule);
 		p->announce = cJSON_Duplicate(msg, 1);
 		bridge_emit(b, msg);
 	}
@@ -571,6 +659,8 @@ bridge_mcp_handle(struct bridge *b, const char *body, size_t len, void *reqctx,
 	int	 held, status = 200, n = 0;
 
 	*reply = NULL;
+	b->body_ctl = ctlchar_json_find(body, len);
+	b->body_nul = ctlchar_json_has_nul(body, len);
 	if ((in = json_parse(body, len)) == NULL) {
 		out = bridge_rpc_error(NULL, -32700, "parse error");
 		status = 400;

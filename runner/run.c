@@ -1467,6 +1467,7 @@ run_start(struct run *r)
 	    &r->cfg.protected_branches : NULL;
 	r->policy.home = r->home;
 	r->policy.cwhome = r->cwhome;
+	r->policy.worktree = r->workdir;
 	r->policy.rules = r->cfg.rules;
 	r->policy.n_rules = r->cfg.n_rules;
 

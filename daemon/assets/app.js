@@ -92,6 +92,14 @@ async function answer(a, allow, msgInput, buttons) {
   refresh();
 }
 
+// Risk levels (common/floor.h), worst first; the words a person reads on the card.
+const RISKS = {
+  destructive: 'Destructive: deletes or rewrites what cannot be got back',
+  fetch_exec: 'Network fetch-and-execute: runs code it downloads',
+  outside_worktree: 'Outside the worktree: writes or acts beyond the run\'s directory',
+  ordinary: 'Ordinary',
+};
+
 function renderApprovals() {
   const ul = $('approval-list');
   ul.replaceChildren();
@@ -101,8 +109,14 @@ function renderApprovals() {
     'Clockwork Inbox';
   $('no-approvals').hidden = state.approvals.length > 0;
   for (const a of state.approvals) {
-    const li = el('li', 'card');
+    const risk = RISKS[a.risk] ? a.risk : 'ordinary';
+    const li = el('li', 'card risk-' + risk);
     li.dataset.approval = a.id;
+    li.dataset.risk = risk;
+    // The kind of call first: the floor's risk level and the rule that raised it.
+    const rb = el('div', 'risk', RISKS[risk] + (a.risk_rule ? ' \u00b7 ' + a.risk_rule : ''));
+    rb.setAttribute('role', 'note');
+    li.append(rb);
     li.append(el('div', 'tool', a.tool));
     const meta = el('div', 'meta');
     meta.append('run ' + a.run_id + ' · task ' + taskOf(a.run_id) + ' · asked ' +

@@ -1,7 +1,8 @@
 /*
  * Deny-list throughput: floor_evaluate over the test corpus (test/floor_corpus.h),
  * repeated for a fixed wall-clock time. Prints evaluations per second overall, the
- * allowed and denied rows apart, and the slowest row. Never a timed test.
+ * allowed and denied rows apart, and the slowest row. Never a timed test. The policy
+ * is the corpus's: the default configuration's rules (the starter rules) and a worktree.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,9 +32,18 @@ main(int argc, char **argv)
 	unsigned long		 evals = 0, cnt[2] = { 0, 0 };
 	size_t			 worst_i = 0;
 
+	struct config		 cfg;
+
+	if (config_defaults(&cfg) == -1) {
+		fprintf(stderr, "bench_floor: out of memory\n");
+		return 1;
+	}
 	memset(&pol, 0, sizeof pol);
 	pol.home = FLOOR_CORPUS_HOME;
 	pol.cwhome = FLOOR_CORPUS_HOME "/.clockwork";
+	pol.worktree = FLOOR_CORPUS_WORKTREE;
+	pol.rules = cfg.rules;
+	pol.n_rules = cfg.n_rules;
 	t0 = bench_floor_now();
 	while (bench_floor_now() - t0 < secs) {
 		for (size_t i = 0; i < n; i++) {
@@ -59,5 +69,6 @@ main(int argc, char **argv)
 	    cnt[0] ? per[0] / cnt[0] * 1e6 : 0.0, cnt[1] ? per[1] / cnt[1] * 1e6 : 0.0);
 	printf("floor: slowest single evaluation %.1f us: %.60s\n", worst * 1e6,
 	    floor_corpus[worst_i].command);
+	config_free(&cfg);
 	return 0;
 }

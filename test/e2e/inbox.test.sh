@@ -17,7 +17,11 @@
 #   - starts a run of a task with its "Start a run" button and stops it with Stop;
 #   - records every request the Inbox page makes: all go to the daemon's origin;
 #   - opens a proof-of-work export whose prompt, log and diff hold script payloads and
-#     secrets: no script runs, no request is made, no secret is visible.
+#     secrets: no script runs, no request is made, no secret is visible;
+#   - (issue 17) with the rm_root starter rule switched off, a fourth run asks to run
+#     `rm -rf /`: its card shows "Destructive" and config.rm_root first, before the
+#     tool and the command, ordinary cards say "Ordinary", `cwctl approvals` shows
+#     "destructive (config.rm_root)", and it is denied from the page.
 # Screenshots go to $CW_INBOX_SHOTS (default: <build>/inbox-shots); docs/inbox-*.png
 # are copies of them.
 set -euo pipefail
@@ -44,8 +48,9 @@ node "$CW_SRC/test/fixtures/model-server.js" "$T/scenarios.json" "$T/mport" "$T/
 pids+=($!)
 wait_until 15 "model server" test -s "$T/mport" || die "model server did not start"
 
-printf '%s\n' 'api_port: 0' 'max_concurrent_runs: 4' 'engines:' '  claude:' \
-    "    base_url: http://127.0.0.1:$(cat "$T/mport")" > "$CLOCKWORK_HOME/config.yaml"
+printf '%s\n' 'api_port: 0' 'max_concurrent_runs: 5' 'engines:' '  claude:' \
+    "    base_url: http://127.0.0.1:$(cat "$T/mport")" \
+    'rules:' '  - id: rm_root' '    enabled: false' > "$CLOCKWORK_HOME/config.yaml"
 # The engine finds claude on the daemon's PATH; the model server's address is the
 # engine's base_url (which the egress proxy allows), and a dummy key comes from the
 # daemon's environment.
@@ -59,7 +64,7 @@ sql() { sqlite3 -cmd '.timeout 5000' "$CLOCKWORK_HOME/clockwork.db" "$@"; }
 repo="$T/repo"
 mkdir -p "$repo" && git -C "$repo" init -q && echo base > "$repo/README" &&
     git -C "$repo" add README && git -C "$repo" commit -q -m base
-for t in approve deny late stop; do
+for t in approve deny late stop risky; do
 	secs=300
 	[ $t = late ] && secs=50
 	cw task add "$t" --repo "$repo" --engine claude --mode acceptEdits --seconds $secs \
@@ -67,13 +72,14 @@ for t in approve deny late stop; do
 	    die "task add $t"
 done
 declare -A run
-for t in approve deny late; do run[$t]=$(cw run start "$t") || die "run start $t"; done
-ok "three claude runs started: ${run[approve]} ${run[deny]} ${run[late]}"
+for t in approve deny late risky; do run[$t]=$(cw run start "$t") || die "run start $t"; done
+ok "four claude runs started: ${run[approve]} ${run[deny]} ${run[late]} ${run[risky]}"
 
 node -e 'require("fs").writeFileSync(process.argv[1], JSON.stringify({
   nodeModules: process.argv[2], cwctl: process.argv[3], origin: process.argv[4],
   db: process.argv[5], shots: process.argv[6], approveCmd: "allowed.txt",
   denyCmd: "denied.txt", lateCmd: "unanswered.txt", approveTask: "approve",
+  riskyCmd: "rm -rf /",
   approveRun: process.argv[7], exportFile: process.argv[8], lateRun: process.argv[9],
   repo: process.argv[10], stopTask: "stop",
   secrets: ["Nq3vLmZ2pR9sT4uW6yB8", "Xq7vLmZ2pR9sT4uW6yB8"] }))' \
@@ -95,7 +101,7 @@ if timeout 400 node "$lib/inbox-browser.js" "$T/browser.json" > "$T/browser.out"
 else
 	fail "browser"
 	# Nothing more will answer: end the runs now rather than wait out their budgets.
-	for t in approve deny late; do cw run stop "${run[$t]}" >/dev/null 2>&1 || true; done
+	for t in approve deny late risky; do cw run stop "${run[$t]}" >/dev/null 2>&1 || true; done
 fi
 sed 's/^/    /' "$T/browser.out"
 
@@ -117,7 +123,17 @@ if [ -n "$srun" ] && [ "$(sql "SELECT count(*) FROM audit WHERE action='run.star
 else
 	fail "start/stop from the Inbox: run '$srun' $(sql "SELECT status FROM runs WHERE id='$srun'")"
 fi
-for t in approve deny late; do wait_until 90 "run $t ended" ended "${run[$t]}" || fail "run $t did not end"; done
+for t in approve deny late risky; do wait_until 90 "run $t ended" ended "${run[$t]}" || fail "run $t did not end"; done
+if [ "$(sql "SELECT state || ' ' || risk || ' ' || risk_rule FROM approvals WHERE run_id='${run[risky]}'")" = "denied destructive config.rm_root" ]; then
+	ok "rm -rf / was stored as a destructive approval raised by config.rm_root, and denied"
+else
+	fail "risky approval: $(sql "SELECT state, risk, risk_rule FROM approvals WHERE run_id='${run[risky]}'")"
+fi
+if [ "$(sql "SELECT risk FROM approvals WHERE run_id='${run[approve]}'")" = ordinary ]; then
+	ok "an ordinary command's approval is stored as ordinary"
+else
+	fail "approve run's risk: $(sql "SELECT risk FROM approvals WHERE run_id='${run[approve]}'")"
+fi
 if grep -q 'window.__pwned=1' "$(wt "${run[approve]}")/allowed.txt" 2>/dev/null; then
 	ok "Approve in the browser: the command ran (allowed.txt is on disk)"
 else

@@ -1,7 +1,8 @@
 /*
  * cw-floor-hook's untrusted inputs: the bridge's answer (hook_parse_answer) and the
- * hook JSON on stdin (hook_input_ok). The first byte picks the target. Neither may
- * crash, and an answer is only ever an allow when its status line says 200.
+ * hook JSON on stdin (hook_input_ok, hook_input_controls). The first byte picks the
+ * target. Neither may crash, an answer is only ever an allow when its status line
+ * says 200, and an input with a raw NUL is never passed as free of control bytes.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -22,6 +23,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(copy, data + 1, size - 1);
 	if (data[0] & 1) {
 		(void)hook_input_ok(copy, size - 1);
+		if (hook_input_controls(copy, size - 1, reason, sizeof reason) == 0 &&
+		    memchr(copy, '\0', size - 1) != NULL)
+			abort();
 	} else if (hook_parse_answer(copy, size - 1, reason, sizeof reason) ==
 	    HOOK_EXIT_ALLOW) {
 		if (size - 1 < 12 || memcmp(copy, "HTTP/1.", 7) != 0 ||

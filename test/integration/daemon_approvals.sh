@@ -66,6 +66,35 @@ codes=$(sort "$T/r1" "$T/r2" | tr '\n' ' ')
 wait_until 10 "run ended" run_ended "$id3" || fail "run 3 did not end"
 pass "two racing answers: exactly one wins, the other is refused"
 
+# Issue 17: the approval's risk level is stored, listed first by cwctl and journaled;
+# a configured rule's deny is journaled as rule_deny under its own id, a floor rule's
+# as floor_deny.
+cwctl task add risky --prompt 'echo "decision=$DECISION" #approval #risky' >/dev/null
+id4=$(cwctl run start risky)
+wait_until 10 "approval pending" sh -c "sqlite3 '$CLOCKWORK_HOME/clockwork.db' \"SELECT id FROM approvals WHERE run_id='$id4'\" | grep -q ." ||
+    fail "no risky approval"
+aid4=$(sql "SELECT id FROM approvals WHERE run_id='$id4'")
+[ "$(sql "SELECT risk || ' ' || risk_rule FROM approvals WHERE id='$aid4'")" = "destructive config.rm_root" ] ||
+    fail "stored risk: $(sql "SELECT risk, risk_rule FROM approvals WHERE id='$aid4'")"
+cwctl approvals | grep "^$aid4 " | grep -q 'destructive (config.rm_root)' ||
+    fail "cwctl approvals lacks the risk: $(cwctl approvals)"
+[ "$(cwctl approvals show "$aid4" | head -n 1)" = "risk:     destructive (config.rm_root)" ] ||
+    fail "approvals show: $(cwctl approvals show "$aid4")"
+cwctl approvals --json | grep -q '"risk":	"destructive"' || fail "--json lacks the risk"
+[ "$(sql "SELECT risk FROM approvals WHERE id='$aid'")" = ordinary ] || fail "a request without risk is not ordinary"
+cwctl deny "$aid4" >/dev/null
+wait_until 10 "run ended" run_ended "$id4" || fail "risky run did not end"
+j=$(cwctl journal --run "$id4" --json)
+grep -q '"kind":	"rule_deny"' <<<"$j" && grep -q '"rule":	"config.sudo"' <<<"$j" ||
+    fail "rule_deny not journaled under its id: $j"
+grep -q '"kind":	"floor_deny"' <<<"$j" && grep -q '"rule":	"floor.publish"' <<<"$j" ||
+    fail "floor_deny not journaled: $j"
+[ "$(sql "SELECT count(*) FROM journal WHERE run_id='$id4' AND kind='floor_deny' AND data LIKE '%config.sudo%'")" = 0 ] ||
+    fail "a configured rule's deny was journaled as floor_deny"
+sql "SELECT data FROM journal WHERE run_id='$id4' AND kind='approval_request'" | grep -q '"risk":"destructive"' ||
+    fail "the journal's approval_request lacks the risk"
+pass "approval risk stored, listed first by cwctl, journaled; rule_deny journaled apart from floor_deny"
+
 # A run the runner refuses (sandbox not enforceable) is recorded as refused and journaled.
 cwctl task add refused --prompt 'true #refuse' >/dev/null
 rid=$(cwctl run start refused)

@@ -8,6 +8,9 @@
 #   #usage=D,T    reports D dollars and T turns of use
 #   #refuse       refuses the run as cw-runner does when the sandbox cannot be enforced
 #   #ruledeny     reports a configured rule's denial and a floor rule's, as the bridge does
+#   #risky        the #approval request carries risk "destructive" (config.rm_root),
+#                 and a floor_deny and a rule_deny event come first, as cw-runner's
+#                 bridge sends them
 use strict;
 use warnings;
 use JSON::PP;
@@ -41,11 +44,22 @@ if ($prompt =~ /#ruledeny/) {
 	    source => 'hook', floor => JSON::PP::true, seq => 2 });
 }
 my $decision = '';
+if ($prompt =~ /#risky/) {
+	send_msg({ type => 'event', kind => 'floor_deny', rule => 'floor.publish',
+	    reason => 'package publishing (npm publish) is blocked', command => 'npm publish',
+	    source => 'hook', floor => JSON::PP::true });
+	send_msg({ type => 'event', kind => 'rule_deny', rule => 'config.sudo',
+	    reason => 'sudo is blocked by rule sudo', command => 'sudo ls', source => 'hook',
+	    floor => JSON::PP::false });
+}
 if ($prompt =~ /#approval/) {
 	# "#approvalcmd CMD" at the end of the prompt asks about CMD instead.
-	my $cmd = $prompt =~ /#approvalcmd (.*)\z/s ? $1 : 'rm -rf build';
-	send_msg({ type => 'approval_request', id => 'req-1', tool => 'Bash',
-	    input => { command => $cmd }, deadline => 0 });
+	my $cmd = $prompt =~ /#approvalcmd (.*)\z/s ? $1 :
+	    $prompt =~ /#risky/ ? 'rm -rf /' : 'rm -rf build';
+	my %req = (type => 'approval_request', id => 'req-1', tool => 'Bash',
+	    input => { command => $cmd }, deadline => 0);
+	@req{qw(risk risk_rule)} = ('destructive', 'config.rm_root') if $prompt =~ /#risky/;
+	send_msg(\%req);
 	while (my $l = <STDIN>) {
 		my $m = eval { $json->decode($l) } or next;
 		if ($m->{type} eq 'decision') { $decision = $m->{behavior}; last; }

@@ -93,7 +93,7 @@ assert m["chat"]["id"] == 111, m
 kb = m["reply_markup"]["inline_keyboard"][0]
 assert [b["text"] for b in kb] == ["Approve", "Deny"], kb
 assert [b["callback_data"] for b in kb] == ["cw1:a:" + aid, "cw1:d:" + aid], kb
-assert "Approval needed: Bash" in t and "run: " + rid in t and "task: ask" in t, t
+assert t.startswith("Risk: ordinary\nApproval needed: Bash") and "run: " + rid in t and "task: ask" in t, t
 assert "time left: " in t and "until the run" not in t, t
 assert "ghp_Nq3vLmZ2pR9sT4uW6yB8" not in t and "[MASKED" in t, t
 assert "\x1b" not in t and "\x07" not in t and "\\e]52" in t, t
@@ -202,8 +202,8 @@ cwctl status > "$T/status"
 head -1 "$T/status" | grep -q '^WAITING ON YOU: 1 approval pending' || fail "status does not lead with it: $(cat "$T/status")"
 grep -q "cwctl approve $aid5" "$T/status" && grep -q '^telegram: on' "$T/status" || fail "status: $(cat "$T/status")"
 cwctl approvals > "$T/list"
-head -1 "$T/list" | grep -q 'ID *TASK *RUN *TOOL *LEFT *INPUT' || fail "approvals header: $(head -1 "$T/list")"
-grep -qE "^$aid5 +ask +[0-9a-f-]+ +Bash +[0-9]+[hm] [0-9]+[ms] " "$T/list" || fail "approvals row for $aid5: $(cat "$T/list")"
+head -1 "$T/list" | grep -q 'ID *RISK *TASK *RUN *TOOL *LEFT *INPUT' || fail "approvals header: $(head -1 "$T/list")"
+grep -qE "^$aid5 +ordinary +ask +[0-9a-f-]+ +Bash +[0-9]+[hm] [0-9]+[ms] " "$T/list" || fail "approvals row for $aid5: $(cat "$T/list")"
 cwctl approvals --json | grep -q '"deadline":	"20' || fail "deadline is null: $(cwctl approvals --json)"
 cwctl approve "$aid5" >/dev/null || fail "approve $aid5"
 wait "$WPID" || fail "run start --wait: exit $?"

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "config.h"
+#include "floor.h"
 
 static int
 parse(const char *text, struct config *cfg, char *err, size_t errlen)
@@ -111,11 +112,14 @@ test_full_file(void **state)
 	assert_int_equal(claude->write_files.n, 2);
 	assert_int_equal(claude->ssh_keys, 1);
 	assert_null(config_engine_policy(&cfg, "codex"));
-	assert_int_equal(cfg.n_rules, 2);
-	assert_string_equal(cfg.rules[0].id, "no-curl-pipe");
-	assert_int_equal(cfg.rules[0].enabled, 1);
-	assert_int_equal(cfg.rules[1].enabled, 0);
-	assert_string_equal(cfg.rules[1].reason, "blocked by a configured rule");
+	/* The starter rules come first, then the file's own. */
+	size_t nst;
+	floor_starters(&nst);
+	assert_int_equal(cfg.n_rules, nst + 2);
+	assert_string_equal(cfg.rules[nst].id, "no-curl-pipe");
+	assert_int_equal(cfg.rules[nst].enabled, 1);
+	assert_int_equal(cfg.rules[nst + 1].enabled, 0);
+	assert_string_equal(cfg.rules[nst + 1].reason, "blocked by a configured rule");
 	config_free(&cfg);
 }
 
@@ -178,6 +182,54 @@ static const struct {
 	{ "sandbox: [unclosed\n", "test.yaml:2: (syntax):" },
 	{ "a: b\n\tc: d\n", "test.yaml:2: (syntax):" },
 };
+
+/* Starter rules: on by default; named by id alone they can be switched off or changed. */
+static void
+test_starter_rules(void **state)
+{
+	struct config	 cfg;
+	char		 err[512];
+	const char	*text = "rules:\n"
+	    "  - id: sudo\n    enabled: false\n"
+	    "  - id: chmod_777\n    reason: ask first\n"
+	    "  - id: rm_root\n    match: 'rm -rf /*'\n";
+	size_t		 nst, i;
+	const struct config_rule *r;
+
+	(void)state;
+	floor_starters(&nst);
+	assert_true(nst >= 7);
+	assert_int_equal(config_defaults(&cfg), 0);
+	assert_int_equal(cfg.n_rules, nst);
+	for (i = 0; i < nst; i++) {
+		assert_int_equal(cfg.rules[i].enabled, 1);
+		assert_string_equal(cfg.rules[i].id, cfg.rules[i].builtin);
+		assert_non_null(floor_starter_find(cfg.rules[i].id));
+	}
+	config_free(&cfg);
+	assert_int_equal(config_parse("test.yaml", text, strlen(text), &cfg, err,
+	    sizeof err), 0);
+	assert_int_equal(cfg.n_rules, nst);
+	for (i = 0, r = NULL; i < nst; i++) {
+		r = &cfg.rules[i];
+		if (strcmp(r->id, "sudo") == 0)
+			assert_int_equal(r->enabled, 0);
+		else if (strcmp(r->id, "chmod_777") == 0) {
+			assert_int_equal(r->enabled, 1);
+			assert_string_equal(r->reason, "ask first");
+			assert_string_equal(r->builtin, "chmod_777");
+		} else if (strcmp(r->id, "rm_root") == 0) {
+			assert_null(r->builtin);
+			assert_string_equal(r->match, "rm -rf /*");
+		} else
+			assert_int_equal(r->from_file, 0);
+	}
+	config_free(&cfg);
+	text = "rules:\n  - id: sudo\n    enabled: false\n  - id: sudo\n    enabled: true\n";
+	assert_int_equal(config_parse("test.yaml", text, strlen(text), &cfg, err,
+	    sizeof err), -1);
+	assert_string_equal(err, "test.yaml:4: rules[1].id: rule id 'sudo' used twice");
+}
 
 static void
 test_bad_files(void **state)
@@ -276,6 +328,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_starter_rules),
 		cmocka_unit_test(test_full_file),
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_network),

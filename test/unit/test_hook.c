@@ -138,6 +138,39 @@ test_input(void **state)
 	assert_int_equal(hook_input_ok("hello", 5), -1);
 }
 
+static int
+hc(const char *s)
+{
+	char	 reason[256];
+
+	return hook_input_controls(s, strlen(s), reason, sizeof reason);
+}
+
+/* A body that decodes to a NUL (or another control character) is refused. */
+static void
+test_input_controls(void **state)
+{
+	char		 reason[256];
+	const char	*nul = "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":"
+	    "\"ls\\u0000; git push -f origin main\"}}";
+
+	(void)state;
+	assert_int_equal(hook_input_controls(nul, strlen(nul), reason, sizeof reason), -1);
+	assert_non_null(strstr(reason, "0x00"));
+	/* Not an escape JSON knows: the decoder refuses the body anyway. */
+	assert_int_equal(hc("{\"c\":\"a\\U0000\"}"), 0);
+	assert_int_equal(hc("{\"c\":\"a\\u001B\"}"), -1);
+	assert_int_equal(hc("{\"c\":\"a\\r\"}"), -1);
+	/* An escaped backslash, then text. */
+	assert_int_equal(hc("{\"c\":\"a\\\\u0000\"}"), 0);
+	assert_int_equal(hc("{\"c\":\"a\\nb\\tc\\u000a\"}"), 0);
+	/* A raw NUL right after a backslash (found by fuzz_hook). */
+	assert_int_equal(hook_input_controls("{\"c\":\"a\\\0b\"}", 12, reason,
+	    sizeof reason), -1);
+	/* Cut short: not a control character. */
+	assert_int_equal(hc("{\"c\":\"a\\u00"), 0);
+}
+
 static void
 test_request_head(void **state)
 {
@@ -344,6 +377,7 @@ main(void)
 		cmocka_unit_test(test_args),
 		cmocka_unit_test(test_token_file),
 		cmocka_unit_test(test_input),
+		cmocka_unit_test(test_input_controls),
 		cmocka_unit_test(test_request_head),
 		cmocka_unit_test(test_answers),
 		cmocka_unit_test(test_deep_nesting),

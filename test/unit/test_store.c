@@ -286,6 +286,17 @@ check_populated(struct store *st, int v)
 	assert_int_equal(store_approval_get(st, "ap-1", &a), 1);
 	assert_int_equal(a.state, STORE_APPROVAL_PENDING);
 	assert_string_equal(a.tool, "Bash");
+	/* Migration 6: an approval from before risk levels is ordinary. */
+	assert_string_equal(a.risk, "ordinary");
+	assert_null(a.risk_rule);
+	store_approval_free(&a);
+	assert_int_equal(store_approval_set_risk(st, "ap-1", "destructive",
+	    "config.rm_root"), 0);
+	assert_int_equal(store_approval_set_risk(st, "ap-1", "scary", NULL), -1);
+	assert_int_equal(store_approval_set_risk(st, "ap-none", "ordinary", NULL), -1);
+	assert_int_equal(store_approval_get(st, "ap-1", &a), 1);
+	assert_string_equal(a.risk, "destructive");
+	assert_string_equal(a.risk_rule, "config.rm_root");
 	store_approval_free(&a);
 
 	if (v < 3) {

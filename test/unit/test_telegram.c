@@ -162,7 +162,18 @@ test_message_text(void **state)
 	assert_null(strchr(t, '\033'));
 	assert_null(strchr(t, '\a'));
 	assert_non_null(strstr(t, "\\e]52;c;eA==\\x07"));
+	/* Issue 17: the risk level comes first; an approval from before has none. */
+	assert_true(strncmp(t, "Risk: ordinary\nApproval needed", 30) == 0);
 	free(t);
+	it.risk = "destructive";
+	it.risk_rule = "config.rm_root";
+	t = tgapi_message_text(&it, 1893456000);
+	assert_non_null(t);
+	assert_true(strncmp(t, "Risk: destructive (config.rm_root)\nApproval needed: Bash",
+	    56) == 0);
+	free(t);
+	it.risk = NULL;
+	it.risk_rule = NULL;
 
 	it.state = "allowed";
 	it.answered_by = "inbox";

@@ -44,6 +44,14 @@ test_types(void **state)
 	assert_string_equal(m.tool, "Bash");
 	assert_non_null(m.input);
 	assert_true(m.deadline == 5);
+	assert_string_equal(m.risk, "ordinary");	/* a runner from before risk */
+	assert_null(m.risk_rule);
+	wiremsg_free(&m);
+	assert_int_equal(dec("{\"v\":1,\"type\":\"approval_request\",\"id\":\"ap-3\","
+	    "\"tool\":\"Bash\",\"risk\":\"destructive\",\"risk_rule\":\"config.rm_root\"}",
+	    &m, err, sizeof err), 0);
+	assert_string_equal(m.risk, "destructive");
+	assert_string_equal(m.risk_rule, "config.rm_root");
 	wiremsg_free(&m);
 
 	assert_int_equal(dec("{\"v\":1,\"type\":\"usage\",\"dollars\":-3,\"turns\":4}", &m,
@@ -80,6 +88,10 @@ test_refusals(void **state)
 		"{\"v\":1,\"type\":\"approval_request\",\"tool\":\"Bash\"}",
 		"{\"v\":1,\"type\":\"approval_request\",\"id\":\"\",\"tool\":\"Bash\"}",
 		"{\"v\":1,\"type\":\"approval_request\",\"id\":\"a\"}",
+		"{\"v\":1,\"type\":\"approval_request\",\"id\":\"a\",\"tool\":\"Bash\","
+		    "\"risk\":\"harmless\"}",
+		"{\"v\":1,\"type\":\"approval_request\",\"id\":\"a\",\"tool\":\"Bash\","
+		    "\"risk\":7}",
 	};
 	struct wiremsg	 m;
 	char		 err[128];

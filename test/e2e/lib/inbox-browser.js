@@ -70,8 +70,33 @@ async function main() {
       await card(cmd).waitFor(DEADLINE(90));
     }
     ok('the three pending approvals show with their commands');
-    must((await page.title()) === '(3) Clockwork Inbox',
-      `the tab's title counts the pending approvals (${await page.title()})`);
+
+    // Issue 17: the risk level comes first on the card, with the rule that raised it.
+    const risky = page.locator('#approval-list li[data-risk="destructive"]', { hasText: 'config.rm_root' });
+    await risky.waitFor(DEADLINE(90));
+    const first = await risky.evaluate((li) => {
+      const el = li.firstElementChild;
+      return { cls: el.className, text: el.textContent, cmd: li.querySelector('pre').textContent };
+    });
+    must(first.cls === 'risk' && /^Destructive/.test(first.text) && first.text.includes('config.rm_root') &&
+      first.cmd === cfg.riskyCmd,
+      `the rm -rf / card shows its risk first: "${first.text}"`);
+    const color = await risky.locator('.risk').evaluate((e) => getComputedStyle(e).backgroundColor);
+    must(color !== 'rgb(234, 238, 242)', `the destructive badge is marked apart from ordinary ones (${color})`);
+    const plain = await card(cfg.approveCmd).evaluate((li) => li.firstElementChild.textContent);
+    must(plain === 'Ordinary', `an ordinary command's card says so first ("${plain}")`);
+    const listing = cwctl('approvals');
+    const row = listing.split('\n').find((l) => l.includes(cfg.riskyCmd));
+    must(row && row.includes('destructive (config.rm_root)'),
+      `cwctl approvals shows the risk: ${row && row.replace(/\s+/g, ' ')}`);
+    const id = row.split(/\s+/)[0];
+    must(cwctl('approvals', 'show', id).split('\n')[0] === 'risk:     destructive (config.rm_root)',
+      'cwctl approvals show prints the risk first');
+    await risky.screenshot({ path: path.join(cfg.shots, 'inbox-risk.png') });
+
+    await page.waitForFunction(() => document.title === '(4) Clockwork Inbox', null, DEADLINE(20));
+    must((await page.title()) === '(4) Clockwork Inbox',
+      `the tab's title counts the pending approvals, rm -rf / included (${await page.title()})`);
     const text = await card(cfg.approveCmd).innerText();
     must(/Bash/.test(text) && /\d+ (s|min) left/.test(text) && text.includes('task ' + cfg.approveTask),
       `an approval shows its tool, task and time left before the fail-safe deny (${text.split('\n')[1]})`);
@@ -121,6 +146,12 @@ async function main() {
     await card(cfg.denyCmd).waitFor({ state: 'detached', ...DEADLINE(20) });
     must(stateOf(cfg.approveCmd) === 'allowed' && stateOf(cfg.denyCmd) === 'denied',
       'Approve and Deny from the page are recorded');
+    // 5b. Issue 17: the destructive one is denied from the page too.
+    await risky.getByRole('button', { name: 'Deny' }).click();
+    await risky.waitFor({ state: 'detached', ...DEADLINE(20) });
+    must(approvalField('state', 'rm -rf /') === 'denied', 'the rm -rf / approval is denied from the page');
+
+
 
     // 6. The run view follows the readable transcript and shows the report.
     await page.getByRole('button', { name: `Open run ${cfg.approveRun}` }).click();

@@ -13,5 +13,8 @@ const s = {
   deny: [{ tool: 'Bash', input: { command: cmd('denied.txt', ['no']) } }, { text: 'deny done' }],
   late: [{ tool: 'Bash', input: { command: cmd('unanswered.txt', ['late']) } }, { text: 'late done' }],
   stop: [{ tool: 'Bash', input: { command: cmd('stopped.txt', ['stop']) } }, { text: 'stop done' }],
+  // Issue 17: with the rm_root starter rule switched off, rm -rf / reaches a person,
+  // and the card must say what kind of call it is before anything else.
+  risky: [{ tool: 'Bash', input: { command: 'rm -rf /' } }, { text: 'risky done' }],
 };
 require('fs').writeFileSync(process.argv[2], JSON.stringify(s, null, 1));
