@@ -11,6 +11,7 @@
 #include "client.h"
 #include "cwctl.h"
 #include "json.h"
+#include "strlist.h"
 #include "transcript.h"
 #include "vis.h"
 
@@ -122,21 +123,55 @@ cwctl_run_get(const char *id, cJSON **o)
 	return client_call("GET", path, NULL, o);
 }
 
+/*
+ * Say so on stderr when the run waits on a person, once per approval, with the
+ * commands that answer it: a run that needs an answer must never look merely slow.
+ */
+static void
+cwctl_run_announce(const char *id, struct strlist *seen)
+{
+	char		 path[256], esc[160];
+	cJSON		*o = NULL, *e;
+	const char	*aid;
+	long		 status = 0;
+
+	if (client_escape(id, esc, sizeof esc) == -1)
+		return;
+	snprintf(path, sizeof path, "/api/approvals?run=%s", esc);
+	if (client_call_quiet("GET", path, NULL, &status, &o) != 0 || status != 200) {
+		cJSON_Delete(o);
+		return;
+	}
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(o, "approvals")) {
+		if ((aid = json_get_string(e, "id")) == NULL || strlist_contains(seen, aid))
+			continue;
+		strlist_add(seen, aid);
+		fprintf(stderr, "run %s is waiting on you: approval pending\n", id);
+		cwctl_approvals_announce(stderr, e, "  ");
+	}
+	cJSON_Delete(o);
+}
+
 static int
 cwctl_run_wait(const char *id, int json)
 {
-	cJSON	*o = NULL;
-	int	 rc, ok;
+	cJSON		*o = NULL;
+	struct strlist	 seen = { 0 };
+	int		 rc, ok;
 
 	for (;;) {
-		if ((rc = cwctl_run_get(id, &o)) != 0)
+		if ((rc = cwctl_run_get(id, &o)) != 0) {
+			strlist_free(&seen);
 			return rc;
+		}
 		if (cwctl_run_terminal(json_get_string(o, "status")))
 			break;
+		cwctl_run_announce(id, &seen);
 		cJSON_Delete(o);
 		o = NULL;
 		cwctl_run_pause();
 	}
+	strlist_free(&seen);
 	if (json)
 		cwctl_print_json(o);
 	else

@@ -90,6 +90,9 @@ function renderApprovals() {
   const ul = $('approval-list');
   ul.replaceChildren();
   $('n-approvals').textContent = state.approvals.length ? String(state.approvals.length) : '';
+  // The tab's title carries the count, so a waiting approval shows in a background tab.
+  document.title = (state.approvals.length ? '(' + state.approvals.length + ') ' : '') +
+    'Clockwork Inbox';
   $('no-approvals').hidden = state.approvals.length > 0;
   for (const a of state.approvals) {
     const li = el('li', 'card');

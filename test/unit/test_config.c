@@ -31,6 +31,7 @@ test_defaults(void **state)
 	assert_int_equal(cfg.limit_memory_mb, 8192);
 	assert_int_equal(cfg.max_concurrent_runs, 2);
 	assert_true(cfg.run_log_max_bytes == 64L * 1024 * 1024);
+	assert_int_equal(cfg.desktop_notifications, 0);
 	assert_int_equal(cfg.protected_branches.n, 2);
 	assert_string_equal(cfg.protected_branches.v[0], "main");
 	assert_string_equal(cfg.protected_branches.v[1], "master");
@@ -50,6 +51,7 @@ test_full_file(void **state)
 	    "max_concurrent_runs: 4\n"
 	    "keep_runs: 3\n"
 	    "run_log_max_bytes: 1048576\n"
+	    "desktop_notifications: true\n"
 	    "protected_branches: [main, release/1.x]\n"
 	    "budgets:\n"
 	    "  dollars: 0.5\n"
@@ -84,6 +86,7 @@ test_full_file(void **state)
 	assert_int_equal(cfg.max_concurrent_runs, 4);
 	assert_int_equal(cfg.keep_runs, 3);
 	assert_int_equal(cfg.run_log_max_bytes, 1048576);
+	assert_int_equal(cfg.desktop_notifications, 1);
 	assert_string_equal(cfg.protected_branches.v[1], "release/1.x");
 	assert_true(cfg.budget_dollars == 0.5);
 	assert_int_equal(cfg.budget_turns, 10);
@@ -148,6 +151,7 @@ static const struct {
 	{ "max_concurrent_runs: 0\n", "test.yaml:1: max_concurrent_runs: 0 is out of range" },
 	{ "run_log_max_bytes: 100\n", "test.yaml:1: run_log_max_bytes: 100 is out of range" },
 	{ "run_log_max_bytes: 64M\n", "test.yaml:1: run_log_max_bytes: expected an integer" },
+	{ "desktop_notifications: maybe\n", "test.yaml:1: desktop_notifications: expected true or false" },
 	{ "- just\n- a list\n", "test.yaml:1: (top level): expected a mapping" },
 	{ "sandbox: [unclosed\n", "test.yaml:2: (syntax):" },
 	{ "a: b\n\tc: d\n", "test.yaml:2: (syntax):" },
