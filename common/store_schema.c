@@ -214,6 +214,10 @@ static const char store_schema_v6[] =
 "  value TEXT NOT NULL"
 ");";
 
+/* byok (issue 12): the name of a task's provider key; the key is in secret.c's store. */
+static const char store_schema_v7[] =
+"ALTER TABLE tasks ADD COLUMN key_name TEXT;";
+
 const struct store_migration store_migrations[] = {
 	{ 1, "tasks, runs, run_events", store_schema_v1, 0 },
 	{ 2, "approvals", store_schema_v2, 0 },
@@ -221,6 +225,7 @@ const struct store_migration store_migrations[] = {
 	{ 4, "indexes", store_schema_v4, 0 },
 	{ 5, "per-run resource limits", store_schema_v5, 1 },
 	{ 6, "telegram delivery", store_schema_v6, 0 },
+	{ 7, "a task's provider key name", store_schema_v7, 0 },
 };
 const size_t store_n_migrations =
     sizeof store_migrations / sizeof store_migrations[0];

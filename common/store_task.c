@@ -16,7 +16,7 @@
 #define TASK_COLUMNS \
 	"id, name, repo, prompt, engine, permission_mode, budget_dollars," \
 	" budget_turns, budget_seconds, schedule, enabled, created_at, updated_at," \
-	" limit_processes, limit_memory_mb, telegram_chat_id, telegram_allowed_user_ids"
+	" limit_processes, limit_memory_mb, telegram_chat_id, telegram_allowed_user_ids, key_name"
 
 static int
 store_task_row(sqlite3_stmt *stmt, void *p)
@@ -32,6 +32,7 @@ store_task_row(sqlite3_stmt *stmt, void *p)
 	t->limit_memory_mb = sqlite3_column_int(stmt, 14);
 	t->telegram_chat_id = sqlite3_column_int64(stmt, 15);
 	if (store_col_text(stmt, 16, &t->telegram_allowed_user_ids) ||
+	    store_col_text(stmt, 17, &t->key_name) ||
 	    store_col_text(stmt, 1, &t->name) || store_col_text(stmt, 2, &t->repo) ||
 	    store_col_text(stmt, 3, &t->prompt) ||
 	    store_col_text(stmt, 4, &t->engine) ||
@@ -57,6 +58,7 @@ store_task_free(struct store_task *t)
 	free(t->created_at);
 	free(t->updated_at);
 	free(t->telegram_allowed_user_ids);
+	free(t->key_name);
 	memset(t, 0, sizeof *t);
 }
 
@@ -99,6 +101,7 @@ store_task_bind(sqlite3_stmt *stmt, const struct store_task *t)
 	else
 		sqlite3_bind_null(stmt, 15);
 	store_bind_text(stmt, 16, t->telegram_allowed_user_ids);
+	store_bind_text(stmt, 17, t->key_name);
 }
 
 int
@@ -113,9 +116,9 @@ store_task_add(struct store *st, const struct store_task *t, int64_t *id)
 	if (store_prepare(st, "INSERT INTO tasks (name, repo, prompt, engine,"
 	    " permission_mode, budget_dollars, budget_turns, budget_seconds, schedule,"
 	    " enabled, created_at, updated_at, limit_processes, limit_memory_mb,"
-	    " telegram_chat_id, telegram_allowed_user_ids)"
+	    " telegram_chat_id, telegram_allowed_user_ids, key_name)"
 	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, ?13, ?14, ?15,"
-	    " ?16)", &stmt,
+	    " ?16, ?17)", &stmt,
 	    "task add") == -1)
 		return -1;
 	store_now(now, sizeof now);
@@ -141,7 +144,8 @@ store_task_update(struct store *st, const struct store_task *t)
 	    " engine = ?4, permission_mode = ?5, budget_dollars = ?6,"
 	    " budget_turns = ?7, budget_seconds = ?8, schedule = ?9, enabled = ?10,"
 	    " updated_at = ?11, limit_processes = ?13, limit_memory_mb = ?14,"
-	    " telegram_chat_id = ?15, telegram_allowed_user_ids = ?16 WHERE id = ?12",
+	    " telegram_chat_id = ?15, telegram_allowed_user_ids = ?16, key_name = ?17"
+	    " WHERE id = ?12",
 	    &stmt, "task update") == -1)
 		return -1;
 	store_now(now, sizeof now);

@@ -14,12 +14,13 @@
 #include "daemon.h"
 #include "engines.h"
 #include "json.h"
+#include "keys.h"
 #include "paths.h"
 
 static const char *const tasks_keys[] = {
 	"name", "repo", "prompt", "engine", "permission_mode", "budget_dollars",
 	"budget_turns", "budget_seconds", "schedule", "enabled", "limit_processes",
-	"limit_memory_mb", "delivery",
+	"limit_memory_mb", "delivery", "key",
 };
 
 
@@ -201,7 +202,8 @@ tasks_from_json(struct daemon *d, const cJSON *in, const struct store_task *base
 		out->limit_memory_mb = base->limit_memory_mb;
 		out->telegram_chat_id = base->telegram_chat_id;
 		if (tasks_dup(&out->telegram_allowed_user_ids,
-		    base->telegram_allowed_user_ids) == -1)
+		    base->telegram_allowed_user_ids) == -1 ||
+		    tasks_dup(&out->key_name, base->key_name) == -1)
 			TASKS_FAIL("(body)", "out of memory");
 		out->enabled = base->enabled;
 	} else {
@@ -318,6 +320,23 @@ tasks_from_json(struct daemon *d, const cJSON *in, const struct store_task *base
 	if ((v = cJSON_GetObjectItemCaseSensitive(in, "delivery")) != NULL &&
 	    tasks_delivery(v, out, field, fieldlen, err, errlen) == -1)
 		goto fail;
+
+	/* byok: the name of a provider key (cwctl key); the key never comes here. */
+	if ((v = cJSON_GetObjectItemCaseSensitive(in, "key")) != NULL) {
+		if (cJSON_IsNull(v)) {
+			if (tasks_dup(&out->key_name, NULL) == -1)
+				TASKS_FAIL("key", "out of memory");
+		} else if (!cJSON_IsString(v) || !keys_name_valid(v->valuestring))
+			TASKS_FAIL("key", "must be the name of a key (cwctl key list): 1-%d "
+			    "of a-z 0-9 _ -", KEYS_NAME_MAX);
+		else if (tasks_dup(&out->key_name, v->valuestring) == -1)
+			TASKS_FAIL("key", "out of memory");
+	}
+	if (strcmp(out->engine, "byok") == 0 && out->key_name == NULL)
+		TASKS_FAIL("key", "the byok engine needs a provider key: cwctl key add NAME "
+		    "--provider anthropic, then --key NAME");
+	if (strcmp(out->engine, "byok") != 0 && out->key_name != NULL)
+		TASKS_FAIL("key", "only the byok engine takes a key by name");
 	return 0;
 fail:
 	store_task_free(out);
@@ -337,6 +356,8 @@ tasks_to_json(const struct store_task *t)
 	json_add_string(o, "repo", t->repo);
 	json_add_string(o, "prompt", t->prompt);
 	json_add_string(o, "engine", t->engine);
+	if (t->key_name != NULL)
+		json_add_string(o, "key", t->key_name);
 	json_add_string(o, "permission_mode", t->permission_mode);
 	cJSON_AddNumberToObject(o, "budget_dollars", t->budget_dollars);
 	cJSON_AddNumberToObject(o, "budget_turns", t->budget_turns);

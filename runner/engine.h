@@ -48,6 +48,8 @@ struct engine_run {
 	const char	*key;		/* the provider key the daemon sent, or NULL */
 	const char	*base_url;	/* the provider's base URL from configuration, or NULL */
 	const char	*model;		/* the model from configuration, or NULL */
+	const double	*price;		/* byok: $ per million tokens (input, output,
+					   cache write, cache read), or NULL: no price */
 };
 
 /* The engine's private home, made by spec_build() in the run's TMPDIR. */
@@ -99,6 +101,15 @@ struct engine_ops {
 	 * NULL when the engine has no floor hook.
 	 */
 	int	(*floor_command)(const cJSON *body, const char **command);
+	/*
+	 * Engines whose model loop runs outside the sandbox (byok): once the sandboxed
+	 * process is started, start the loop with tools (the socket that is the sandboxed
+	 * process's stdin) and out and err (the run's stdout and stderr pipes, which run.c
+	 * reads as the engine's). Its pid, or -1 with err. NULL for engines that are one
+	 * CLI in the sandbox. When set, the sandboxed process's stdin is that socket.
+	 */
+	pid_t	(*companion)(const struct engine_run *, int tools, int out, int errfd,
+		    char *err, size_t errlen);
 };
 
 /* The runtime side of a runnable engine, or NULL. */

@@ -15,6 +15,7 @@
 #endif
 #include <sys/prctl.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -101,6 +102,7 @@ struct run {
 
 	/* the engine */
 	pid_t			 pid;
+	pid_t			 companion;	/* byok: the agent, outside the sandbox */
 	int			 exited, status;
 	struct timespec		 t0;
 	const struct engine_ops	*ops;		/* NULL for "command" */
@@ -776,6 +778,8 @@ run_pipe_event(struct bufferevent *bev, short what, void *arg)
 /* ---- the daemon's lines ------------------------------------------------------------ */
 
 static int	run_start(struct run *);
+static int	run_companion(struct run *, int, int, int, char *, size_t);
+static const double *run_price(struct run *);
 
 static char *
 run_strdup_field(const cJSON *j, const char *key)
@@ -1267,6 +1271,7 @@ run_prepare_engine(struct run *r, struct strlist *argv, struct strlist *env,
 	o.key = r->key;
 	o.base_url = r->base_url;
 	o.model = r->model;
+	o.price = run_price(r);
 	if (r->ops->prepare(&o, argv, env, files, err, errlen) == -1)
 		return -1;
 	if ((r->stream = r->ops->stream_new()) == NULL) {
@@ -1326,6 +1331,7 @@ run_start(struct run *r)
 	struct timeval		 tv;
 	char			 err[1024], cfgpath[PATH_MAX], *kv, **cargv = NULL;
 	int			 outp[2] = { -1, -1 }, errp[2] = { -1, -1 };
+	int			 toolsv[2] = { -1, -1 };
 	int			 refused = 0, rc = -1, code = RUNNER_EXIT_FAILURE;
 	size_t			 i;
 	cJSON			*ev;
@@ -1418,10 +1424,16 @@ run_start(struct run *r)
 		snprintf(err, sizeof err, "pipe: %s", strerror(errno));
 		goto refuse;
 	}
+	/* byok: the sandboxed tool host's stdin is a socket to the agent outside. */
+	if (r->ops != NULL && r->ops->companion != NULL &&
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, toolsv) == -1) {
+		snprintf(err, sizeof err, "socketpair: %s", strerror(errno));
+		goto refuse;
+	}
 	memset(&l, 0, sizeof l);
 	l.argv = cargv;
 	l.cwd = NULL;
-	l.fd_in = -1;
+	l.fd_in = toolsv[1];
 	l.fd_out = outp[1];
 	l.fd_err = errp[1];
 	l.new_session = 1;
@@ -1434,6 +1446,13 @@ run_start(struct run *r)
 	r->pid = apply_sandbox(&spec, &l, &r->sreport, &refused, err, sizeof err);
 	r->sreport_set = 1;
 	cgroup_run_close_join(&r->cg);
+	if (r->pid != -1 && toolsv[0] != -1 && run_companion(r, toolsv[0], outp[1],
+	    errp[1], err, sizeof err) == -1) {
+		close(outp[1]);
+		close(errp[1]);
+		outp[1] = errp[1] = -1;
+		goto refuse;
+	}
 	close(outp[1]);
 	close(errp[1]);
 	outp[1] = errp[1] = -1;
@@ -1486,6 +1505,10 @@ refuse:
 	(void)run_refuse(r, code, "%s", err);
 	rc = -1;
 out:
+	if (toolsv[0] != -1)
+		close(toolsv[0]);
+	if (toolsv[1] != -1)
+		close(toolsv[1]);
 	if (outp[0] != -1)
 		close(outp[0]);
 	if (errp[0] != -1)
@@ -1503,6 +1526,42 @@ out:
 }
 
 /* ---- main -------------------------------------------------------------------------- */
+
+/* The configured price of the run's model, or NULL. */
+static const double *
+run_price(struct run *r)
+{
+	const struct config_price	*p;
+
+	if (!r->have_cfg || (p = config_price(&r->cfg, r->model)) == NULL)
+		return NULL;
+	return p->per_mtok;
+}
+
+/*
+ * byok: start the engine's loop outside the sandbox with the key, then forget the key
+ * here: from now on only the agent holds it.
+ */
+static int
+run_companion(struct run *r, int tools, int out, int errfd, char *err, size_t errlen)
+{
+	struct engine_run	o;
+
+	memset(&o, 0, sizeof o);
+	o.run_id = r->run_id;
+	o.prompt = r->prompt;
+	o.mode = r->mode;
+	o.max_turns = r->budget_turns;
+	o.max_dollars = r->budget_dollars;
+	o.key = r->key;
+	o.base_url = r->base_url;
+	o.model = r->model;
+	o.price = run_price(r);
+	r->companion = r->ops->companion(&o, tools, out, errfd, err, errlen);
+	if (r->key != NULL)
+		explicit_bzero(r->key, strlen(r->key));
+	return r->companion > 0 ? 0 : -1;
+}
 
 static void
 run_free(struct run *r)
@@ -1617,6 +1676,12 @@ run_finish(struct run *r)
 
 	if (r->bridge != NULL)
 		bridge_expire(r->bridge, "the run ended before an answer came", "stopped");
+	if (r->companion > 0) {
+		(void)kill(r->companion, SIGKILL);
+		while (waitpid(r->companion, NULL, 0) == -1 && errno == EINTR)
+			;
+		r->companion = 0;
+	}
 	/* A limit hit just before the engine ended is still the reason it ended. */
 	run_limits_check(r);
 	if (proc_kill_tree(CW_RUN_KILL_GRACE_MS, r->exited ? 0 : r->pid, &st, &reaped,
