@@ -167,24 +167,27 @@ toolhost_gate(struct toolhost *h, const char *id, const char *cmd, const char *m
 	const char	*d, *text;
 	int		 ok = 0;
 
+	/* The floor first, always: its verdict is journaled and told to the model. */
 	body = cJSON_CreateObject();
-	if (strcmp(mode, "acceptEdits") != 0 || toolhost_allowed_command(cmd)) {
-		cJSON_AddStringToObject(body, "tool", "bash");
-		cJSON_AddStringToObject(body, "command", cmd);
-		if (toolhost_post(h, "/floor", body, &ans) == -1) {
-			snprintf(why, whylen, "Clockwork could not reach the floor: the "
-			    "command was not run");
-		} else if ((d = json_get_string(ans, "decision")) != NULL &&
-		    strcmp(d, "allow") == 0) {
-			ok = 1;
-		} else {
-			snprintf(why, whylen, "Clockwork's floor refused this command: %s",
-			    (d = json_get_string(ans, "reason")) != NULL ? d : "denied");
-		}
-		cJSON_Delete(ans);
-		cJSON_Delete(body);
-		return ok;
+	cJSON_AddStringToObject(body, "tool", "bash");
+	cJSON_AddStringToObject(body, "command", cmd);
+	if (toolhost_post(h, "/floor", body, &ans) == -1) {
+		snprintf(why, whylen, "Clockwork could not reach the floor: the command "
+		    "was not run");
+	} else if ((d = json_get_string(ans, "decision")) != NULL &&
+	    strcmp(d, "allow") == 0) {
+		ok = 1;
+	} else {
+		snprintf(why, whylen, "Clockwork's floor refused this command: %s",
+		    (d = json_get_string(ans, "reason")) != NULL ? d : "denied");
 	}
+	cJSON_Delete(ans);
+	cJSON_Delete(body);
+	if (!ok || strcmp(mode, "acceptEdits") != 0 || toolhost_allowed_command(cmd))
+		return ok;
+	/* Outside the allowed set: a person answers (the bridge checks the floor again). */
+	ok = 0;
+	body = cJSON_CreateObject();
 	cJSON_AddStringToObject(body, "jsonrpc", "2.0");
 	cJSON_AddNumberToObject(body, "id", 1);
 	cJSON_AddStringToObject(body, "method", "tools/call");
