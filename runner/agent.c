@@ -29,6 +29,7 @@
 #include "commands.h"
 #include "json.h"
 #include "landlock.h"
+#include "openai.h"
 #include "spec.h"
 #include "sse.h"
 #include "transcript.h"
@@ -39,6 +40,10 @@
 #define AGENT_RETRIES		5
 #define AGENT_RETRY_CAP_S	60		/* longest wait a retry-after may ask */
 #define AGENT_TOOL_LINE_MAX	(1024 * 1024)
+#define AGENT_SYSTEM \
+	"You are Clockwork's coding agent, working in a git worktree (your current " \
+	"directory). Use the tools to read, change and test the code. Shell commands " \
+	"are checked by a policy and may be refused or held for a person's approval."
 #define AGENT_CUT_TEXT		"[this tool result was removed to fit the context window]"
 
 /* Readable by the agent after narrowing: CA certificates and the resolver's files. */
@@ -57,6 +62,7 @@ static const char *agent_denied[] = {
 
 struct agent {
 	char		*key, *base_url, *model, *prompt, *mode;
+	int		 openai;	/* Chat Completions, else the Messages API */
 	int		 max_turns;
 	double		 max_dollars;
 	int		 have_price;
@@ -69,6 +75,7 @@ struct agent {
 };
 
 struct agent_http {
+	int			 openai;
 	struct anthropic_turn	*turn;
 	struct sse		*sse;
 	long			 status;
@@ -268,7 +275,8 @@ agent_sse_cb(void *arg, const char *event, const char *data, size_t len)
 {
 	struct agent_http	*h = arg;
 
-	if (anthropic_stream_event(h->turn, event, data, len) == -1) {
+	if ((h->openai ? openai_stream_event(h->turn, data, len) :
+	    anthropic_stream_event(h->turn, event, data, len)) == -1) {
 		h->bad = 1;
 		return -1;
 	}
@@ -338,6 +346,7 @@ agent_request(struct agent *a, struct anthropic_turn *turn, long *wait, char *wh
 
 	memset(&h, 0, sizeof h);
 	h.turn = turn;
+	h.openai = a->openai;
 	h.retry_after = -1;
 	*wait = 0;
 	if ((h.sse = sse_new(AGENT_SSE_MAX, agent_sse_cb, &h)) == NULL ||
@@ -346,22 +355,26 @@ agent_request(struct agent *a, struct anthropic_turn *turn, long *wait, char *wh
 		goto out;
 	}
 	h.body[0] = '\0';
-	req = anthropic_request(a->model, AGENT_MAX_TOKENS,
-	    "You are Clockwork's coding agent, working in a git worktree (your current "
-	    "directory). Use the tools to read, change and test the code. Shell commands "
-	    "are checked by a policy and may be refused or held for a person's approval.",
-	    a->tools, a->messages, 1);
+	req = (a->openai ? openai_request : anthropic_request)(a->model, AGENT_MAX_TOKENS,
+	    AGENT_SYSTEM, a->tools, a->messages, 1);
 	body = req != NULL ? cJSON_PrintUnformatted(req) : NULL;
 	cJSON_Delete(req);
 	if (body == NULL) {
 		snprintf(why, whylen, "out of memory");
 		goto out;
 	}
-	snprintf(url, sizeof url, "%s/v1/messages", a->base_url);
-	snprintf(keyhdr, sizeof keyhdr, "x-api-key: %s", a->key);
+	if (a->openai) {
+		/* The base URL holds the version: https://api.openai.com/v1 */
+		snprintf(url, sizeof url, "%s/chat/completions", a->base_url);
+		snprintf(keyhdr, sizeof keyhdr, "Authorization: Bearer %s", a->key);
+	} else {
+		snprintf(url, sizeof url, "%s/v1/messages", a->base_url);
+		snprintf(keyhdr, sizeof keyhdr, "x-api-key: %s", a->key);
+	}
 	hdr = curl_slist_append(hdr, keyhdr);
 	explicit_bzero(keyhdr, sizeof keyhdr);
-	hdr = curl_slist_append(hdr, "anthropic-version: " ANTHROPIC_VERSION);
+	if (!a->openai)
+		hdr = curl_slist_append(hdr, "anthropic-version: " ANTHROPIC_VERSION);
 	hdr = curl_slist_append(hdr, "content-type: application/json");
 	hdr = curl_slist_append(hdr, "accept: text/event-stream");
 	if ((c = curl_easy_init()) == NULL || hdr == NULL) {
@@ -412,13 +425,14 @@ agent_request(struct agent *a, struct anthropic_turn *turn, long *wait, char *wh
 		*wait = 2;
 	} else {
 		etype[0] = emsg[0] = '\0';
-		(void)anthropic_parse_error(h.body, h.bodylen, etype, sizeof etype, emsg,
-		    sizeof emsg);
+		(void)(a->openai ? openai_parse_error : anthropic_parse_error)(h.body,
+		    h.bodylen, etype, sizeof etype, emsg, sizeof emsg);
 		if (h.status == 401) {
 			snprintf(why, whylen, "the provider refused the key (HTTP 401%s%s): "
 			    "check it with cwctl key list, or add it again", etype[0] ?
 			    ", " : "", etype);
-		} else if (h.status == 402 || strstr(emsg, "credit balance") != NULL ||
+		} else if (h.status == 402 || strcmp(etype, "insufficient_quota") == 0 ||
+		    strstr(emsg, "credit balance") != NULL ||
 		    strstr(emsg, "quota") != NULL || strstr(emsg, "billing") != NULL) {
 			snprintf(why, whylen, "no credit left with the provider (HTTP %ld): %s",
 			    h.status, emsg);
@@ -427,7 +441,8 @@ agent_request(struct agent *a, struct anthropic_turn *turn, long *wait, char *wh
 			*wait = h.retry_after >= 0 ? h.retry_after : 0;
 			out = AGENT_RETRY;
 		} else if (h.status == 413 || (h.status == 400 && (strstr(emsg,
-		    "prompt is too long") != NULL || strstr(emsg, "context") != NULL))) {
+		    "prompt is too long") != NULL || strstr(emsg, "context") != NULL ||
+		    strcmp(etype, "context_length_exceeded") == 0))) {
 			snprintf(why, whylen, "the conversation is too long for the model: %s",
 			    emsg);
 			out = AGENT_TOO_LONG;
@@ -733,6 +748,7 @@ agent_init(struct agent *a, char *err, size_t errlen)
 {
 	cJSON		*j;
 	const cJSON	*p;
+	const char	*s;
 	char		*buf;
 	size_t		 len;
 	static const char *pn[4] = { "input", "output", "cache_write", "cache_read" };
@@ -753,6 +769,7 @@ agent_init(struct agent *a, char *err, size_t errlen)
 	a->model = agent_field(j, "model");
 	a->prompt = agent_field(j, "prompt");
 	a->mode = agent_field(j, "mode");
+	a->openai = (s = json_get_string(j, "provider")) != NULL && strcmp(s, "openai") == 0;
 	(void)json_get_int(j, "max_turns", &a->max_turns);
 	(void)json_get_number(j, "max_dollars", &a->max_dollars);
 	if (cJSON_IsObject(p = cJSON_GetObjectItemCaseSensitive(j, "price"))) {

@@ -48,6 +48,7 @@ struct engine_run {
 	const char	*key;		/* the provider key the daemon sent, or NULL */
 	const char	*base_url;	/* the provider's base URL from configuration, or NULL */
 	const char	*model;		/* the model from configuration, or NULL */
+	const char	*provider;	/* byok: "anthropic" | "openai", or NULL */
 	const double	*price;		/* byok: $ per million tokens (input, output,
 					   cache write, cache read), or NULL: no price */
 };

@@ -109,12 +109,15 @@ engine_byok_facts(const struct engine_run *o)
 {
 	cJSON	*j = cJSON_CreateObject(), *p;
 	char	*s;
+	int	 openai;
 
 	if (j == NULL)
 		return NULL;
 	cJSON_AddStringToObject(j, "key", o->key);
+	openai = o->provider != NULL && strcmp(o->provider, "openai") == 0;
+	cJSON_AddStringToObject(j, "provider", openai ? "openai" : "anthropic");
 	cJSON_AddStringToObject(j, "base_url", o->base_url != NULL && o->base_url[0] ?
-	    o->base_url : ENGINE_BYOK_DEFAULT_URL);
+	    o->base_url : openai ? ENGINE_BYOK_OPENAI_URL : ENGINE_BYOK_DEFAULT_URL);
 	cJSON_AddStringToObject(j, "model", o->model);
 	cJSON_AddStringToObject(j, "prompt", o->prompt);
 	cJSON_AddStringToObject(j, "mode", o->mode);

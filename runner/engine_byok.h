@@ -6,6 +6,7 @@
 
 #define ENGINE_BYOK_TOKEN_FILE		"bridge-token"
 #define ENGINE_BYOK_DEFAULT_URL		"https://api.anthropic.com"
+#define ENGINE_BYOK_OPENAI_URL		"https://api.openai.com/v1"
 
 extern const struct engine_ops engine_byok_ops;
 

@@ -87,6 +87,7 @@ struct run {
 	int			 have_run;
 	char			*run_id, *task, *engine, *prompt, *workdir, *mode, *key;
 	char			*base_url, *model;	/* the provider, from config */
+	char			*provider;	/* byok: "anthropic" | "openai" */
 	char			*state_dir, *hook_path;
 	char			*git_branch, *git_base, *git_objects;	/* repository runs */
 	struct strlist		 argv, context, env;
@@ -863,6 +864,7 @@ run_parse(struct run *r, const cJSON *j)
 	r->key = run_strdup_field(j, "key");
 	r->base_url = run_strdup_field(j, "base_url");
 	r->model = run_strdup_field(j, "model");
+	r->provider = run_strdup_field(j, "provider");
 	r->state_dir = run_strdup_field(j, "state_dir");
 	r->hook_path = run_strdup_field(j, "hook_path");
 	if (r->engine == NULL || engines_runnable(r->engine) == NULL)
@@ -1556,6 +1558,7 @@ run_companion(struct run *r, int tools, int out, int errfd, char *err, size_t er
 	o.key = r->key;
 	o.base_url = r->base_url;
 	o.model = r->model;
+	o.provider = r->provider;
 	o.price = run_price(r);
 	r->companion = r->ops->companion(&o, tools, out, errfd, err, errlen);
 	if (r->key != NULL)
@@ -1606,6 +1609,7 @@ run_free(struct run *r)
 	free(r->mode);
 	free(r->key);
 	free(r->base_url);
+	free(r->provider);
 	free(r->model);
 	if (r->stream != NULL)
 		r->ops->stream_free(r->stream);

@@ -21,7 +21,8 @@
 #              strings of the parent's memory, grep over every file it can read): no tool
 #              result sent back to the model holds it; the agent process's environ and
 #              mem are closed even to this test's shell (same uid)
-#   openai     the same multi-turn task against the Chat Completions API
+#   oa*        Chat Completions: the multi-turn task, request shape, 429 + dropped
+#              stream, 401, insufficient_quota as "no credit"
 set -euo pipefail
 : "${CW_BIN:?}" "${CW_SRC:?}"
 E2E_NAME=byok
@@ -64,6 +65,21 @@ cat > "$T/scenarios.json" <<'EOF2'
   {"text": "budget done"}
  ],
  "e401": [ {"text": "never reached"} ],
+ "oamulti": [
+  {"tool": "read_file", "input": {"path": "README"}},
+  {"tool": "edit_file", "input": {"path": "README", "old_string": "base", "new_string": "changed by byok over chat completions"}},
+  {"say": "Testing now.", "tool": "bash", "input": {"command": "grep -c 'chat completions' README"}},
+  {"tools": [{"tool": "bash", "input": {"command": "git add README"}},
+             {"tool": "bash", "input": {"command": "git commit -q -m byok-openai"}}]},
+  {"text": "oamulti done"}
+ ],
+ "oaerr": [
+  {"fail": [{"status": 429, "retry_after": 1}], "tool": "bash", "input": {"command": "echo after-429"}},
+  {"fail": [{"drop": true}], "tool": "bash", "input": {"command": "echo after-drop"}},
+  {"text": "oaerr done"}
+ ],
+ "oa401": [ {"text": "never reached"} ],
+ "oaquota": [ {"fail": [{"status": 429, "code": "insufficient_quota", "message": "You exceeded your current quota"}], "text": "never reached"} ],
  "e429": [
   {"fail": [{"status": 429, "retry_after": 1}], "tool": "bash", "input": {"command": "echo after-429"}},
   {"text": "e429 done"}
@@ -98,6 +114,7 @@ BASE="http://127.0.0.1:$(cat "$T/pport")"
 # $10 and $50 per million: a budget turn (1000 in, 100 out) costs $0.015.
 printf '%s\n' 'api_port: 0' 'max_concurrent_runs: 4' 'prices:' \
     '  claude-e2e: {input: 10, output: 50, cache_write: 12.5, cache_read: 1}' \
+    '  gpt-e2e: {input: 2, output: 8, cache_read: 0.5}' \
     > "$CLOCKWORK_HOME/config.yaml"
 "$CW_BIN/clockworkd" --foreground > "$T/daemon.out" 2>&1 &
 DPID=$!
@@ -113,6 +130,10 @@ printf '%s\n' "$KEY" | cw key add main --provider anthropic --base-url "$BASE" \
     --model claude-e2e > "$T/keyadd.out" || die "key add: $(cat "$T/keyadd.out")"
 printf '%s\n' "sk-ant-wrong-key" | cw key add wrong --provider anthropic --base-url "$BASE" \
     --model claude-e2e > /dev/null || die "key add wrong"
+printf '%s\n' "$KEY" | cw key add oa --provider openai --base-url "$BASE/v1" \
+    --model gpt-e2e > /dev/null || die "key add oa"
+printf '%s\n' "sk-wrong" | cw key add oawrong --provider openai --base-url "$BASE/v1" \
+    --model gpt-e2e > /dev/null || die "key add oawrong"
 if cw key list | grep -q '^main  *anthropic  *claude-e2e' && ! cw key list --json | grep -qF "$KEY" &&
     ! ps -eo args | grep -F -- "$KEY" | grep -vq grep; then
 	ok "cwctl key add read the key from stdin; key list shows it without the key"
@@ -142,6 +163,10 @@ add e401 acceptEdits wrong
 add e429 acceptEdits main
 add drop acceptEdits main
 add keyhunt acceptEdits main
+add oamulti acceptEdits oa
+add oaerr acceptEdits oa
+add oa401 acceptEdits oawrong
+add oaquota acceptEdits oa
 if cw task add nokey --repo "$repo" --engine byok --prompt x 2> "$T/nokey.err"; then
 	fail "a byok task without a key was accepted"
 else
@@ -281,6 +306,51 @@ if [ "$(field "$r" status)" = completed ] && [ "$steps" = 2 ] && cw run logs "$r
 else
 	fail "drop: $(field "$r" status) $steps $(cw run logs "$r" | tail -4)"
 fi
+
+# ---- Chat Completions (OpenAI-compatible) ------------------------------------------
+r=$(cw run start oamulti)
+wait_until 120 "oamulti ended" ended "$r" || fail "oamulti did not end"
+w=$(wt "$r")
+if [ "$(field "$r" status)" = completed ] && grep -q 'chat completions' "$w/README" &&
+    [ "$(git -C "$w" log -1 --format=%s)" = byok-openai ] && tool_result oamulti 1 | grep -qx base &&
+    cw run logs "$r" | grep -q '^agent *Testing now' && cw run logs "$r" | grep -q '^final *oamulti done'; then
+	ok "chat completions: the same multi-turn task (read, edit, test, two calls in one turn, commit)"
+else
+	fail "oamulti: $(field "$r" status) $(cat "$w/README") $(cw run logs "$r" | tail -8)"
+fi
+python3 - "$T/requests.jsonl" > "$T/oa.check" <<'PY'
+import json, sys
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    if r['scenario'] != 'oamulti' or r['step'] != 4: continue
+    b = r['body']
+    roles = [m['role'] for m in b['messages']]
+    print(r['key_ok'], b.get('stream'), b['stream_options']['include_usage'], roles[0],
+          ' '.join(t['function']['name'] for t in b['tools']),
+          len(b['messages'][-3].get('tool_calls', [])), roles[-2:])
+PY
+if grep -qx "True True True system read_file list_files grep write_file edit_file bash 2 \['tool', 'tool'\]" "$T/oa.check"; then
+	ok "chat completions requests: bearer key, stream with usage, system first, function tools, tool_calls answered by tool messages"
+else
+	fail "chat completions request shape: $(cat "$T/oa.check")"
+fi
+r=$(cw run start oaerr)
+wait_until 60 "oaerr ended" ended "$r" || fail "oaerr did not end"
+if [ "$(field "$r" status)" = completed ] && cw run logs "$r" | grep -q 'rate limited' &&
+    cw run logs "$r" | grep -q 'broke off'; then
+	ok "chat completions: 429 and a dropped stream are asked again; the run completed"
+else
+	fail "oaerr: $(field "$r" status) $(cw run logs "$r" | tail -6)"
+fi
+r=$(cw run start oa401)
+wait_until 60 "oa401 ended" ended "$r" || fail "oa401 did not end"
+[ "$(field "$r" status)" = failed ] && [ "$(reqs oa401)" = 1 ] && cw run show "$r" | grep -q 'refused the key (HTTP 401' &&
+    ok "chat completions: 401 fails at once naming the key" || fail "oa401: $(field "$r" status) $(reqs oa401)"
+r=$(cw run start oaquota)
+wait_until 60 "oaquota ended" ended "$r" || fail "oaquota did not end"
+[ "$(field "$r" status)" = failed ] && [ "$(reqs oaquota)" = 1 ] && cw run show "$r" | grep -q 'no credit left' &&
+    ok "chat completions: insufficient_quota (429) is no credit: not retried, named" ||
+    fail "oaquota: $(field "$r" status) $(reqs oaquota) $(cw run show "$r" | grep -i error)"
 
 # ---- keyhunt ----------------------------------------------------------------------
 r=$(cw run start keyhunt)
