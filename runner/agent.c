@@ -712,26 +712,21 @@ agent_loop(struct agent *a)
 
 /* ---- start -------------------------------------------------------------------------- */
 
+/* The first line from the tool socket: the run's facts. */
 static char *
-agent_read_init(size_t *lenp)
+agent_read_init(FILE *in, size_t *lenp)
 {
-	char	*buf;
-	size_t	 len = 0;
+	char	*buf = NULL;
+	size_t	 cap = 0;
 	ssize_t	 n;
 
-	if ((buf = malloc(AGENT_INIT_MAX + 1)) == NULL)
+	if ((n = getline(&buf, &cap, in)) <= 0 || n > AGENT_INIT_MAX) {
+		if (buf != NULL)
+			explicit_bzero(buf, cap);
+		free(buf);
 		return NULL;
-	while (len < AGENT_INIT_MAX) {
-		n = read(AGENT_FD_INIT, buf + len, AGENT_INIT_MAX - len);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
 	}
-	buf[len] = '\0';
-	*lenp = len;
-	close(AGENT_FD_INIT);
+	*lenp = (size_t)n;
 	return buf;
 }
 
@@ -753,8 +748,8 @@ agent_init(struct agent *a, char *err, size_t errlen)
 	size_t		 len;
 	static const char *pn[4] = { "input", "output", "cache_write", "cache_read" };
 
-	if ((buf = agent_read_init(&len)) == NULL) {
-		snprintf(err, errlen, "out of memory");
+	if ((buf = agent_read_init(a->tools_in, &len)) == NULL) {
+		snprintf(err, errlen, "no facts from the runner");
 		return -1;
 	}
 	j = json_parse(buf, len);
@@ -823,8 +818,8 @@ runner_cmd_agent(int argc, char **argv)
 		agent_result("error_sandbox", 1, err);
 		return RUNNER_EXIT_REFUSED;
 	}
-	if (agent_init(&a, err, sizeof err) == -1 ||
-	    (a.tools_in = fdopen(AGENT_FD_TOOLS, "r")) == NULL) {
+	if ((a.tools_in = fdopen(AGENT_FD_TOOLS, "r")) == NULL ||
+	    agent_init(&a, err, sizeof err) == -1) {
 		fprintf(stderr, "cw-runner agent: %s\n", err);
 		agent_result("error_start", 1, err);
 		return RUNNER_EXIT_USAGE;

@@ -1,10 +1,11 @@
 /*
  * Clockwork's own agent (the "byok" engine): the process that holds the provider key.
  *
- * It is started by the runner outside the run's sandbox, with the key and the run's
- * facts on a pipe (fd AGENT_FD_INIT, never argv or the environment), and a socket to
- * the run's tool host (fd AGENT_FD_TOOLS), which runs inside the sandbox. Before it
- * reads the key it narrows itself for good: not dumpable (so /proc/<pid>/mem, environ
+ * The runner starts it through apply_sandbox() in a sandbox of its own, apart from the
+ * run's (engine_byok.c), with its stdin a socket to the run's tool host (toolhost.c);
+ * the first line on that socket, queued by the runner before the tool host exists, is
+ * the run's facts with the key (never argv or the environment). Before it reads that
+ * line it narrows itself for good: not dumpable (so /proc/<pid>/mem, environ
  * and fd of it are closed to processes of the same user), no_new_privs, a Landlock
  * ruleset that grants nothing writable and only the CA certificates and resolver files
  * readable, and a seccomp filter that forbids exec, ptrace and process_vm_*. It talks
@@ -16,8 +17,8 @@
 #define CW_AGENT_H
 #include <stddef.h>
 
-#define AGENT_FD_INIT	3	/* the run's facts and the key: JSON, read to EOF */
-#define AGENT_FD_TOOLS	4	/* JSON lines both ways with the tool host */
+#define AGENT_FD_TOOLS	0	/* JSON lines both ways with the tool host; the first
+				   line in is the run's facts, the key among them */
 #define AGENT_INIT_MAX	(256 * 1024)
 
 /* Narrow the calling process as described above. 0, or -1 with err. */

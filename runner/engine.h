@@ -103,14 +103,16 @@ struct engine_ops {
 	 */
 	int	(*floor_command)(const cJSON *body, const char **command);
 	/*
-	 * Engines whose model loop runs outside the sandbox (byok): once the sandboxed
-	 * process is started, start the loop with tools (the socket that is the sandboxed
-	 * process's stdin) and out and err (the run's stdout and stderr pipes, which run.c
-	 * reads as the engine's). Its pid, or -1 with err. NULL for engines that are one
-	 * CLI in the sandbox. When set, the sandboxed process's stdin is that socket.
+	 * Engines whose model loop runs apart from the run's sandbox (byok): start the
+	 * loop before the sandboxed process, through apply_sandbox() with a sandbox of its
+	 * own. tools and peer are the two ends of a socket: tools becomes the loop's
+	 * stdin, peer the sandboxed process's stdin, and the run's facts (the key among them) are written into peer first, so
+	 * they are queued for the loop before anything else can write there. out and err
+	 * are the run's stdout and stderr pipes, which run.c reads as the engine's. The
+	 * loop's pid, or -1 with err. NULL for engines that are one CLI in the sandbox.
 	 */
-	pid_t	(*companion)(const struct engine_run *, int tools, int out, int errfd,
-		    char *err, size_t errlen);
+	pid_t	(*companion)(const struct engine_run *, int tools, int peer, int out,
+		    int errfd, char *err, size_t errlen);
 };
 
 /* The runtime side of a runnable engine, or NULL. */

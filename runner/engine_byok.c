@@ -6,11 +6,14 @@
  *   - the tool host (`cw-runner toolhost`, toolhost.c) is the engine process run.c
  *     starts through spec_build() + apply_sandbox(), with the run's spec; its stdin is
  *     a socket to the agent. Every tool call runs in a child of it, in the sandbox.
- *   - the agent (`cw-runner agent`, agent.c) is started here by companion(), outside
- *     the sandbox, with the key on a pipe; it narrows itself before reading it. Its
- *     stdout is the run's stdout pipe, read by stream_line() below.
+ *   - the agent (`cw-runner agent`, agent.c) is started here by companion(), before
+ *     the tool host, through apply_sandbox() in a sandbox of its own (its own PID
+ *     namespace: the tools cannot even name it), and narrows itself further before it
+ *     reads the key. Its stdin is the other end of the tool host's socket; its stdout
+ *     is the run's stdout pipe, read by stream_line() below.
  *
- * The key travels daemon -> runner (the run message on stdin) -> agent (a pipe, fd 3),
+ * The key travels daemon -> runner (the run message on stdin) -> agent (the first
+ * line queued on the agent's end of the socket, written before the tool host exists),
  * and nowhere else: not argv, not an environment, not a file.
  */
 #ifndef _GNU_SOURCE
@@ -31,6 +34,8 @@
 #include "agent.h"
 #include "engine_byok.h"
 #include "json.h"
+#include "sandbox.h"
+#include "spec.h"
 #include "transcript.h"
 
 static int
@@ -136,72 +141,80 @@ engine_byok_facts(const struct engine_run *o)
 	return s;
 }
 
-static pid_t
-engine_byok_companion(const struct engine_run *o, int tools, int out, int errfd,
-    char *err, size_t errlen)
-{
-	char	 self[PATH_MAX], *facts;
-	int	 p[2];
-	size_t	 len, off = 0;
-	ssize_t	 n;
-	pid_t	 pid;
+/*
+ * The agent's own sandbox, applied by apply_sandbox() like every process cw-runner
+ * starts: its own PID, mount and IPC namespaces, no capabilities, the run's seccomp
+ * filter, and a Landlock ruleset that lets it read the system (to load cw-runner and
+ * its libraries) and write nothing. Then agent_narrow() shrinks its reading to the CA
+ * certificates, before it reads the key.
+ */
+static const char *const engine_byok_agent_reads[] = {
+	"/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin", "/etc",
+};
 
+static pid_t
+engine_byok_companion(const struct engine_run *o, int tools, int peer, int out,
+    int errfd, char *err, size_t errlen)
+{
+	struct sandbox_spec	 s;
+	struct sandbox_launch	 l;
+	struct sandbox_report	 rep;
+	char			 self[PATH_MAX], *facts = NULL, *argv[3];
+	size_t			 len = 0, off = 0, i;
+	ssize_t			 n;
+	int			 refused = 0;
+	pid_t			 pid = -1;
+
+	memset(&s, 0, sizeof s);
 	if (engine_byok_self(self, sizeof self) == -1) {
 		snprintf(err, errlen, "cannot find cw-runner itself: %s", strerror(errno));
 		return -1;
 	}
-	if ((facts = engine_byok_facts(o)) == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
+	s.enabled = 1;
+	for (i = 0; i < sizeof engine_byok_agent_reads / sizeof engine_byok_agent_reads[0];
+	    i++)
+		if (strlist_add(&s.read_dirs, engine_byok_agent_reads[i]) == -1)
+			goto nomem;
+	if (strlist_add(&s.read_files, self) == -1 ||
+	    strlist_add(&s.env, "PATH=/usr/bin:/bin") == -1)
+		goto nomem;
+	/* The facts first, one line on the socket, queued before anyone else can write. */
+	if ((facts = engine_byok_facts(o)) == NULL)
+		goto nomem;
 	len = strlen(facts);
-	if (pipe2(p, O_CLOEXEC) == -1) {
-		snprintf(err, errlen, "pipe: %s", strerror(errno));
-		goto fail;
-	}
-	if ((pid = fork()) == -1) {
-		snprintf(err, errlen, "fork: %s", strerror(errno));
-		close(p[0]);
-		close(p[1]);
-		goto fail;
-	}
-	if (pid == 0) {
-		/* fds 3 and 4 first through copies above them, so none is overwritten. */
-		int a = fcntl(p[0], F_DUPFD, 10), b = fcntl(tools, F_DUPFD, 10);
-		int nul = open("/dev/null", O_RDONLY);
-
-		if (a == -1 || b == -1 || nul == -1 || dup2(nul, 0) == -1 ||
-		    dup2(out, 1) == -1 || dup2(errfd, 2) == -1 ||
-		    dup2(a, AGENT_FD_INIT) == -1 || dup2(b, AGENT_FD_TOOLS) == -1)
-			_exit(126);
-		for (int fd = AGENT_FD_TOOLS + 1; fd < 1024; fd++)
-			(void)close(fd);
-		/* Its own group: the run's signals to the sandbox do not reach it. */
-		(void)setpgid(0, 0);
-		execl(self, "cw-runner", "agent", (char *)NULL);
-		_exit(127);
-	}
-	close(p[0]);
+	facts[len++] = '\n';	/* over the NUL: the length is what goes out */
 	while (off < len) {
-		if ((n = write(p[1], facts + off, len - off)) == -1 && errno == EINTR)
+		if ((n = write(peer, facts + off, len - off)) == -1 && errno == EINTR)
 			continue;
-		if (n <= 0)
-			break;
+		if (n <= 0) {
+			snprintf(err, errlen, "the run's facts could not be queued: %s",
+			    strerror(errno));
+			goto out;
+		}
 		off += (size_t)n;
 	}
-	close(p[1]);
-	explicit_bzero(facts, len);
-	cJSON_free(facts);
-	if (off < len) {
-		snprintf(err, errlen, "the agent did not take the run's facts");
-		kill(pid, SIGKILL);
-		return -1;
+	argv[0] = self;
+	argv[1] = "agent";
+	argv[2] = NULL;
+	memset(&l, 0, sizeof l);
+	l.argv = argv;
+	l.cwd = "/";
+	l.fd_in = tools;
+	l.fd_out = out;
+	l.fd_err = errfd;
+	l.new_session = 1;
+	pid = apply_sandbox(&s, &l, &rep, &refused, err, errlen);
+	sandbox_report_free(&rep);
+	goto out;
+nomem:
+	snprintf(err, errlen, "out of memory");
+out:
+	if (facts != NULL) {
+		explicit_bzero(facts, len);
+		cJSON_free(facts);
 	}
+	spec_free(&s);
 	return pid;
-fail:
-	explicit_bzero(facts, len);
-	cJSON_free(facts);
-	return -1;
 }
 
 struct engine_stream {

@@ -779,7 +779,7 @@ run_pipe_event(struct bufferevent *bev, short what, void *arg)
 /* ---- the daemon's lines ------------------------------------------------------------ */
 
 static int	run_start(struct run *);
-static int	run_companion(struct run *, int, int, int, char *, size_t);
+static int	run_companion(struct run *, int, int, int, int, char *, size_t);
 static const double *run_price(struct run *);
 
 static char *
@@ -1445,16 +1445,21 @@ run_start(struct run *r)
 	if (r->cg.version > 0)
 		l.cgroup = &r->cg;
 	clock_gettime(CLOCK_MONOTONIC, &r->t0);
+	/* byok: the agent first, so the run's facts are queued for it before the tools. */
+	if (toolsv[0] != -1) {
+		rc = run_companion(r, toolsv[0], toolsv[1], outp[1], errp[1], err,
+		    sizeof err);
+		close(toolsv[0]);
+		toolsv[0] = -1;
+		if (rc == -1) {
+			code = RUNNER_EXIT_REFUSED;
+			r->t0.tv_sec = r->t0.tv_nsec = 0;
+			goto refuse;
+		}
+	}
 	r->pid = apply_sandbox(&spec, &l, &r->sreport, &refused, err, sizeof err);
 	r->sreport_set = 1;
 	cgroup_run_close_join(&r->cg);
-	if (r->pid != -1 && toolsv[0] != -1 && run_companion(r, toolsv[0], outp[1],
-	    errp[1], err, sizeof err) == -1) {
-		close(outp[1]);
-		close(errp[1]);
-		outp[1] = errp[1] = -1;
-		goto refuse;
-	}
 	close(outp[1]);
 	close(errp[1]);
 	outp[1] = errp[1] = -1;
@@ -1504,6 +1509,12 @@ refuse:
 		rc = -1;
 		goto out;
 	}
+	if (r->companion > 0) {
+		(void)kill(r->companion, SIGKILL);
+		while (waitpid(r->companion, NULL, 0) == -1 && errno == EINTR)
+			;
+		r->companion = 0;
+	}
 	(void)run_refuse(r, code, "%s", err);
 	rc = -1;
 out:
@@ -1545,7 +1556,8 @@ run_price(struct run *r)
  * here: from now on only the agent holds it.
  */
 static int
-run_companion(struct run *r, int tools, int out, int errfd, char *err, size_t errlen)
+run_companion(struct run *r, int tools, int peer, int out, int errfd, char *err,
+    size_t errlen)
 {
 	struct engine_run	o;
 
@@ -1560,7 +1572,7 @@ run_companion(struct run *r, int tools, int out, int errfd, char *err, size_t er
 	o.model = r->model;
 	o.provider = r->provider;
 	o.price = run_price(r);
-	r->companion = r->ops->companion(&o, tools, out, errfd, err, errlen);
+	r->companion = r->ops->companion(&o, tools, peer, out, errfd, err, errlen);
 	if (r->key != NULL)
 		explicit_bzero(r->key, strlen(r->key));
 	return r->companion > 0 ? 0 : -1;

@@ -519,6 +519,16 @@ runner_cmd_toolhost(int argc, char **argv)
 	}
 	memset(&h, 0, sizeof h);
 	signal(SIGPIPE, SIG_IGN);
+	/*
+	 * Tools run as children of this process and inherit its sandbox: it must be in
+	 * one. Only apply_sandbox() starts it (SPEC S1); run by hand, it refuses.
+	 */
+	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1 ||
+	    prctl(PR_GET_SECCOMP, 0, 0, 0, 0) != 2) {
+		fprintf(stderr, "cw-runner toolhost: not in a sandbox (no seccomp filter or "
+		    "no_new_privs): the byok engine runs its tools only inside one\n");
+		return RUNNER_EXIT_REFUSED;
+	}
 	if (toolhost_setup(&h) == -1) {
 		fprintf(stderr, "cw-runner toolhost: no bridge (CW_BRIDGE_PORT, "
 		    "CW_BRIDGE_TOKEN_FILE): no shell command could pass the floor\n");
