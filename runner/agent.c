@@ -675,8 +675,8 @@ agent_loop(struct agent *a)
 			return 1;
 		}
 		results = cJSON_CreateArray();
-		cJSON_ArrayForEach(blk, cJSON_GetArrayItem(a->messages,
-		    cJSON_GetArraySize(a->messages) - 1)->child->next) {
+		/* The turn's blocks, now the last message's content. */
+		cJSON_ArrayForEach(blk, cJSON_GetObjectItemCaseSensitive(msg, "content")) {
 			const char *type = json_get_string(blk, "type");
 
 			if (type == NULL || strcmp(type, "tool_use") != 0)

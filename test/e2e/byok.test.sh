@@ -14,6 +14,12 @@
 #              write tools are not offered
 #   budget     a dollar budget ends the run after the turn whose reported usage crosses
 #              it (prices from config.yaml): exactly that many requests reached the server
+#   turns      a turn budget of 2 ends the run after the second answer
+#   slow       a provider that does not answer: the 3 s wall-clock budget ends the run
+#   toolong    400 "prompt is too long": the oldest tool result is cut, the turn asked
+#              again, the run completes
+#   netdown    nothing listens at the base URL: asked again 5 times, then "network down"
+#   noprice    a dollar budget with a model that has no price: refused, nothing sent
 #   e401       a wrong key: one request, the run fails naming the refused key
 #   e429       429 with retry-after: 1 is retried after at least a second; completes
 #   drop       a stream cut off mid-answer is asked again; completes
@@ -65,6 +71,21 @@ cat > "$T/scenarios.json" <<'EOF2'
   {"text": "budget done"}
  ],
  "e401": [ {"text": "never reached"} ],
+ "turns": [
+  {"tool": "bash", "input": {"command": "echo t1"}},
+  {"tool": "bash", "input": {"command": "echo t2"}},
+  {"tool": "bash", "input": {"command": "echo t3"}},
+  {"text": "turns done"}
+ ],
+ "slow": [ {"delay": 30, "text": "too late"} ],
+ "toolong": [
+  {"tool": "bash", "input": {"command": "echo first-result"}},
+  {"tool": "bash", "input": {"command": "echo second-result"}},
+  {"fail": [{"status": 400, "message": "prompt is too long: 210000 tokens > 200000 maximum"}],
+   "text": "toolong done"}
+ ],
+ "netdown": [ {"text": "never reached"} ],
+ "noprice": [ {"text": "never reached"} ],
  "oamulti": [
   {"tool": "read_file", "input": {"path": "README"}},
   {"tool": "edit_file", "input": {"path": "README", "old_string": "base", "new_string": "changed by byok over chat completions"}},
@@ -130,6 +151,10 @@ printf '%s\n' "$KEY" | cw key add main --provider anthropic --base-url "$BASE" \
     --model claude-e2e > "$T/keyadd.out" || die "key add: $(cat "$T/keyadd.out")"
 printf '%s\n' "sk-ant-wrong-key" | cw key add wrong --provider anthropic --base-url "$BASE" \
     --model claude-e2e > /dev/null || die "key add wrong"
+printf '%s\n' "$KEY" | cw key add down --provider anthropic --base-url http://127.0.0.1:1 \
+    --model claude-e2e > /dev/null || die "key add down"
+printf '%s\n' "$KEY" | cw key add unpriced --provider anthropic --base-url "$BASE" \
+    --model claude-unpriced > /dev/null || die "key add unpriced"
 printf '%s\n' "$KEY" | cw key add oa --provider openai --base-url "$BASE/v1" \
     --model gpt-e2e > /dev/null || die "key add oa"
 printf '%s\n' "sk-wrong" | cw key add oawrong --provider openai --base-url "$BASE/v1" \
@@ -149,10 +174,10 @@ fi
 repo="$T/repo"
 mkdir -p "$repo" && git -C "$repo" init -q && echo base > "$repo/README" &&
     git -C "$repo" add README && git -C "$repo" commit -q -m base
-add() {	# add NAME MODE KEY [DOLLARS]
-	cw task add "$1" --repo "$repo" --engine byok --key "$3" --mode "$2" --seconds 120 \
-	    --dollars "${4:-0}" --prompt "SCENARIO:$1 Please do the scripted steps." > /dev/null ||
-	    die "task add $1"
+add() {	# add NAME MODE KEY [DOLLARS [TURNS [SECONDS]]]
+	cw task add "$1" --repo "$repo" --engine byok --key "$3" --mode "$2" \
+	    --seconds "${6:-120}" --turns "${5:-50}" --dollars "${4:-0}" \
+	    --prompt "SCENARIO:$1 Please do the scripted steps." > /dev/null || die "task add $1"
 }
 add multi acceptEdits main
 add floor acceptEdits main
@@ -160,6 +185,11 @@ add approval acceptEdits main
 add plan plan main
 add budget acceptEdits main 0.04
 add e401 acceptEdits wrong
+add turns acceptEdits main 0 2
+add slow acceptEdits main 0 50 3
+add toolong acceptEdits main
+add netdown acceptEdits down
+add noprice acceptEdits unpriced 1
 add e429 acceptEdits main
 add drop acceptEdits main
 add keyhunt acceptEdits main
@@ -281,7 +311,57 @@ else
 	fail "budget: reason $(field "$r" exit_reason), $(reqs budget) requests, $(cw run show "$r" | grep spent)"
 fi
 
+# ---- turns and seconds ------------------------------------------------------------
+r=$(cw run start turns)
+wait_until 60 "turns ended" ended "$r" || fail "turns did not end"
+if [ "$(field "$r" exit_reason)" = budget_turns ] && [ "$(reqs turns)" = 2 ] &&
+    [ -z "$(tool_result turns 2)" ]; then
+	ok "the turn budget (2) ended the run after the second answer; its tool call did not run"
+else
+	fail "turns: reason $(field "$r" exit_reason), $(reqs turns) requests"
+fi
+r=$(cw run start slow)
+wait_until 60 "slow ended" ended "$r" || fail "slow did not end"
+if [ "$(field "$r" exit_reason)" = budget_seconds ]; then
+	ok "the wall-clock budget (3 s) ended a run whose provider did not answer"
+else
+	fail "slow: reason $(field "$r" exit_reason)"
+fi
+
 # ---- errors -----------------------------------------------------------------------
+r=$(cw run start toolong)
+wait_until 60 "toolong ended" ended "$r" || fail "toolong did not end"
+cut=$(python3 - "$T/requests.jsonl" <<'PY'
+import json, sys
+rs = [json.loads(l) for l in open(sys.argv[1]) if json.loads(l)['scenario'] == 'toolong' and json.loads(l)['step'] == 2]
+res = [[b['content'] for m in r['body']['messages'] if isinstance(m['content'], list)
+        for b in m['content'] if b.get('type') == 'tool_result'] for r in rs]
+print(len(rs), 'removed' in res[1][0] if len(rs) == 2 else '-', 'second-result' in res[1][1] if len(rs) == 2 else '-')
+PY
+)
+if [ "$(field "$r" status)" = completed ] && [ "$cut" = "2 True True" ] &&
+    cw run logs "$r" | grep -q 'too long for the model'; then
+	ok "context too long: the oldest tool result was cut, the newer kept, the turn asked again, the run completed"
+else
+	fail "toolong: $(field "$r" status) '$cut' $(cw run logs "$r" | tail -4)"
+fi
+r=$(cw run start netdown)
+wait_until 90 "netdown ended" ended "$r" || fail "netdown did not end"
+if [ "$(field "$r" status)" = failed ] && cw run show "$r" | grep -q 'network down: cannot reach http://127.0.0.1:1' &&
+    [ "$(cw run logs "$r" | grep -c 'asking again')" = 5 ]; then
+	ok "network down: asked again 5 times, then the run failed naming it"
+else
+	fail "netdown: $(field "$r" status) $(cw run show "$r" | grep -i error) $(cw run logs "$r" | tail -3)"
+fi
+r=$(cw run start noprice)
+wait_until 60 "noprice ended" ended "$r" || fail "noprice did not end"
+if [ "$(field "$r" status)" = refused ] && [ "$(reqs noprice)" = 0 ] &&
+    cw run show "$r" | grep -q "model 'claude-unpriced' has no price"; then
+	ok "a dollar budget with a model that has no price is refused before anything runs"
+else
+	fail "noprice: $(field "$r" status) $(reqs noprice) $(cw run show "$r" | grep -i error)"
+fi
+
 r=$(cw run start e401)
 wait_until 60 "e401 ended" ended "$r" || fail "e401 did not end"
 if [ "$(field "$r" status)" = failed ] && [ "$(reqs e401)" = 1 ] &&
