@@ -53,6 +53,25 @@ tasks_dup(char **dst, const char *src)
 	return 0;
 }
 
+/* Is name in the key index? (The index only: no key is read for this.) */
+static int
+tasks_key_known(struct daemon *d, const char *name)
+{
+	char		 err[256];
+	cJSON		*a;
+	const cJSON	*it;
+	const char	*n;
+	int		 found = 0;
+
+	if ((a = keys_list(d->home, err, sizeof err)) == NULL)
+		return 0;
+	cJSON_ArrayForEach(it, a)
+		if ((n = json_get_string(it, "name")) != NULL && strcmp(n, name) == 0)
+			found = 1;
+	cJSON_Delete(a);
+	return found;
+}
+
 #define TASKS_FAIL(f, ...) do {						\
 	snprintf(field, fieldlen, "%s", (f));					\
 	snprintf(err, errlen, __VA_ARGS__);					\
@@ -329,6 +348,9 @@ tasks_from_json(struct daemon *d, const cJSON *in, const struct store_task *base
 		} else if (!cJSON_IsString(v) || !keys_name_valid(v->valuestring))
 			TASKS_FAIL("key", "must be the name of a key (cwctl key list): 1-%d "
 			    "of a-z 0-9 _ -", KEYS_NAME_MAX);
+		else if (d != NULL && !tasks_key_known(d, v->valuestring))
+			TASKS_FAIL("key", "no key named %s (cwctl key list; cwctl key add)",
+			    v->valuestring);
 		else if (tasks_dup(&out->key_name, v->valuestring) == -1)
 			TASKS_FAIL("key", "out of memory");
 	}

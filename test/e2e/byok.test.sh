@@ -197,6 +197,12 @@ add oamulti acceptEdits oa
 add oaerr acceptEdits oa
 add oa401 acceptEdits oawrong
 add oaquota acceptEdits oa
+if cw task add nosuch --repo "$repo" --engine byok --key nosuch --prompt x 2> "$T/nosuch.err"; then
+	fail "a byok task naming an unknown key was accepted"
+else
+	grep -q 'no key named nosuch' "$T/nosuch.err" && ok "a task naming an unknown key is refused: $(cat "$T/nosuch.err")" ||
+	    fail "nosuch: $(cat "$T/nosuch.err")"
+fi
 if cw task add nokey --repo "$repo" --engine byok --prompt x 2> "$T/nokey.err"; then
 	fail "a byok task without a key was accepted"
 else
