@@ -60,6 +60,25 @@ static const char *agent_denied[] = {
 	"execve", "execveat", "ptrace", "process_vm_readv", "process_vm_writev",
 };
 
+/* commands.h: LeakSanitizer's check at exit, off in the sandboxed subcommands. */
+int	runner_lsan_off;
+
+#if defined(__SANITIZE_ADDRESS__)
+#define RUNNER_ASAN	1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RUNNER_ASAN	1
+#endif
+#endif
+#ifdef RUNNER_ASAN
+int	__lsan_is_turned_off(void);
+int
+__lsan_is_turned_off(void)
+{
+	return runner_lsan_off;
+}
+#endif
+
 struct agent {
 	char		*key, *base_url, *model, *prompt, *mode;
 	int		 openai;	/* Chat Completions, else the Messages API */
@@ -805,6 +824,7 @@ runner_cmd_agent(int argc, char **argv)
 		    "run)\n");
 		return RUNNER_EXIT_USAGE;
 	}
+	runner_lsan_off = 1;
 	(void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 	signal(SIGPIPE, SIG_IGN);
 	memset(&a, 0, sizeof a);

@@ -518,6 +518,7 @@ runner_cmd_toolhost(int argc, char **argv)
 		return RUNNER_EXIT_USAGE;
 	}
 	memset(&h, 0, sizeof h);
+	runner_lsan_off = 1;
 	signal(SIGPIPE, SIG_IGN);
 	/*
 	 * Tools run as children of this process and inherit its sandbox: it must be in
