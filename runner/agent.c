@@ -36,7 +36,7 @@
 
 #define AGENT_MAX_TOKENS	8192
 #define AGENT_SSE_MAX		(2 * 1024 * 1024)
-#define AGENT_BODY_MAX		(64 * 1024)	/* an error body kept for its message */
+#define AGENT_BODY_MAX		(4 * 1024 * 1024)	/* an error body, or a whole answer */
 #define AGENT_RETRIES		5
 #define AGENT_RETRY_CAP_S	60		/* longest wait a retry-after may ask */
 #define AGENT_TOOL_LINE_MAX	(1024 * 1024)
@@ -102,6 +102,7 @@ struct agent_http {
 	char			*body;		/* a non-200 body, bounded */
 	size_t			 bodylen;
 	long			 retry_after;	/* seconds, -1 when not given */
+	int			 json;		/* Content-Type: application/json */
 };
 
 int
@@ -310,10 +311,15 @@ agent_write_cb(char *ptr, size_t size, size_t nmemb, void *arg)
 
 	if (h->status == 0)
 		h->status = 200;	/* set properly by the header callback */
-	if (h->status == 200) {
+	if (h->status == 200 && !h->json) {
 		if (sse_feed(h->sse, ptr, len) == -1)
 			return 0;	/* ends the transfer: the stream is unusable */
 		return len;
+	}
+	/* An error body, or a whole answer from a server that does not stream. */
+	if (h->status == 200 && h->bodylen + len > AGENT_BODY_MAX) {
+		h->bad = 1;
+		return 0;
 	}
 	room = AGENT_BODY_MAX - h->bodylen;
 	if (len < room)
@@ -340,6 +346,8 @@ agent_header_cb(char *ptr, size_t size, size_t nmemb, void *arg)
 		h->status = code;
 	else if (strncasecmp(line, "retry-after:", 12) == 0)
 		h->retry_after = strtol(line + 12, NULL, 10);
+	else if (strncasecmp(line, "content-type:", 13) == 0)
+		h->json = strcasestr(line + 13, "application/json") != NULL;
 	return len;
 }
 
@@ -419,6 +427,11 @@ agent_request(struct agent *a, struct anthropic_turn *turn, long *wait, char *wh
 	cc = curl_easy_perform(c);
 	curl_easy_cleanup(c);
 	free(body);
+	/* A server that answered the whole message at once, though asked to stream. */
+	if (h.status == 200 && h.json && !h.bad && cc == CURLE_OK &&
+	    (a->openai ? openai_parse_message : anthropic_parse_message)(turn, h.body,
+	    h.bodylen) == -1)
+		h.bad = 1;
 
 	if (h.status == 200 && turn->done && !h.bad) {
 		out = AGENT_OK;

@@ -85,6 +85,14 @@ cat > "$T/scenarios.json" <<'EOF2'
    "text": "toolong done"}
  ],
  "netdown": [ {"text": "never reached"} ],
+ "whole": [
+  {"whole": true, "tool": "bash", "input": {"command": "echo whole-one"}},
+  {"whole": true, "text": "whole done"}
+ ],
+ "oawhole": [
+  {"whole": true, "tool": "bash", "input": {"command": "echo oawhole-one"}},
+  {"whole": true, "text": "oawhole done"}
+ ],
  "noprice": [ {"text": "never reached"} ],
  "oamulti": [
   {"tool": "read_file", "input": {"path": "README"}},
@@ -189,6 +197,8 @@ add turns acceptEdits main 0 2
 add slow acceptEdits main 0 50 3
 add toolong acceptEdits main
 add netdown acceptEdits down
+add whole acceptEdits main
+add oawhole acceptEdits oa
 add noprice acceptEdits unpriced 1
 add e429 acceptEdits main
 add drop acceptEdits main
@@ -359,6 +369,16 @@ if [ "$(field "$r" status)" = failed ] && cw run show "$r" | grep -q 'network do
 else
 	fail "netdown: $(field "$r" status) $(cw run show "$r" | grep -i error) $(cw run logs "$r" | tail -3)"
 fi
+for s in whole oawhole; do
+	r=$(cw run start "$s")
+	wait_until 60 "$s ended" ended "$r" || fail "$s did not end"
+	if [ "$(field "$r" status)" = completed ] && tool_result "$s" 1 | grep -q "$s-one" &&
+	    cw run logs "$r" | grep -q "^final *$s done"; then
+		ok "$s: a server that answers whole messages though asked to stream is read as well"
+	else
+		fail "$s: $(field "$r" status) $(cw run logs "$r" | tail -4)"
+	fi
+done
 r=$(cw run start noprice)
 wait_until 60 "noprice ended" ended "$r" || fail "noprice did not end"
 if [ "$(field "$r" status)" = refused ] && [ "$(reqs noprice)" = 0 ] &&
