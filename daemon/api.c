@@ -33,6 +33,7 @@
 
 #include "daemon.h"
 #include "httpd.h"
+#include "engines.h"
 #include "json.h"
 #include "transcript.h"
 #include "transcripts.h"
@@ -724,10 +725,27 @@ api_run_log(struct api_req *q, const char *id)
 	api_ok(q, 200, o);
 }
 
+/* Whether the run's engine output is read into a transcript (common/engines.h). */
+int
+api_run_readable(struct daemon *d, const struct store_run *r)
+{
+	struct store_task		 t;
+	const struct engine_info	*e;
+	int				 readable = 0;
+
+	if (store_task_get(d->store, r->task_id, &t) == 1) {
+		e = engines_find(t.engine);
+		readable = e != NULL && (e->caps & ENGINE_TRANSCRIPT);
+		store_task_free(&t);
+	}
+	return readable;
+}
+
 /*
  * The readable transcript (daemon/transcripts.c) from byte offset on, whole entries
  * only: {"entries":[...], "next":N, "done":bool, "status":...}. done is true once the
- * run has ended and everything up to the end was served.
+ * run has ended and everything up to the end was served. For an engine whose output is
+ * not read into a transcript ("command"), {"raw": true}: the log is its transcript.
  */
 static void
 api_run_transcript(struct api_req *q, const char *id)
@@ -744,6 +762,18 @@ api_run_transcript(struct api_req *q, const char *id)
 	if (api_run_lookup(q, id, &r) == -1)
 		return;
 	done = store_run_status_terminal(r.status);
+	/* A command is not an agent: its output, the raw log, is its transcript. */
+	if (!api_run_readable(q->d, &r)) {
+		o = cJSON_CreateObject();
+		cJSON_AddBoolToObject(o, "raw", 1);
+		cJSON_AddArrayToObject(o, "entries");
+		cJSON_AddNumberToObject(o, "next", (double)off);
+		cJSON_AddBoolToObject(o, "done", done);
+		json_add_string(o, "status", store_run_status_name(r.status));
+		store_run_free(&r);
+		api_ok(q, 200, o);
+		return;
+	}
 	transcripts_path(q->d->home, r.id, path, sizeof path);
 	if (transcripts_read(path, off, TRANSCRIPTS_CHUNK, &entries, &next) == -1) {
 		if (errno != ENOENT) {

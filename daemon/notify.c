@@ -141,8 +141,15 @@ notify_tick(evutil_socket_t fd, short what, void *arg)
 	sqlite3_finalize(st);
 	if (!n->d->cfg.desktop_notifications)
 		snprintf(n->state, sizeof n->state, "off");
-	else if (strcmp(n->state, "off") == 0)
-		snprintf(n->state, sizeof n->state, "on");
+	else if (strcmp(n->state, "off") == 0) {
+		/* Turned on (by a reload): say now whether they can be shown. */
+#ifdef CW_HAVE_DBUS
+		if (notify_connect(n) == -1)
+			log_info("notify: desktop notifications are on but %s", n->state);
+#else
+		snprintf(n->state, sizeof n->state, "unavailable: built without libdbus");
+#endif
+	}
 }
 
 int

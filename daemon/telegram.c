@@ -679,6 +679,34 @@ tg_cancel_all(struct telegram *tg)
 	evtimer_del(tg->poll_ev);
 }
 
+/*
+ * Update ids are per bot: the offset stored for one bot would hide another's updates
+ * below it. The bot's id (the token's part before ':', public: it is the bot's user
+ * id) is stored with the offset, and a token of another bot starts from 0.
+ */
+static void
+tg_check_bot(struct telegram *tg)
+{
+	char	 id[32], *stored = NULL;
+	size_t	 n = strcspn(tg->token, ":");
+
+	if (n == 0 || n >= sizeof id)
+		return;
+	memcpy(id, tg->token, n);
+	id[n] = '\0';
+	if (store_telegram_state_get(tg->d->store, "bot_id", &stored) == -1)
+		return;
+	if (stored == NULL || strcmp(stored, id) != 0) {
+		if (stored != NULL)
+			log_info("telegram: a token of another bot (%s, was %s): updates "
+			    "from 0", id, stored);
+		tg->offset = 0;
+		tg_store_offset(tg);
+		store_telegram_state_set(tg->d->store, "bot_id", id);
+	}
+	free(stored);
+}
+
 int
 telegram_reload(struct daemon *d)
 {
@@ -716,6 +744,7 @@ telegram_reload(struct daemon *d)
 		return -1;
 	}
 	tg->token = tok;
+	tg_check_bot(tg);
 	log_info("telegram: bot token loaded; polling %s", tg->base_overridden ?
 	    "the test stand-in" : "api.telegram.org");
 	tg_poll(tg);
@@ -814,9 +843,11 @@ telegram_set_token(struct daemon *d, const char *token, char *err, size_t errlen
 	if (secret_set(d->home, TELEGRAM_TOKEN_SECRET, token, &where, err, errlen) == -1)
 		return -1;
 	log_info("telegram: bot token stored (%s)", secret_backend_name(where));
-	return telegram_reload(d) == -1 && d->telegram != NULL &&
-	    d->telegram->token == NULL ? (snprintf(err, errlen, "%s",
-	    d->telegram->error), -1) : 0;
+	if (telegram_reload(d) == -1 && d->telegram != NULL) {
+		snprintf(err, errlen, "stored, but not in use: %s", d->telegram->error);
+		return -1;
+	}
+	return 0;
 }
 
 static void

@@ -16,7 +16,9 @@
 #  5. a group task: a member not on allowed_user_ids gets "Not allowed", one on it
 #     answers; a group with no list is refused when the task is made;
 #  6. the Inbox answers first: the later press gets "already answered" and the
-#     message shows the Inbox as the one who answered;
+#     message shows the Inbox as the one who answered; a run that ends unanswered
+#     has its message edited to say so; run start --wait, status and approvals say
+#     a run waits on you; desktop notifications, with and without a session bus;
 #  7. the daemon killed mid-poll and restarted: it resumes at the stored offset, a
 #     press made while it was down is handled once, nothing is handled twice;
 #  8. the Bot API's 401 and 409 are reported once (journal, cwctl status) and polling
@@ -172,6 +174,21 @@ wait_until 10 "edited" sh -c "curl -s --noproxy '*' '$TGB/_test/state' | grep -q
 wait_until 10 "run ended" run_ended "$id3" || fail "run 3 did not end"
 pass "after the Inbox answered, a press gets \"already answered\" and the message shows who answered"
 
+# 6a. The run ends with the approval unanswered: the message says so, buttons gone.
+id7=$(cwctl run start ask)
+wait_until 10 "approval pending" sh -c "[ -n \"\$(sqlite3 '$CLOCKWORK_HOME/clockwork.db' \"SELECT id FROM approvals WHERE run_id='$id7' AND state='pending'\")\" ]" ||
+    fail "no approval for the stop"
+aid7=$(sql "SELECT id FROM approvals WHERE run_id='$id7'")
+wait_until 10 "message" sh -c "curl -s --noproxy '*' '$TGB/_test/state' | grep -q '$aid7'" || fail "no message for $aid7"
+cwctl run stop "$id7" >/dev/null
+wait_until 10 "run ended" run_ended "$id7" || fail "run 7 did not end"
+expired_shown() { [ "$(tgq "len([e for e in s['edits'] if '$aid7' in e['text'] and e['text'].startswith('Expired') and not e['buttons']])")" = 1 ]; }
+wait_until 10 "edited as expired" expired_shown || fail "the message of $aid7 was not edited: $(tgq "s['edits']")"
+q=$(press 111 private 5001 "cw1:a:$aid7")
+wait_until 10 "answered" answered "$q" || fail "press after the run ended not answered"
+[[ "$(answer_text "$q")" == *"has ended"* ]] || fail "press after the run ended: $(answer_text "$q")"
+pass "a run that ends unanswered: the message is edited to Expired without buttons; a later press is told the run ended"
+
 # 6b. Waiting on you, away from Telegram: run start --wait, status, approvals.
 "$CW_BIN/cwctl" run start ask --wait > "$T/wait.out" 2> "$T/wait.err" &
 WPID=$!
@@ -191,6 +208,14 @@ cwctl approvals --json | grep -q '"deadline":	"20' || fail "deadline is null: $(
 cwctl approve "$aid5" >/dev/null || fail "approve $aid5"
 wait "$WPID" || fail "run start --wait: exit $?"
 pass "run start --wait announces the approval once with the command that answers it; status leads with it; approvals shows task, run, tool, time left and a deadline"
+
+# 6c. Desktop notifications: off by default; on without a session bus, said so.
+cwctl status | grep -q '^desktop notifications: off' || fail "notifications not off by default: $(cwctl status)"
+printf 'api_port: 0\ndesktop_notifications: true\n' > "$CLOCKWORK_HOME/config.yaml"
+kill -HUP "$DPID"
+nobus() { cwctl status | grep -q '^desktop notifications: unavailable: no session bus'; }
+wait_until 10 "no bus said" nobus || fail "no session bus not reported: $(cwctl status)"
+pass "desktop notifications: off by default; turned on without a session bus, status says they are unavailable"
 
 # 7. Killed mid-poll, restarted.
 polling() { cwctl telegram status --json | grep -q '"polling":	true'; }
@@ -213,6 +238,44 @@ for qq in $(python3 -c "import json; print(' '.join(p['callback_query_id'] for p
 done
 pass "killed mid-poll and restarted: resumes at the stored offset ($off_before); a press made while down is handled once; no press answered twice"
 
+# 7b. With a session bus (a private dbus-daemon): a new approval is announced through
+# org.freedesktop.Notifications.Notify, seen by dbus-monitor on that bus.
+if command -v dbus-daemon >/dev/null && command -v dbus-monitor >/dev/null; then
+	bus=$(dbus-daemon --session --fork --print-address=1 --print-pid=1) || fail "dbus-daemon"
+	echo "$bus" | sed -n 2p > "$T/pids/bus"
+	export DBUS_SESSION_BUS_ADDRESS=$(echo "$bus" | head -1)
+	dbus-monitor "interface='org.freedesktop.Notifications'" > "$T/mon.out" 2>&1 &
+	echo $! > "$T/pids/mon"
+	wait_until 10 "monitor" grep -q NameLost "$T/mon.out" || fail "dbus-monitor did not start"
+	kill -TERM "$DPID"; wait "$DPID" 2>/dev/null || true; DPID=
+	rm -f "$CLOCKWORK_HOME/clockworkd.port"
+	start_daemon --runner "$FAKE_RUNNER" --stop-grace 0.5
+	unset DBUS_SESSION_BUS_ADDRESS
+	cwctl status | grep -q '^desktop notifications: on' || fail "with a bus: $(cwctl status)"
+	id6=$(cwctl run start ask)
+	wait_until 10 "approval pending" sh -c "[ -n \"\$(sqlite3 '$CLOCKWORK_HOME/clockwork.db' \"SELECT id FROM approvals WHERE run_id='$id6' AND state='pending'\")\" ]" ||
+	    fail "no approval for the notification"
+	aid6=$(sql "SELECT id FROM approvals WHERE run_id='$id6'")
+	wait_until 10 "Notify on the bus" grep -q 'member=Notify' "$T/mon.out" || fail "no Notify call: $(cat "$T/mon.out")"
+	grep -q 'string "Clockwork: approval needed (Bash)"' "$T/mon.out" && grep -q "cwctl approvals show $aid6" "$T/mon.out" ||
+	    fail "Notify arguments: $(cat "$T/mon.out")"
+	[ "$(grep -c 'member=Notify' "$T/mon.out")" = 1 ] || fail "notified more than once"
+	cwctl approve "$aid6" >/dev/null || fail "approve $aid6"
+	wait_until 10 "run ended" run_ended "$id6" || fail "run 6 did not end"
+	pass "with a session bus: one org.freedesktop.Notifications.Notify per new approval, naming it"
+else
+	echo "skip - no dbus-daemon: desktop notifications through a bus not tested"
+fi
+
+# Measured: the daemon's CPU while it long-polls an idle bot (one poll in flight).
+cpu() { awk '{print $14 + $15}' "/proc/$DPID/stat"; }
+c1=$(cpu); sleep 5; c2=$(cpu)
+echo "idle long-poll: $((c2 - c1)) CPU ticks in 5 s"
+# Measured: press to answerCallbackQuery, over every press (the one made while the
+# daemon was down included: it waited for the restart).
+lat=$(tgq "sorted(round((a['t'] - p['t']) * 1000) for p in s['presses'] for a in s['answers'] if a['callback_query_id'] == p['callback_query_id'])")
+echo "press -> answerCallbackQuery, ms: $lat"
+
 # 8. Errors from the Bot API, and the network.
 mode() { tg /_test/mode -H 'Content-Type: application/json' --data-binary "{\"getUpdates\":\"$1\"}" >/dev/null; }
 reported() { cwctl status | grep -q "telegram: getUpdates: $1"; }
@@ -231,7 +294,6 @@ mode ok
 wait_until 40 "healthy again" sh -c "! '$CW_BIN/cwctl' status | grep -q 'telegram: getUpdates'" ||
     fail "not healthy after the errors ended: $(cwctl status)"
 kill -KILL "$SPID"; wait "$SPID" 2>/dev/null || true
-cpu() { awk '{print $14 + $15}' "/proc/$DPID/stat"; }
 c1=$(cpu); l1=$(grep -c 'telegram: getUpdates: ' "$T/daemon.out" || true)
 sleep 8
 c2=$(cpu); l2=$(grep -c 'telegram: getUpdates: ' "$T/daemon.out" || true)
@@ -249,5 +311,13 @@ for r in $(sql "SELECT id FROM runs"); do
 	sql "SELECT report FROM runs WHERE id='$r'" | grep -qF "${TG_TOKEN#*:}" && fail "the token is in run $r's report"
 done
 pass "the token appears in no log, store row, run log or report"
+
+# Update ids are per bot: a token of another bot starts from offset 0.
+[ "$(sql "SELECT value FROM telegram_state WHERE key='bot_id'")" = 7000000001 ] || fail "bot id not stored"
+[ "$(sql "SELECT value FROM telegram_state WHERE key='offset'")" -gt 1000 ] || fail "offset not stored"
+printf '%s\n' "7000000009:AAFanotherBOTabcdefghijklmnopqrstuv" | cwctl telegram set-token >/dev/null || fail "set-token 2"
+[ "$(sql "SELECT value FROM telegram_state WHERE key='bot_id'") $(sql "SELECT value FROM telegram_state WHERE key='offset'")" = "7000000009 0" ] ||
+    fail "another bot kept the old offset: $(sql "SELECT * FROM telegram_state")"
+pass "a token of another bot starts from update offset 0"
 
 echo "telegram: $PASSED passed"
