@@ -226,6 +226,40 @@ agent_result(const char *subtype, int is_error, const char *text)
 
 /* ---- the tool host ------------------------------------------------------------------ */
 
+/*
+ * One line of at most max bytes from in (the tool host, which runs in the sandbox: it
+ * does not get to make us allocate without bound). NULL at EOF, on error or past max.
+ */
+static char *
+agent_getline(FILE *in, size_t max, size_t *lenp)
+{
+	char	*buf = NULL, *nbuf;
+	size_t	 len = 0, cap = 0;
+	int	 c;
+
+	while ((c = getc(in)) != EOF) {
+		if (len + 2 > cap) {
+			cap = cap == 0 ? 4096 : cap * 2;
+			if (cap > max + 2 || (nbuf = realloc(buf, cap)) == NULL)
+				goto fail;
+			buf = nbuf;
+		}
+		buf[len++] = (char)c;
+		if (c == '\n')
+			break;
+	}
+	if (len == 0 || buf[len - 1] != '\n')
+		goto fail;
+	buf[len] = '\0';
+	*lenp = len;
+	return buf;
+fail:
+	if (buf != NULL)
+		explicit_bzero(buf, len);
+	free(buf);
+	return NULL;
+}
+
 static int
 agent_tool_send(const cJSON *o)
 {
@@ -255,9 +289,9 @@ static int
 agent_tool_call(struct agent *a, const cJSON *block, char **text, int *error)
 {
 	cJSON		*req, *rep;
-	char		*line = NULL;
-	size_t		 cap = 0;
-	ssize_t		 n;
+	char		*line;
+	size_t		 len;
+	int		 n;
 	const char	*s;
 
 	*text = NULL;
@@ -271,12 +305,10 @@ agent_tool_call(struct agent *a, const cJSON *block, char **text, int *error)
 	cJSON_AddStringToObject(req, "mode", a->mode);
 	n = agent_tool_send(req);
 	cJSON_Delete(req);
-	if (n == -1 || (n = getline(&line, &cap, a->tools_in)) <= 0 ||
-	    (size_t)n > AGENT_TOOL_LINE_MAX) {
-		free(line);
+	if (n == -1 || (line = agent_getline(a->tools_in, AGENT_TOOL_LINE_MAX,
+	    &len)) == NULL)
 		return -1;
-	}
-	rep = json_parse(line, (size_t)n);
+	rep = json_parse(line, len);
 	free(line);
 	if ((s = json_get_string(rep, "text")) == NULL) {
 		cJSON_Delete(rep);
@@ -748,18 +780,7 @@ agent_loop(struct agent *a)
 static char *
 agent_read_init(FILE *in, size_t *lenp)
 {
-	char	*buf = NULL;
-	size_t	 cap = 0;
-	ssize_t	 n;
-
-	if ((n = getline(&buf, &cap, in)) <= 0 || n > AGENT_INIT_MAX) {
-		if (buf != NULL)
-			explicit_bzero(buf, cap);
-		free(buf);
-		return NULL;
-	}
-	*lenp = (size_t)n;
-	return buf;
+	return agent_getline(in, AGENT_INIT_MAX, lenp);
 }
 
 static char *
