@@ -656,6 +656,10 @@ config_parse_root(struct config_parse *p, const yaml_node_t *root, struct config
 			if (config_get_long(p, v, key, 0, 10000, &l) == -1)
 				return -1;
 			cfg->keep_runs = (int)l;
+		} else if (strcmp(key, "archive_retention_days") == 0) {
+			if (config_get_long(p, v, key, 0, 36500, &l) == -1)
+				return -1;
+			cfg->archive_retention_days = (int)l;
 		} else if (strcmp(key, "run_log_max_bytes") == 0) {
 			/* 4 KiB .. 1 TiB: a cap below a few lines would hide every run. */
 			if (config_get_long(p, v, key, CONFIG_MIN_RUN_LOG,
@@ -690,6 +694,7 @@ config_defaults(struct config *cfg)
 	cfg->api_port = CONFIG_DEFAULT_PORT;
 	cfg->max_concurrent_runs = CONFIG_DEFAULT_CONCURRENCY;
 	cfg->keep_runs = CONFIG_DEFAULT_KEEP_RUNS;
+	cfg->archive_retention_days = CONFIG_DEFAULT_ARCHIVE_DAYS;
 	cfg->run_log_max_bytes = CONFIG_DEFAULT_RUN_LOG;
 	if (strlist_add(&cfg->protected_branches, "main") == -1 ||
 	    strlist_add(&cfg->protected_branches, "master") == -1) {

@@ -16,6 +16,7 @@
 #define CONFIG_DEFAULT_PORT		7420
 #define CONFIG_DEFAULT_CONCURRENCY	2
 #define CONFIG_DEFAULT_KEEP_RUNS	5
+#define CONFIG_DEFAULT_ARCHIVE_DAYS	30	/* archived tasks' branches, unmerged */
 #define CONFIG_DEFAULT_RUN_LOG		(64L * 1024 * 1024)	/* a run's live log, bytes */
 #define CONFIG_MIN_RUN_LOG		4096L
 #define CONFIG_MAX_RUN_LOG		(1024L * 1024 * 1024 * 1024)
@@ -67,6 +68,7 @@ struct config {
 	int			 api_port;	/* 0 = pick a free port */
 	int			 max_concurrent_runs;
 	int			 keep_runs;	/* worktrees kept per task */
+	int			 archive_retention_days; /* archived tasks' runs */
 	long			 run_log_max_bytes; /* a run's live log; then it is cut */
 	struct config_rule	*rules;
 	size_t			 n_rules;

@@ -29,7 +29,7 @@
 struct sqlite3;
 struct store;
 
-#define STORE_SCHEMA_LATEST	7
+#define STORE_SCHEMA_LATEST	8
 #define STORE_TIME_LEN		25	/* "YYYY-MM-DDTHH:MM:SS.mmmZ" + NUL */
 #define STORE_ID_LEN		40	/* room for a generated or caller-chosen id */
 
@@ -86,6 +86,11 @@ struct store_task {
 	int	 enabled;
 	char	*created_at;		/* set by the store */
 	char	*updated_at;		/* set by the store */
+	char	*base;			/* NULL: the repository's default branch */
+	int	 archived;		/* removed by a person; its runs stay */
+	char	*source;		/* JSON: where an imported task came from */
+	char	*preview;		/* JSON: its security preview */
+	int	 needs_review;		/* 1: only an explicit enable may enable it */
 };
 
 /* Insert t (id and timestamps ignored); *id gets the new id. A taken name: EINVAL. */
@@ -95,8 +100,31 @@ int	store_task_update(struct store *, const struct store_task *t);
 int	store_task_get(struct store *, int64_t id, struct store_task *out);
 int	store_task_get_by_name(struct store *, const char *name,
 	    struct store_task *out);
-/* All tasks, ordered by name. */
+/* All tasks that are not archived, ordered by name. */
 int	store_task_list(struct store *, struct store_task **out, size_t *n);
+/* Archived tasks only (for gc). */
+int	store_task_list_archived(struct store *, struct store_task **out, size_t *n);
+/*
+ * Archive a task (`task rm`): disabled, renamed "NAME (archived ID)" so its name is
+ * free again, its runs and history kept. EBUSY while it has an active run.
+ */
+int	store_task_archive(struct store *, int64_t id);
+/* An imported task's source, preview and review flag (NULL leaves a column). */
+int	store_task_set_review(struct store *, int64_t id, const char *source,
+	    const char *preview, int needs_review, int enabled);
+/* Append t's current definition (JSON) to its history, by actor. */
+int	store_task_history_add(struct store *, int64_t task_id, const char *actor,
+	    const char *definition_json);
+struct store_task_history {
+	int64_t	 id;
+	char	*ts;
+	char	*actor;
+	char	*definition;
+};
+/* Oldest first. */
+int	store_task_history_list(struct store *, int64_t task_id,
+	    struct store_task_history **out, size_t *n);
+void	store_task_history_list_free(struct store_task_history *, size_t n);
 int	store_task_set_enabled(struct store *, int64_t id, int enabled);
 /*
  * Remove a task with its finished runs, their events and approvals (the journal and
@@ -157,6 +185,9 @@ struct store_run {
 	char			*created_at;
 	char			*started_at;	/* NULL until it leaves queued */
 	char			*ended_at;	/* NULL until a terminal status */
+	char			*prompt;	/* NULL: the task's */
+	char			*base_ref;	/* NULL: the task's base */
+	char			*parent_run;	/* the run it retries or follows */
 };
 
 /* "queued", ... and back. parse returns -1 (or STORE_EXIT_NONE) on unknown text. */
@@ -176,6 +207,9 @@ int		 store_run_status_terminal(enum store_run_status);
 int	store_run_create(struct store *, int64_t task_id, const char *id,
 	    char *id_out, size_t id_outlen);
 int	store_run_get(struct store *, const char *id, struct store_run *out);
+/* A queued run's own prompt and base and the run it comes from (NULL: none). */
+int	store_run_set_origin(struct store *, const char *id, const char *parent_run,
+	    const char *prompt, const char *base_ref);
 /* Newest first. task_id 0: any task; status STORE_RUN_ANY: any; limit 0: no limit. */
 int	store_run_list(struct store *, int64_t task_id, int status, size_t limit,
 	    struct store_run **out, size_t *n);

@@ -18,7 +18,7 @@
 	" r.base_commit, r.final_commit, r.runner_pid, r.runner_pgid," \
 	" r.runner_start_time, r.sandboxed, r.spent_dollars, r.spent_turns," \
 	" r.spent_seconds, r.report, r.log_path, r.exported, r.created_at," \
-	" r.started_at, r.ended_at"
+	" r.started_at, r.ended_at, r.prompt, r.base_ref, r.parent_run"
 #define RUN_FROM	" FROM runs r JOIN tasks t ON t.id = r.task_id"
 
 static int
@@ -55,7 +55,10 @@ store_run_row(sqlite3_stmt *stmt, void *p)
 	    store_col_text(stmt, 17, &r->log_path) ||
 	    store_col_text(stmt, 19, &r->created_at) ||
 	    store_col_text(stmt, 20, &r->started_at) ||
-	    store_col_text(stmt, 21, &r->ended_at))
+	    store_col_text(stmt, 21, &r->ended_at) ||
+	    store_col_text(stmt, 22, &r->prompt) ||
+	    store_col_text(stmt, 23, &r->base_ref) ||
+	    store_col_text(stmt, 24, &r->parent_run))
 		return ENOMEM;
 	return 0;
 }
@@ -76,6 +79,9 @@ store_run_free(struct store_run *r)
 	free(r->created_at);
 	free(r->started_at);
 	free(r->ended_at);
+	free(r->prompt);
+	free(r->base_ref);
+	free(r->parent_run);
 	memset(r, 0, sizeof *r);
 }
 
@@ -433,4 +439,24 @@ store_run_event_list(struct store *st, const char *run_id, int64_t since_id,
 	sqlite3_bind_int64(stmt, 3, store_limit(limit));
 	return store_collect(st, stmt, sizeof **out, store_run_event_row,
 	    store_run_event_free_v, (void **)out, n, "run event list");
+}
+
+int
+store_run_set_origin(struct store *st, const char *id, const char *parent_run,
+    const char *prompt, const char *base_ref)
+{
+	sqlite3_stmt	*stmt;
+
+	if (store_prepare(st, "UPDATE runs SET parent_run = ?2, prompt = ?3, base_ref = ?4"
+	    " WHERE id = ?1 AND status = 'queued'", &stmt, "run origin") == -1)
+		return -1;
+	store_bind_text(stmt, 1, id);
+	store_bind_text(stmt, 2, parent_run);
+	store_bind_text(stmt, 3, prompt);
+	store_bind_text(stmt, 4, base_ref);
+	if (store_step_done(st, stmt, "run origin") == -1)
+		return -1;
+	if (sqlite3_changes(st->db) == 0)
+		return store_fail(st, ENOENT, "run %s: no such queued run", id);
+	return 0;
 }

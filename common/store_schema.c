@@ -214,8 +214,39 @@ static const char store_schema_v6[] =
 "  value TEXT NOT NULL"
 ");";
 
-/* byok (issue 12): the name of a task's provider key; the key is in secret.c's store. */
+/*
+ * 7: tasks a person can iterate on, and work that arrives with someone else's commit
+ * (SPEC W2). A task gains its base branch (NULL: the repository's default branch at
+ * each run's start), an archived flag (`task rm` keeps its runs readable), and for
+ * an imported job or template its source (repository, path, commit, definition hash)
+ * with the security preview computed at discovery; needs_review is 1 while that
+ * preview waits for a person's explicit enable. A run may carry its own prompt and
+ * base (a follow-up starts from an earlier run's branch) and the run it repeats or
+ * follows. task_history keeps every earlier definition of a task.
+ */
 static const char store_schema_v7[] =
+"ALTER TABLE tasks ADD COLUMN base TEXT;"
+"ALTER TABLE tasks ADD COLUMN archived INTEGER NOT NULL DEFAULT 0"
+"  CHECK (archived IN (0, 1));"
+"ALTER TABLE tasks ADD COLUMN source TEXT CHECK (source IS NULL OR json_valid(source));"
+"ALTER TABLE tasks ADD COLUMN preview TEXT"
+"  CHECK (preview IS NULL OR json_valid(preview));"
+"ALTER TABLE tasks ADD COLUMN needs_review INTEGER NOT NULL DEFAULT 0"
+"  CHECK (needs_review IN (0, 1));"
+"ALTER TABLE runs ADD COLUMN prompt TEXT;"
+"ALTER TABLE runs ADD COLUMN base_ref TEXT;"
+"ALTER TABLE runs ADD COLUMN parent_run TEXT;"
+"CREATE TABLE task_history ("
+"  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+"  task_id INTEGER NOT NULL REFERENCES tasks(id) ON DELETE CASCADE,"
+"  ts TEXT NOT NULL,"
+"  actor TEXT NOT NULL,"
+"  definition TEXT NOT NULL CHECK (json_valid(definition))"
+");"
+"CREATE INDEX task_history_task ON task_history(task_id, id);";
+
+/* 8: byok (issue 12): the name of a task's provider key; the key is in secret.c's store. */
+static const char store_schema_v8[] =
 "ALTER TABLE tasks ADD COLUMN key_name TEXT;";
 
 const struct store_migration store_migrations[] = {
@@ -225,7 +256,9 @@ const struct store_migration store_migrations[] = {
 	{ 4, "indexes", store_schema_v4, 0 },
 	{ 5, "per-run resource limits", store_schema_v5, 1 },
 	{ 6, "telegram delivery", store_schema_v6, 0 },
-	{ 7, "a task's provider key name", store_schema_v7, 0 },
+	{ 7, "task base, archive, history; imported jobs' source and preview",
+	    store_schema_v7, 0 },
+	{ 8, "a task's provider key name", store_schema_v8, 0 },
 };
 const size_t store_n_migrations =
     sizeof store_migrations / sizeof store_migrations[0];

@@ -16,7 +16,8 @@
 #define TASK_COLUMNS \
 	"id, name, repo, prompt, engine, permission_mode, budget_dollars," \
 	" budget_turns, budget_seconds, schedule, enabled, created_at, updated_at," \
-	" limit_processes, limit_memory_mb, telegram_chat_id, telegram_allowed_user_ids, key_name"
+	" limit_processes, limit_memory_mb, telegram_chat_id, telegram_allowed_user_ids," \
+	" base, archived, source, preview, needs_review, key_name"
 
 static int
 store_task_row(sqlite3_stmt *stmt, void *p)
@@ -31,15 +32,20 @@ store_task_row(sqlite3_stmt *stmt, void *p)
 	t->limit_processes = sqlite3_column_int(stmt, 13);
 	t->limit_memory_mb = sqlite3_column_int(stmt, 14);
 	t->telegram_chat_id = sqlite3_column_int64(stmt, 15);
+	t->archived = sqlite3_column_int(stmt, 18);
+	t->needs_review = sqlite3_column_int(stmt, 21);
 	if (store_col_text(stmt, 16, &t->telegram_allowed_user_ids) ||
-	    store_col_text(stmt, 17, &t->key_name) ||
+	    store_col_text(stmt, 22, &t->key_name) ||
 	    store_col_text(stmt, 1, &t->name) || store_col_text(stmt, 2, &t->repo) ||
 	    store_col_text(stmt, 3, &t->prompt) ||
 	    store_col_text(stmt, 4, &t->engine) ||
 	    store_col_text(stmt, 5, &t->permission_mode) ||
 	    store_col_text(stmt, 9, &t->schedule) ||
 	    store_col_text(stmt, 11, &t->created_at) ||
-	    store_col_text(stmt, 12, &t->updated_at))
+	    store_col_text(stmt, 12, &t->updated_at) ||
+	    store_col_text(stmt, 17, &t->base) ||
+	    store_col_text(stmt, 19, &t->source) ||
+	    store_col_text(stmt, 20, &t->preview))
 		return ENOMEM;
 	return 0;
 }
@@ -58,6 +64,9 @@ store_task_free(struct store_task *t)
 	free(t->created_at);
 	free(t->updated_at);
 	free(t->telegram_allowed_user_ids);
+	free(t->base);
+	free(t->source);
+	free(t->preview);
 	free(t->key_name);
 	memset(t, 0, sizeof *t);
 }
@@ -78,7 +87,7 @@ store_task_list_free(struct store_task *v, size_t n)
 
 /*
  * Bind the editable fields of t at ?1..?10 (name .. enabled), ?13 and ?14 (limits),
- * ?15 and ?16 (Telegram delivery).
+ * ?15 and ?16 (Telegram delivery), ?17 (base).
  */
 static void
 store_task_bind(sqlite3_stmt *stmt, const struct store_task *t)
@@ -101,7 +110,8 @@ store_task_bind(sqlite3_stmt *stmt, const struct store_task *t)
 	else
 		sqlite3_bind_null(stmt, 15);
 	store_bind_text(stmt, 16, t->telegram_allowed_user_ids);
-	store_bind_text(stmt, 17, t->key_name);
+	store_bind_text(stmt, 17, t->base);
+	store_bind_text(stmt, 21, t->key_name);
 }
 
 int
@@ -116,13 +126,16 @@ store_task_add(struct store *st, const struct store_task *t, int64_t *id)
 	if (store_prepare(st, "INSERT INTO tasks (name, repo, prompt, engine,"
 	    " permission_mode, budget_dollars, budget_turns, budget_seconds, schedule,"
 	    " enabled, created_at, updated_at, limit_processes, limit_memory_mb,"
-	    " telegram_chat_id, telegram_allowed_user_ids, key_name)"
+	    " telegram_chat_id, telegram_allowed_user_ids, base, source, preview,"
+	    " needs_review, key_name)"
 	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, ?13, ?14, ?15,"
-	    " ?16, ?17)", &stmt,
-	    "task add") == -1)
+	    " ?16, ?17, ?18, ?19, ?20, ?21)", &stmt, "task add") == -1)
 		return -1;
 	store_now(now, sizeof now);
 	store_task_bind(stmt, t);
+	store_bind_text(stmt, 18, t->source);
+	store_bind_text(stmt, 19, t->preview);
+	sqlite3_bind_int(stmt, 20, t->needs_review ? 1 : 0);
 	store_bind_text(stmt, 11, now);
 	if (store_step_done(st, stmt, "task add") == -1)
 		return -1;
@@ -144,9 +157,8 @@ store_task_update(struct store *st, const struct store_task *t)
 	    " engine = ?4, permission_mode = ?5, budget_dollars = ?6,"
 	    " budget_turns = ?7, budget_seconds = ?8, schedule = ?9, enabled = ?10,"
 	    " updated_at = ?11, limit_processes = ?13, limit_memory_mb = ?14,"
-	    " telegram_chat_id = ?15, telegram_allowed_user_ids = ?16, key_name = ?17"
-	    " WHERE id = ?12",
-	    &stmt, "task update") == -1)
+	    " telegram_chat_id = ?15, telegram_allowed_user_ids = ?16, base = ?17,"
+	    " key_name = ?21 WHERE id = ?12", &stmt, "task update") == -1)
 		return -1;
 	store_now(now, sizeof now);
 	store_task_bind(stmt, t);
@@ -191,11 +203,111 @@ store_task_list(struct store *st, struct store_task **out, size_t *n)
 {
 	sqlite3_stmt	*stmt;
 
-	if (store_prepare(st, "SELECT " TASK_COLUMNS " FROM tasks ORDER BY name",
-	    &stmt, "task list") == -1)
+	if (store_prepare(st, "SELECT " TASK_COLUMNS " FROM tasks WHERE archived = 0"
+	    " ORDER BY name", &stmt, "task list") == -1)
 		return -1;
 	return store_collect(st, stmt, sizeof **out, store_task_row,
 	    store_task_free_v, (void **)out, n, "task list");
+}
+
+int
+store_task_list_archived(struct store *st, struct store_task **out, size_t *n)
+{
+	sqlite3_stmt	*stmt;
+
+	if (store_prepare(st, "SELECT " TASK_COLUMNS " FROM tasks WHERE archived = 1"
+	    " ORDER BY id", &stmt, "task list") == -1)
+		return -1;
+	return store_collect(st, stmt, sizeof **out, store_task_row,
+	    store_task_free_v, (void **)out, n, "task list");
+}
+
+int
+store_task_set_review(struct store *st, int64_t id, const char *source,
+    const char *preview, int needs_review, int enabled)
+{
+	sqlite3_stmt	*stmt;
+	char		 now[STORE_TIME_LEN];
+
+	if (store_prepare(st, "UPDATE tasks SET source = coalesce(?1, source),"
+	    " preview = coalesce(?2, preview), needs_review = ?3, enabled = ?4,"
+	    " updated_at = ?5 WHERE id = ?6", &stmt, "task review") == -1)
+		return -1;
+	store_now(now, sizeof now);
+	store_bind_text(stmt, 1, source);
+	store_bind_text(stmt, 2, preview);
+	sqlite3_bind_int(stmt, 3, needs_review ? 1 : 0);
+	sqlite3_bind_int(stmt, 4, enabled ? 1 : 0);
+	store_bind_text(stmt, 5, now);
+	sqlite3_bind_int64(stmt, 6, id);
+	if (store_step_done(st, stmt, "task review") == -1)
+		return -1;
+	if (sqlite3_changes(st->db) == 0)
+		return store_fail(st, ENOENT, "task %lld: no such task", (long long)id);
+	return 0;
+}
+
+int
+store_task_history_add(struct store *st, int64_t task_id, const char *actor,
+    const char *definition)
+{
+	sqlite3_stmt	*stmt;
+	char		 now[STORE_TIME_LEN];
+
+	if (store_prepare(st, "INSERT INTO task_history (task_id, ts, actor, definition)"
+	    " VALUES (?1, ?2, ?3, ?4)", &stmt, "task history") == -1)
+		return -1;
+	store_now(now, sizeof now);
+	sqlite3_bind_int64(stmt, 1, task_id);
+	store_bind_text(stmt, 2, now);
+	store_bind_text(stmt, 3, actor != NULL ? actor : "?");
+	store_bind_text(stmt, 4, definition);
+	return store_step_done(st, stmt, "task history");
+}
+
+static int
+store_task_history_row(sqlite3_stmt *stmt, void *p)
+{
+	struct store_task_history	*h = p;
+
+	h->id = sqlite3_column_int64(stmt, 0);
+	if (store_col_text(stmt, 1, &h->ts) || store_col_text(stmt, 2, &h->actor) ||
+	    store_col_text(stmt, 3, &h->definition))
+		return ENOMEM;
+	return 0;
+}
+
+static void
+store_task_history_free(void *p)
+{
+	struct store_task_history	*h = p;
+
+	free(h->ts);
+	free(h->actor);
+	free(h->definition);
+	memset(h, 0, sizeof *h);
+}
+
+int
+store_task_history_list(struct store *st, int64_t task_id,
+    struct store_task_history **out, size_t *n)
+{
+	sqlite3_stmt	*stmt;
+
+	if (store_prepare(st, "SELECT id, ts, actor, definition FROM task_history"
+	    " WHERE task_id = ?1 ORDER BY id", &stmt, "task history") == -1)
+		return -1;
+	sqlite3_bind_int64(stmt, 1, task_id);
+	return store_collect(st, stmt, sizeof **out, store_task_history_row,
+	    store_task_history_free, (void **)out, n, "task history");
+}
+
+void
+store_task_history_list_free(struct store_task_history *v, size_t n)
+{
+	for (size_t i = 0; v != NULL && i < n; i++)
+		store_task_history_free(&v[i]);
+	free(v);
 }
 
 int
@@ -272,5 +384,66 @@ fail:
 	else
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 	errno = e;
+	return -1;
+}
+
+/*
+ * Archiving keeps the row (and so every run, event and approval of the task) and
+ * frees the name: "NAME (archived ID)" can never be a task name again (a space and
+ * parentheses are not allowed in one), so it collides with nothing.
+ */
+int
+store_task_archive(struct store *st, int64_t id)
+{
+	sqlite3_stmt	*stmt;
+	char		 now[STORE_TIME_LEN];
+	int		 rc, outer;
+
+	outer = !sqlite3_get_autocommit(st->db);
+	if (store_exec(st, outer ? "SAVEPOINT task_archive" : "BEGIN IMMEDIATE",
+	    "task archive") == -1)
+		return -1;
+	if (store_prepare(st, "SELECT (SELECT count(*) FROM tasks WHERE id = ?1"
+	    " AND archived = 0), (SELECT count(*) FROM runs WHERE task_id = ?1 AND status"
+	    " IN ('queued', 'starting', 'running'))", &stmt, "task archive") == -1)
+		goto fail;
+	sqlite3_bind_int64(stmt, 1, id);
+	if (sqlite3_step(stmt) != SQLITE_ROW) {
+		store_sqlfail(st, stmt, "task archive");
+		goto fail;
+	}
+	if (sqlite3_column_int(stmt, 0) == 0) {
+		sqlite3_finalize(stmt);
+		store_fail(st, ENOENT, "task %lld: no such task", (long long)id);
+		goto fail;
+	}
+	if ((rc = sqlite3_column_int(stmt, 1)) > 0) {
+		sqlite3_finalize(stmt);
+		store_fail(st, EBUSY, "task %lld: has %d active run%s; stop %s first",
+		    (long long)id, rc, rc == 1 ? "" : "s", rc == 1 ? "it" : "them");
+		goto fail;
+	}
+	sqlite3_finalize(stmt);
+	if (store_prepare(st, "UPDATE tasks SET archived = 1, enabled = 0,"
+	    " name = printf('%s (archived %d)', name, id), updated_at = ?2"
+	    " WHERE id = ?1", &stmt, "task archive") == -1)
+		goto fail;
+	store_now(now, sizeof now);
+	sqlite3_bind_int64(stmt, 1, id);
+	store_bind_text(stmt, 2, now);
+	if (store_step_done(st, stmt, "task archive") == -1)
+		goto fail;
+	if (store_exec(st, outer ? "RELEASE task_archive" : "COMMIT",
+	    "task archive") == -1)
+		goto fail;
+	return 0;
+fail:
+	rc = errno;
+	if (outer)
+		sqlite3_exec(st->db, "ROLLBACK TO task_archive; RELEASE task_archive",
+		    NULL, NULL, NULL);
+	else
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	errno = rc;
 	return -1;
 }

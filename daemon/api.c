@@ -31,6 +31,7 @@
 #include <event2/keyvalq_struct.h>
 #include <sqlite3.h>
 
+#include "api-impl.h"
 #include "daemon.h"
 #include "httpd.h"
 #include "engines.h"
@@ -42,20 +43,7 @@
 #include "secret.h"
 #include "tgapi.h"
 
-#define API_MAX_SEGS	6
 #define API_LOG_CHUNK	(256 * 1024)
-
-struct api_req {
-	struct daemon		*d;
-	struct evhttp_request	*req;
-	enum evhttp_cmd_type	 method;
-	const char		*seg[API_MAX_SEGS];
-	size_t			 nseg;
-	struct evkeyvalq	 query;
-	char			 actor[64];
-	char			 pathbuf[512];
-	char			 segbuf[512];	/* seg[] points into it */
-};
 
 static void
 api_send(struct evhttp_request *req, int code, cJSON *body)
@@ -75,11 +63,7 @@ api_send(struct evhttp_request *req, int code, cJSON *body)
 	cJSON_Delete(body);
 }
 
-static void
-api_error(struct api_req *q, int code, const char *ecode, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static void
+void
 api_error(struct api_req *q, int code, const char *ecode, const char *fmt, ...)
 {
 	char	 msg[768];
@@ -103,14 +87,14 @@ api_error(struct api_req *q, int code, const char *ecode, const char *fmt, ...)
 	api_send(q->req, code, o);
 }
 
-static void
+void
 api_ok(struct api_req *q, int code, cJSON *body)
 {
 	api_send(q->req, code, body);
 }
 
 /* The body as JSON; answers 400 or 413 itself and returns NULL when it is not. */
-static cJSON *
+cJSON *
 api_body(struct api_req *q)
 {
 	char	*text;
@@ -145,7 +129,7 @@ api_origin_ok(struct daemon *d, const char *origin)
 	return origin == NULL || httpd_origin_ok(origin, d->port);
 }
 
-static const char *
+const char *
 api_param(struct api_req *q, const char *key)
 {
 	return evhttp_find_header(&q->query, key);
@@ -173,7 +157,7 @@ api_param_int(struct api_req *q, const char *key, long long lo, long long hi,
 	return 0;
 }
 
-static cJSON *
+cJSON *
 api_masked_json(const char *text)
 {
 	char	*m;
@@ -236,7 +220,7 @@ api_status(struct api_req *q)
 
 /* ---- tasks -------------------------------------------------------------------- */
 
-static int
+int
 api_task_lookup(struct api_req *q, const char *name, struct store_task *t)
 {
 	int	rc;
@@ -348,8 +332,25 @@ api_task_update(struct api_req *q, const char *name)
 		return;
 	}
 	cJSON_Delete(body);
+	/* An imported task is enabled only by its explicit enable (jobs.c), audited. */
+	if (base.needs_review && t.enabled) {
+		api_error(q, 409, "needs_review", "task '%s' was imported and is waiting "
+		    "for review: read cwctl jobs preview %s, then cwctl jobs enable %s",
+		    base.name, base.name, base.name);
+		store_task_free(&base);
+		store_task_free(&t);
+		return;
+	}
+	if (api_jobs_history_record(q, &base, &t) == -1 || store_task_update(q->d->store,
+	    &t) == -1) {
+		store_rollback(q->d->store);
+		api_error(q, 500, "internal", "%s", store_errmsg(q->d->store));
+		store_task_free(&base);
+		store_task_free(&t);
+		return;
+	}
 	store_task_free(&base);
-	if (store_task_update(q->d->store, &t) == -1) {
+	if (store_commit(q->d->store) == -1) {
 		api_error(q, 500, "internal", "%s", store_errmsg(q->d->store));
 		store_task_free(&t);
 		return;
@@ -370,7 +371,7 @@ api_task_remove(struct api_req *q, const char *name)
 
 	if (api_task_lookup(q, name, &t) == -1)
 		return;
-	if (store_task_remove(q->d->store, t.id) == -1) {
+	if (store_task_archive(q->d->store, t.id) == -1) {
 		if (errno == EBUSY)
 			api_error(q, 409, "busy", "task '%s' has a queued or live run; stop it "
 			    "first", t.name);
@@ -382,13 +383,14 @@ api_task_remove(struct api_req *q, const char *name)
 	journal_audit(q->d, q->actor, "task.remove", t.name, NULL);
 	o = cJSON_CreateObject();
 	json_add_string(o, "removed", t.name);
+	cJSON_AddBoolToObject(o, "archived", 1);
 	store_task_free(&t);
 	api_ok(q, 200, o);
 }
 
 /* ---- runs --------------------------------------------------------------------- */
 
-static int
+int
 api_run_lookup(struct api_req *q, const char *id, struct store_run *r)
 {
 	int	rc;
@@ -1384,6 +1386,15 @@ static const struct api_route api_routes[] = {
 	{ "api/tasks/*",		EVHTTP_REQ_GET,	   API_AUTH_LOCAL, api_task_show },
 	{ "api/tasks/*",		EVHTTP_REQ_PATCH,  API_AUTH_LOCAL, api_task_update_r },
 	{ "api/tasks/*",		EVHTTP_REQ_DELETE, API_AUTH_LOCAL, api_task_remove_r },
+	{ "api/tasks/*/history",	EVHTTP_REQ_GET,	   API_AUTH_LOCAL, api_jobs_task_history },
+	{ "api/tasks/*/template",	EVHTTP_REQ_GET,	   API_AUTH_LOCAL, api_jobs_template_export },
+	{ "api/templates",		EVHTTP_REQ_POST,   API_AUTH_LOCAL, api_jobs_template_import },
+	{ "api/jobs",			EVHTTP_REQ_GET,	   API_AUTH_INBOX, api_jobs_list },
+	{ "api/jobs/discover",		EVHTTP_REQ_POST,   API_AUTH_LOCAL, api_jobs_discover },
+	{ "api/jobs/*",			EVHTTP_REQ_GET,	   API_AUTH_INBOX, api_jobs_show },
+	{ "api/jobs/*/enable",		EVHTTP_REQ_POST,   API_AUTH_INBOX, api_jobs_enable },
+	{ "api/runs/*/retry",		EVHTTP_REQ_POST,   API_AUTH_LOCAL, api_jobs_run_retry },
+	{ "api/runs/*/continue",	EVHTTP_REQ_POST,   API_AUTH_LOCAL, api_jobs_run_continue },
 	{ "api/runs",			EVHTTP_REQ_GET,	   API_AUTH_INBOX, api_runs_list },
 	{ "api/runs",			EVHTTP_REQ_POST,   API_AUTH_LOCAL, api_run_start },
 	{ "api/runs/*",			EVHTTP_REQ_GET,	   API_AUTH_INBOX, api_run_show_r },

@@ -26,7 +26,9 @@ cwctl_run_usage(void)
 	    "       cwctl run show RUN [--json]\n"
 	    "       cwctl run stop RUN\n"
 	    "       cwctl run logs [-f] [--raw | --json] RUN\n"
-	    "       cwctl run export RUN [--transcript] [-o FILE]\n");
+	    "       cwctl run export RUN [--transcript] [-o FILE]\n"
+	    "       cwctl run retry RUN [--wait] [--json]\n"
+	    "       cwctl run continue RUN --prompt TEXT [--wait] [--json]\n");
 	return CWCTL_EXIT_USAGE;
 }
 
@@ -87,6 +89,9 @@ cwctl_run_print(const cJSON *r)
 		printf("branch:       %s\n", cwctl_vis(s));
 	if ((s = json_get_string(r, "base_commit")) != NULL)
 		printf("base commit:  %s\n", cwctl_vis(s));
+	if ((s = json_get_string(r, "parent_run")) != NULL)
+		printf("from run:     %s%s\n", cwctl_vis(s), json_get_string(r, "prompt") != NULL ?
+		    " (a follow-up)" : " (a retry)");
 	if ((s = json_get_string(r, "final_commit")) != NULL)
 		printf("final commit: %s\n", cwctl_vis(s));
 	if ((sp = cJSON_GetObjectItemCaseSensitive(r, "spent")) != NULL) {
@@ -220,6 +225,54 @@ cwctl_run_start(int argc, char **argv)
 	cJSON_Delete(o);
 	if (!json)
 		fprintf(stderr, "run %s queued; waiting for it to end\n", id);
+	return cwctl_run_wait(id, json);
+}
+
+/* run retry RUN | run continue RUN --prompt TEXT: a new run from an earlier one. */
+static int
+cwctl_run_again(int argc, char **argv, int follow)
+{
+	const char	*run = NULL, *prompt = NULL;
+	cJSON		*b, *o = NULL;
+	char		 id[64], path[256], esc[160];
+	int		 wait = 0, json = 0, rc;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--wait") == 0)
+			wait = 1;
+		else if (strcmp(argv[i], "--json") == 0)
+			json = 1;
+		else if (follow && strcmp(argv[i], "--prompt") == 0 && i + 1 < argc)
+			prompt = argv[++i];
+		else if (argv[i][0] == '-' || run != NULL)
+			return cwctl_run_usage();
+		else
+			run = argv[i];
+	}
+	if (run == NULL || (follow && prompt == NULL) ||
+	    client_escape(run, esc, sizeof esc) == -1)
+		return cwctl_run_usage();
+	snprintf(path, sizeof path, "/api/runs/%s/%s", esc, follow ? "continue" : "retry");
+	b = cJSON_CreateObject();
+	if (follow)
+		json_add_string(b, "prompt", prompt);
+	rc = client_call("POST", path, b, &o);
+	cJSON_Delete(b);
+	if (rc != 0)
+		return rc;
+	snprintf(id, sizeof id, "%s", json_get_string(o, "id") ? json_get_string(o, "id") :
+	    "");
+	if (!wait) {
+		if (json)
+			cwctl_print_json(o);
+		else
+			printf("%s\n", id);
+		cJSON_Delete(o);
+		return CWCTL_EXIT_OK;
+	}
+	cJSON_Delete(o);
+	if (!json)
+		fprintf(stderr, "run %s queued (from %s); waiting for it to end\n", id, run);
 	return cwctl_run_wait(id, json);
 }
 
@@ -482,6 +535,8 @@ cwctl_run(int argc, char **argv)
 		return cwctl_run_list(argc - 1, argv + 1);
 	if (strcmp(sub, "export") == 0)
 		return cwctl_run_export(argc - 1, argv + 1);
+	if (strcmp(sub, "retry") == 0 || strcmp(sub, "continue") == 0)
+		return cwctl_run_again(argc - 1, argv + 1, strcmp(sub, "continue") == 0);
 	for (int i = 2; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0)
 			json = 1;

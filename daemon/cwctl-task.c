@@ -19,6 +19,10 @@ cwctl_task_usage(void)
 	    "                [--processes N] [--memory-mb N]\n"
 	    "                [--telegram-chat CHAT_ID [--telegram-allow USER_ID]...]\n"
 	    "                [--schedule queued|'CRON'] [--disabled] [--json]\n"
+	    "       cwctl task edit NAME [--prompt TEXT] [--mode M] [--dollars N] [--turns N]\n"
+	    "                [--seconds N] [--schedule queued|'CRON'] [--base BRANCH|default]\n"
+	    "                [--repo DIR] [--engine E] [--processes N] [--memory-mb N] [--json]\n"
+	    "       cwctl task history NAME [--json]\n"
 	    "       cwctl task list [--json]\n"
 	    "       cwctl task show NAME [--json]\n"
 	    "       cwctl task enable|disable|rm NAME\n");
@@ -75,6 +79,15 @@ cwctl_task_print(const cJSON *t)
 			printf("\n");
 		}
 	}
+	printf("base:            %s\n", (s = cwctl_vis(json_get_string(t, "base"))) ? s :
+	    "(the repository's default branch)");
+	b = 0;
+	if (json_get_bool(t, "imported", &b) == 0 && b) {
+		b = 0;
+		json_get_bool(t, "needs_review", &b);
+		printf("imported:        yes%s\n", b ? ", waiting for review (cwctl jobs "
+		    "preview)" : "");
+	}
 	printf("prompt:          %s\n", (s = cwctl_vis(json_get_string(t, "prompt"))) ? s : "");
 }
 
@@ -105,11 +118,12 @@ cwctl_task_telegram(cJSON *b, const char *opt, const char *v)
 	return 0;
 }
 
+/* task add NAME ... (edit 0) or task edit NAME ... (edit 1): the same options. */
 static int
-cwctl_task_add(int argc, char **argv)
+cwctl_task_add(int argc, char **argv, int edit)
 {
 	cJSON		*b, *o = NULL;
-	char		 real[PATH_MAX], *end;
+	char		 real[PATH_MAX], *end, path[256], name[200];
 	int		 json = 0, rc;
 	double		 d;
 	long		 l;
@@ -117,7 +131,8 @@ cwctl_task_add(int argc, char **argv)
 	if (argc < 2 || argv[1][0] == '-')
 		return cwctl_task_usage();
 	b = cJSON_CreateObject();
-	json_add_string(b, "name", argv[1]);
+	if (!edit)
+		json_add_string(b, "name", argv[1]);
 	for (int i = 2; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
@@ -150,6 +165,12 @@ cwctl_task_add(int argc, char **argv)
 			json_add_string(b, "permission_mode", v);
 		else if (strcmp(a, "--schedule") == 0)
 			json_add_string(b, "schedule", v);
+		else if (strcmp(a, "--base") == 0) {
+			if (strcmp(v, "default") == 0)
+				cJSON_AddNullToObject(b, "base");
+			else
+				json_add_string(b, "base", v);
+		}
 		else if (strcmp(a, "--dollars") == 0) {
 			d = strtod(v, &end);
 			if (*end != '\0' || end == v)
@@ -176,21 +197,52 @@ cwctl_task_add(int argc, char **argv)
 		} else
 			goto usage;
 	}
-	if (cJSON_GetObjectItemCaseSensitive(b, "prompt") == NULL)
-		goto usage;
-	rc = client_call("POST", "/api/tasks", b, &o);
+	if (edit) {
+		if (b->child == NULL || client_escape(argv[1], name, sizeof name) == -1)
+			goto usage;
+		snprintf(path, sizeof path, "/api/tasks/%s", name);
+		rc = client_call("PATCH", path, b, &o);
+	} else {
+		if (cJSON_GetObjectItemCaseSensitive(b, "prompt") == NULL)
+			goto usage;
+		rc = client_call("POST", "/api/tasks", b, &o);
+	}
 	cJSON_Delete(b);
 	if (rc != 0)
 		return rc;
 	if (json)
 		cwctl_print_json(o);
 	else
-		printf("task %s added\n", cwctl_vis(json_get_string(o, "name")));
+		printf("task %s %s\n", cwctl_vis(json_get_string(o, "name")), edit ? "edited" :
+		    "added");
 	cJSON_Delete(o);
 	return CWCTL_EXIT_OK;
 usage:
 	cJSON_Delete(b);
 	return cwctl_task_usage();
+}
+
+static void
+cwctl_task_history_print(const cJSON *o)
+{
+	const cJSON	*e, *def;
+	const char	*s;
+	double		 n;
+
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(o, "history")) {
+		def = cJSON_GetObjectItemCaseSensitive(e, "definition");
+		printf("%s  by %s\n", cwctl_vis(json_get_string(e, "ts")),
+		    cwctl_vis(json_get_string(e, "actor")));
+		n = 0;
+		json_get_number(def, "budget_dollars", &n);
+		printf("  mode %s, $%.2f, schedule %s, base %s\n",
+		    cwctl_vis(json_get_string(def, "permission_mode")), n,
+		    cwctl_vis(json_get_string(def, "schedule")),
+		    (s = json_get_string(def, "base")) != NULL ? cwctl_vis(s) : "(default)");
+		printf("  prompt: %s\n", cwctl_vis(json_get_string(def, "prompt")));
+	}
+	printf("now\n  prompt: %s\n", cwctl_vis(json_get_string(
+	    cJSON_GetObjectItemCaseSensitive(o, "current"), "prompt")));
 }
 
 static int
@@ -234,8 +286,8 @@ cwctl_task(int argc, char **argv)
 	if (argc < 2)
 		return cwctl_task_usage();
 	sub = argv[1];
-	if (strcmp(sub, "add") == 0)
-		return cwctl_task_add(argc - 1, argv + 1);
+	if (strcmp(sub, "add") == 0 || strcmp(sub, "edit") == 0)
+		return cwctl_task_add(argc - 1, argv + 1, strcmp(sub, "edit") == 0);
 	for (int i = 2; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0)
 			json = 1;
@@ -270,13 +322,22 @@ cwctl_task(int argc, char **argv)
 			cwctl_print_json(o);
 		else
 			printf("task %s %sd\n", pos[0], sub);
+	} else if (strcmp(sub, "history") == 0) {
+		snprintf(path, sizeof path, "/api/tasks/%s/history", name);
+		if ((rc = client_call("GET", path, NULL, &o)) != 0)
+			return rc;
+		if (json)
+			cwctl_print_json(o);
+		else
+			cwctl_task_history_print(o);
 	} else if (strcmp(sub, "rm") == 0 || strcmp(sub, "remove") == 0) {
 		if ((rc = client_call("DELETE", path, NULL, &o)) != 0)
 			return rc;
 		if (json)
 			cwctl_print_json(o);
 		else
-			printf("task %s removed\n", pos[0]);
+			printf("task %s removed (archived: its runs stay readable; cwctl gc "
+			    "clears its worktrees and branches)\n", pos[0]);
 	} else
 		return cwctl_task_usage();
 	cJSON_Delete(o);

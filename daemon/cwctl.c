@@ -15,10 +15,14 @@ static const struct cwctl_verb {
 	const char	*usage;
 } cwctl_verbs[] = {
 	{ "status", cwctl_status, "status [--json]   is clockworkd running, and what is it doing" },
-	{ "task", cwctl_task, "task add NAME --prompt TEXT [--repo DIR] [--engine E] [--mode M] ...\n"
-	    "  task list|show NAME|enable NAME|disable NAME|rm NAME [--json]" },
+	{ "task", cwctl_task, "task add NAME --prompt TEXT [--repo DIR] [--engine E] [--mode M] [--base B] ...\n"
+	    "  task edit NAME [--prompt TEXT] [--mode M] [--base B|default] ...   (history kept)\n"
+	    "  task list|show NAME|history NAME|enable NAME|disable NAME|rm NAME [--json]" },
 	{ "run", cwctl_run, "run start TASK [--wait] | list | show RUN | stop RUN | logs [-f] RUN [--json]\n"
-	    "  run export RUN [--transcript] [-o FILE]   the run's proof-of-work HTML file" },
+	    "  run export RUN [--transcript] [-o FILE]   the run's proof-of-work HTML file\n"
+	    "  run retry RUN | run continue RUN --prompt TEXT [--wait]   a new run from an earlier one" },
+	{ "jobs", cwctl_jobs, "jobs discover [REPO] | list | preview NAME | enable NAME   repository jobs, imported disabled" },
+	{ "template", cwctl_template, "template export NAME [-o FILE] | import FILE [--repo DIR]   shareable task definitions" },
 	{ "approvals", cwctl_approvals, "approvals [--run RUN] [--json]   approvals waiting for an answer\n"
 	    "  approvals show ID [--json]   one pending approval with its whole input" },
 	{ "approve", cwctl_approve, "approve ID   allow a pending tool call" },

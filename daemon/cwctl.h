@@ -37,6 +37,8 @@ int	cwctl_journal(int argc, char **argv);	/* cwctl-journal.c */
 int	cwctl_key(int argc, char **argv);	/* cwctl-key.c */
 int	cwctl_gc(int argc, char **argv);	/* cwctl-gc.c */
 int	cwctl_service(int argc, char **argv);	/* cwctl-service.c */
+int	cwctl_jobs(int argc, char **argv);	/* cwctl-jobs.c */
+int	cwctl_template(int argc, char **argv);	/* cwctl-template.c */
 extern const char cwctl_service_systemd[], cwctl_service_launchd[];
 char	*cwctl_service_render(const char *tmpl, const char *bindir);
 

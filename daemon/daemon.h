@@ -72,6 +72,7 @@ struct run {
 	char			 pids_path[PATH_MAX];
 	char			*branch;
 	char			 base_commit[64];
+	char			 base_ref[320];	/* the ref it started from */
 	char			 git_objects[PATH_MAX];	/* the user's store, lent read-only */
 	struct runimport	*import;	/* the import child, while it works */
 	int			 import_started;
@@ -233,10 +234,15 @@ int	tasks_from_json(struct daemon *, const cJSON *in, const struct store_task *b
 	    struct store_task *out, char *field, size_t fieldlen, char *err, size_t errlen);
 cJSON	*tasks_to_json(const struct store_task *);
 int	tasks_name_valid(const char *);
+int	tasks_branch_valid(const char *);
 
 /* runs.c: the run manager. */
 int	runs_enqueue(struct daemon *, const struct store_task *, char *id_out,
 	    size_t idlen, char *err, size_t errlen);
+/* A run from an earlier one (retry, continue): its own prompt and base, or NULL. */
+int	runs_enqueue_from(struct daemon *, const struct store_task *, const char *parent,
+	    const char *prompt, const char *base, char *id_out, size_t idlen, char *err,
+	    size_t errlen);
 void	runs_pump(struct daemon *);
 void	runs_pump_later(struct daemon *);
 struct run *runs_find(struct daemon *, const char *id);
@@ -295,6 +301,9 @@ void	worktree_shutdown(void);
 int	worktree_create_run(const char *repo, const char *path, const char *branch,
 	    char *base_out, size_t baselen, char *objects_out, size_t objlen, char *err,
 	    size_t errlen);
+int	worktree_create_run_at(const char *repo, const char *base_ref, const char *path,
+	    const char *branch, char *base_out, size_t baselen, char *objects_out,
+	    size_t objlen, char *err, size_t errlen);
 int	worktree_adopt(const char *repo, const char *path, const char *name,
 	    const char *branch, char *err, size_t errlen);
 int	worktree_branch_at(const char *repo, const char *branch, const char *commit,
@@ -367,6 +376,80 @@ int	notify_start(struct daemon *);
 void	notify_stop(struct daemon *);
 /* Where notifications stand: "off", "on", or why they cannot be shown. */
 const char *notify_state(struct daemon *);
+/* jobsgit.c: a repository's jobs file as committed on its default branch (W2). */
+struct jobsgit_file {
+	char	 path[64];		/* ".clockwork/jobs.yaml" */
+	char	 blob[64];		/* its blob id */
+	char	*text;			/* NUL-terminated copy */
+	size_t	 len;
+};
+struct jobsgit_result {
+	char			ref[512];	/* the default branch's ref read */
+	char			branch[256];	/* its short name */
+	char			commit[64];	/* the commit read */
+	struct jobsgit_file	files[2];
+	size_t			n_files;	/* 0: no jobs file */
+};
+int	jobsgit_default_branch(const char *repo, char *refname, size_t reflen,
+	    char *branch, size_t blen, char *err, size_t errlen);
+int	jobsgit_read(const char *repo, struct jobsgit_result *, char *err, size_t errlen);
+void	jobsgit_result_free(struct jobsgit_result *);
+
+/* preview.c: the security preview of an imported job or template (W2). */
+struct preview_input {
+	const char	*name;
+	const char	*prompt;		/* the task's prompt, as it would run */
+	const char	*description;
+	const char	*proposed_schedule;	/* from the file; not applied */
+	const char	*const *context;
+	size_t		 n_context;
+	const char	*const *ignored;	/* keys the parser did not read */
+	size_t		 n_ignored;
+	size_t		 ignored_more;
+	const struct store_task *task;		/* the defaults it gets */
+	const cJSON	*source;
+	const cJSON	*previous;		/* the definition it replaces, or NULL */
+	size_t		*budget;		/* floor evaluations left, shared, or NULL */
+};
+cJSON	*preview_build(struct daemon *, const struct preview_input *);
+
+/* jobs.c: discovery of repository jobs, enabling, templates (W2). */
+#define JOBS_ENGINE		"command"	/* the existing default engine */
+#define JOBS_MODE		"acceptEdits"
+#define JOBS_DOLLARS		2.0
+#define JOBS_TURNS		50
+#define JOBS_SECONDS		3600
+/*
+ * Floor evaluations for the previews of one discovery or import, all jobs together
+ * (each job has its own bound in preview.c too): the previews run on the daemon's
+ * loop, so a file of many long prompts must not hold it for long. Past it a preview
+ * says its rule check is incomplete.
+ */
+#define JOBS_PREVIEW_EVALS	4000
+/*
+ * Read repo's jobs file from its default branch and bring its jobs in as tasks,
+ * disabled with a preview. All or nothing: any error leaves the store unchanged.
+ * result gets {"repo","commit","created":[],"changed":[],"unchanged":[],
+ * "removed":[],"conflicts":[]}. -1: err says why (code: 400 bad input, 500 else).
+ */
+int	jobs_discover(struct daemon *, const char *repo, const char *actor,
+	    cJSON **result, int *code, char *err, size_t errlen);
+/* Discover for the repository of every task that has one (start-up and cron). */
+void	jobs_discover_all(struct daemon *);
+/* A template file's text as one disabled task with a preview, in repo (or none). */
+int	jobs_template_import(struct daemon *, const char *file, const char *text,
+	    size_t len, const char *repo, const char *actor, cJSON **result, int *code,
+	    char *err, size_t errlen);
+/* The task's shareable definition, as a jobs document of one job. */
+cJSON	*jobs_template_export(const struct store_task *);
+/*
+ * The explicit enable of an imported task; hash, when given, must be the preview's
+ * definition hash (so a page showing an older preview cannot enable a newer one).
+ */
+int	jobs_enable(struct daemon *, const char *name, const char *hash, const char *actor,
+	    int *code, char *err, size_t errlen);
+/* A task's definition as its history keeps it. */
+cJSON	*jobs_definition(const struct store_task *);
 
 /* journal.c: the safety journal and audit log, with one log line each. */
 void	journal_add(struct daemon *, const char *run_id, const char *kind, cJSON *data);

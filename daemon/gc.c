@@ -9,6 +9,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -95,7 +97,89 @@ gc_task(struct daemon *d, const struct store_task *t, int force, struct gc_resul
 	return 0;
 }
 
-/* task_id 0: every task. */
+/* Milliseconds since the epoch of a store timestamp, or -1. */
+static long long
+gc_time_ms(const char *ts)
+{
+	struct tm	tm;
+	int		ms = 0;
+	char		*end;
+
+	if (ts == NULL)
+		return -1;
+	memset(&tm, 0, sizeof tm);
+	if ((end = strptime(ts, "%Y-%m-%dT%H:%M:%S", &tm)) == NULL)
+		return -1;
+	if (*end == '.')
+		ms = atoi(end + 1);
+	return (long long)timegm(&tm) * 1000 + ms;
+}
+
+/*
+ * An archived task (`task rm`) runs no more, so its worktrees and branches are only
+ * clutter once nothing would be lost: a run's worktree and branch go when the branch
+ * is merged, or when the run ended more than archive_retention_days ago (then an
+ * unmerged branch goes too: the person removed the task that long ago). --force
+ * removes the worktrees of the rest but keeps their branches.
+ */
+static int
+gc_archived(struct daemon *d, const struct store_task *t, int force,
+    struct gc_result *res, cJSON *list)
+{
+	struct store_run	*v;
+	size_t			 n;
+	char			 err[512];
+	struct timespec		 ts;
+	long long		 ended, now;
+	long long		 keep = (long long)d->cfg.archive_retention_days * 86400000LL;
+	int			 merged, expired, has_wt;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	now = (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	if (store_run_list(d->store, t->id, STORE_RUN_ANY, 0, &v, &n) == -1)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (!store_run_status_terminal(v[i].status))
+			continue;
+		has_wt = v[i].worktree != NULL && access(v[i].worktree, F_OK) == 0;
+		if (t->repo == NULL || v[i].branch == NULL) {
+			if (has_wt && gc_remove_dir(d, v[i].worktree) == 0) {
+				res->pruned++;
+				if (list != NULL)
+					cJSON_AddItemToArray(list, cJSON_CreateString(v[i].id));
+			}
+			continue;
+		}
+		merged = worktree_merged(t->repo, has_wt ? v[i].worktree : "/nonexistent",
+		    v[i].branch);
+		ended = gc_time_ms(v[i].ended_at);
+		expired = ended >= 0 && now - ended >= keep;
+		if (!merged && !expired && !force) {
+			if (has_wt)
+				res->kept++;
+			continue;
+		}
+		if (!has_wt && !merged && !expired)
+			continue;
+		if (worktree_remove(t->repo, v[i].worktree != NULL ? v[i].worktree :
+		    "/nonexistent", v[i].id, v[i].branch, merged || expired, err,
+		    sizeof err) == -1) {
+			log_warn("gc: run %s of archived task %s: %s", v[i].id, t->name, err);
+			res->kept++;
+			continue;
+		}
+		log_info("gc: archived task %s: run %s's worktree%s removed (%s)", t->name,
+		    v[i].id, merged || expired ? " and branch" : "", merged ? "merged" :
+		    expired ? "past the retention" : "forced");
+		res->pruned++;
+		if (list != NULL)
+			cJSON_AddItemToArray(list, cJSON_CreateString(v[i].id));
+	}
+	store_run_list_free(v, n);
+	return 0;
+}
+
+/* task_id 0: every task, archived ones included. */
 int
 gc_run(struct daemon *d, int64_t task_id, int force, struct gc_result *res,
     cJSON *list)
@@ -116,6 +200,12 @@ gc_run(struct daemon *d, int64_t task_id, int force, struct gc_result *res,
 		return -1;
 	for (size_t i = 0; i < n; i++)
 		if (gc_task(d, &tv[i], force, res, list) == -1)
+			rc = -1;
+	store_task_list_free(tv, n);
+	if (store_task_list_archived(d->store, &tv, &n) == -1)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (gc_archived(d, &tv[i], force, res, list) == -1)
 			rc = -1;
 	store_task_list_free(tv, n);
 	return rc;

@@ -1085,6 +1085,41 @@ runs_track(struct run *r)
 	r->d->n_runs++;
 }
 
+/*
+ * What this run starts from: its own prompt (a follow-up) over the task's, and the
+ * ref of its base: the run's own (continue: the earlier run's branch), else the
+ * task's base branch, else the repository's default branch, resolved now
+ * (jobsgit.c states the rule) so the user's checkout never decides it.
+ */
+static int
+runs_origin(struct daemon *d, struct run *r, const struct store_run *sr,
+    struct store_task *t, char *err, size_t errlen)
+{
+	const char	*b = sr->base_ref != NULL ? sr->base_ref : t->base;
+	char		 branch[256];
+
+	(void)d;
+	if (sr->prompt != NULL) {
+		free(t->prompt);
+		if ((t->prompt = strdup(sr->prompt)) == NULL) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+	}
+	if (t->repo == NULL)
+		return 0;
+	if (b != NULL) {
+		if ((size_t)snprintf(r->base_ref, sizeof r->base_ref, "refs/heads/%s", b) >=
+		    sizeof r->base_ref) {
+			snprintf(err, errlen, "base %.64s: name too long", b);
+			return -1;
+		}
+		return 0;
+	}
+	return jobsgit_default_branch(t->repo, r->base_ref, sizeof r->base_ref, branch,
+	    sizeof branch, err, errlen);
+}
+
 static int
 runs_start(struct daemon *d, const char *id)
 {
@@ -1104,10 +1139,25 @@ runs_start(struct daemon *d, const char *id)
 		store_run_free(&sr);
 		return -1;
 	}
+	/*
+	 * An imported task whose file changed while this run was queued waits for
+	 * review again (jobs.c): the run must not start with a definition nobody saw.
+	 */
+	if (t.needs_review) {
+		runs_fail_early(d, id, STORE_RUN_REFUSED, "its task was imported and its "
+		    "definition changed; it waits for review (cwctl jobs preview)");
+		store_run_free(&sr);
+		store_task_free(&t);
+		return -1;
+	}
 	if ((r = runs_alloc(d, sr.id, &t)) == NULL) {
 		store_run_free(&sr);
 		store_task_free(&t);
 		return -1;
+	}
+	if (runs_origin(d, r, &sr, &t, err, sizeof err) == -1) {
+		store_run_free(&sr);
+		goto fail;
 	}
 	store_run_free(&sr);
 	store_run_set_status(d->store, r->id, STORE_RUN_STARTING, STORE_EXIT_NONE);
@@ -1137,13 +1187,13 @@ runs_start(struct daemon *d, const char *id)
 			snprintf(err, sizeof err, "out of memory");
 			goto fail;
 		}
-		if (worktree_create_run(t.repo, r->workdir, r->branch, r->base_commit,
-		    sizeof r->base_commit, r->git_objects, sizeof r->git_objects, err,
-		    sizeof err) == -1)
+		if (worktree_create_run_at(t.repo, r->base_ref, r->workdir, r->branch,
+		    r->base_commit, sizeof r->base_commit, r->git_objects,
+		    sizeof r->git_objects, err, sizeof err) == -1)
 			goto fail;
 		store_run_set_git(d->store, r->id, r->workdir, r->branch, r->base_commit, NULL);
-		runs_log_line(r, "worktree %s on branch %s from %s", r->workdir, r->branch,
-		    r->base_commit);
+		runs_log_line(r, "worktree %s on branch %s from %s (%s)", r->workdir,
+		    r->branch, r->base_ref, r->base_commit);
 	} else {
 		if (mkdir(r->workdir, 0700) == -1) {
 			snprintf(err, sizeof err, "cannot create %.400s: %s", r->workdir,
@@ -1251,6 +1301,8 @@ runs_git_report(struct run *r, cJSON *git)
 	int		 ok = 0, removed = 0;
 
 	json_add_string(git, "base_commit", r->base_commit);
+	if (r->base_ref[0] != '\0')
+		json_add_string(git, "base_ref", r->base_ref);
 	if (res == NULL)
 		return;
 	(void)json_get_bool(res, "ok", &ok);
@@ -1627,6 +1679,25 @@ runs_enqueue(struct daemon *d, const struct store_task *t, char *id_out, size_t 
 	return 0;
 }
 
+int
+runs_enqueue_from(struct daemon *d, const struct store_task *t, const char *parent,
+    const char *prompt, const char *base, char *id_out, size_t idlen, char *err,
+    size_t errlen)
+{
+	if (store_begin(d->store) == -1 ||
+	    store_run_create(d->store, t->id, NULL, id_out, idlen) == -1 ||
+	    store_run_set_origin(d->store, id_out, parent, prompt, base) == -1 ||
+	    store_commit(d->store) == -1) {
+		snprintf(err, errlen, "%s", store_errmsg(d->store));
+		store_rollback(d->store);
+		return -1;
+	}
+	log_info("run %s: queued for task %s (from run %s)", id_out, t->name,
+	    parent != NULL ? parent : "-");
+	runs_pump_later(d);
+	return 0;
+}
+
 /* A run as the API shows it; the report is masked on the way out. */
 cJSON *
 runs_to_json(const struct store_run *sr, int with_report)
@@ -1663,6 +1734,10 @@ runs_to_json(const struct store_run *sr, int with_report)
 	json_add_string(o, "created_at", sr->created_at);
 	json_add_string(o, "started_at", sr->started_at);
 	json_add_string(o, "ended_at", sr->ended_at);
+	json_add_string(o, "parent_run", sr->parent_run);
+	json_add_string(o, "base_ref", sr->base_ref);
+	if (sr->prompt != NULL)
+		json_add_string(o, "prompt", sr->prompt);
 	if (with_report) {
 		rep = NULL;
 		if (sr->report != NULL && (masked = mask_secrets(sr->report)) != NULL) {

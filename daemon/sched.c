@@ -2,7 +2,8 @@
  * Cron schedules (SPEC W3). A timer fires at the start of every minute; each enabled
  * task whose cron expression matches that minute gets a queued run, unless it already
  * has one queued or live (a slow task does not pile up runs). Minutes the daemon was
- * not running for are not caught up.
+ * not running for are not caught up. The repositories of existing tasks are searched
+ * for jobs files at start and every SCHED_JOBS_MINUTES (jobs.c).
  */
 #define _GNU_SOURCE
 #include <string.h>
@@ -23,12 +24,22 @@ sched_arm(struct daemon *d)
 	evtimer_add(d->ev_cron, &tv);
 }
 
+#define SCHED_JOBS_MINUTES	15
+
 static void
 sched_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct daemon	*d = arg;
+	time_t		 now;
 
-	sched_tick(d, time(NULL));
+	/*
+	 * Repository jobs are looked at again every SCHED_JOBS_MINUTES, before this
+	 * minute's runs are queued: a job whose file changed is disabled first.
+	 */
+	now = time(NULL);
+	if (!d->shutting_down && (now / 60) % SCHED_JOBS_MINUTES == 0)
+		jobs_discover_all(d);
+	sched_tick(d, now);
 	sched_arm(d);
 }
 
@@ -82,6 +93,7 @@ sched_tick(struct daemon *d, time_t now)
 void
 sched_start(struct daemon *d)
 {
+	jobs_discover_all(d);		/* the repositories of existing tasks, at start */
 	if ((d->ev_cron = evtimer_new(d->base, sched_cb, d)) != NULL)
 		sched_arm(d);
 }

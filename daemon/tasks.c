@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <git2.h>
+
 #include "daemon.h"
 #include "engines.h"
 #include "json.h"
@@ -20,7 +22,7 @@
 static const char *const tasks_keys[] = {
 	"name", "repo", "prompt", "engine", "permission_mode", "budget_dollars",
 	"budget_turns", "budget_seconds", "schedule", "enabled", "limit_processes",
-	"limit_memory_mb", "delivery", "key",
+	"limit_memory_mb", "delivery", "base", "key",
 };
 
 
@@ -41,6 +43,20 @@ tasks_name_valid(const char *s)
 	if (strstr(s, "..") != NULL || (len >= 5 && strcmp(s + len - 5, ".lock") == 0))
 		return 0;
 	return 1;
+}
+
+/* A branch name by git's rules, short (no "refs/heads/"), not starting with '-'. */
+int
+tasks_branch_valid(const char *s)
+{
+	char	ref[320];
+	int	valid = 0;
+
+	if (*s == '\0' || *s == '-' || strlen(s) > 255)
+		return 0;
+	snprintf(ref, sizeof ref, "refs/heads/%s", s);
+	worktree_init();
+	return git_reference_name_is_valid(&valid, ref) == 0 && valid;
 }
 
 static int
@@ -212,7 +228,8 @@ tasks_from_json(struct daemon *d, const cJSON *in, const struct store_task *base
 		    tasks_dup(&out->prompt, base->prompt) == -1 ||
 		    tasks_dup(&out->engine, base->engine) == -1 ||
 		    tasks_dup(&out->permission_mode, base->permission_mode) == -1 ||
-		    tasks_dup(&out->schedule, base->schedule) == -1)
+		    tasks_dup(&out->schedule, base->schedule) == -1 ||
+		    tasks_dup(&out->base, base->base) == -1)
 			TASKS_FAIL("(body)", "out of memory");
 		out->budget_dollars = base->budget_dollars;
 		out->budget_turns = base->budget_turns;
@@ -330,6 +347,18 @@ tasks_from_json(struct daemon *d, const cJSON *in, const struct store_task *base
 			TASKS_FAIL("schedule", "out of memory");
 	}
 
+	/* The branch a run starts from; null: the repository's default branch. */
+	if ((v = cJSON_GetObjectItemCaseSensitive(in, "base")) != NULL) {
+		if (cJSON_IsNull(v) || (cJSON_IsString(v) && v->valuestring[0] == '\0')) {
+			if (tasks_dup(&out->base, NULL) == -1)
+				TASKS_FAIL("base", "out of memory");
+		} else if (!cJSON_IsString(v) || !tasks_branch_valid(v->valuestring))
+			TASKS_FAIL("base", "must be a branch name (git's rules), or null for "
+			    "the repository's default branch");
+		else if (tasks_dup(&out->base, v->valuestring) == -1)
+			TASKS_FAIL("base", "out of memory");
+	}
+
 	if ((v = cJSON_GetObjectItemCaseSensitive(in, "enabled")) != NULL) {
 		if (!cJSON_IsBool(v))
 			TASKS_FAIL("enabled", "must be true or false");
@@ -400,5 +429,9 @@ tasks_to_json(const struct store_task *t)
 	}
 	json_add_string(o, "created_at", t->created_at);
 	json_add_string(o, "updated_at", t->updated_at);
+	json_add_string(o, "base", t->base);
+	cJSON_AddBoolToObject(o, "archived", t->archived);
+	cJSON_AddBoolToObject(o, "imported", t->source != NULL);
+	cJSON_AddBoolToObject(o, "needs_review", t->needs_review);
 	return o;
 }

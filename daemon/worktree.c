@@ -103,6 +103,19 @@ worktree_create_run(const char *repo_path, const char *path, const char *branch,
     char *base_out, size_t baselen, char *objects_out, size_t objlen, char *err,
     size_t errlen)
 {
+	return worktree_create_run_at(repo_path, NULL, path, branch, base_out, baselen,
+	    objects_out, objlen, err, errlen);
+}
+
+/*
+ * As worktree_create_run, from base_ref (a full ref name, "refs/heads/main") instead
+ * of HEAD: the run starts from that ref's commit whatever the user has checked out.
+ */
+int
+worktree_create_run_at(const char *repo_path, const char *base_ref, const char *path,
+    const char *branch, char *base_out, size_t baselen, char *objects_out, size_t objlen,
+    char *err, size_t errlen)
+{
 	git_repository			*repo = NULL, *run = NULL;
 	git_reference			*head = NULL, *ref = NULL;
 	git_commit			*commit = NULL;
@@ -118,12 +131,19 @@ worktree_create_run(const char *repo_path, const char *path, const char *branch,
 		    repo_path);
 		goto out;
 	}
-	if (git_repository_head(&head, repo) != 0) {
+	if (base_ref != NULL) {
+		if (git_reference_lookup(&head, repo, base_ref) != 0) {
+			snprintf(err, errlen, "%s: base %s: no such branch", repo_path,
+			    base_ref);
+			goto out;
+		}
+	} else if (git_repository_head(&head, repo) != 0) {
 		worktree_err(err, errlen, "cannot read HEAD (no commits yet?)", repo_path);
 		goto out;
 	}
 	if (git_reference_peel((git_object **)&commit, head, GIT_OBJECT_COMMIT) != 0) {
-		worktree_err(err, errlen, "HEAD is not a commit", repo_path);
+		worktree_err(err, errlen, base_ref != NULL ? "the base is not a commit" :
+		    "HEAD is not a commit", repo_path);
 		goto out;
 	}
 	git_oid_tostr(base_out, baselen, git_commit_id(commit));

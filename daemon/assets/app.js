@@ -3,7 +3,7 @@
 // built with textContent only, never parsed as HTML: run output is untrusted text.
 'use strict';
 
-const state = { csrf: null, tasks: {}, runs: [], approvals: [], journal: [],
+const state = { csrf: null, tasks: {}, runs: [], approvals: [], journal: [], jobs: [],
   runView: null, logOffset: 0, logTimer: null, busy: false, again: false };
 
 function $(id) { return document.getElementById(id); }
@@ -28,8 +28,8 @@ async function api(path, opts) {
 
 function signedOut() {
   state.csrf = null;
-  for (const s of ['approvals', 'runs', 'journal', 'run']) $(s).hidden = true;
-  for (const s of ['approval-list', 'journal-list']) $(s).replaceChildren();
+  for (const s of ['approvals', 'jobs', 'runs', 'journal', 'run']) $(s).hidden = true;
+  for (const s of ['approval-list', 'job-list', 'journal-list']) $(s).replaceChildren();
   $('run-table').tBodies[0].replaceChildren();
   $('signin').hidden = false;
   setStatus('Not signed in');
@@ -118,6 +118,69 @@ function renderApprovals() {
     yes.addEventListener('click', () => answer(a, true, msg, [yes, no]));
     no.addEventListener('click', () => answer(a, false, msg, [yes, no]));
     act.append(msg, yes, no);
+    li.append(act);
+    ul.append(li);
+  }
+}
+
+// Imported jobs (repository jobs, templates): their security preview, and the one
+// explicit act that enables one. The button sends the preview's hash, so a job whose
+// file changed after this page drew it is refused instead of enabled unseen.
+async function enableJob(j, button) {
+  button.disabled = true;
+  try {
+    await api('/inbox/api/jobs/' + encodeURIComponent(j.name) + '/enable', {
+      method: 'POST', body: JSON.stringify({ hash: j.preview.definition_hash }),
+      headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': state.csrf } });
+    setStatus('Enabled imported job ' + j.name);
+  } catch (e) {
+    setStatus('Could not enable: ' + e.message);
+  }
+  refresh();
+}
+
+function findings(p) {
+  const out = [];
+  for (const r of p.rules || []) out.push('rule ' + r.rule + ': ' + r.text);
+  if (p.rules_incomplete) out.push('not every part of the prompt was checked against the rules (too long): read it all');
+  for (const o of p.overrides || []) out.push('override phrase: ' + o.text);
+  for (const h of p.hidden || []) out.push('hidden ' + h.char + ' (' + h.kind + ') at byte ' + h.offset);
+  for (const h of p.homoglyphs || []) out.push('lookalike letters: ' + h.word);
+  for (const u of p.urls || []) out.push('URL: ' + u);
+  for (const x of p.paths || []) if (x.outside_repository) out.push('path outside the repository: ' + x.path);
+  for (const k of p.ignored || []) out.push('ignored key: ' + k);
+  for (const c of p.changes || []) out.push('changed ' + c.field);
+  return out;
+}
+
+function renderJobs() {
+  const ul = $('job-list');
+  ul.replaceChildren();
+  const waiting = state.jobs.filter((j) => j.needs_review && j.preview);
+  $('n-jobs').textContent = waiting.length ? String(waiting.length) : '';
+  $('no-jobs').hidden = waiting.length > 0;
+  for (const j of waiting) {
+    const p = j.preview, src = j.source || {}, d = p.defaults || {};
+    const li = el('li', 'card');
+    li.dataset.job = j.name;
+    li.append(el('div', 'tool', j.name));
+    li.append(el('div', 'meta', (src.repo || 'template') + ' · ' + (src.path || '') +
+      (src.commit ? ' @ ' + src.commit.slice(0, 12) : '') + ' · runs as ' + d.engine + ', ' +
+      d.permission_mode + ', $' + d.budget_dollars + ' / ' + d.budget_turns + ' turns / ' +
+      d.budget_seconds + ' s · ' + p.warnings + ' warning' + (p.warnings === 1 ? '' : 's')));
+    li.append(el('pre', 'command', p.prompt_visible));
+    const f = findings(p);
+    if (f.length) {
+      const fl = el('ul', 'findings');
+      for (const x of f) fl.append(el('li', '', x));
+      li.append(fl);
+    }
+    const act = el('div', 'actions');
+    const b = el('button', 'approve', src.removed ? 'Removed from its file' : 'Enable');
+    b.type = 'button';
+    b.disabled = !!src.removed;
+    b.addEventListener('click', () => enableJob(j, b));
+    act.append(b);
     li.append(act);
     ul.append(li);
   }
@@ -272,16 +335,18 @@ async function refresh() {
   if (state.busy) { state.again = true; return; }
   state.busy = true;
   try {
-    const [tasks, runs, approvals, journal] = await Promise.all([
+    const [tasks, runs, approvals, journal, jobs] = await Promise.all([
       api('/inbox/api/tasks'), api('/inbox/api/runs?limit=50'),
-      api('/inbox/api/approvals'), api('/inbox/api/journal')]);
+      api('/inbox/api/approvals'), api('/inbox/api/journal'),
+      api('/inbox/api/jobs?preview=1')]);
+    state.jobs = jobs.jobs;
     state.tasks = {};
     for (const t of tasks.tasks) state.tasks[t.name] = t;
     state.runs = runs.runs;
     state.approvals = approvals.approvals;
     state.journal = journal.entries;
-    renderApprovals(); renderRuns(); renderJournal();
-    for (const s of ['approvals', 'runs', 'journal']) $(s).hidden = false;
+    renderApprovals(); renderJobs(); renderRuns(); renderJournal();
+    for (const s of ['approvals', 'jobs', 'runs', 'journal']) $(s).hidden = false;
     $('signin').hidden = true;
     if (state.runView) { $('run').hidden = false; loadRunView(); }
     setStatus('Up to date · ' + new Date().toLocaleTimeString());

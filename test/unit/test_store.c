@@ -223,10 +223,11 @@ populate(struct store *st, int v)
 
 	if (v < 1)
 		return;
-	if (v < 7) {
+	if (v < 8) {
 		/*
 		 * Before migration 5 the tasks table has no limit columns, before 6 no
-		 * Telegram columns, before 7 no key name: raw SQL.
+		 * Telegram columns, before 7 no base or review columns, before 8 no key
+		 * name: raw SQL.
 		 */
 		assert_int_equal(sqlite3_exec(store_db(st), "INSERT INTO tasks (name, repo,"
 		    " prompt, engine, permission_mode, created_at, updated_at) VALUES"
@@ -348,7 +349,7 @@ test_migrate_from_each_version(void **state)
 		assert_int_equal(store_telegram_state_set(st, "offset", "42"), 0);
 		assert_int_equal(sql_int(st, "SELECT count(*) FROM tasks WHERE"
 		    " telegram_chat_id IS NULL"), 1);
-		/* Migration 7: a task's provider key name; none for the older tasks. */
+		/* Migration 8: a task's provider key name; none for the older tasks. */
 		assert_int_equal(sql_int(st, "SELECT count(*) FROM tasks WHERE"
 		    " key_name IS NULL"), 1);
 		store_close(st);
@@ -969,6 +970,82 @@ test_time_format(void **state)
 	assert_int_equal(strlen(buf), STORE_TIME_LEN - 1);
 }
 
+/*
+ * Migration 7: task rm archives (runs stay, the name is free, EBUSY while a run is
+ * active), history and run origins round-trip, the imported task's review columns.
+ */
+static void
+test_task_archive_history_origin(void **state)
+{
+	struct fixture			*fx = *state;
+	struct store			*st;
+	struct store_task		 t, *v;
+	struct store_run		 r;
+	struct store_task_history	*h;
+	size_t				 n;
+	int64_t				 tid, tid2;
+
+	st = open_ok(fx->path);
+	tid = add_task(st, "arch");
+	assert_int_equal(store_run_create(st, tid, "run-a", NULL, 0), 0);
+	assert_int_equal(store_task_archive(st, tid), -1);
+	assert_int_equal(errno, EBUSY);
+	assert_int_equal(store_run_set_origin(st, "run-a", "run-0", "follow up",
+	    "clockwork/arch/run-0"), 0);
+	assert_int_equal(store_run_get(st, "run-a", &r), 1);
+	assert_string_equal(r.parent_run, "run-0");
+	assert_string_equal(r.prompt, "follow up");
+	assert_string_equal(r.base_ref, "clockwork/arch/run-0");
+	store_run_free(&r);
+	assert_int_equal(store_run_set_status(st, "run-a", STORE_RUN_COMPLETED,
+	    STORE_EXIT_COMPLETED), 1);
+	/* Only a queued run's origin may be set. */
+	assert_int_equal(store_run_set_origin(st, "run-a", NULL, "x", NULL), -1);
+
+	assert_int_equal(store_task_history_add(st, tid, "cwctl", "{\"prompt\":\"old\"}"), 0);
+	assert_int_equal(store_task_history_add(st, tid, "cwctl", "not json"), -1);
+	assert_int_equal(store_task_archive(st, tid), 0);
+	assert_int_equal(store_task_get(st, tid, &t), 1);
+	assert_true(t.archived);
+	assert_false(t.enabled);
+	assert_string_equal(t.name, "arch (archived 1)");
+	store_task_free(&t);
+	assert_int_equal(store_task_get_by_name(st, "arch", &t), 0);
+	assert_int_equal(store_run_get(st, "run-a", &r), 1);
+	assert_string_equal(r.task_name, "arch (archived 1)");
+	store_run_free(&r);
+	assert_int_equal(store_task_list(st, &v, &n), 0);
+	for (size_t i = 0; i < n; i++)
+		assert_string_not_equal(v[i].name, "arch (archived 1)");
+	store_task_list_free(v, n);
+	assert_int_equal(store_task_list_archived(st, &v, &n), 0);
+	assert_int_equal(n, 1);
+	store_task_list_free(v, n);
+	assert_int_equal(store_task_history_list(st, tid, &h, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(h[0].definition, "{\"prompt\":\"old\"}");
+	store_task_history_list_free(h, n);
+	assert_int_equal(store_task_archive(st, tid), -1);
+	assert_int_equal(errno, ENOENT);
+
+	tid2 = add_task(st, "arch");
+	assert_true(tid2 != tid);
+	assert_int_equal(store_task_set_review(st, tid2, "{\"kind\":\"repo\"}",
+	    "{\"warnings\":0}", 1, 0), 0);
+	assert_int_equal(store_task_get(st, tid2, &t), 1);
+	assert_true(t.needs_review);
+	assert_string_equal(t.source, "{\"kind\":\"repo\"}");
+	store_task_free(&t);
+	assert_int_equal(store_task_set_review(st, tid2, NULL, NULL, 0, 1), 0);
+	assert_int_equal(store_task_get(st, tid2, &t), 1);
+	assert_false(t.needs_review);
+	assert_true(t.enabled);
+	assert_string_equal(t.preview, "{\"warnings\":0}");
+	store_task_free(&t);
+	assert_int_equal(store_task_set_review(st, tid2, "bad json", NULL, 0, 1), -1);
+	store_close(st);
+}
+
 int
 main(void)
 {
@@ -994,6 +1071,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_permission_mode_check, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_tasks_crud, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_task_archive_history_origin, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_runs_lifecycle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_two_handles, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_concurrent_first_open, setup,

@@ -1,0 +1,247 @@
+/*
+ * A repository's jobs file as committed on its default branch (SPEC W2), through
+ * libgit2: never the working tree, whose files anyone's checkout, build or editor may
+ * have changed, and which may hold links out of the repository.
+ *
+ * The default branch is, in this order:
+ *  1. the branch refs/remotes/origin/HEAD names (what the remote calls its default),
+ *     as the local branch of that name when there is one, else the remote's;
+ *  2. init.defaultBranch from git's configuration, when that branch exists;
+ *  3. main, when it exists; 4. master, when it exists.
+ * Otherwise there is none, and that is an error.
+ *
+ * Reading is by tree lookup: .clockwork must be a directory entry and each jobs file
+ * a regular blob entry (a symbolic link is refused, whatever it points at: git stores
+ * a link as a blob holding its target, and following it could leave the repository);
+ * a blob's size is read from the object header before the blob itself, and one
+ * larger than JOBSPEC_MAX_BYTES is refused unread.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <git2.h>
+
+#include "daemon.h"
+#include "jobspec.h"
+
+static const char *const jobsgit_names[] = { "jobs.json", "jobs.yaml" };
+
+static void
+jobsgit_err(char *err, size_t errlen, const char *repo, const char *what)
+{
+	const git_error	*e = git_error_last();
+
+	snprintf(err, errlen, "%s: %s: %s", repo, what,
+	    e != NULL && e->message != NULL ? e->message : "libgit2 error");
+}
+
+static int
+jobsgit_ref_exists(git_repository *repo, const char *name)
+{
+	git_reference	*ref;
+
+	if (git_reference_lookup(&ref, repo, name) != 0)
+		return 0;
+	git_reference_free(ref);
+	return 1;
+}
+
+/* The full name of the default branch's ref in refname, its short name in branch. */
+static int
+jobsgit_default_ref(git_repository *repo, char *refname, size_t reflen, char *branch,
+    size_t blen)
+{
+	git_reference	*ref = NULL;
+	git_config	*cfg = NULL, *snap = NULL;
+	const char	*t, *name = NULL;
+	char		 local[512];
+	static const char *const fallbacks[] = { "main", "master" };
+
+	if (git_reference_lookup(&ref, repo, "refs/remotes/origin/HEAD") == 0 &&
+	    git_reference_type(ref) == GIT_REFERENCE_SYMBOLIC &&
+	    (t = git_reference_symbolic_target(ref)) != NULL &&
+	    strncmp(t, "refs/remotes/origin/", 20) == 0 && t[20] != '\0') {
+		snprintf(branch, blen, "%s", t + 20);
+		snprintf(local, sizeof local, "refs/heads/%s", t + 20);
+		snprintf(refname, reflen, "%s", jobsgit_ref_exists(repo, local) ? local : t);
+		git_reference_free(ref);
+		return 0;
+	}
+	git_reference_free(ref);
+	if (git_repository_config(&cfg, repo) == 0 &&
+	    git_config_snapshot(&snap, cfg) == 0 &&
+	    git_config_get_string(&name, snap, "init.defaultBranch") == 0 && name != NULL &&
+	    (size_t)snprintf(local, sizeof local, "refs/heads/%s", name) < sizeof local &&
+	    jobsgit_ref_exists(repo, local)) {
+		snprintf(branch, blen, "%s", name);
+		snprintf(refname, reflen, "%s", local);
+		git_config_free(snap);
+		git_config_free(cfg);
+		return 0;
+	}
+	git_config_free(snap);
+	git_config_free(cfg);
+	for (size_t i = 0; i < sizeof fallbacks / sizeof fallbacks[0]; i++) {
+		snprintf(local, sizeof local, "refs/heads/%s", fallbacks[i]);
+		if (jobsgit_ref_exists(repo, local)) {
+			snprintf(branch, blen, "%s", fallbacks[i]);
+			snprintf(refname, reflen, "%s", local);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+int
+jobsgit_default_branch(const char *repo_path, char *refname, size_t reflen,
+    char *branch, size_t blen, char *err, size_t errlen)
+{
+	git_repository	*repo;
+	int		 rc;
+
+	worktree_init();
+	if (git_repository_open_ext(&repo, repo_path, GIT_REPOSITORY_OPEN_NO_SEARCH,
+	    NULL) != 0) {
+		jobsgit_err(err, errlen, repo_path, "not a git repository");
+		return -1;
+	}
+	if ((rc = jobsgit_default_ref(repo, refname, reflen, branch, blen)) == -1)
+		snprintf(err, errlen, "%s: no default branch (no origin/HEAD, and neither "
+		    "init.defaultBranch, main nor master exists)", repo_path);
+	git_repository_free(repo);
+	return rc;
+}
+
+/* One jobs file's blob: a regular file entry, size checked before it is read. */
+static int
+jobsgit_blob(git_repository *repo, const git_tree_entry *e, const char *repo_path,
+    const char *path, struct jobsgit_file *f, char *err, size_t errlen)
+{
+	git_odb		*odb = NULL;
+	git_blob	*blob = NULL;
+	git_object_t	 type;
+	size_t		 size;
+	int		 rc = -1;
+
+	switch (git_tree_entry_filemode(e)) {
+	case GIT_FILEMODE_BLOB:
+	case GIT_FILEMODE_BLOB_EXECUTABLE:
+		break;
+	case GIT_FILEMODE_LINK:
+		snprintf(err, errlen, "%s: %s: refused: a symbolic link (a jobs file must "
+		    "be a regular file in the commit)", repo_path, path);
+		return -1;
+	default:
+		snprintf(err, errlen, "%s: %s: refused: not a regular file", repo_path, path);
+		return -1;
+	}
+	if (git_repository_odb(&odb, repo) != 0 ||
+	    git_odb_read_header(&size, &type, odb, git_tree_entry_id(e)) != 0) {
+		jobsgit_err(err, errlen, repo_path, "cannot read the jobs file's header");
+		goto out;
+	}
+	if (type != GIT_OBJECT_BLOB || size > JOBSPEC_MAX_BYTES) {
+		snprintf(err, errlen, "%s: %s: refused: %zu bytes, larger than the limit of "
+		    "%d", repo_path, path, size, JOBSPEC_MAX_BYTES);
+		goto out;
+	}
+	if (git_blob_lookup(&blob, repo, git_tree_entry_id(e)) != 0) {
+		jobsgit_err(err, errlen, repo_path, "cannot read the jobs file");
+		goto out;
+	}
+	size = (size_t)git_blob_rawsize(blob);
+	if (size > JOBSPEC_MAX_BYTES || (f->text = malloc(size + 1)) == NULL) {
+		snprintf(err, errlen, "%s: %s: cannot read %zu bytes", repo_path, path, size);
+		goto out;
+	}
+	memcpy(f->text, git_blob_rawcontent(blob), size);
+	f->text[size] = '\0';
+	f->len = size;
+	snprintf(f->path, sizeof f->path, "%s", path);
+	git_oid_tostr(f->blob, sizeof f->blob, git_tree_entry_id(e));
+	rc = 0;
+out:
+	git_blob_free(blob);
+	git_odb_free(odb);
+	return rc;
+}
+
+int
+jobsgit_read(const char *repo_path, struct jobsgit_result *out, char *err,
+    size_t errlen)
+{
+	git_repository		*repo = NULL;
+	git_reference		*ref = NULL;
+	git_commit		*commit = NULL;
+	git_tree		*root = NULL, *dir = NULL;
+	const git_tree_entry	*e;
+	char			 path[64];
+	int			 rc = -1;
+
+	memset(out, 0, sizeof *out);
+	worktree_init();
+	if (git_repository_open_ext(&repo, repo_path, GIT_REPOSITORY_OPEN_NO_SEARCH,
+	    NULL) != 0) {
+		jobsgit_err(err, errlen, repo_path, "not a git repository");
+		return -1;
+	}
+	if (jobsgit_default_ref(repo, out->ref, sizeof out->ref, out->branch,
+	    sizeof out->branch) == -1) {
+		snprintf(err, errlen, "%s: no default branch (no origin/HEAD, and neither "
+		    "init.defaultBranch, main nor master exists)", repo_path);
+		goto out;
+	}
+	if (git_reference_lookup(&ref, repo, out->ref) != 0 ||
+	    git_reference_peel((git_object **)&commit, ref, GIT_OBJECT_COMMIT) != 0 ||
+	    git_commit_tree(&root, commit) != 0) {
+		jobsgit_err(err, errlen, repo_path, "cannot read the default branch's commit");
+		goto out;
+	}
+	git_oid_tostr(out->commit, sizeof out->commit, git_commit_id(commit));
+	if ((e = git_tree_entry_byname(root, ".clockwork")) == NULL) {
+		rc = 0;			/* no jobs: nothing to import */
+		goto out;
+	}
+	if (git_tree_entry_filemode(e) == GIT_FILEMODE_LINK) {
+		snprintf(err, errlen, "%s: .clockwork: refused: a symbolic link", repo_path);
+		goto out;
+	}
+	if (git_tree_entry_filemode(e) != GIT_FILEMODE_TREE) {
+		rc = 0;			/* a file named .clockwork holds no jobs */
+		goto out;
+	}
+	if (git_tree_lookup(&dir, repo, git_tree_entry_id(e)) != 0) {
+		jobsgit_err(err, errlen, repo_path, "cannot read .clockwork");
+		goto out;
+	}
+	for (size_t i = 0; i < sizeof jobsgit_names / sizeof jobsgit_names[0]; i++) {
+		if ((e = git_tree_entry_byname(dir, jobsgit_names[i])) == NULL)
+			continue;
+		snprintf(path, sizeof path, ".clockwork/%s", jobsgit_names[i]);
+		if (jobsgit_blob(repo, e, repo_path, path, &out->files[out->n_files], err,
+		    errlen) == -1)
+			goto out;
+		out->n_files++;
+	}
+	rc = 0;
+out:
+	if (rc == -1)
+		jobsgit_result_free(out);
+	git_tree_free(dir);
+	git_tree_free(root);
+	git_commit_free(commit);
+	git_reference_free(ref);
+	git_repository_free(repo);
+	return rc;
+}
+
+void
+jobsgit_result_free(struct jobsgit_result *r)
+{
+	for (size_t i = 0; i < r->n_files; i++)
+		free(r->files[i].text);
+	r->n_files = 0;
+}
