@@ -997,7 +997,7 @@ static void
 run_line(struct run *r, const char *line, size_t len)
 {
 	const char	*type;
-	cJSON		*j;
+	cJSON		*j, *k;
 	int		 v;
 
 	if ((j = json_parse(line, len)) == NULL || !cJSON_IsObject(j)) {
@@ -1039,6 +1039,9 @@ run_line(struct run *r, const char *line, size_t len)
 	} else
 		run_malformed(r, "unknown message type");
 out:
+	/* The provider's key is kept in r->key alone (and wiped there once handed on). */
+	if ((k = cJSON_GetObjectItemCaseSensitive(j, "key")) != NULL && cJSON_IsString(k))
+		explicit_bzero(k->valuestring, strlen(k->valuestring));
 	cJSON_Delete(j);
 }
 
@@ -1052,6 +1055,7 @@ run_stdin_read(struct bufferevent *bev, void *arg)
 
 	while (!r->finished && (line = evbuffer_readln(in, &n, EVBUFFER_EOL_LF)) != NULL) {
 		run_line(r, line, n);
+		explicit_bzero(line, n);	/* the run message carries a key */
 		free(line);
 	}
 	if (!r->finished && evbuffer_get_length(in) > CW_WIRE_MAX_LINE) {
