@@ -657,6 +657,84 @@ fail:
 	return -1;
 }
 
+/* prices: { MODEL: { input: N, output: N, cache_write: N, cache_read: N } } */
+static const char *const config_price_fields[4] = {
+	"input", "output", "cache_write", "cache_read",
+};
+
+static int
+config_parse_prices(struct config_parse *p, const yaml_node_t *n, struct config *cfg)
+{
+	yaml_node_pair_t	*pair, *ep;
+	const yaml_node_t	*k, *v, *ek, *ev;
+	struct config_price	*np, *pr;
+	const char		*model, *key;
+	char			 sub[320], f[400];
+	size_t			 i;
+	int			 seen;
+
+	if (n == NULL || n->type != YAML_MAPPING_NODE)
+		return config_fail(p, n, "prices", "expected a mapping of model names");
+	for (pair = n->data.mapping.pairs.start; pair < n->data.mapping.pairs.top; pair++) {
+		k = yaml_document_get_node(p->doc, pair->key);
+		v = yaml_document_get_node(p->doc, pair->value);
+		if (!config_is_scalar(k))
+			return config_fail(p, k, "prices", "keys must be model names");
+		model = config_scalar(k);
+		config_field(sub, sizeof sub, "prices.%s", model);
+		if (!config_valid_name(model, "-.:/@", 1) || strlen(model) > 256)
+			return config_fail(p, k, sub, "'%s' is not a model name (letters, "
+			    "digits and _-.:/@, at most 256)", model);
+		if (config_price(cfg, model) != NULL)
+			return config_fail(p, k, sub, "model listed twice");
+		if (v == NULL || v->type != YAML_MAPPING_NODE)
+			return config_fail(p, v, sub, "expected a mapping of input, output, "
+			    "cache_write, cache_read (dollars per million tokens)");
+		if ((np = realloc(cfg->prices, (cfg->n_prices + 1) * sizeof *np)) == NULL)
+			return config_fail(p, k, sub, "out of memory");
+		cfg->prices = np;
+		pr = &cfg->prices[cfg->n_prices];
+		memset(pr, 0, sizeof *pr);
+		if ((pr->model = strdup(model)) == NULL)
+			return config_fail(p, k, sub, "out of memory");
+		cfg->n_prices++;
+		seen = 0;
+		for (ep = v->data.mapping.pairs.start; ep < v->data.mapping.pairs.top; ep++) {
+			ek = yaml_document_get_node(p->doc, ep->key);
+			ev = yaml_document_get_node(p->doc, ep->value);
+			key = config_is_scalar(ek) ? config_scalar(ek) : "";
+			config_field(f, sizeof f, "%s.%s", sub, key);
+			for (i = 0; i < 4; i++)
+				if (strcmp(key, config_price_fields[i]) == 0)
+					break;
+			if (i == 4)
+				return config_fail(p, ek, f, "unknown key (input, output, "
+				    "cache_write, cache_read)");
+			if (seen & (1 << i))
+				return config_fail(p, ek, f, "given twice");
+			seen |= 1 << i;
+			if (config_get_double(p, ev, f, 0, CONFIG_PRICE_MAX,
+			    &pr->per_mtok[i]) == -1)
+				return -1;
+		}
+		/* Input and output are what every turn costs: both must be named. */
+		if ((seen & 3) != 3)
+			return config_fail(p, v, sub, "input and output are required");
+	}
+	return 0;
+}
+
+const struct config_price *
+config_price(const struct config *cfg, const char *model)
+{
+	if (model == NULL)
+		return NULL;
+	for (size_t i = 0; i < cfg->n_prices; i++)
+		if (strcmp(cfg->prices[i].model, model) == 0)
+			return &cfg->prices[i];
+	return NULL;
+}
+
 static int
 config_parse_rules(struct config_parse *p, const yaml_node_t *n, struct config *cfg)
 {
@@ -757,6 +835,9 @@ config_parse_root(struct config_parse *p, const yaml_node_t *root, struct config
 			cfg->run_log_max_bytes = l;
 		} else if (strcmp(key, "rules") == 0) {
 			if (config_parse_rules(p, v, cfg) == -1)
+				return -1;
+		} else if (strcmp(key, "prices") == 0) {
+			if (config_parse_prices(p, v, cfg) == -1)
 				return -1;
 		} else if (strcmp(key, "desktop_notifications") == 0) {
 			if (config_get_bool(p, v, key, &cfg->desktop_notifications) == -1)
@@ -985,6 +1066,9 @@ config_free(struct config *cfg)
 		free(cfg->rules[i].builtin);
 	}
 	free(cfg->rules);
+	for (size_t i = 0; i < cfg->n_prices; i++)
+		free(cfg->prices[i].model);
+	free(cfg->prices);
 	memset(cfg, 0, sizeof *cfg);
 }
 

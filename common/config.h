@@ -36,6 +36,17 @@ struct config_engine {
 	struct strlist	 network_allow;	/* engines.<name>.network.allow: egress rules */
 };
 
+/*
+ * prices.<model>: dollars per million tokens, for engines that count their own spend
+ * from the provider's reported usage (byok). A model with no price cannot run under a
+ * dollar budget.
+ */
+struct config_price {
+	char	*model;
+	double	 per_mtok[4];	/* input, output, cache_write, cache_read */
+};
+#define CONFIG_PRICE_MAX	10000.0	/* $ per million tokens: beyond is a typo */
+
 /* A configurable (non-floor) deny rule; floor rules are built in and not listed here. */
 struct config_rule {
 	char	*id;
@@ -67,6 +78,8 @@ struct config {
 	int			 desktop_notifications;	/* new approvals on the desktop */
 	int			 network_open;	/* network: open (SPEC N1's loud opt-out) */
 	struct strlist		 network_allow;	/* network.allow: egress rules (netrule.h) */
+	struct config_price	*prices;
+	size_t			 n_prices;
 };
 
 /* Fill cfg with the built-in defaults. */
@@ -87,6 +100,8 @@ void	config_free(struct config *cfg);
 /* The engine's policy, or NULL when the config names none for it. */
 const struct policy *config_engine_policy(const struct config *, const char *engine);
 /* The engines.<name> section, or NULL when the configuration has none. */
+/* The price of model, or NULL when the configuration gives none. */
+const struct config_price *config_price(const struct config *, const char *model);
 const struct config_engine *config_engine(const struct config *, const char *engine);
 
 #endif

@@ -66,14 +66,23 @@ static const struct engine_info engines_table[] = {
 		.ask = "not built: see docs/engines.md",
 	},
 	{
-		/* Clockwork's own agent: its own issue. */
+		/*
+		 * Clockwork's own agent with the user's provider key (runner/agent.c):
+		 * the loop that holds the key runs outside the sandbox, its tools inside
+		 * (runner/toolhost.c). The key comes from the key store (cwctl key), never
+		 * from an environment variable.
+		 */
 		.name = "byok",
 		.binary = NULL,
 		.label = "Clockwork's own agent",
-		.caps = ENGINE_TAKES_PROMPT,
+		.caps = ENGINE_CAN_FLOOR | ENGINE_CAN_ASK | ENGINE_CAN_DOLLARS |
+		    ENGINE_CAN_TURNS | ENGINE_TAKES_PROMPT | ENGINE_RUNNABLE |
+		    ENGINE_TRANSCRIPT,
 		.key_env = NULL,
-		.floor = "not built yet",
-		.ask = "not built yet",
+		.floor = "every bash call goes to the bridge's /floor from the tool host "
+		    "before it runs",
+		.ask = "bash calls outside the allowed set go to the bridge's approval tool "
+		    "in acceptEdits mode",
 	},
 };
 

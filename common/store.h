@@ -31,7 +31,7 @@
 struct sqlite3;
 struct store;
 
-#define STORE_SCHEMA_LATEST	9
+#define STORE_SCHEMA_LATEST	10
 #define STORE_TIME_LEN		25	/* "YYYY-MM-DDTHH:MM:SS.mmmZ" + NUL */
 #define STORE_ID_LEN		40	/* room for a generated or caller-chosen id */
 
@@ -82,6 +82,8 @@ struct store_task {
 	int	 limit_memory_mb;	/* 0: the configuration's limits.memory_mb */
 	int64_t	 telegram_chat_id;	/* 0: no Telegram delivery */
 	char	*telegram_allowed_user_ids;	/* JSON array of user ids, or NULL */
+	char	*key_name;		/* byok: the provider key's name (cwctl key), or NULL;
+					   the key itself is never in the store */
 	char	*schedule;		/* "queued" or a cron expression */
 	int	 enabled;
 	char	*created_at;		/* set by the store */

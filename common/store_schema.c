@@ -263,6 +263,10 @@ static const char store_schema_v9[] =
 "  CHECK (risk IN ('ordinary', 'outside_worktree', 'fetch_exec', 'destructive'));"
 "ALTER TABLE approvals ADD COLUMN risk_rule TEXT;";
 
+/* 10: byok (issue 12): the name of a task's provider key; the key is in secret.c's store. */
+static const char store_schema_v10[] =
+"ALTER TABLE tasks ADD COLUMN key_name TEXT;";
+
 const struct store_migration store_migrations[] = {
 	{ 1, "tasks, runs, run_events", store_schema_v1, 0 },
 	{ 2, "approvals", store_schema_v2, 0 },
@@ -274,6 +278,7 @@ const struct store_migration store_migrations[] = {
 	    store_schema_v7, 0 },
 	{ 8, "per-task network policy", store_schema_v8, 0 },
 	{ 9, "approval risk", store_schema_v9, 0 },
+	{ 10, "a task's provider key name", store_schema_v10, 0 },
 };
 const size_t store_n_migrations =
     sizeof store_migrations / sizeof store_migrations[0];

@@ -17,7 +17,7 @@
 	"id, name, repo, prompt, engine, permission_mode, budget_dollars," \
 	" budget_turns, budget_seconds, schedule, enabled, created_at, updated_at," \
 	" limit_processes, limit_memory_mb, telegram_chat_id, telegram_allowed_user_ids," \
-	" base, archived, source, preview, needs_review"
+	" base, archived, source, preview, needs_review, key_name"
 
 static int
 store_task_row(sqlite3_stmt *stmt, void *p)
@@ -35,6 +35,7 @@ store_task_row(sqlite3_stmt *stmt, void *p)
 	t->archived = sqlite3_column_int(stmt, 18);
 	t->needs_review = sqlite3_column_int(stmt, 21);
 	if (store_col_text(stmt, 16, &t->telegram_allowed_user_ids) ||
+	    store_col_text(stmt, 22, &t->key_name) ||
 	    store_col_text(stmt, 1, &t->name) || store_col_text(stmt, 2, &t->repo) ||
 	    store_col_text(stmt, 3, &t->prompt) ||
 	    store_col_text(stmt, 4, &t->engine) ||
@@ -66,6 +67,7 @@ store_task_free(struct store_task *t)
 	free(t->base);
 	free(t->source);
 	free(t->preview);
+	free(t->key_name);
 	memset(t, 0, sizeof *t);
 }
 
@@ -109,6 +111,7 @@ store_task_bind(sqlite3_stmt *stmt, const struct store_task *t)
 		sqlite3_bind_null(stmt, 15);
 	store_bind_text(stmt, 16, t->telegram_allowed_user_ids);
 	store_bind_text(stmt, 17, t->base);
+	store_bind_text(stmt, 21, t->key_name);
 }
 
 int
@@ -124,9 +127,9 @@ store_task_add(struct store *st, const struct store_task *t, int64_t *id)
 	    " permission_mode, budget_dollars, budget_turns, budget_seconds, schedule,"
 	    " enabled, created_at, updated_at, limit_processes, limit_memory_mb,"
 	    " telegram_chat_id, telegram_allowed_user_ids, base, source, preview,"
-	    " needs_review)"
+	    " needs_review, key_name)"
 	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, ?13, ?14, ?15,"
-	    " ?16, ?17, ?18, ?19, ?20)", &stmt, "task add") == -1)
+	    " ?16, ?17, ?18, ?19, ?20, ?21)", &stmt, "task add") == -1)
 		return -1;
 	store_now(now, sizeof now);
 	store_task_bind(stmt, t);
@@ -154,8 +157,8 @@ store_task_update(struct store *st, const struct store_task *t)
 	    " engine = ?4, permission_mode = ?5, budget_dollars = ?6,"
 	    " budget_turns = ?7, budget_seconds = ?8, schedule = ?9, enabled = ?10,"
 	    " updated_at = ?11, limit_processes = ?13, limit_memory_mb = ?14,"
-	    " telegram_chat_id = ?15, telegram_allowed_user_ids = ?16, base = ?17"
-	    " WHERE id = ?12", &stmt, "task update") == -1)
+	    " telegram_chat_id = ?15, telegram_allowed_user_ids = ?16, base = ?17,"
+	    " key_name = ?21 WHERE id = ?12", &stmt, "task update") == -1)
 		return -1;
 	store_now(now, sizeof now);
 	store_task_bind(stmt, t);

@@ -14,7 +14,7 @@ cwctl_task_usage(void)
 {
 	fprintf(stderr,
 	    "usage: cwctl task add NAME (--prompt TEXT | --prompt - | --prompt-file FILE)\n"
-	    "                [--repo DIR] [--engine command|claude]\n"
+	    "                [--repo DIR] [--engine E] [--key NAME]  (byok: a key from cwctl key list)\n"
 	    "                [--mode plan|acceptEdits] [--dollars N] [--turns N] [--seconds N]\n"
 	    "                [--processes N] [--memory-mb N]\n"
 	    "                [--telegram-chat CHAT_ID [--telegram-allow USER_ID]...]\n"
@@ -40,6 +40,8 @@ cwctl_task_print(const cJSON *t)
 	printf("repo:            %s\n", (s = cwctl_vis(json_get_string(t, "repo"))) ? s :
 	    "(none: scratch directory)");
 	printf("engine:          %s\n", (s = cwctl_vis(json_get_string(t, "engine"))) ? s : "?");
+	if ((s = json_get_string(t, "key")) != NULL)
+		printf("key:             %s\n", cwctl_vis(s));
 	printf("permission_mode: %s\n", (s = cwctl_vis(json_get_string(t, "permission_mode"))) ? s : "?");
 	json_get_number(t, "budget_dollars", &n);
 	printf("budget:          $%.2f", n);
@@ -206,6 +208,8 @@ cwctl_task_add(int argc, char **argv, int edit)
 			json_add_string(b, "repo", real);
 		} else if (strcmp(a, "--engine") == 0)
 			json_add_string(b, "engine", v);
+		else if (strcmp(a, "--key") == 0)
+			json_add_string(b, "key", v);
 		else if (strcmp(a, "--mode") == 0 || strcmp(a, "--permission-mode") == 0)
 			json_add_string(b, "permission_mode", v);
 		else if (strcmp(a, "--schedule") == 0)

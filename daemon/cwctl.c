@@ -34,6 +34,8 @@ static const struct cwctl_verb {
 	{ "deny", cwctl_deny, "deny ID [--message TEXT]   deny a pending tool call" },
 	{ "telegram", cwctl_telegram, "telegram set-token | remove-token | test CHAT_ID | status [--json]\n"
 	    "        the bot that sends approvals to Telegram (set-token reads the token from stdin)" },
+	{ "key", cwctl_key, "key add NAME --provider anthropic|openai [--base-url URL] [--model M] | list [--json] | rm NAME\n"
+	    "        provider keys for the byok engine (add reads the key from stdin)" },
 	{ "inbox", cwctl_inbox, "inbox [--open] | --revoke   a one-time sign-in link to the Inbox page, or end its sessions" },
 	{ "network", cwctl_network, "network TASK [--ask | --no-ask] [--allow RULE]... [--add RULE]... [--json]   a task's network policy" },
 	{ "journal", cwctl_journal, "journal [--run RUN | --audit] [--json]   the safety journal or the audit log" },

@@ -36,6 +36,7 @@ int	cwctl_answer(int argc, char **argv, int allow);	/* cwctl-approve.c */
 int	cwctl_inbox(int argc, char **argv);	/* cwctl-inbox.c */
 int	cwctl_telegram(int argc, char **argv);	/* cwctl-telegram.c */
 int	cwctl_journal(int argc, char **argv);	/* cwctl-journal.c */
+int	cwctl_key(int argc, char **argv);	/* cwctl-key.c */
 int	cwctl_gc(int argc, char **argv);	/* cwctl-gc.c */
 int	cwctl_service(int argc, char **argv);	/* cwctl-service.c */
 int	cwctl_jobs(int argc, char **argv);	/* cwctl-jobs.c */

@@ -38,6 +38,7 @@
 #include "daemon.h"
 #include "engines.h"
 #include "json.h"
+#include "keys.h"
 #include "transcript.h"
 #include "transcripts.h"
 #include "log.h"
@@ -184,6 +185,26 @@ runs_send(struct run *r, cJSON *msg)
 	return rc;
 }
 
+/*
+ * A provider key's variable (an engine's key_env, built in or configured) never goes
+ * into a runner's environment, even when a policy grants the name: keys travel in the
+ * run message on stdin only.
+ */
+static int
+runs_env_is_key(struct daemon *d, const char *name)
+{
+	const struct engine_info	*e;
+
+	for (size_t i = 0; i < engines_count(); i++)
+		if ((e = engines_at(i))->key_env != NULL && strcmp(e->key_env, name) == 0)
+			return 1;
+	for (size_t i = 0; i < d->cfg.n_engines; i++)
+		if (d->cfg.engines[i].key_env != NULL &&
+		    strcmp(d->cfg.engines[i].key_env, name) == 0)
+			return 1;
+	return 0;
+}
+
 /* The environment a runner starts with: the allowlist, plus names the policy grants. */
 static char **
 runs_env(struct daemon *d)
@@ -200,7 +221,7 @@ runs_env(struct daemon *d)
 		strlist_extend(&names, &d->cfg.engines[i].sandbox.env);
 	for (size_t i = 0; i < names.n; i++) {
 		if (strcmp(names.v[i], "CLOCKWORK_HOME") == 0 ||
-		    (v = getenv(names.v[i])) == NULL)
+		    runs_env_is_key(d, names.v[i]) || (v = getenv(names.v[i])) == NULL)
 			continue;
 		if (strcmp(names.v[i], "PATH") == 0 && v[0] == '\0')
 			continue;
@@ -881,7 +902,30 @@ runs_send_provider(struct run *r, const struct store_task *t, cJSON *m)
 	const struct config_engine	*ce = config_engine(&r->d->cfg, t->engine);
 	const struct engine_info	*e = engines_find(t->engine);
 	const char			*name = NULL, *key;
+	struct key_entry		 ke;
+	char				 err[512];
 
+	/*
+	 * byok: the key the task names, from the secret store; its base URL and model
+	 * before the configuration's. Never a variable of the daemon's environment.
+	 */
+	if (strcmp(t->engine, "byok") == 0) {
+		if (t->key_name == NULL || keys_get(r->d->home, t->key_name, &ke, err,
+		    sizeof err) != 1) {
+			log_warn("run %s: provider key %s: %s", r->id, t->key_name != NULL ?
+			    t->key_name : "(none)", t->key_name == NULL ? "the task names "
+			    "none" : err[0] != '\0' ? err : "no such key (cwctl key list)");
+			return;
+		}
+		json_add_string(m, "base_url", ke.base_url != NULL ? ke.base_url :
+		    ce != NULL ? ce->base_url : NULL);
+		json_add_string(m, "model", ke.model != NULL ? ke.model :
+		    ce != NULL ? ce->model : NULL);
+		json_add_string(m, "provider", ke.provider);
+		json_add_string(m, "key", ke.key);
+		key_entry_free(&ke);
+		return;
+	}
 	if (ce != NULL) {
 		json_add_string(m, "base_url", ce->base_url);
 		json_add_string(m, "model", ce->model);

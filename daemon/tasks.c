@@ -16,12 +16,13 @@
 #include "daemon.h"
 #include "engines.h"
 #include "json.h"
+#include "keys.h"
 #include "paths.h"
 
 static const char *const tasks_keys[] = {
 	"name", "repo", "prompt", "engine", "permission_mode", "budget_dollars",
 	"budget_turns", "budget_seconds", "schedule", "enabled", "limit_processes",
-	"limit_memory_mb", "delivery", "base",
+	"limit_memory_mb", "delivery", "base", "key",
 };
 
 
@@ -66,6 +67,25 @@ tasks_dup(char **dst, const char *src)
 	if (src != NULL && (*dst = strdup(src)) == NULL)
 		return -1;
 	return 0;
+}
+
+/* Is name in the key index? (The index only: no key is read for this.) */
+static int
+tasks_key_known(struct daemon *d, const char *name)
+{
+	char		 err[256];
+	cJSON		*a;
+	const cJSON	*it;
+	const char	*n;
+	int		 found = 0;
+
+	if ((a = keys_list(d->home, err, sizeof err)) == NULL)
+		return 0;
+	cJSON_ArrayForEach(it, a)
+		if ((n = json_get_string(it, "name")) != NULL && strcmp(n, name) == 0)
+			found = 1;
+	cJSON_Delete(a);
+	return found;
 }
 
 #define TASKS_FAIL(f, ...) do {						\
@@ -218,7 +238,8 @@ tasks_from_json(struct daemon *d, const cJSON *in, const struct store_task *base
 		out->limit_memory_mb = base->limit_memory_mb;
 		out->telegram_chat_id = base->telegram_chat_id;
 		if (tasks_dup(&out->telegram_allowed_user_ids,
-		    base->telegram_allowed_user_ids) == -1)
+		    base->telegram_allowed_user_ids) == -1 ||
+		    tasks_dup(&out->key_name, base->key_name) == -1)
 			TASKS_FAIL("(body)", "out of memory");
 		out->enabled = base->enabled;
 	} else {
@@ -353,6 +374,26 @@ tasks_from_json(struct daemon *d, const cJSON *in, const struct store_task *base
 	if ((v = cJSON_GetObjectItemCaseSensitive(in, "delivery")) != NULL &&
 	    tasks_delivery(v, out, field, fieldlen, err, errlen) == -1)
 		goto fail;
+
+	/* byok: the name of a provider key (cwctl key); the key never comes here. */
+	if ((v = cJSON_GetObjectItemCaseSensitive(in, "key")) != NULL) {
+		if (cJSON_IsNull(v)) {
+			if (tasks_dup(&out->key_name, NULL) == -1)
+				TASKS_FAIL("key", "out of memory");
+		} else if (!cJSON_IsString(v) || !keys_name_valid(v->valuestring))
+			TASKS_FAIL("key", "must be the name of a key (cwctl key list): 1-%d "
+			    "of a-z 0-9 _ -", KEYS_NAME_MAX);
+		else if (d != NULL && !tasks_key_known(d, v->valuestring))
+			TASKS_FAIL("key", "no key named %s (cwctl key list; cwctl key add)",
+			    v->valuestring);
+		else if (tasks_dup(&out->key_name, v->valuestring) == -1)
+			TASKS_FAIL("key", "out of memory");
+	}
+	if (strcmp(out->engine, "byok") == 0 && out->key_name == NULL)
+		TASKS_FAIL("key", "the byok engine needs a provider key: cwctl key add NAME "
+		    "--provider anthropic, then --key NAME");
+	if (strcmp(out->engine, "byok") != 0 && out->key_name != NULL)
+		TASKS_FAIL("key", "only the byok engine takes a key by name");
 	return 0;
 fail:
 	store_task_free(out);
@@ -372,6 +413,8 @@ tasks_to_json(const struct store_task *t)
 	json_add_string(o, "repo", t->repo);
 	json_add_string(o, "prompt", t->prompt);
 	json_add_string(o, "engine", t->engine);
+	if (t->key_name != NULL)
+		json_add_string(o, "key", t->key_name);
 	json_add_string(o, "permission_mode", t->permission_mode);
 	cJSON_AddNumberToObject(o, "budget_dollars", t->budget_dollars);
 	cJSON_AddNumberToObject(o, "budget_turns", t->budget_turns);

@@ -12,12 +12,14 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "engine_byok.h"
 #include "engine_claude.h"
 #include "engine_codex.h"
 
 static const struct engine_ops *const engine_table[] = {
 	&engine_claude_ops,
 	&engine_codex_ops,
+	&engine_byok_ops,
 };
 
 const struct engine_ops *

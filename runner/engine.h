@@ -50,6 +50,9 @@ struct engine_run {
 	const char	*model;		/* the model from configuration, or NULL */
 	int		 sandboxed;	/* 1: our sandbox will be applied; 0: CW_SANDBOX=off
 					   or sandbox.enabled false */
+	const char	*provider;	/* byok: "anthropic" | "openai", or NULL */
+	const double	*price;		/* byok: $ per million tokens (input, output,
+					   cache write, cache read), or NULL: no price */
 };
 
 /* The engine's private home, made by spec_build() in the run's TMPDIR. */
@@ -125,6 +128,18 @@ struct engine_ops {
 	 */
 	int	(*seatbelt)(const char *workdir, unsigned long uid,
 		    struct engine_sbrules *out, char *err, size_t errlen);
+	/*
+	 * Engines whose model loop runs apart from the run's sandbox (byok): start the
+	 * loop before the sandboxed process, through apply_sandbox() with a sandbox of its
+	 * own. tools and peer are the two ends of a socket: tools becomes the loop's
+	 * stdin, peer the sandboxed process's stdin, and the run's facts (the key among
+	 * them) are written into peer first, so they are queued for the loop before
+	 * anything else can write there. out and err are the run's stdout and stderr
+	 * pipes, which run.c reads as the engine's. The loop's pid, or -1 with err. NULL
+	 * for engines that are one CLI in the sandbox.
+	 */
+	pid_t	(*companion)(const struct engine_run *, int tools, int peer, int out,
+		    int errfd, char *err, size_t errlen);
 };
 
 /* The runtime side of a runnable engine, or NULL. */

@@ -15,6 +15,7 @@
 #endif
 #include <sys/prctl.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -92,6 +93,7 @@ struct run {
 	int			 have_run;
 	char			*run_id, *task, *engine, *prompt, *workdir, *mode, *key;
 	char			*base_url, *model;	/* the provider, from config */
+	char			*provider;	/* byok: "anthropic" | "openai" */
 	char			*state_dir, *hook_path;
 	char			*git_branch, *git_base, *git_objects;	/* repository runs */
 	struct strlist		 argv, context, env;
@@ -107,6 +109,7 @@ struct run {
 
 	/* the engine */
 	pid_t			 pid;
+	pid_t			 companion;	/* byok: the agent, outside the sandbox */
 	int			 exited, status;
 	struct timespec		 t0;
 	const struct engine_ops	*ops;		/* NULL for "command" */
@@ -829,6 +832,8 @@ run_pipe_event(struct bufferevent *bev, short what, void *arg)
 /* ---- the daemon's lines ------------------------------------------------------------ */
 
 static int	run_start(struct run *);
+static int	run_companion(struct run *, int, int, int, int, char *, size_t);
+static const double *run_price(struct run *);
 
 static char *
 run_strdup_field(const cJSON *j, const char *key)
@@ -912,6 +917,7 @@ run_parse(struct run *r, const cJSON *j)
 	r->key = run_strdup_field(j, "key");
 	r->base_url = run_strdup_field(j, "base_url");
 	r->model = run_strdup_field(j, "model");
+	r->provider = run_strdup_field(j, "provider");
 	r->state_dir = run_strdup_field(j, "state_dir");
 	r->hook_path = run_strdup_field(j, "hook_path");
 	if (r->engine == NULL || engines_runnable(r->engine) == NULL)
@@ -1061,7 +1067,7 @@ static void
 run_line(struct run *r, const char *line, size_t len)
 {
 	const char	*type;
-	cJSON		*j;
+	cJSON		*j, *k;
 	int		 v;
 
 	if ((j = json_parse(line, len)) == NULL || !cJSON_IsObject(j)) {
@@ -1103,6 +1109,9 @@ run_line(struct run *r, const char *line, size_t len)
 	} else
 		run_malformed(r, "unknown message type");
 out:
+	/* The provider's key is kept in r->key alone (and wiped there once handed on). */
+	if ((k = cJSON_GetObjectItemCaseSensitive(j, "key")) != NULL && cJSON_IsString(k))
+		explicit_bzero(k->valuestring, strlen(k->valuestring));
 	cJSON_Delete(j);
 }
 
@@ -1116,6 +1125,7 @@ run_stdin_read(struct bufferevent *bev, void *arg)
 
 	while (!r->finished && (line = evbuffer_readln(in, &n, EVBUFFER_EOL_LF)) != NULL) {
 		run_line(r, line, n);
+		explicit_bzero(line, n);	/* the run message carries a key */
 		free(line);
 	}
 	if (!r->finished && evbuffer_get_length(in) > CW_WIRE_MAX_LINE) {
@@ -1351,6 +1361,7 @@ run_prepare_engine(struct run *r, struct strlist *argv, struct strlist *env,
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	o.price = run_price(r);
 	if (r->ops->prepare(&o, argv, env, files, err, errlen) == -1)
 		return -1;
 	if ((r->stream = r->ops->stream_new()) == NULL) {
@@ -1444,6 +1455,7 @@ run_start(struct run *r)
 	struct timeval		 tv;
 	char			 err[1024], cfgpath[PATH_MAX], *kv, **cargv = NULL;
 	int			 outp[2] = { -1, -1 }, errp[2] = { -1, -1 };
+	int			 toolsv[2] = { -1, -1 };
 	int			 refused = 0, rc = -1, code = RUNNER_EXIT_FAILURE;
 	int			 lfds[2] = { -1, -1 };
 	struct sockaddr_in	 lsin[2];
@@ -1558,10 +1570,16 @@ run_start(struct run *r)
 		snprintf(err, sizeof err, "pipe: %s", strerror(errno));
 		goto refuse;
 	}
+	/* byok: the sandboxed tool host's stdin is a socket to the agent outside. */
+	if (r->ops != NULL && r->ops->companion != NULL &&
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, toolsv) == -1) {
+		snprintf(err, sizeof err, "socketpair: %s", strerror(errno));
+		goto refuse;
+	}
 	memset(&l, 0, sizeof l);
 	l.argv = cargv;
 	l.cwd = NULL;
-	l.fd_in = -1;
+	l.fd_in = toolsv[1];
 	l.fd_out = outp[1];
 	l.fd_err = errp[1];
 	l.new_session = 1;
@@ -1583,6 +1601,18 @@ run_start(struct run *r)
 		l.listen_fds = lfds;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &r->t0);
+	/* byok: the agent first, so the run's facts are queued for it before the tools. */
+	if (toolsv[0] != -1) {
+		rc = run_companion(r, toolsv[0], toolsv[1], outp[1], errp[1], err,
+		    sizeof err);
+		close(toolsv[0]);
+		toolsv[0] = -1;
+		if (rc == -1) {
+			code = RUNNER_EXIT_REFUSED;
+			r->t0.tv_sec = r->t0.tv_nsec = 0;
+			goto refuse;
+		}
+	}
 	r->pid = apply_sandbox(&spec, &l, &r->sreport, &refused, err, sizeof err);
 	r->sreport_set = 1;
 	cgroup_run_close_join(&r->cg);
@@ -1643,9 +1673,19 @@ refuse:
 		rc = -1;
 		goto out;
 	}
+	if (r->companion > 0) {
+		(void)kill(r->companion, SIGKILL);
+		while (waitpid(r->companion, NULL, 0) == -1 && errno == EINTR)
+			;
+		r->companion = 0;
+	}
 	(void)run_refuse(r, code, "%s", err);
 	rc = -1;
 out:
+	if (toolsv[0] != -1)
+		close(toolsv[0]);
+	if (toolsv[1] != -1)
+		close(toolsv[1]);
 	if (outp[0] != -1)
 		close(outp[0]);
 	if (errp[0] != -1)
@@ -1663,6 +1703,44 @@ out:
 }
 
 /* ---- main -------------------------------------------------------------------------- */
+
+/* The configured price of the run's model, or NULL. */
+static const double *
+run_price(struct run *r)
+{
+	const struct config_price	*p;
+
+	if (!r->have_cfg || (p = config_price(&r->cfg, r->model)) == NULL)
+		return NULL;
+	return p->per_mtok;
+}
+
+/*
+ * byok: start the engine's loop outside the sandbox with the key, then forget the key
+ * here: from now on only the agent holds it.
+ */
+static int
+run_companion(struct run *r, int tools, int peer, int out, int errfd, char *err,
+    size_t errlen)
+{
+	struct engine_run	o;
+
+	memset(&o, 0, sizeof o);
+	o.run_id = r->run_id;
+	o.prompt = r->prompt;
+	o.mode = r->mode;
+	o.max_turns = r->budget_turns;
+	o.max_dollars = r->budget_dollars;
+	o.key = r->key;
+	o.base_url = r->base_url;
+	o.model = r->model;
+	o.provider = r->provider;
+	o.price = run_price(r);
+	r->companion = r->ops->companion(&o, tools, peer, out, errfd, err, errlen);
+	if (r->key != NULL)
+		explicit_bzero(r->key, strlen(r->key));
+	return r->companion > 0 ? 0 : -1;
+}
 
 static void
 run_free(struct run *r)
@@ -1709,6 +1787,7 @@ run_free(struct run *r)
 	free(r->mode);
 	free(r->key);
 	free(r->base_url);
+	free(r->provider);
 	free(r->model);
 	if (r->stream != NULL)
 		r->ops->stream_free(r->stream);
@@ -1779,6 +1858,12 @@ run_finish(struct run *r)
 
 	if (r->bridge != NULL)
 		bridge_expire(r->bridge, "the run ended before an answer came", "stopped");
+	if (r->companion > 0) {
+		(void)kill(r->companion, SIGKILL);
+		while (waitpid(r->companion, NULL, 0) == -1 && errno == EINTR)
+			;
+		r->companion = 0;
+	}
 	/* A limit hit just before the engine ended is still the reason it ended. */
 	run_limits_check(r);
 	if (proc_kill_tree(CW_RUN_KILL_GRACE_MS, r->exited ? 0 : r->pid, &st, &reaped,

@@ -33,9 +33,10 @@ wait_until 15 "model server" test -s "$T/mport" || die "model server did not sta
 wait_until 15 "Bot API stand-in" test -s "$T/tgport" || die "the Bot API stand-in did not start"
 TGB="http://127.0.0.1:$(cat "$T/tgport")"
 
-printf '%s\n' 'api_port: 0' 'max_concurrent_runs: 2' 'engines:' '  claude:' '    sandbox:' \
-    '      env: [ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL]' > "$CLOCKWORK_HOME/config.yaml"
-PATH="$bindir:$PATH" ANTHROPIC_BASE_URL="http://127.0.0.1:$(cat "$T/mport")" \
+# The model server is the engine's base_url, which the run's egress proxy allows.
+printf '%s\n' 'api_port: 0' 'max_concurrent_runs: 2' 'engines:' '  claude:' \
+    "    base_url: http://127.0.0.1:$(cat "$T/mport")" > "$CLOCKWORK_HOME/config.yaml"
+PATH="$bindir:$PATH" \
     ANTHROPIC_API_KEY=sk-ant-e2e-dummy CW_TELEGRAM_API_BASE_FOR_TESTS="$TGB" \
     "$CW_BIN/clockworkd" --foreground > "$T/daemon.out" 2>&1 &
 DPID=$!

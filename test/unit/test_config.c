@@ -179,6 +179,14 @@ static const struct {
 	{ "network:\n  ask: true\n", "test.yaml:2: network.ask: unknown key" },
 	{ "engines:\n  claude:\n    network: open\n",
 	    "test.yaml:3: engines.claude.network: expected a mapping (allow)" },
+	{ "prices: [1]\n", "test.yaml:1: prices: expected a mapping of model names" },
+	{ "prices:\n  m1: {input: 1}\n", "test.yaml:2: prices.m1: input and output are required" },
+	{ "prices:\n  m1: {input: 1, output: 2, cache: 3}\n", "test.yaml:2: prices.m1.cache: unknown key" },
+	{ "prices:\n  m1: {input: -1, output: 2}\n", "test.yaml:2: prices.m1.input: -1 is out of range" },
+	{ "prices:\n  m1: {input: 1, output: 20000}\n", "test.yaml:2: prices.m1.output: 20000 is out of range" },
+	{ "prices:\n  m1: {input: one, output: 2}\n", "test.yaml:2: prices.m1.input: expected a number" },
+	{ "prices:\n  m1: {input: 1, output: 2}\n  m1: {input: 1, output: 2}\n", "test.yaml:3: prices.m1: given twice" },
+	{ "prices:\n  'a b': {input: 1, output: 2}\n", "test.yaml:2: prices.a b: 'a b' is not a model name" },
 	{ "sandbox: [unclosed\n", "test.yaml:2: (syntax):" },
 	{ "a: b\n\tc: d\n", "test.yaml:2: (syntax):" },
 };
@@ -250,6 +258,31 @@ test_bad_files(void **state)
 		assert_int_equal(((unsigned char *)&cfg)[0], 0xAB);
 		assert_null(strchr(err, '\n'));
 	}
+}
+
+/* prices.<model>: dollars per million tokens, looked up by model name. */
+static void
+test_prices(void **state)
+{
+	struct config			 cfg;
+	const struct config_price	*p;
+	char				 err[512];
+
+	(void)state;
+	assert_int_equal(parse("prices:\n"
+	    "  claude-sonnet-4-5: {input: 3, output: 15, cache_write: 3.75, cache_read: 0.3}\n"
+	    "  openai/gpt-4o: {input: 2.5, output: 10}\n", &cfg, err, sizeof err), 0);
+	assert_int_equal(cfg.n_prices, 2);
+	assert_non_null(p = config_price(&cfg, "claude-sonnet-4-5"));
+	assert_true(p->per_mtok[0] == 3 && p->per_mtok[1] == 15 &&
+	    p->per_mtok[2] == 3.75 && p->per_mtok[3] == 0.3);
+	assert_non_null(p = config_price(&cfg, "openai/gpt-4o"));
+	/* Cache prices not given are 0: nothing is charged for what is not priced. */
+	assert_true(p->per_mtok[0] == 2.5 && p->per_mtok[1] == 10 &&
+	    p->per_mtok[2] == 0 && p->per_mtok[3] == 0);
+	assert_null(config_price(&cfg, "claude-opus"));
+	assert_null(config_price(&cfg, NULL));
+	config_free(&cfg);
 }
 
 static void
@@ -332,6 +365,7 @@ main(void)
 		cmocka_unit_test(test_full_file),
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_network),
+		cmocka_unit_test(test_prices),
 		cmocka_unit_test(test_load_files),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

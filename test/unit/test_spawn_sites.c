@@ -4,7 +4,14 @@
  * replaces a process (fork, vfork, clone, the exec family, posix_spawn, system, popen,
  * or the raw syscalls behind them) appears anywhere but runner/sandbox.c. The scanner
  * is also run on planted snippets, so it is shown to catch what it claims to catch.
+ *
+ * One file is let through: runner/toolhost.c, the byok engine's tool host, which runs
+ * only as a process apply_sandbox() started (the run's engine process) and forks each
+ * tool call as its own child there, inside every layer. It refuses to start outside
+ * a sandbox, and a test below shows that it does.
  */
+#include <sys/wait.h>
+
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -198,7 +205,8 @@ spawn_walk_dir(const char *dir, const char *rel, struct spawn_walk *w)
 
 		assert_non_null(text);
 		w->files++;
-		if (strcmp(name, "runner/sandbox.c") == 0) {
+		if (strcmp(name, "runner/sandbox.c") == 0 ||
+		    strcmp(name, "runner/toolhost.c") == 0) {
 			char	 scratch[4096] = "";
 
 			w->inside += spawn_scan(name, text, scratch, sizeof scratch);
@@ -253,10 +261,26 @@ test_runner_spawns_only_in_sandbox_c(void **state)
 	assert_true(w.inside >= 2);
 }
 
+/* The exception above holds only if the tool host will not run unsandboxed. */
+static void
+test_toolhost_refuses_outside_a_sandbox(void **state)
+{
+	char	 cmd[PATH_MAX + 64];
+	int	 st;
+
+	(void)state;
+	snprintf(cmd, sizeof cmd, "'%s/cw-runner' toolhost < /dev/null 2>/dev/null",
+	    CW_BIN_DIR);
+	st = system(cmd);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 3);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_toolhost_refuses_outside_a_sandbox),
 		cmocka_unit_test(test_scanner_catches_planted_calls),
 		cmocka_unit_test(test_runner_spawns_only_in_sandbox_c),
 	};

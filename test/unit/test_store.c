@@ -223,10 +223,11 @@ populate(struct store *st, int v)
 
 	if (v < 1)
 		return;
-	if (v < 7) {
+	if (v < 10) {
 		/*
 		 * Before migration 5 the tasks table has no limit columns, before 6 no
-		 * Telegram columns, before 7 no base or review columns: raw SQL.
+		 * Telegram columns, before 7 no base or review columns, before 10 no key
+		 * name: raw SQL.
 		 */
 		assert_int_equal(sqlite3_exec(store_db(st), "INSERT INTO tasks (name, repo,"
 		    " prompt, engine, permission_mode, created_at, updated_at) VALUES"
@@ -359,6 +360,9 @@ test_migrate_from_each_version(void **state)
 		assert_int_equal(store_telegram_state_set(st, "offset", "42"), 0);
 		assert_int_equal(sql_int(st, "SELECT count(*) FROM tasks WHERE"
 		    " telegram_chat_id IS NULL"), 1);
+		/* Migration 10: a task's provider key name; none for the older tasks. */
+		assert_int_equal(sql_int(st, "SELECT count(*) FROM tasks WHERE"
+		    " key_name IS NULL"), 1);
 		store_close(st);
 
 	}
@@ -711,10 +715,13 @@ test_tasks_crud(void **state)
 	b = add_task(st, "zeta");
 	t.name = "alpha";
 	t.prompt = "write docs";
-	t.engine = "codex";
+	t.engine = "byok";
+	t.key_name = "work-key";
 	assert_int_equal(store_task_add(st, &t, &a), 0);
 	/* Defaults for omitted mode and schedule; NULL repo is scratch. */
 	assert_int_equal(store_task_get(st, a, &got), 1);
+	/* byok: the key's name round-trips (the key itself is never stored). */
+	assert_string_equal(got.key_name, "work-key");
 	assert_string_equal(got.permission_mode, "plan");
 	assert_string_equal(got.schedule, "queued");
 	assert_null(got.repo);

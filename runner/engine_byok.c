@@ -1,0 +1,312 @@
+/*
+ * Clockwork's own agent as an engine (byok). It does not fit "one CLI in the sandbox":
+ * the process that holds the provider key must not share a sandbox with the tools the
+ * model drives. So the run has two processes:
+ *
+ *   - the tool host (`cw-runner toolhost`, toolhost.c) is the engine process run.c
+ *     starts through spec_build() + apply_sandbox(), with the run's spec; its stdin is
+ *     a socket to the agent. Every tool call runs in a child of it, in the sandbox.
+ *   - the agent (`cw-runner agent`, agent.c) is started here by companion(), before
+ *     the tool host, through apply_sandbox() in a sandbox of its own (its own PID
+ *     namespace: the tools cannot even name it), and narrows itself further before it
+ *     reads the key. Its stdin is the other end of the tool host's socket; its stdout
+ *     is the run's stdout pipe, read by stream_line() below.
+ *
+ * The key travels daemon -> runner (the run message on stdin) -> agent (the first
+ * line queued on the agent's end of the socket, written before the tool host exists),
+ * and nowhere else: not argv, not an environment, not a file.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "engine_byok.h"
+#include "json.h"
+#include "sandbox.h"
+#include "spec.h"
+#include "transcript.h"
+
+static int
+engine_byok_self(char *out, size_t outlen)
+{
+	ssize_t	 n;
+
+	if ((n = readlink("/proc/self/exe", out, outlen - 1)) <= 0)
+		return -1;
+	out[n] = '\0';
+	return 0;
+}
+
+static int
+engine_byok_prepare(const struct engine_run *o, struct strlist *argv,
+    struct strlist *env, struct strlist *files, char *err, size_t errlen)
+{
+	char	 self[PATH_MAX], token_file[PATH_MAX], *kv;
+	int	 rc;
+
+	if (o->mode == NULL || (strcmp(o->mode, "plan") != 0 &&
+	    strcmp(o->mode, "acceptEdits") != 0)) {
+		snprintf(err, errlen, "permission mode must be plan or acceptEdits");
+		return -1;
+	}
+	if (o->key == NULL || o->key[0] == '\0') {
+		snprintf(err, errlen, "the byok engine needs a provider key: add one with "
+		    "`cwctl key add NAME --provider anthropic` and name it with "
+		    "`cwctl task add ... --engine byok --key NAME`");
+		return -1;
+	}
+	if (o->model == NULL || o->model[0] == '\0') {
+		snprintf(err, errlen, "the byok engine needs a model: give the key one "
+		    "(cwctl key add --model) or set engines.byok.model");
+		return -1;
+	}
+	if (o->max_dollars > 0 && o->price == NULL) {
+		snprintf(err, errlen, "model '%s' has no price in the configuration "
+		    "(prices.%s), so a dollar budget cannot hold: add its price or run "
+		    "without a dollar budget", o->model, o->model);
+		return -1;
+	}
+	if (o->port <= 0) {
+		snprintf(err, errlen, "the byok engine needs the permission bridge");
+		return -1;
+	}
+	if (engine_byok_self(self, sizeof self) == -1) {
+		snprintf(err, errlen, "cannot find cw-runner itself: %s", strerror(errno));
+		return -1;
+	}
+	if (engine_write_file(o->state_dir, ENGINE_BYOK_TOKEN_FILE, o->token, 0400,
+	    token_file, sizeof token_file, err, errlen) == -1)
+		return -1;
+	if (strlist_add(files, token_file) == -1 || strlist_add(files, self) == -1 ||
+	    strlist_add(argv, self) == -1 || strlist_add(argv, "toolhost") == -1)
+		goto nomem;
+	if (asprintf(&kv, "CW_BRIDGE_PORT=%d", o->port) == -1)
+		goto nomem;
+	rc = strlist_add(env, kv);
+	free(kv);
+	if (rc == -1 || asprintf(&kv, "CW_BRIDGE_TOKEN_FILE=%s", token_file) == -1)
+		goto nomem;
+	rc = strlist_add(env, kv);
+	free(kv);
+	if (rc == -1)
+		goto nomem;
+	return 0;
+nomem:
+	snprintf(err, errlen, "out of memory");
+	return -1;
+}
+
+/* The run's facts for the agent, key included: they go down a pipe, nowhere else. */
+static char *
+engine_byok_facts(const struct engine_run *o)
+{
+	cJSON	*j = cJSON_CreateObject(), *p;
+	char	*s;
+	int	 openai;
+
+	if (j == NULL)
+		return NULL;
+	cJSON_AddStringToObject(j, "key", o->key);
+	openai = o->provider != NULL && strcmp(o->provider, "openai") == 0;
+	cJSON_AddStringToObject(j, "provider", openai ? "openai" : "anthropic");
+	cJSON_AddStringToObject(j, "base_url", o->base_url != NULL && o->base_url[0] ?
+	    o->base_url : openai ? ENGINE_BYOK_OPENAI_URL : ENGINE_BYOK_DEFAULT_URL);
+	cJSON_AddStringToObject(j, "model", o->model);
+	cJSON_AddStringToObject(j, "prompt", o->prompt);
+	cJSON_AddStringToObject(j, "mode", o->mode);
+	cJSON_AddNumberToObject(j, "max_turns", o->max_turns);
+	cJSON_AddNumberToObject(j, "max_dollars", o->max_dollars);
+	if (o->price != NULL && (p = cJSON_AddObjectToObject(j, "price")) != NULL) {
+		cJSON_AddNumberToObject(p, "input", o->price[0]);
+		cJSON_AddNumberToObject(p, "output", o->price[1]);
+		cJSON_AddNumberToObject(p, "cache_write", o->price[2]);
+		cJSON_AddNumberToObject(p, "cache_read", o->price[3]);
+	}
+	s = cJSON_PrintUnformatted(j);
+	p = cJSON_GetObjectItemCaseSensitive(j, "key");
+	explicit_bzero(p->valuestring, strlen(p->valuestring));
+	cJSON_Delete(j);
+	return s;
+}
+
+/*
+ * The agent's own sandbox, applied by apply_sandbox() like every process cw-runner
+ * starts: its own PID, mount and IPC namespaces, no capabilities, the run's seccomp
+ * filter, and a Landlock ruleset that lets it read the system (to load cw-runner and
+ * its libraries) and write nothing. Then agent_narrow() shrinks its reading to the CA
+ * certificates, before it reads the key.
+ */
+static const char *const engine_byok_agent_reads[] = {
+	"/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin", "/etc",
+};
+
+static pid_t
+engine_byok_companion(const struct engine_run *o, int tools, int peer, int out,
+    int errfd, char *err, size_t errlen)
+{
+	struct sandbox_spec	 s;
+	struct sandbox_launch	 l;
+	struct sandbox_report	 rep;
+	char			 self[PATH_MAX], *facts = NULL, *argv[3];
+	size_t			 len = 0, off = 0, i;
+	ssize_t			 n;
+	int			 refused = 0;
+	pid_t			 pid = -1;
+
+	memset(&s, 0, sizeof s);
+	if (engine_byok_self(self, sizeof self) == -1) {
+		snprintf(err, errlen, "cannot find cw-runner itself: %s", strerror(errno));
+		return -1;
+	}
+	s.enabled = 1;
+	/*
+	 * The host's network, not a namespace of its own: the agent is the provider's
+	 * client and nothing else. It runs no tool and no code the model chose, and it
+	 * connects only to the base URL from configuration; the run's tools, where an
+	 * injected prompt acts, are behind the run's egress proxy like every engine's.
+	 */
+	s.net_open = 1;
+	for (i = 0; i < sizeof engine_byok_agent_reads / sizeof engine_byok_agent_reads[0];
+	    i++)
+		if (strlist_add(&s.read_dirs, engine_byok_agent_reads[i]) == -1)
+			goto nomem;
+	if (strlist_add(&s.read_files, self) == -1 ||
+	    strlist_add(&s.env, "PATH=/usr/bin:/bin") == -1)
+		goto nomem;
+	/* The facts first, one line on the socket, queued before anyone else can write. */
+	if ((facts = engine_byok_facts(o)) == NULL)
+		goto nomem;
+	len = strlen(facts);
+	facts[len++] = '\n';	/* over the NUL: the length is what goes out */
+	while (off < len) {
+		if ((n = write(peer, facts + off, len - off)) == -1 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			snprintf(err, errlen, "the run's facts could not be queued: %s",
+			    strerror(errno));
+			goto out;
+		}
+		off += (size_t)n;
+	}
+	argv[0] = self;
+	argv[1] = "agent";
+	argv[2] = NULL;
+	memset(&l, 0, sizeof l);
+	l.argv = argv;
+	l.cwd = "/";
+	l.fd_in = tools;
+	l.fd_out = out;
+	l.fd_err = errfd;
+	l.new_session = 1;
+	pid = apply_sandbox(&s, &l, &rep, &refused, err, errlen);
+	sandbox_report_free(&rep);
+	goto out;
+nomem:
+	snprintf(err, errlen, "out of memory");
+out:
+	if (facts != NULL) {
+		explicit_bzero(facts, len);
+		cJSON_free(facts);
+	}
+	spec_free(&s);
+	return pid;
+}
+
+struct engine_stream {
+	int	unused;
+};
+
+static struct engine_stream *
+engine_byok_stream_new(void)
+{
+	return calloc(1, sizeof(struct engine_stream));
+}
+
+static void
+engine_byok_stream_free(struct engine_stream *s)
+{
+	free(s);
+}
+
+/* The agent's own lines: {"type":"entry"|"usage"|"result", ...}. */
+static int
+engine_byok_stream_line(struct engine_stream *s, const char *line, size_t len,
+    struct engine_progress *p, engine_say_fn *say, void *arg)
+{
+	cJSON		*j;
+	const cJSON	*e;
+	const char	*type, *st;
+	double		 d;
+	int		 n, rc = 0, b;
+
+	(void)s;
+	if ((j = json_parse(line, len)) == NULL || (type = json_get_string(j, "type")) ==
+	    NULL) {
+		cJSON_Delete(j);
+		return -1;
+	}
+	if (strcmp(type, "entry") == 0) {
+		e = cJSON_GetObjectItemCaseSensitive(j, "entry");
+		if (transcript_check(e) == 0)
+			say(arg, cJSON_Duplicate(e, 1));
+		else
+			rc = -1;
+	} else if (strcmp(type, "usage") == 0) {
+		if (json_get_int(j, "turns", &n) == 0 && n >= 0)
+			p->turns = n;
+		if (json_get_number(j, "dollars", &d) == 0 && d >= 0)
+			p->dollars = d;
+		rc = 1;
+	} else if (strcmp(type, "result") == 0) {
+		p->have_result = 1;
+		if (json_get_bool(j, "is_error", &b) == 0)
+			p->is_error = b;
+		if ((st = json_get_string(j, "subtype")) != NULL)
+			snprintf(p->subtype, sizeof p->subtype, "%s", st);
+		free(p->result);
+		p->result = (st = json_get_string(j, "result")) != NULL ? strdup(st) : NULL;
+		rc = 1;
+	} else
+		rc = -1;
+	cJSON_Delete(j);
+	return rc;
+}
+
+/* The tool host's /floor body: {"tool":"bash","command":...}. */
+static int
+engine_byok_floor_command(const cJSON *body, const char **command)
+{
+	const char	*tool = json_get_string(body, "tool");
+
+	*command = NULL;
+	if (tool == NULL)
+		return -1;
+	if (strcmp(tool, "bash") != 0)
+		return 0;
+	if ((*command = json_get_string(body, "command")) == NULL)
+		return -1;
+	return 0;
+}
+
+const struct engine_ops engine_byok_ops = {
+	.name = "byok",
+	.prepare = engine_byok_prepare,
+	.home = NULL,
+	.stream_new = engine_byok_stream_new,
+	.stream_line = engine_byok_stream_line,
+	.stream_free = engine_byok_stream_free,
+	.floor_command = engine_byok_floor_command,
+	.companion = engine_byok_companion,
+};
