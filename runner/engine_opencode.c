@@ -11,8 +11,14 @@
  * can change for the process already running, merged after every file the agent could
  * write. OPENCODE_DISABLE_PROJECT_CONFIG=1 keeps the worktree's opencode.json and
  * .opencode/ (plugins, custom tools, agents, permissions) out entirely: a repository's
- * plugin is JavaScript inside OpenCode's own process and could undo the floor. The
- * worktree's AGENTS.md, which that flag also drops, is named in "instructions" by
+ * plugin is JavaScript inside OpenCode's own process and could undo the floor. But
+ * 1.18.33 also has a second configuration loader (its "v2" entries) that walks from the
+ * cwd up to the worktree root for .opencode/ and opencode.json(c) whatever that flag
+ * says, and imports every .opencode/plugin(s)/ script it finds (seen: a
+ * repository's plugin ran with the flag set). So a worktree that carries any of those
+ * is refused before OpenCode starts (engine_opencode_project_config()); the agent
+ * cannot add one to the running process, which read its configuration at start. The
+ * worktree's AGENTS.md, which the flag also drops, is named in "instructions" by
  * absolute path instead. The config homes are new per run (home() below), so nothing
  * is there when OpenCode starts; a config or plugin the agent writes there mid-run is
  * not loaded by the process already running (test/e2e/opencode.test.sh, "home").
@@ -215,6 +221,43 @@ engine_opencode_config(const struct engine_run *r, const char *plugin_path,
 	return text;
 }
 
+/*
+ * The OpenCode configuration a worktree may carry, from dir up to the git top (the
+ * first directory holding .git), which its loaders read: 0 when there is none, -1 with
+ * the first one found in err. Any kind of entry counts: a link is refused as well.
+ */
+int
+engine_opencode_project_config(const char *dir, char *err, size_t errlen)
+{
+	static const char *const names[] = { ".opencode", "opencode.json", "opencode.jsonc" };
+	struct stat	 st;
+	char		 cur[4096], path[4096 + 32], *slash;
+
+	if ((size_t)snprintf(cur, sizeof cur, "%s", dir) >= sizeof cur) {
+		snprintf(err, errlen, "opencode: worktree path too long");
+		return -1;
+	}
+	for (int depth = 0; depth < 64; depth++) {
+		for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+			snprintf(path, sizeof path, "%s/%s", cur, names[i]);
+			if (lstat(path, &st) == 0) {
+				snprintf(err, errlen, "opencode: %s is OpenCode configuration, "
+				    "which OpenCode %s loads whatever Clockwork sets (its "
+				    "plugins run inside the engine, where they could undo the "
+				    "floor): remove it from the repository or use another engine",
+				    path, ENGINE_OPENCODE_VERSION);
+				return -1;
+			}
+		}
+		snprintf(path, sizeof path, "%s/.git", cur);
+		if (lstat(path, &st) == 0 || (slash = strrchr(cur, '/')) == NULL ||
+		    slash == cur)
+			return 0;
+		*slash = '\0';
+	}
+	return 0;
+}
+
 static int
 engine_opencode_prepare(const struct engine_run *r, struct strlist *argv,
     struct strlist *env, struct strlist *files, char *err, size_t errlen)
@@ -246,6 +289,8 @@ engine_opencode_prepare(const struct engine_run *r, struct strlist *argv,
 		    "characters)");
 		return -1;
 	}
+	if (engine_opencode_project_config(r->workdir, err, errlen) == -1)
+		return -1;
 	if (engine_write_file(r->state_dir, ENGINE_OPENCODE_TOKEN_FILE, r->token, 0400,
 	    token_path, sizeof token_path, err, errlen) == -1)
 		return -1;

@@ -9,6 +9,7 @@
 #define CW_ENGINE_OPENCODE_H
 #include "engine.h"
 
+#define ENGINE_OPENCODE_VERSION		"1.18.33"	/* the version all this was found with */
 #define ENGINE_OPENCODE_PROVIDER	"clockwork"	/* the provider id in its config */
 #define ENGINE_OPENCODE_PLUGIN		"clockwork-floor.js"	/* in state_dir, 0400 */
 #define ENGINE_OPENCODE_TOKEN_FILE	"hook.token"	/* in state_dir, 0400 */
@@ -25,6 +26,11 @@ extern const struct engine_ops engine_opencode;
  */
 char	*engine_opencode_config(const struct engine_run *, const char *plugin_path,
 	    int sandboxed);
+/*
+ * 0 when neither dir nor a directory above it up to the git top holds .opencode,
+ * opencode.json or opencode.jsonc; else -1 with the path and why in err.
+ */
+int	engine_opencode_project_config(const char *dir, char *err, size_t errlen);
 /* The floor plugin's source, which runs hook_path with token_file; newly allocated. */
 char	*engine_opencode_plugin(const struct engine_run *, const char *token_file);
 
