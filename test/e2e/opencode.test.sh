@@ -24,6 +24,8 @@
 #   home    nothing was written under the real engine homes (~/.config/opencode,
 #           ~/.local/share/opencode, ~/.cache/opencode, ~/.local/state/opencode,
 #           ~/.opencode) nor in the shared tool caches Clockwork gives runs
+#   failclosed the run's floor plugin, loaded by node with its hook swapped: a hook that
+#           is missing or dies refuses the call
 #   approvals  OpenCode cannot ask: no approval was ever requested for its runs
 set -euo pipefail
 : "${CW_BIN:?}" "${CW_SRC:?}"
@@ -201,6 +203,32 @@ for d in "${homes[@]}"; do
 done
 check "home: nothing of OpenCode in the shared tool caches" \
     test -z "$(find "$CLOCKWORK_HOME" -path "$CLOCKWORK_HOME/runs" -prune -o -name 'opencode*' -print 2>/dev/null)"
+
+# --- failclosed: the floor plugin fails the call whenever the hook does not say allow ---
+# The plugin the runner wrote for a run (kept in its state directory), loaded by node
+# with its hook replaced: by one that is missing, one that dies, one that exits 0.
+plugin=$(find "$CLOCKWORK_HOME" -name clockwork-floor.js -print -quit)
+if [ -z "$plugin" ]; then
+	fail "failclosed: no floor plugin found under $CLOCKWORK_HOME"
+else
+	printf '#!/bin/sh\nkill -9 $$\n' > "$T/dies.sh"
+	printf '#!/bin/sh\ncat >/dev/null; exit 0\n' > "$T/allows.sh"
+	chmod +x "$T/dies.sh" "$T/allows.sh"
+	verdict() {
+		sed "s#^const HOOK = .*#const HOOK = \"$1\";#" "$plugin" > "$T/plugin-$2.mjs"
+		node --input-type=module -e "
+			const { ClockworkFloor } = await import('$T/plugin-$2.mjs');
+			const h = await ClockworkFloor({});
+			try {
+				await h['tool.execute.before']({ tool: 'bash', sessionID: 's', callID: 'c' },
+				    { args: { command: 'echo hi' } });
+				console.log('allowed');
+			} catch (e) { console.log('refused: ' + e.message); }"
+	}
+	check "failclosed: a missing hook refuses the call" has "$(verdict /nonexistent/hook missing)" '^refused: Clockwork floor'
+	check "failclosed: a hook that dies refuses the call" has "$(verdict "$T/dies.sh" dies)" '^refused: Clockwork floor'
+	check "failclosed: a hook that exits 0 allows it (the test can tell)" has "$(verdict "$T/allows.sh" allows)" '^allowed'
+fi
 
 # --- approvals: this engine cannot ask, and none was asked ------------------------------
 check "approvals: none was requested for OpenCode's runs" test "$(sql 'SELECT count(*) FROM approvals')" -eq 0
