@@ -17,13 +17,10 @@
 #include <yaml.h>
 
 #include "config.h"
+#include "engines.h"
 #include "paths.h"
 
 #define CONFIG_MAX_SIZE		(1024 * 1024)
-
-static const char *const config_engine_names[] = {
-	"command", "claude", "codex", "opencode", "hermes", "byok",
-};
 
 struct config_parse {
 	const char	*file;
@@ -358,6 +355,51 @@ config_parse_limits(struct config_parse *p, const yaml_node_t *n, struct config 
 	return 0;
 }
 
+/*
+ * engines.<name>.base_url | model | key_env. A base URL is http(s) with no space or
+ * control character (it goes into an engine's configuration and environment); a
+ * model is a plain name; key_env names a variable of the daemon's environment.
+ */
+static int
+config_engine_string(struct config_parse *p, const yaml_node_t *v, const char *sub,
+    const char *key, struct config_engine *e)
+{
+	char		 f[192];
+	const char	*s;
+	char		**slot;
+
+	config_field(f, sizeof f, "%s.%s", sub, key);
+	if (config_get_string(p, v, f, &s) == -1)
+		return -1;
+	if (strcmp(key, "base_url") == 0) {
+		slot = &e->base_url;
+		if ((strncmp(s, "http://", 7) != 0 && strncmp(s, "https://", 8) != 0) ||
+		    strlen(s) > 2048)
+			return config_fail(p, v, f, "expected an http:// or https:// URL of "
+			    "at most 2048 bytes");
+		for (const char *c = s; *c != '\0'; c++)
+			if ((unsigned char)*c <= ' ' || *c == 0x7f || *c == '"' ||
+			    *c == '\\' || *c == '\'')
+				return config_fail(p, v, f, "a URL may not hold spaces, "
+				    "quotes, backslashes or control characters");
+	} else if (strcmp(key, "model") == 0) {
+		slot = &e->model;
+		if (!config_valid_name(s, "-.:/@", 1) || strlen(s) > 256)
+			return config_fail(p, v, f, "'%s' is not a model name (letters, "
+			    "digits and _-.:/@, at most 256)", s);
+	} else {
+		slot = &e->key_env;
+		if (!config_check_env(s))
+			return config_fail(p, v, f, "'%s' is not an environment variable "
+			    "name", s);
+	}
+	if (*slot != NULL)
+		return config_fail(p, v, f, "given twice");
+	if ((*slot = strdup(s)) == NULL)
+		return config_fail(p, v, f, "out of memory");
+	return 0;
+}
+
 static int
 config_parse_engines(struct config_parse *p, const yaml_node_t *n, struct config *cfg)
 {
@@ -366,7 +408,6 @@ config_parse_engines(struct config_parse *p, const yaml_node_t *n, struct config
 	const char		*name, *key;
 	char			 sub[128];
 	struct config_engine	*e, *ne;
-	size_t			 i;
 
 	if (n == NULL || n->type != YAML_MAPPING_NODE)
 		return config_fail(p, n, "engines", "expected a mapping of engine names");
@@ -377,12 +418,9 @@ config_parse_engines(struct config_parse *p, const yaml_node_t *n, struct config
 			return config_fail(p, k, "engines", "keys must be engine names");
 		name = config_scalar(k);
 		config_field(sub, sizeof sub, "engines.%s", name);
-		for (i = 0; i < sizeof config_engine_names / sizeof config_engine_names[0]; i++)
-			if (strcmp(name, config_engine_names[i]) == 0)
-				break;
-		if (i == sizeof config_engine_names / sizeof config_engine_names[0])
-			return config_fail(p, k, sub, "unknown engine (known: command, "
-			    "claude, codex, opencode, hermes, byok)");
+		if (engines_find(name) == NULL)
+			return config_fail(p, k, sub, "unknown engine (known: %s)",
+			    engines_names(0));
 		if (config_engine_policy(cfg, name) != NULL)
 			return config_fail(p, k, sub, "engine listed twice");
 		if (v == NULL || v->type != YAML_MAPPING_NODE)
@@ -409,6 +447,10 @@ config_parse_engines(struct config_parse *p, const yaml_node_t *n, struct config
 				char psub[160];
 				config_field(psub, sizeof psub, "%s.sandbox", sub);
 				if (config_parse_policy(p, ev, psub, &e->sandbox) == -1)
+					return -1;
+			} else if (strcmp(key, "base_url") == 0 || strcmp(key, "model") == 0 ||
+			    strcmp(key, "key_env") == 0) {
+				if (config_engine_string(p, ev, sub, key, e) == -1)
 					return -1;
 			} else {
 				char psub[160];
@@ -696,6 +738,9 @@ config_free(struct config *cfg)
 	policy_free(&cfg->sandbox);
 	for (size_t i = 0; i < cfg->n_engines; i++) {
 		free(cfg->engines[i].name);
+		free(cfg->engines[i].base_url);
+		free(cfg->engines[i].model);
+		free(cfg->engines[i].key_env);
 		policy_free(&cfg->engines[i].sandbox);
 	}
 	free(cfg->engines);
@@ -707,6 +752,15 @@ config_free(struct config *cfg)
 	}
 	free(cfg->rules);
 	memset(cfg, 0, sizeof *cfg);
+}
+
+const struct config_engine *
+config_engine(const struct config *cfg, const char *engine)
+{
+	for (size_t i = 0; i < cfg->n_engines; i++)
+		if (strcmp(cfg->engines[i].name, engine) == 0)
+			return &cfg->engines[i];
+	return NULL;
 }
 
 const struct policy *

@@ -28,6 +28,10 @@
 struct config_engine {
 	char		*name;
 	struct policy	 sandbox;
+	char		*base_url;	/* the provider's base URL, or NULL (engine default) */
+	char		*model;		/* or NULL */
+	char		*key_env;	/* the daemon's variable holding the key, or NULL
+					   (the engine's own, common/engines.c) */
 };
 
 /* A configurable (non-floor) deny rule; floor rules are built in and not listed here. */
@@ -74,5 +78,7 @@ int	config_default_path(char *out, size_t outlen);
 void	config_free(struct config *cfg);
 /* The engine's policy, or NULL when the config names none for it. */
 const struct policy *config_engine_policy(const struct config *, const char *engine);
+/* The engines.<name> section, or NULL when the configuration has none. */
+const struct config_engine *config_engine(const struct config *, const char *engine);
 
 #endif

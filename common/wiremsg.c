@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "transcript.h"
 #include "wire.h"
 #include "wiremsg.h"
 
@@ -15,6 +16,7 @@ static const struct {
 	{ "usage", WIREMSG_USAGE },
 	{ "log", WIREMSG_LOG },
 	{ "report", WIREMSG_REPORT },
+	{ "say", WIREMSG_SAY },
 };
 
 static int
@@ -86,6 +88,12 @@ wiremsg_decode(const char *line, size_t len, struct wiremsg *m, char *err, size_
 		break;
 	case WIREMSG_LOG:
 		m->text = json_get_string(m->obj, "text");
+		break;
+	case WIREMSG_SAY:
+		/* One transcript entry of a known kind, its fields the right shapes. */
+		m->entry = cJSON_GetObjectItemCaseSensitive(m->obj, "entry");
+		if (!cJSON_IsObject(m->entry) || transcript_check(m->entry) == -1)
+			return wiremsg_fail(m, err, errlen, "say without a valid entry");
 		break;
 	default:
 		break;

@@ -18,6 +18,7 @@ enum wiremsg_type {
 	WIREMSG_USAGE,
 	WIREMSG_LOG,
 	WIREMSG_REPORT,
+	WIREMSG_SAY,		/* a readable transcript entry (common/transcript.h) */
 };
 
 #define WIREMSG_KIND_MAX	64	/* bytes of an event's kind */
@@ -37,6 +38,7 @@ struct wiremsg {
 	double			 dollars;	/* usage: -1 when absent */
 	int			 turns;		/* usage: -1 when absent */
 	const char		*text;		/* log, may be NULL */
+	const cJSON		*entry;		/* say: checked by transcript_check() */
 };
 
 /*

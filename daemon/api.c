@@ -34,6 +34,8 @@
 #include "daemon.h"
 #include "httpd.h"
 #include "json.h"
+#include "transcript.h"
+#include "transcripts.h"
 #include "log.h"
 #include "mask.h"
 
@@ -715,6 +717,47 @@ api_run_log(struct api_req *q, const char *id)
 	api_ok(q, 200, o);
 }
 
+/*
+ * The readable transcript (daemon/transcripts.c) from byte offset on, whole entries
+ * only: {"entries":[...], "next":N, "done":bool, "status":...}. done is true once the
+ * run has ended and everything up to the end was served.
+ */
+static void
+api_run_transcript(struct api_req *q, const char *id)
+{
+	struct store_run	 r;
+	long long		 off, next;
+	char			 path[PATH_MAX];
+	struct stat		 st;
+	cJSON			*o, *entries = NULL;
+	int			 done;
+
+	if (api_param_int(q, "offset", 0, INT64_MAX / 2, 0, &off) == -1)
+		return;
+	if (api_run_lookup(q, id, &r) == -1)
+		return;
+	done = store_run_status_terminal(r.status);
+	transcripts_path(q->d->home, r.id, path, sizeof path);
+	if (transcripts_read(path, off, TRANSCRIPTS_CHUNK, &entries, &next) == -1) {
+		if (errno != ENOENT) {
+			store_run_free(&r);
+			api_error(q, 500, "internal", "cannot read the run's transcript");
+			return;
+		}
+		next = off;
+		entries = cJSON_CreateArray();
+	}
+	if (done && stat(path, &st) == 0 && next < (long long)st.st_size)
+		done = 0;
+	o = cJSON_CreateObject();
+	cJSON_AddItemToObject(o, "entries", entries);
+	cJSON_AddNumberToObject(o, "next", (double)next);
+	cJSON_AddBoolToObject(o, "done", done);
+	json_add_string(o, "status", store_run_status_name(r.status));
+	store_run_free(&r);
+	api_ok(q, 200, o);
+}
+
 static void
 api_run_events(struct api_req *q, const char *id)
 {
@@ -857,6 +900,8 @@ api_respond(struct daemon *d, const char *id, int allow, const char *message,
 		if (runs_send(r, m) == -1)
 			log_warn("run %s: cannot forward the decision on %s", r->id, a.id);
 	}
+	transcripts_append(r, transcript_answer(a.id, allow ? "allow" : "deny", actor,
+	    message));
 	if ((j = cJSON_CreateObject()) != NULL) {
 		json_add_string(j, "approval", a.id);
 		json_add_string(j, "tool", a.tool);
@@ -1146,6 +1191,7 @@ static void api_run_show_r(struct api_req *q) { api_run_show(q, q->seg[2]); }
 static void api_run_stop_r(struct api_req *q) { api_run_stop(q, q->seg[2]); }
 static void api_run_log_r(struct api_req *q) { api_run_log(q, q->seg[2]); }
 static void api_run_events_r(struct api_req *q) { api_run_events(q, q->seg[2]); }
+static void api_run_transcript_r(struct api_req *q) { api_run_transcript(q, q->seg[2]); }
 static void api_run_export_json(struct api_req *q) { api_run_export(q, q->seg[2], 0); }
 static void api_run_export_html(struct api_req *q) { api_run_export(q, q->seg[2], 1); }
 static void api_approval_answer_r(struct api_req *q) { api_approval_answer(q, q->seg[2]); }
@@ -1190,6 +1236,7 @@ static const struct api_route api_routes[] = {
 	{ "api/runs/*/stop",		EVHTTP_REQ_POST,   API_AUTH_LOCAL, api_run_stop_r },
 	{ "api/runs/*/log",		EVHTTP_REQ_GET,	   API_AUTH_INBOX, api_run_log_r },
 	{ "api/runs/*/events",		EVHTTP_REQ_GET,	   API_AUTH_INBOX, api_run_events_r },
+	{ "api/runs/*/transcript",	EVHTTP_REQ_GET,	   API_AUTH_INBOX, api_run_transcript_r },
 	{ "api/runs/*/export",		EVHTTP_REQ_GET,	   API_AUTH_LOCAL, api_run_export_json },
 	{ "api/approvals",		EVHTTP_REQ_GET,	   API_AUTH_INBOX, api_approvals_list },
 	{ "api/approvals/*",		EVHTTP_REQ_POST,   API_AUTH_INBOX, api_approval_answer_r },

@@ -11,6 +11,7 @@
 #include "client.h"
 #include "cwctl.h"
 #include "json.h"
+#include "transcript.h"
 #include "vis.h"
 
 #define CWCTL_RUN_POLL_MS	150
@@ -23,7 +24,7 @@ cwctl_run_usage(void)
 	    "       cwctl run list [--task NAME] [--status S] [--limit N] [--json]\n"
 	    "       cwctl run show RUN [--json]\n"
 	    "       cwctl run stop RUN\n"
-	    "       cwctl run logs [-f] RUN\n"
+	    "       cwctl run logs [-f] [--raw | --json] RUN\n"
 	    "       cwctl run export RUN [--transcript] [-o FILE]\n");
 	return CWCTL_EXIT_USAGE;
 }
@@ -41,6 +42,26 @@ cwctl_run_terminal(const char *s)
 {
 	return s != NULL && strcmp(s, "queued") != 0 && strcmp(s, "starting") != 0 &&
 	    strcmp(s, "running") != 0;
+}
+
+/* How the run was contained, and the agent's final message (a plan run's plan). */
+static void
+cwctl_run_print_engine(const cJSON *rep)
+{
+	const cJSON	*e = cJSON_GetObjectItemCaseSensitive(rep, "engine");
+	const char	*s;
+
+	if ((s = json_get_string(e, "name")) != NULL)
+		printf("engine:       %s\n", cwctl_vis(s));
+	if ((s = json_get_string(e, "floor")) != NULL)
+		printf("floor:        %s\n", cwctl_vis(s));
+	if ((s = json_get_string(e, "approvals")) != NULL)
+		printf("approvals:    %s\n", cwctl_vis(s));
+	if ((s = json_get_string(rep, "result")) != NULL) {
+		printf("result:\n");
+		vis_fputs(s, VIS_KEEP_NL | VIS_KEEP_TAB, stdout);
+		printf("\n");
+	}
 }
 
 static void
@@ -82,6 +103,7 @@ cwctl_run_print(const cJSON *r)
 		printf("ended:        %s\n", cwctl_vis(s));
 	if ((rep = cJSON_GetObjectItemCaseSensitive(r, "report")) != NULL &&
 	    cJSON_IsObject(rep)) {
+		cwctl_run_print_engine(rep);
 		printf("report:\n");
 		cwctl_print_json(rep);
 	}
@@ -218,7 +240,52 @@ cwctl_run_list(int argc, char **argv)
 	return CWCTL_EXIT_OK;
 }
 
-/* Print the log from the start; with follow, keep reading until the run has ended. */
+/*
+ * The readable transcript from the start (--json: one entry per line as JSON); with
+ * follow, keep reading until the run has ended. Colour only on a terminal that has not
+ * asked for none (NO_COLOR).
+ */
+static int
+cwctl_run_transcript(const char *id, int follow, int json)
+{
+	char		 path[320], esc[160], *line;
+	cJSON		*o = NULL, *e;
+	const cJSON	*entries;
+	double		 next = 0;
+	int		 rc, done, n, color;
+
+	color = !json && isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL;
+	if (client_escape(id, esc, sizeof esc) == -1)
+		return cwctl_run_usage();
+	for (;;) {
+		snprintf(path, sizeof path, "/api/runs/%s/transcript?offset=%.0f", esc, next);
+		if ((rc = client_call("GET", path, NULL, &o)) != 0)
+			return rc;
+		entries = cJSON_GetObjectItemCaseSensitive(o, "entries");
+		n = cJSON_GetArraySize(entries);
+		cJSON_ArrayForEach(e, entries) {
+			line = json ? json_print(e) : transcript_render(e, color);
+			if (line != NULL)
+				printf("%s\n", line);
+			if (json)
+				cJSON_free(line);
+			else
+				free(line);
+		}
+		fflush(stdout);
+		json_get_number(o, "next", &next);
+		done = 0;
+		json_get_bool(o, "done", &done);
+		cJSON_Delete(o);
+		o = NULL;
+		if (!follow || (done && n == 0))
+			return CWCTL_EXIT_OK;
+		if (n == 0)
+			cwctl_run_pause();
+	}
+}
+
+/* The raw log (the engine's own lines) from the start; with follow, until the end. */
 static int
 cwctl_run_logs(const char *id, int follow)
 {
@@ -313,7 +380,7 @@ cwctl_run(int argc, char **argv)
 	char		 path[256], esc[160];
 	cJSON		*o = NULL;
 	const char	*sub, *id = NULL;
-	int		 json = 0, follow = 0, rc;
+	int		 json = 0, follow = 0, raw = 0, rc;
 
 	if (argc < 2)
 		return cwctl_run_usage();
@@ -329,6 +396,8 @@ cwctl_run(int argc, char **argv)
 			json = 1;
 		else if (strcmp(argv[i], "-f") == 0 || strcmp(argv[i], "--follow") == 0)
 			follow = 1;
+		else if (strcmp(argv[i], "--raw") == 0)
+			raw = 1;
 		else if (argv[i][0] == '-' || id != NULL)
 			return cwctl_run_usage();
 		else
@@ -359,7 +428,11 @@ cwctl_run(int argc, char **argv)
 		cJSON_Delete(o);
 		return CWCTL_EXIT_OK;
 	}
-	if (strcmp(sub, "logs") == 0 || strcmp(sub, "log") == 0)
-		return cwctl_run_logs(id, follow);
+	if (strcmp(sub, "logs") == 0 || strcmp(sub, "log") == 0) {
+		if (raw && json)
+			return cwctl_run_usage();
+		return raw ? cwctl_run_logs(id, follow) :
+		    cwctl_run_transcript(id, follow, json);
+	}
 	return cwctl_run_usage();
 }

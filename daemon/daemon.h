@@ -105,6 +105,7 @@ struct run {
 	long			 log_max;	/* config run_log_max_bytes at start */
 	long			 log_bytes;	/* written so far */
 	long			 log_dropped;	/* bytes of run output past the cap */
+	int			 transcript_capped;	/* said so once (transcripts.c) */
 	size_t			 n_events;
 	size_t			 events_dropped;
 	size_t			 n_journal;

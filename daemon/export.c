@@ -25,6 +25,8 @@
 
 #include "daemon.h"
 #include "json.h"
+#include "transcript.h"
+#include "transcripts.h"
 #include "mask.h"
 
 #define EXPORT_MAX_DIFF		(2 * 1024 * 1024)
@@ -158,6 +160,9 @@ export_render(const struct export_input *in)
 
 	export_pre(f, "Prompt", in->prompt, "(none)");
 	if (in->report != NULL && (rep = json_parse(in->report, strlen(in->report))) != NULL) {
+		/* The agent's final message: a plan run's plan, first after the prompt. */
+		if (json_get_string(rep, "result") != NULL)
+			export_pre(f, "Result", json_get_string(rep, "result"), "");
 		pretty = cJSON_Print(rep);
 		cJSON_Delete(rep);
 	}
@@ -324,6 +329,41 @@ export_read_log(const char *path)
 	return buf;
 }
 
+/* The run's transcript entries rendered one per line (as cwctl run logs shows them). */
+static char *
+export_read_transcript(struct daemon *d, const char *run_id)
+{
+	char		 path[PATH_MAX], *line, *buf = NULL, *nb;
+	size_t		 len = 0, n;
+	long long	 next;
+	cJSON		*entries = NULL, *e;
+
+	transcripts_path(d->home, run_id, path, sizeof path);
+	if (transcripts_read(path, 0, EXPORT_MAX_TRANSCRIPT, &entries, &next) == -1 ||
+	    cJSON_GetArraySize(entries) == 0) {
+		cJSON_Delete(entries);
+		return NULL;
+	}
+	cJSON_ArrayForEach(e, entries) {
+		if ((line = transcript_render(e, 0)) == NULL)
+			continue;
+		n = strlen(line);
+		if (len + n + 2 > EXPORT_MAX_TRANSCRIPT ||
+		    (nb = realloc(buf, len + n + 2)) == NULL) {
+			free(line);
+			break;
+		}
+		buf = nb;
+		memcpy(buf + len, line, n);
+		len += n;
+		buf[len++] = '\n';
+		buf[len] = '\0';
+		free(line);
+	}
+	cJSON_Delete(entries);
+	return buf;
+}
+
 static char *
 export_dup(const unsigned char *s)
 {
@@ -428,7 +468,9 @@ export_run(struct daemon *d, const char *run_id, int transcript, const char *act
 		in.n_approvals = na;
 	}
 	if (transcript) {
-		log = export_read_log(r.log_path);
+		/* The readable transcript; the raw log only for a run that has none. */
+		if ((log = export_read_transcript(d, r.id)) == NULL)
+			log = export_read_log(r.log_path);
 		in.transcript = log != NULL ? log : "";
 	}
 	if ((*html = export_render(&in)) == NULL)

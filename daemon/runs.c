@@ -35,7 +35,10 @@
 #include <sqlite3.h>
 
 #include "daemon.h"
+#include "engines.h"
 #include "json.h"
+#include "transcript.h"
+#include "transcripts.h"
 #include "log.h"
 #include "mask.h"
 #include "paths.h"
@@ -88,6 +91,8 @@ runs_log_line(struct run *r, const char *fmt, ...)
 	va_end(ap);
 	if (n > (int)sizeof buf - 2)
 		n = (int)sizeof buf - 2;
+	buf[n] = '\0';
+	transcripts_note(r, buf + strlen("[clockworkd] "));
 	buf[n++] = '\n';
 	/* The daemon's own lines are few and always written, past the cap too. */
 	if (write(r->log_fd, buf, (size_t)n) == -1)
@@ -432,10 +437,13 @@ runs_approval_deadline_cb(evutil_socket_t fd, short what, void *arg)
 	cJSON			*j;
 
 	if (store_approval_answer(a->run->d->store, a->id, STORE_APPROVAL_EXPIRED,
-	    "no answer before its deadline", "clockworkd") == 1 &&
-	    (j = cJSON_CreateObject()) != NULL) {
-		json_add_string(j, "approval", a->id);
-		journal_add(a->run->d, a->run->id, "approval_expired", j);
+	    "no answer before its deadline", "clockworkd") == 1) {
+		transcripts_append(a->run, transcript_answer(a->id, "deny", "clockworkd",
+		    "no answer before its deadline"));
+		if ((j = cJSON_CreateObject()) != NULL) {
+			json_add_string(j, "approval", a->id);
+			journal_add(a->run->d, a->run->id, "approval_expired", j);
+		}
 	}
 	runs_approval_forget(a);
 }
@@ -494,6 +502,32 @@ runs_approval_readopt(struct run *r, const char *rid, const char *tool,
 	return rc;
 }
 
+/*
+ * The approval's id: the runner's own when it has the bridge's shape (ap- and 24 hex
+ * digits) and no approval has it yet, so the request, the answer, the journal and the
+ * run's report all name it alike; else one of ours (a run chooses the ids it sends).
+ */
+static void
+runs_approval_id(struct run *r, const char *rid, char *out, size_t outlen)
+{
+	struct store_approval	 have;
+	unsigned char		 raw[12];
+	int			 rc = 0;
+
+	if (strlen(rid) == 27 && strncmp(rid, "ap-", 3) == 0 &&
+	    strspn(rid + 3, "0123456789abcdef") == 24 &&
+	    (rc = store_approval_get(r->d->store, rid, &have)) == 0) {
+		snprintf(out, outlen, "%s", rid);
+		return;
+	} else if (rc == 1)
+		store_approval_free(&have);
+	if (getrandom(raw, sizeof raw, 0) != sizeof raw)
+		memset(raw, 0, sizeof raw);
+	snprintf(out, outlen, "ap-");
+	for (size_t i = 0; i < sizeof raw; i++)
+		snprintf(out + 3 + 2 * i, outlen - 3 - 2 * i, "%02x", raw[i]);
+}
+
 static void
 runs_approval_request(struct run *r, const struct wiremsg *m)
 {
@@ -531,14 +565,7 @@ runs_approval_request(struct run *r, const struct wiremsg *m)
 		return;
 	}
 	a->run = r;
-	{
-		unsigned char	raw[6];
-
-		if (getrandom(raw, sizeof raw, 0) != sizeof raw)
-			memset(raw, 0, sizeof raw);
-		snprintf(a->id, sizeof a->id, "ap-%02x%02x%02x%02x%02x%02x", raw[0], raw[1],
-		    raw[2], raw[3], raw[4], raw[5]);
-	}
+	runs_approval_id(r, rid, a->id, sizeof a->id);
 	if (input != NULL)
 		itext = json_print(input);
 	/* Deadlines arrive in ms since the epoch; a smaller number is taken as seconds. */
@@ -566,6 +593,8 @@ runs_approval_request(struct run *r, const struct wiremsg *m)
 		if (a->deadline_ev != NULL)
 			evtimer_add(a->deadline_ev, &tv);
 	}
+	transcripts_append(r, transcript_ask(a->id, tool, json_get_string(input,
+	    "command"), deadline > 0 ? deadline / 1000 : 0));
 	if ((j = cJSON_CreateObject()) != NULL) {
 		json_add_string(j, "approval", a->id);
 		json_add_string(j, "tool", tool);
@@ -593,6 +622,8 @@ runs_handle_event(struct run *r, const struct wiremsg *m)
 			cJSON_DeleteItemFromObjectCaseSensitive(copy, "type");
 		}
 		record_list_add(&r->denials, copy);
+		transcripts_append(r, transcript_floor(json_get_string(msg, "rule"),
+		    json_get_string(msg, "reason"), json_get_string(msg, "command")));
 	}
 	/* The runner gave up on an approval (deadline, limit): it is no longer answerable. */
 	if ((strcmp(kind, "approval_timeout") == 0 || strcmp(kind, "approval_limit") == 0) &&
@@ -603,6 +634,8 @@ runs_handle_event(struct run *r, const struct wiremsg *m)
 		if (a != NULL) {
 			store_approval_answer(r->d->store, a->id, STORE_APPROVAL_EXPIRED,
 			    kind, "cw-runner");
+			transcripts_append(r, transcript_answer(a->id, "deny", "cw-runner",
+			    kind));
 			runs_approval_forget(a);
 		}
 	}
@@ -685,6 +718,7 @@ runs_handle_line(struct run *r, const char *line, size_t len)
 {
 	struct wiremsg	 m;
 	char		 err[128];
+	const char	*s;
 
 	/* Decoded once (common/wiremsg.c): shapes and bounds are checked there. */
 	if (wiremsg_decode(line, len, &m, err, sizeof err) == -1) {
@@ -693,8 +727,18 @@ runs_handle_line(struct run *r, const char *line, size_t len)
 	}
 	switch (m.type) {
 	case WIREMSG_LOG:
-		if (m.text != NULL)
+		if (m.text != NULL) {
 			runs_log_output(r, m.text, strlen(m.text));
+			/* The runner's own lines (budgets, stops, the seal) are for people. */
+			if ((s = json_get_string(m.obj, "stream")) != NULL &&
+			    strcmp(s, "runner") == 0)
+				transcripts_note(r, m.text);
+		}
+		wiremsg_free(&m);
+		return;
+	case WIREMSG_SAY:
+		/* Transcript entries are not events: they have their own file and cap. */
+		transcripts_append(r, cJSON_Duplicate(m.entry, 1));
 		wiremsg_free(&m);
 		return;
 	case WIREMSG_REPORT:
@@ -770,6 +814,30 @@ runs_down_event_cb(struct bufferevent *bev, short what, void *arg)
 	}
 }
 
+/*
+ * The engine's provider: base URL and model from engines.<name> in the configuration,
+ * and the key from the daemon's variable the configuration names (key_env), else the
+ * engine's own (common/engines.c). The key travels in the run message on the runner's
+ * stdin, never in its environment or argv.
+ */
+static void
+runs_send_provider(struct run *r, const struct store_task *t, cJSON *m)
+{
+	const struct config_engine	*ce = config_engine(&r->d->cfg, t->engine);
+	const struct engine_info	*e = engines_find(t->engine);
+	const char			*name = NULL, *key;
+
+	if (ce != NULL) {
+		json_add_string(m, "base_url", ce->base_url);
+		json_add_string(m, "model", ce->model);
+		name = ce->key_env;
+	}
+	if (name == NULL && e != NULL)
+		name = e->key_env;
+	if (name != NULL && (key = getenv(name)) != NULL && key[0] != '\0')
+		json_add_string(m, "key", key);
+}
+
 /* The run message: everything the runner needs, keys included, down the pipe. */
 static int
 runs_send_spec(struct run *r, const struct store_task *t)
@@ -791,6 +859,7 @@ runs_send_spec(struct run *r, const struct store_task *t)
 		cJSON_AddItemToArray(argv, cJSON_CreateString(t->prompt));
 	}
 	json_add_string(m, "permission_mode", t->permission_mode);
+	runs_send_provider(r, t, m);
 	json_add_string(m, "workdir", r->workdir);
 	json_add_string(m, "repo", t->repo);
 	json_add_string(m, "branch", r->branch);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "daemon.h"
+#include "engines.h"
 #include "json.h"
 #include "paths.h"
 
@@ -21,7 +22,6 @@ static const char *const tasks_keys[] = {
 	"limit_memory_mb",
 };
 
-static const char *const tasks_engines[] = { "command", "claude" };
 
 /*
  * Names appear in paths and branch names: letters, digits, '.', '_', '-', not
@@ -154,12 +154,8 @@ tasks_from_json(struct daemon *d, const cJSON *in, const struct store_task *base
 		TASKS_FAIL("prompt", "is required");
 
 	if ((v = cJSON_GetObjectItemCaseSensitive(in, "engine")) != NULL) {
-		known = 0;
-		for (size_t k = 0; k < sizeof tasks_engines / sizeof tasks_engines[0]; k++)
-			if (cJSON_IsString(v) && strcmp(v->valuestring, tasks_engines[k]) == 0)
-				known = 1;
-		if (!known)
-			TASKS_FAIL("engine", "must be \"command\" or \"claude\"");
+		if (!cJSON_IsString(v) || engines_runnable(v->valuestring) == NULL)
+			TASKS_FAIL("engine", "must be one of: %s", engines_names(1));
 		if (tasks_dup(&out->engine, v->valuestring) == -1)
 			TASKS_FAIL("engine", "out of memory");
 	}

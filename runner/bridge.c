@@ -53,6 +53,7 @@ struct bridge {
 	struct bridge_pendq	 pending;
 	struct record_list	 denials;	/* bounded: see record.h */
 	struct record_list	 approvals;
+	int			(*floor_command)(const cJSON *, const char **);
 	void			(*emit)(void *, cJSON *);
 	void			*arg;
 };
@@ -148,12 +149,16 @@ bridge_send(struct evhttp_request *req, int code, const char *reason,
 
 /* ---- /floor -------------------------------------------------------------------- */
 
-/* The hook's answer for one PreToolUse body; returns a new JSON text. */
+/*
+ * The hook's answer for one body cw-floor-hook forwarded, in the engine's own hook
+ * format: the engine says which shell command it carries (b->floor_command), the
+ * floor judges that. Returns a new JSON text.
+ */
 static char *
 bridge_floor_answer(struct bridge *b, const char *body, size_t len)
 {
-	cJSON			*in, *out, *ti;
-	const char		*tool, *cmd;
+	cJSON			*in, *out;
+	const char		*cmd;
 	struct floor_result	 fr;
 	const char		*decision = "deny", *reason;
 	char			*text;
@@ -161,15 +166,12 @@ bridge_floor_answer(struct bridge *b, const char *body, size_t len)
 	reason = "malformed hook request";
 	memset(&fr, 0, sizeof fr);
 	in = json_parse(body, len);
-	if (in != NULL && cJSON_IsObject(in) &&
-	    (tool = json_get_string(in, "tool_name")) != NULL) {
-		ti = cJSON_GetObjectItemCaseSensitive(in, "tool_input");
-		if (strcmp(tool, "Bash") != 0) {
+	if (in != NULL && cJSON_IsObject(in) && b->floor_command != NULL &&
+	    b->floor_command(in, &cmd) == 0) {
+		if (cmd == NULL) {
 			/* The floor judges shell commands; other tools are not its business. */
 			decision = "allow";
 			reason = "not a shell command";
-		} else if ((cmd = json_get_string(ti, "command")) == NULL) {
-			reason = "Bash call without a command string";
 		} else if (bridge_floor(b, cmd, "hook", &fr)) {
 			reason = fr.reason;
 		} else {
@@ -747,6 +749,7 @@ bridge_new(struct event_base *base, const struct bridge_config *cfg, char *err,
 	b->policy = cfg->policy;
 	b->max_body = cfg->max_body ? cfg->max_body : CW_BRIDGE_MAX_BODY;
 	b->max_pending = cfg->max_pending ? cfg->max_pending : CW_BRIDGE_MAX_PENDING;
+	b->floor_command = cfg->floor_command;
 	b->emit = cfg->emit;
 	b->arg = cfg->arg;
 	/*

@@ -38,6 +38,12 @@ struct bridge_config {
 	size_t				 max_body;	/* 0: CW_BRIDGE_MAX_BODY */
 	int				 max_pending;	/* 0: CW_BRIDGE_MAX_PENDING */
 	int				 hold_seconds;	/* HTTP idle limit; >= the run's budget */
+	/*
+	 * The engine's reading of its hook body (runner/engine.h, floor_command): the
+	 * shell command, or none. NULL: /floor refuses every body (no hook engine).
+	 */
+	int				(*floor_command)(const cJSON *body,
+					    const char **command);
 	/* A wire message for the daemon; the callee owns msg. */
 	void				(*emit)(void *arg, cJSON *msg);
 	void				*arg;

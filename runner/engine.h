@@ -74,7 +74,7 @@ typedef void engine_say_fn(void *arg, cJSON *entry);
 struct engine_stream;		/* one engine's parser state for one run */
 
 struct engine_ops {
-	const struct engine_info *info;
+	const char	*name;		/* its row in common/engines.c */
 	/*
 	 * Fill argv (argv[0] is the binary, found through PATH), env ("NAME=value" on top
 	 * of the sandbox's allowlisted environment) and files (paths the engine must be
@@ -103,12 +103,22 @@ struct engine_ops {
 
 /* The runtime side of a runnable engine, or NULL. */
 const struct engine_ops *engine_find(const char *name);
+/* Its row in the shared table. */
+const struct engine_info *engine_info(const struct engine_ops *);
 void	engine_progress_free(struct engine_progress *);
 
-/* Shared by the engines' prepare(): 0 when path is an absolute executable file. */
+/* Shared by the engines' prepare() and home(). */
+/* 0 when path is an absolute executable file; else -1 with err (no hook, no run). */
 int	engine_check_hook(const char *path, char *err, size_t errlen);
-/* Write text to dir/name with mode (new file, no link followed); the path in out. */
+/* Write text to dir/name (new file, mode, no link followed); its path in out. */
 int	engine_write_file(const char *dir, const char *name, const char *text,
 	    mode_t mode, char *out, size_t outlen, char *err, size_t errlen);
+/* Create path (O_EXCL, never through a link) and write len bytes. -1 with errno. */
+int	engine_write_new(const char *path, const char *text, size_t len, mode_t mode);
+/*
+ * Read a user's file of at most max bytes (a regular file only, opened without
+ * blocking so a planted FIFO cannot stall the runner). NULL with errno (ENOENT...).
+ */
+char	*engine_read_user_file(const char *path, size_t max, size_t *lenp);
 
 #endif

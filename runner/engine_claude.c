@@ -10,41 +10,57 @@
  * permissions.allow (e.g. "Bash") in a trusted directory and skip the approval tool,
  * and not the user settings of the run's private CLAUDE_CONFIG_DIR (spec.c), which the
  * agent can write while it runs.
+ *
+ * Claude Code's state on Linux (engine "claude", CLI 2.1.332, native binary), found by
+ * running it for real with HOME in a temporary directory and CLAUDE_CONFIG_DIR set:
+ *   strace -f -e trace=%file,unlink,rename,mkdir claude -p ... --setting-sources ""
+ * against the scripted model server (test/fixtures/model-server.js), TMPDIR set.
+ * With CLAUDE_CONFIG_DIR=D every file of its own state is under D, .claude.json
+ * included (it is not in $HOME any more). What it writes there:
+ *   D/.claude.json (written as D/.claude.json.tmp.<pid>.<hex>, then renamed; locked by
+ *       mkdir D/.claude.json.lock; a copy in D/backups/.claude.json.backup.<ms>)
+ *   D/projects/<cwd-slug>/<session>.jsonl       the transcript
+ *   D/projects/<cwd-slug>/memory/               auto memory (MEMORY.md is read back
+ *       into every later session in that directory)
+ *   D/sessions/<pid>.json, <pid>.<hex>.key (tmp + rename)   session registry
+ *   D/telemetry/1p_failed_events.*.json          queued telemetry
+ *   D/plugins/store/<plugin>.json (tmp + rename, mkdir .lock)   plugin store
+ *   D/.credentials.json                          the OAuth login: read; the CLI's code
+ *       writes a refreshed token back here (not exercised: it needs a real account)
+ *   $TMPDIR/claude-<uid>/, $TMPDIR/cc-socks/     temporary files and sockets
+ * What it reads there: .credentials.json, .claude.json (oauthAccount, userID,
+ * onboarding marks, primaryApiKey, per-project trust under "projects"), settings.json
+ * (unless --setting-sources leaves "user" out), CLAUDE.md, agents, commands, skills,
+ * themes, plugins/<name>.json, state/, cache/. Outside D it still looks for
+ * ~/.claude/remote/run, ~/.claude/state/unattended-serving-consent.json and
+ * ~/.config/anthropic/ (none of which it needs to run), and reads ~/.gitconfig, its
+ * own package directory, /etc (resolv.conf, hosts, nsswitch.conf, ssl certs), /proc.
+ *
+ * What we grant (SPEC G2): nothing of the user's ~/.claude or ~/.claude.json. Each run
+ * gets D = <TMPDIR>/engine-home (engine_claude_home()), made new with the run's
+ * TMPDIR and removed with it (spec_remove_tmpdir(): depth first, never following a
+ * link), so nothing a run
+ * writes there (memory, shell snapshots, settings, transcripts) is read by a later
+ * run or by the user's own sessions, and the user's history, transcripts and
+ * snapshots are out of reach. Before the sandbox exists the runner copies the login
+ * in: .credentials.json whole, and from .claude.json only engine_claude_json_keys. A
+ * refreshed OAuth token lands in the run's copy and is discarded with it (see
+ * docs/SECURITY.md, "Claude Code's private home").
  */
-#include <sys/stat.h>
-
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* asprintf */
+#endif
 #include <errno.h>
-#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "engine.h"
 #include "engine_claude.h"
 #include "json.h"
+#include "transcript.h"
 #include "wire.h"
-
-int
-engine_claude_check_hook(const char *path, char *err, size_t errlen)
-{
-	struct stat	st;
-
-	if (path == NULL || path[0] != '/') {
-		snprintf(err, errlen, "the floor hook path is not absolute: %s",
-		    path != NULL ? path : "(none)");
-		return -1;
-	}
-	if (stat(path, &st) == -1) {
-		snprintf(err, errlen, "the floor hook %s is missing: %s", path,
-		    strerror(errno));
-		return -1;
-	}
-	if (!S_ISREG(st.st_mode) || access(path, X_OK) == -1) {
-		snprintf(err, errlen, "the floor hook %s is not an executable file", path);
-		return -1;
-	}
-	return 0;
-}
 
 /*
  * The hook runs in exec form (no shell between Claude Code and the hook: nothing to
@@ -53,7 +69,7 @@ engine_claude_check_hook(const char *path, char *err, size_t errlen)
  * false because flag settings outrank a repository's .claude/settings.json.
  */
 char *
-engine_claude_settings(const struct engine_claude_opts *o, const char *token_file)
+engine_claude_settings(const struct engine_run *o, const char *token_file)
 {
 	cJSON	*root, *hooks, *pre, *m, *list, *h, *args;
 	char	 port[16], *text;
@@ -85,7 +101,7 @@ engine_claude_settings(const struct engine_claude_opts *o, const char *token_fil
 }
 
 char *
-engine_claude_mcp_config(const struct engine_claude_opts *o)
+engine_claude_mcp_config(const struct engine_run *o)
 {
 	cJSON	*root, *servers, *s, *hdr;
 	char	 url[64], *text;
@@ -105,85 +121,72 @@ engine_claude_mcp_config(const struct engine_claude_opts *o)
 	return text;
 }
 
-static int
-engine_claude_write(const char *dir, const char *name, const char *text, mode_t mode,
-    struct strlist *files, char *err, size_t errlen)
-{
-	char	path[4096];
-	size_t	len = strlen(text), off = 0;
-	ssize_t	n;
-	int	fd;
 
-	if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path) {
-		snprintf(err, errlen, "state directory path too long");
+static int
+engine_claude_setenv(struct strlist *env, const char *name, const char *value)
+{
+	char	*kv;
+	int	 rc;
+
+	if (asprintf(&kv, "%s=%s", name, value) == -1)
 		return -1;
-	}
-	(void)unlink(path);
-	if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
-	    mode)) == -1) {
-		snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
-		return -1;
-	}
-	while (off < len) {
-		if ((n = write(fd, text + off, len - off)) == -1) {
-			if (errno == EINTR)
-				continue;
-			snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-			close(fd);
-			return -1;
-		}
-		off += (size_t)n;
-	}
-	if (close(fd) == -1 || strlist_add(files, path) == -1) {
-		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-		return -1;
-	}
-	return 0;
+	rc = strlist_add(env, kv);
+	explicit_bzero(kv, strlen(kv));
+	free(kv);
+	return rc;
 }
 
-int
-engine_claude_prepare(const struct engine_claude_opts *o, struct strlist *argv,
+static int
+engine_claude_prepare(const struct engine_run *o, struct strlist *argv,
     struct strlist *env, struct strlist *files, char *err, size_t errlen)
 {
-	char	*settings, *mcp, buf[64];
+	char	*settings = NULL, *mcp = NULL, buf[64];
+	char	 token_file[PATH_MAX], settings_file[PATH_MAX], mcp_file[PATH_MAX];
 	int	 rc = -1;
 
-	if (engine_claude_check_hook(o->hook_path, err, errlen) == -1)
+	if (engine_check_hook(o->hook_path, err, errlen) == -1)
 		return -1;
-	if (o->permission_mode == NULL || (strcmp(o->permission_mode, "plan") != 0 &&
-	    strcmp(o->permission_mode, "acceptEdits") != 0)) {
+	if (o->mode == NULL || (strcmp(o->mode, "plan") != 0 &&
+	    strcmp(o->mode, "acceptEdits") != 0)) {
 		snprintf(err, errlen, "permission mode must be plan or acceptEdits");
 		return -1;
 	}
 	/* The hook's token first: settings.json names it. 0400, only the run reads it. */
-	if (engine_claude_write(o->state_dir, ENGINE_CLAUDE_TOKEN_FILE, o->token, 0400,
-	    files, err, errlen) == -1)
+	if (engine_write_file(o->state_dir, ENGINE_CLAUDE_TOKEN_FILE, o->token, 0400,
+	    token_file, sizeof token_file, err, errlen) == -1)
 		return -1;
-	settings = engine_claude_settings(o, files->v[files->n - 1]);
+	settings = engine_claude_settings(o, token_file);
 	mcp = engine_claude_mcp_config(o);
 	if (settings == NULL || mcp == NULL) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	if (engine_claude_write(o->state_dir, "settings.json", settings, 0600, files, err,
-	    errlen) == -1 ||
-	    engine_claude_write(o->state_dir, "mcp.json", mcp, 0600, files, err,
-	    errlen) == -1)
+	if (engine_write_file(o->state_dir, "settings.json", settings, 0600, settings_file,
+	    sizeof settings_file, err, errlen) == -1 ||
+	    engine_write_file(o->state_dir, "mcp.json", mcp, 0600, mcp_file,
+	    sizeof mcp_file, err, errlen) == -1)
 		goto out;
-	if (strlist_add(argv, o->engine_path) == -1 ||
+	if (strlist_add(files, token_file) == -1 ||
+	    strlist_add(files, settings_file) == -1 || strlist_add(files, mcp_file) == -1 ||
+	    /* Claude Code starts the hook from inside the sandbox: it must run there. */
+	    strlist_add(files, o->hook_path) == -1)
+		goto nomem;
+	if (strlist_add(argv, "claude") == -1 ||
 	    strlist_add(argv, "-p") == -1 || strlist_add(argv, o->prompt) == -1 ||
 	    strlist_add(argv, "--output-format") == -1 ||
 	    strlist_add(argv, "stream-json") == -1 ||
 	    strlist_add(argv, "--verbose") == -1 ||
 	    strlist_add(argv, "--permission-mode") == -1 ||
-	    strlist_add(argv, o->permission_mode) == -1 ||
+	    strlist_add(argv, o->mode) == -1 ||
 	    strlist_add(argv, "--permission-prompt-tool") == -1 ||
 	    strlist_add(argv, ENGINE_CLAUDE_TOOL) == -1 ||
-	    strlist_add(argv, "--mcp-config") == -1 ||
-	    strlist_add(argv, files->v[files->n - 1]) == -1 ||
+	    strlist_add(argv, "--mcp-config") == -1 || strlist_add(argv, mcp_file) == -1 ||
 	    strlist_add(argv, "--settings") == -1 ||
-	    strlist_add(argv, files->v[files->n - 2]) == -1 ||
+	    strlist_add(argv, settings_file) == -1 ||
 	    strlist_add(argv, "--setting-sources") == -1 || strlist_add(argv, "") == -1)
+		goto nomem;
+	if (o->model != NULL &&
+	    (strlist_add(argv, "--model") == -1 || strlist_add(argv, o->model) == -1))
 		goto nomem;
 	if (o->max_turns > 0) {
 		snprintf(buf, sizeof buf, "%d", o->max_turns);
@@ -199,6 +202,13 @@ engine_claude_prepare(const struct engine_claude_opts *o, struct strlist *argv,
 	snprintf(buf, sizeof buf, "MCP_TOOL_TIMEOUT=%ld", o->tool_timeout_ms);
 	if (strlist_add(env, buf) == -1)
 		goto nomem;
+	/* The key the daemon sent on stdin, and the provider configuration names. */
+	if (o->key != NULL &&
+	    engine_claude_setenv(env, "ANTHROPIC_API_KEY", o->key) == -1)
+		goto nomem;
+	if (o->base_url != NULL &&
+	    engine_claude_setenv(env, "ANTHROPIC_BASE_URL", o->base_url) == -1)
+		goto nomem;
 	rc = 0;
 	goto out;
 nomem:
@@ -209,11 +219,255 @@ out:
 	return rc;
 }
 
-int
-engine_claude_line(const char *line, size_t len, struct engine_claude_usage *u)
+/* ---- the private home ------------------------------------------------------------ */
+
+/*
+ * The top-level keys of the user's ~/.claude.json a run's private home gets: the
+ * account the login belongs to, the anonymous user id, the onboarding marks, and the
+ * API key a Console /login keeps there on Linux. Nothing else: never "projects" (trust,
+ * allowed tools, per-project history), "mcpServers" or counters.
+ */
+static const char *const engine_claude_json_keys[] = {
+	"oauthAccount", "userID", "hasCompletedOnboarding", "lastOnboardingVersion",
+	"primaryApiKey",
+};
+
+/* The most of the user's login files the runner copies into a private home. */
+#define ENGINE_CLAUDE_JSON_MAX	(64 * 1024 * 1024)
+#define ENGINE_CLAUDE_CRED_MAX	(1024 * 1024)
+
+static int
+engine_claude_note(const struct engine_home *h, const char *what, const char *path,
+    const char *why)
+{
+	char	 buf[PATH_MAX + 256];
+
+	snprintf(buf, sizeof buf, "Claude Code %s %s not copied: %s", what, path, why);
+	return strlist_add_unique(h->notes, buf);
+}
+
+/* From .claude.json only engine_claude_json_keys, into dst (new, 0600). */
+static int
+engine_claude_account(const struct engine_home *h, const char *src, const char *dst,
+    char *err, size_t errlen)
+{
+	char	*text, *out;
+	cJSON	*in, *o;
+	size_t	 len;
+	int	 rc;
+
+	if ((text = engine_read_user_file(src, ENGINE_CLAUDE_JSON_MAX, &len)) == NULL) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return 0;
+		return engine_claude_note(h, "account", src, strerror(errno));
+	}
+	in = json_parse(text, len);
+	explicit_bzero(text, len);
+	free(text);
+	if (in == NULL || !cJSON_IsObject(in)) {
+		cJSON_Delete(in);
+		return engine_claude_note(h, "account", src, "not a JSON object");
+	}
+	if ((o = cJSON_CreateObject()) == NULL) {
+		cJSON_Delete(in);
+		goto nomem;
+	}
+	for (size_t i = 0; i < sizeof engine_claude_json_keys /
+	    sizeof engine_claude_json_keys[0]; i++) {
+		const cJSON	*v = cJSON_GetObjectItemCaseSensitive(in,
+				    engine_claude_json_keys[i]);
+		cJSON		*c;
+
+		if (v == NULL)
+			continue;
+		if ((c = cJSON_Duplicate(v, 1)) == NULL ||
+		    !cJSON_AddItemToObject(o, engine_claude_json_keys[i], c)) {
+			cJSON_Delete(c);
+			cJSON_Delete(o);
+			cJSON_Delete(in);
+			goto nomem;
+		}
+	}
+	cJSON_Delete(in);
+	out = json_print(o);
+	cJSON_Delete(o);
+	if (out == NULL)
+		goto nomem;
+	len = strlen(out);
+	rc = engine_write_new(dst, out, len, 0600);
+	if (rc == -1)
+		snprintf(err, errlen, "spec: write %s: %s", dst, strerror(errno));
+	explicit_bzero(out, len);
+	cJSON_free(out);
+	return rc;
+nomem:
+	snprintf(err, errlen, "spec: out of memory");
+	return -1;
+}
+
+/*
+ * A private CLAUDE_CONFIG_DIR in the run's TMPDIR (see docs/engines.md for every file
+ * the CLI keeps there). The user's ~/.claude and ~/.claude.json are never granted:
+ * before the sandbox exists the login is copied in, .credentials.json whole and from
+ * .claude.json only engine_claude_json_keys. A refreshed OAuth token lands in the
+ * run's copy and is discarded with it.
+ */
+static int
+engine_claude_home(const struct engine_home *h, char *err, size_t errlen)
+{
+	char		 src_dir[PATH_MAX], src_json[PATH_MAX], from[PATH_MAX];
+	char		 to[PATH_MAX], *text;
+	const char	*ccd = getenv("CLAUDE_CONFIG_DIR");
+	size_t		 len;
+	int		 rc, save;
+
+	/* Where the user's own sessions keep their login (CLAUDE_CONFIG_DIR if set). */
+	if (ccd != NULL && ccd[0] == '/') {
+		snprintf(src_dir, sizeof src_dir, "%s", ccd);
+		snprintf(src_json, sizeof src_json, "%s/.claude.json", ccd);
+	} else {
+		snprintf(src_dir, sizeof src_dir, "%s/.claude", h->user_home);
+		snprintf(src_json, sizeof src_json, "%s/.claude.json", h->user_home);
+	}
+	if ((size_t)snprintf(from, sizeof from, "%s/.credentials.json", src_dir) >=
+	    sizeof from || (size_t)snprintf(to, sizeof to, "%s/.credentials.json",
+	    h->dir) >= sizeof to) {
+		snprintf(err, errlen, "spec: %s: path too long", src_dir);
+		return -1;
+	}
+	if ((text = engine_read_user_file(from, ENGINE_CLAUDE_CRED_MAX, &len)) != NULL) {
+		rc = engine_write_new(to, text, len, 0600);
+		save = errno;
+		explicit_bzero(text, len);
+		free(text);
+		if (rc == -1) {
+			snprintf(err, errlen, "spec: copy the Claude Code login to %s: %s", to,
+			    strerror(save));
+			return -1;
+		}
+	} else if (errno != ENOENT && errno != ENOTDIR &&
+	    engine_claude_note(h, "login", from, strerror(errno)) == -1)
+		goto nomem;
+	if ((size_t)snprintf(to, sizeof to, "%s/.claude.json", h->dir) >= sizeof to) {
+		snprintf(err, errlen, "spec: %s: path too long", h->dir);
+		return -1;
+	}
+	if (engine_claude_account(h, src_json, to, err, errlen) == -1)
+		return -1;
+	if (engine_claude_setenv(h->env, "CLAUDE_CONFIG_DIR", h->dir) == -1)
+		goto nomem;
+	return 0;
+nomem:
+	snprintf(err, errlen, "spec: out of memory");
+	return -1;
+}
+
+/* ---- the output stream ----------------------------------------------------------- */
+
+struct engine_stream {
+	char	last_id[128];	/* the last assistant message id, to count turns */
+};
+
+static struct engine_stream *
+engine_claude_stream_new(void)
+{
+	return calloc(1, sizeof(struct engine_stream));
+}
+
+static void
+engine_claude_stream_free(struct engine_stream *st)
+{
+	free(st);
+}
+
+/* A tool call as the transcript shows it: the command, the path, or the input. */
+static cJSON *
+engine_claude_tool(const cJSON *c)
+{
+	const cJSON	*in = cJSON_GetObjectItemCaseSensitive(c, "input");
+	const char	*cmd, *path;
+	char		*detail;
+	cJSON		*e;
+
+	cmd = json_get_string(in, "command");
+	if ((path = json_get_string(in, "file_path")) == NULL &&
+	    (path = json_get_string(in, "path")) == NULL)
+		path = json_get_string(in, "pattern");
+	detail = cmd == NULL && path == NULL && in != NULL ? json_print(in) : NULL;
+	e = transcript_tool(json_get_string(c, "name"), json_get_string(c, "id"), cmd,
+	    path, detail);
+	cJSON_free(detail);
+	return e;
+}
+
+/* A tool_result's content: a string, or an array of text blocks joined by lines. */
+static cJSON *
+engine_claude_result(const cJSON *c)
+{
+	const cJSON	*content = cJSON_GetObjectItemCaseSensitive(c, "content"), *b;
+	const char	*t;
+	char		*buf = NULL, *nb;
+	size_t		 len = 0, n;
+	int		 err = 0;
+	cJSON		*e;
+
+	(void)json_get_bool(c, "is_error", &err);
+	if (cJSON_IsString(content))
+		return transcript_result(json_get_string(c, "tool_use_id"),
+		    content->valuestring, strlen(content->valuestring), err);
+	cJSON_ArrayForEach(b, content) {
+		if ((t = json_get_string(b, "text")) == NULL)
+			continue;
+		/* Only what the transcript keeps is gathered. */
+		if (len > TRANSCRIPT_RESULT_MAX)
+			break;
+		n = strlen(t);
+		if ((nb = realloc(buf, len + n + 2)) == NULL)
+			break;
+		buf = nb;
+		if (len > 0)
+			buf[len++] = '\n';
+		memcpy(buf + len, t, n);
+		len += n;
+		buf[len] = '\0';
+	}
+	e = transcript_result(json_get_string(c, "tool_use_id"), buf != NULL ? buf : "",
+	    len, err);
+	free(buf);
+	return e;
+}
+
+static void
+engine_claude_blocks(const cJSON *msg, engine_say_fn *say, void *arg)
+{
+	const cJSON	*c;
+	const char	*type, *t;
+
+	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(msg, "content")) {
+		if ((type = json_get_string(c, "type")) == NULL)
+			continue;
+		if (strcmp(type, "text") == 0 && (t = json_get_string(c, "text")) != NULL &&
+		    *t != '\0')
+			say(arg, transcript_text(t));
+		else if (strcmp(type, "tool_use") == 0)
+			say(arg, engine_claude_tool(c));
+		else if (strcmp(type, "tool_result") == 0)
+			say(arg, engine_claude_result(c));
+	}
+}
+
+/*
+ * stream-json: "assistant" events carry a message (one API response may arrive as
+ * several events with the same message id: turns count ids), "user" events carry tool
+ * results, and one "result" event ends the run with the final message, the cost and
+ * the turn count.
+ */
+static int
+engine_claude_stream_line(struct engine_stream *st, const char *line, size_t len,
+    struct engine_progress *u, engine_say_fn *say, void *arg)
 {
 	const cJSON	*msg;
-	const char	*type, *id, *sub;
+	const char	*type, *id, *sub, *res;
 	cJSON		*j;
 	double		 d;
 	int		 n, changed = 0;
@@ -223,15 +477,17 @@ engine_claude_line(const char *line, size_t len, struct engine_claude_usage *u)
 		return -1;
 	}
 	type = json_get_string(j, "type");
+	msg = cJSON_GetObjectItemCaseSensitive(j, "message");
 	if (type != NULL && strcmp(type, "assistant") == 0) {
-		/* One API response can arrive as several events: count message ids. */
-		msg = cJSON_GetObjectItemCaseSensitive(j, "message");
 		id = json_get_string(msg, "id");
-		if (id == NULL || strcmp(id, u->last_id) != 0) {
+		if (id == NULL || strcmp(id, st->last_id) != 0) {
 			u->turns++;
-			snprintf(u->last_id, sizeof u->last_id, "%s", id != NULL ? id : "");
+			snprintf(st->last_id, sizeof st->last_id, "%s", id != NULL ? id : "");
 			changed = 1;
 		}
+		engine_claude_blocks(msg, say, arg);
+	} else if (type != NULL && strcmp(type, "user") == 0) {
+		engine_claude_blocks(msg, say, arg);
 	} else if (type != NULL && strcmp(type, "result") == 0) {
 		u->have_result = 1;
 		if (json_get_number(j, "total_cost_usd", &d) == 0 && d >= 0)
@@ -242,8 +498,41 @@ engine_claude_line(const char *line, size_t len, struct engine_claude_usage *u)
 			snprintf(u->subtype, sizeof u->subtype, "%s", sub);
 		if (json_get_bool(j, "is_error", &n) == 0)
 			u->is_error = n;
+		if ((res = json_get_string(j, "result")) != NULL) {
+			free(u->result);
+			u->result = strndup(res, TRANSCRIPT_TEXT_MAX);
+		}
+		say(arg, transcript_final(res != NULL ? res : u->subtype, u->is_error));
+		say(arg, transcript_usage(u->dollars, u->turns));
 		changed = 1;
 	}
 	cJSON_Delete(j);
 	return changed;
 }
+
+/* Claude's PreToolUse body: the floor judges Bash's command; other tools pass. */
+static int
+engine_claude_floor_command(const cJSON *body, const char **command)
+{
+	const char	*tool = json_get_string(body, "tool_name");
+
+	*command = NULL;
+	if (tool == NULL)
+		return -1;
+	if (strcmp(tool, "Bash") != 0)
+		return 0;
+	if ((*command = json_get_string(cJSON_GetObjectItemCaseSensitive(body,
+	    "tool_input"), "command")) == NULL)
+		return -1;
+	return 0;
+}
+
+const struct engine_ops engine_claude_ops = {
+	.name = "claude",
+	.prepare = engine_claude_prepare,
+	.home = engine_claude_home,
+	.stream_new = engine_claude_stream_new,
+	.stream_line = engine_claude_stream_line,
+	.stream_free = engine_claude_stream_free,
+	.floor_command = engine_claude_floor_command,
+};

@@ -37,7 +37,9 @@
 #include "cgroup.h"
 #include "commands.h"
 #include "config.h"
-#include "engine_claude.h"
+#include "engine.h"
+#include "mask.h"
+#include "transcript.h"
 #include "floor.h"
 #include "json.h"
 #include "log.h"
@@ -83,6 +85,7 @@ struct run {
 	/* the run message */
 	int			 have_run;
 	char			*run_id, *task, *engine, *prompt, *workdir, *mode, *key;
+	char			*base_url, *model;	/* the provider, from config */
 	char			*state_dir, *hook_path;
 	char			*git_branch, *git_base, *git_objects;	/* repository runs */
 	struct strlist		 argv, context, env;
@@ -100,7 +103,9 @@ struct run {
 	pid_t			 pid;
 	int			 exited, status;
 	struct timespec		 t0;
-	struct engine_claude_usage usage;
+	const struct engine_ops	*ops;		/* NULL for "command" */
+	struct engine_stream	*stream;
+	struct engine_progress	 usage;
 	struct sandbox_report	 sreport;
 	int			 sreport_set;
 	struct sandbox_spec	 spec;		/* kept for the seal at the end */
@@ -236,6 +241,28 @@ run_event(struct run *r, const char *kind)
 	return m;
 }
 
+/*
+ * One entry of the readable transcript (common/transcript.h), from the engine's
+ * output: {"type":"say","run_id":..,"entry":{..}}. The daemon stores it, masked.
+ */
+static void
+run_say_cb(void *arg, cJSON *entry)
+{
+	struct run	*r = arg;
+	cJSON		*m;
+
+	if (entry == NULL)
+		return;
+	if ((m = run_msg("say")) == NULL) {
+		cJSON_Delete(entry);
+		return;
+	}
+	if (r->run_id != NULL)
+		cJSON_AddStringToObject(m, "run_id", r->run_id);
+	cJSON_AddItemToObject(m, "entry", entry);
+	run_emit(r, m);
+}
+
 static void
 run_log_line(struct run *r, const char *stream, const char *text, size_t len,
     int truncated)
@@ -369,6 +396,30 @@ run_report_fit(cJSON *m)
 	}
 }
 
+/*
+ * The engine's part of the report: how the run was contained (the shared table's
+ * words, so the report says what this engine's floor and approvals really are) and
+ * the agent's final message, masked like every record, so a plan is one command away.
+ */
+static void
+run_report_engine(struct run *r, cJSON *m)
+{
+	const struct engine_info	*e = r->engine != NULL ? engines_find(r->engine) : NULL;
+	cJSON				*o;
+	char				*masked;
+
+	if (e == NULL || (o = cJSON_AddObjectToObject(m, "engine")) == NULL)
+		return;
+	cJSON_AddStringToObject(o, "name", e->name);
+	cJSON_AddStringToObject(o, "floor", e->floor);
+	cJSON_AddStringToObject(o, "approvals", e->ask);
+	if (r->usage.result != NULL &&
+	    (masked = mask_secrets(r->usage.result)) != NULL) {
+		record_add_string(m, "result", masked, TRANSCRIPT_TEXT_MAX);
+		free(masked);
+	}
+}
+
 static void
 run_report(struct run *r, const char *status)
 {
@@ -421,6 +472,7 @@ run_report(struct run *r, const char *status)
 		} else
 			cJSON_AddStringToObject(seal, "error", r->seal_error);
 	}
+	run_report_engine(r, m);
 	spent = cJSON_AddObjectToObject(m, "spent");
 	cJSON_AddNumberToObject(spent, "dollars", r->usage.dollars);
 	cJSON_AddNumberToObject(spent, "turns", r->usage.turns);
@@ -662,8 +714,8 @@ run_engine_line(struct run *r, struct run_pipe *p, const char *line, size_t len,
 {
 	run_log_line(r, p->name, line, len > CW_RUN_LOG_MAX_LINE ? CW_RUN_LOG_MAX_LINE :
 	    len, cut || len > CW_RUN_LOG_MAX_LINE);
-	if (!cut && p == &r->out && strcmp(r->engine, "claude") == 0 &&
-	    engine_claude_line(line, len, &r->usage) == 1)
+	if (!cut && p == &r->out && r->stream != NULL &&
+	    r->ops->stream_line(r->stream, line, len, &r->usage, run_say_cb, r) == 1)
 		run_check_usage(r);
 }
 
@@ -805,11 +857,13 @@ run_parse(struct run *r, const cJSON *j)
 	r->workdir = run_strdup_field(j, "workdir");
 	r->mode = run_strdup_field(j, "permission_mode");
 	r->key = run_strdup_field(j, "key");
+	r->base_url = run_strdup_field(j, "base_url");
+	r->model = run_strdup_field(j, "model");
 	r->state_dir = run_strdup_field(j, "state_dir");
 	r->hook_path = run_strdup_field(j, "hook_path");
-	if (r->engine == NULL || (strcmp(r->engine, "command") != 0 &&
-	    strcmp(r->engine, "claude") != 0))
-		RUN_FAIL("engine must be \"command\" or \"claude\"");
+	if (r->engine == NULL || engines_runnable(r->engine) == NULL)
+		RUN_FAIL("engine must be one of: %s", engines_names(1));
+	r->ops = engine_find(r->engine);
 	if (r->workdir == NULL || r->workdir[0] != '/')
 		RUN_FAIL("workdir must be an absolute path");
 	if (r->state_dir != NULL && r->state_dir[0] != '/')
@@ -837,9 +891,9 @@ run_parse(struct run *r, const cJSON *j)
 		RUN_FAIL("argv must be an array of strings");
 	if (strcmp(r->engine, "command") == 0 && r->argv.n == 0)
 		RUN_FAIL("engine \"command\" needs a non-empty argv");
-	if (strcmp(r->engine, "claude") == 0) {
+	if (engines_find(r->engine)->caps & ENGINE_TAKES_PROMPT) {
 		if (r->prompt == NULL || r->prompt[0] == '\0')
-			RUN_FAIL("engine \"claude\" needs a prompt");
+			RUN_FAIL("engine \"%s\" needs a prompt", r->engine);
 		if (r->mode == NULL || (strcmp(r->mode, "plan") != 0 &&
 		    strcmp(r->mode, "acceptEdits") != 0))
 			RUN_FAIL("permission_mode must be \"plan\" or \"acceptEdits\"");
@@ -1145,13 +1199,18 @@ run_open_pipe(struct run *r, struct run_pipe *p, const char *name, int fd)
 	return 0;
 }
 
+/*
+ * Everything an engine needs before it can start: the floor hook's path (checked by
+ * the engines that install it: no hook, no run), the runner's state directory outside
+ * the worktree, the run token, the bridge, and then the engine's own prepare().
+ */
 static int
-run_prepare_claude(struct run *r, struct strlist *argv, struct strlist *env,
+run_prepare_engine(struct run *r, struct strlist *argv, struct strlist *env,
     struct strlist *files, char *err, size_t errlen)
 {
-	struct engine_claude_opts	o;
-	struct bridge_config		bc;
-	char				hook[PATH_MAX], dir[PATH_MAX], w[PATH_MAX], s[PATH_MAX];
+	struct engine_run	o;
+	struct bridge_config	bc;
+	char			hook[PATH_MAX], dir[PATH_MAX], w[PATH_MAX], s[PATH_MAX];
 
 	if (r->hook_path == NULL) {
 		if (run_default_hook(hook, sizeof hook) == -1) {
@@ -1160,9 +1219,6 @@ run_prepare_claude(struct run *r, struct strlist *argv, struct strlist *env,
 		}
 	} else
 		snprintf(hook, sizeof hook, "%s", r->hook_path);
-	/* The floor must be in place before the engine exists: no hook, no run. */
-	if (engine_claude_check_hook(hook, err, errlen) == -1)
-		return -1;
 	if (r->state_dir != NULL)
 		snprintf(dir, sizeof dir, "%s", r->state_dir);
 	else if ((size_t)snprintf(dir, sizeof dir, "%s/runs/%s", r->cwhome, r->run_id) >=
@@ -1190,40 +1246,32 @@ run_prepare_claude(struct run *r, struct strlist *argv, struct strlist *env,
 	bc.token = r->token;
 	bc.policy = &r->policy;
 	bc.hold_seconds = r->budget_seconds;
+	bc.floor_command = r->ops->floor_command;
 	bc.emit = run_emit_cb;
 	bc.arg = r;
 	if ((r->bridge = bridge_new(r->base, &bc, err, errlen)) == NULL)
 		return -1;
 	memset(&o, 0, sizeof o);
-	/* Through PATH, as spec_build() found it to grant its install. */
-	o.engine_path = "claude";
-	o.hook_path = hook;
+	o.run_id = r->run_id;
+	o.workdir = w;
 	o.state_dir = s;
 	o.prompt = r->prompt;
-	o.permission_mode = r->mode;
+	o.mode = r->mode;
+	o.hook_path = hook;
 	o.token = r->token;
 	o.port = bridge_port(r->bridge);
 	o.max_turns = r->budget_turns;
 	o.max_dollars = r->budget_dollars;
 	/* Hold an approval for the whole budget, and then some, so ours ends it first. */
 	o.tool_timeout_ms = ((long)r->budget_seconds + 60) * 1000;
-	if (engine_claude_prepare(&o, argv, env, files, err, errlen) == -1)
+	o.key = r->key;
+	o.base_url = r->base_url;
+	o.model = r->model;
+	if (r->ops->prepare(&o, argv, env, files, err, errlen) == -1)
 		return -1;
-	/* Claude Code starts the hook from inside the sandbox: it must be executable there. */
-	if (strlist_add(files, hook) == -1) {
+	if ((r->stream = r->ops->stream_new()) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
-	}
-	if (r->key != NULL) {
-		char	*kv;
-
-		if (asprintf(&kv, "ANTHROPIC_API_KEY=%s", r->key) == -1)
-			return -1;
-		if (strlist_add(env, kv) == -1) {
-			free(kv);
-			return -1;
-		}
-		free(kv);
 	}
 	return 0;
 }
@@ -1302,9 +1350,9 @@ run_start(struct run *r)
 	r->policy.rules = r->cfg.rules;
 	r->policy.n_rules = r->cfg.n_rules;
 
-	if (strcmp(r->engine, "claude") == 0) {
+	if (r->ops != NULL) {
 		/* Without its hook and bridge the floor is not in place: nothing runs. */
-		if (run_prepare_claude(r, &argv, &env, &files, err, sizeof err) == -1) {
+		if (run_prepare_engine(r, &argv, &env, &files, err, sizeof err) == -1) {
 			code = RUNNER_EXIT_REFUSED;
 			goto refuse;
 		}
@@ -1498,6 +1546,11 @@ run_free(struct run *r)
 	free(r->workdir);
 	free(r->mode);
 	free(r->key);
+	free(r->base_url);
+	free(r->model);
+	if (r->stream != NULL)
+		r->ops->stream_free(r->stream);
+	engine_progress_free(&r->usage);
 	free(r->state_dir);
 	free(r->hook_path);
 	free(r->git_branch);
@@ -1589,7 +1642,7 @@ run_finish(struct run *r)
 	if (cgroup_run_remove(&r->cg, RUN_CGROUP_REMOVE_MS, err, sizeof err) == -1)
 		run_note(r, "the run's cgroup was left: %s", err);
 	run_remove_tmpdir(r, survivors);
-	if (strcmp(r->engine, "claude") == 0)
+	if (r->ops != NULL)
 		run_check_usage(r);
 	if (r->reason == NULL) {
 		if (r->exited && WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0 &&

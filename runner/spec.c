@@ -5,40 +5,8 @@
  * private TMPDIR, the tool caches, the engine's state dirs) and read the filesystem to
  * canonicalise and carve.
  *
- * Claude Code's state on Linux (engine "claude", CLI 2.1.332, native binary), found by
- * running it for real with HOME in a temporary directory and CLAUDE_CONFIG_DIR set:
- *   strace -f -e trace=%file,unlink,rename,mkdir claude -p ... --setting-sources ""
- * against the scripted model server (test/fixtures/model-server.js), TMPDIR set.
- * With CLAUDE_CONFIG_DIR=D every file of its own state is under D, .claude.json
- * included (it is not in $HOME any more). What it writes there:
- *   D/.claude.json (written as D/.claude.json.tmp.<pid>.<hex>, then renamed; locked by
- *       mkdir D/.claude.json.lock; a copy in D/backups/.claude.json.backup.<ms>)
- *   D/projects/<cwd-slug>/<session>.jsonl       the transcript
- *   D/projects/<cwd-slug>/memory/               auto memory (MEMORY.md is read back
- *       into every later session in that directory)
- *   D/sessions/<pid>.json, <pid>.<hex>.key (tmp + rename)   session registry
- *   D/telemetry/1p_failed_events.*.json          queued telemetry
- *   D/plugins/store/<plugin>.json (tmp + rename, mkdir .lock)   plugin store
- *   D/.credentials.json                          the OAuth login: read; the CLI's code
- *       writes a refreshed token back here (not exercised: it needs a real account)
- *   $TMPDIR/claude-<uid>/, $TMPDIR/cc-socks/     temporary files and sockets
- * What it reads there: .credentials.json, .claude.json (oauthAccount, userID,
- * onboarding marks, primaryApiKey, per-project trust under "projects"), settings.json
- * (unless --setting-sources leaves "user" out), CLAUDE.md, agents, commands, skills,
- * themes, plugins/<name>.json, state/, cache/. Outside D it still looks for
- * ~/.claude/remote/run, ~/.claude/state/unattended-serving-consent.json and
- * ~/.config/anthropic/ (none of which it needs to run), and reads ~/.gitconfig, its
- * own package directory, /etc (resolv.conf, hosts, nsswitch.conf, ssl certs), /proc.
- *
- * What we grant (SPEC G2): nothing of the user's ~/.claude or ~/.claude.json. Each run
- * gets D = <TMPDIR>/engine-home, made new with the run's TMPDIR and removed with it
- * (spec_remove_tmpdir(): depth first, never following a link), so nothing a run
- * writes there (memory, shell snapshots, settings, transcripts) is read by a later
- * run or by the user's own sessions, and the user's history, transcripts and
- * snapshots are out of reach. Before the sandbox exists the runner copies the login
- * in: .credentials.json whole, and from .claude.json only spec_claude_json_keys. A
- * refreshed OAuth token lands in the run's copy and is discarded with it (see
- * docs/SECURITY.md, "Claude Code's private home").
+ * What each engine keeps in its private home is the engine's business (runner/engine.h,
+ * home()); spec_engine_state() makes the directory and applies what home() sets.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -56,6 +24,7 @@
 
 #include "config.h"
 #include "credpaths.h"
+#include "engine.h"
 #include "json.h"
 #include "paths.h"
 #include "rmtree.h"
@@ -176,21 +145,6 @@ static const struct spec_cache {
 	{ "COMPOSER_HOME", "composer" },
 	{ "NUGET_PACKAGES", "nuget" },
 };
-
-/*
- * The top-level keys of the user's ~/.claude.json a run's private home gets: the
- * account the login belongs to, the anonymous user id, the onboarding marks, and the
- * API key a Console /login keeps there on Linux. Nothing else: never "projects" (trust,
- * allowed tools, per-project history), "mcpServers" or counters.
- */
-static const char *const spec_claude_json_keys[] = {
-	"oauthAccount", "userID", "hasCompletedOnboarding", "lastOnboardingVersion",
-	"primaryApiKey",
-};
-
-/* The most of the user's login files the runner copies into a private home. */
-#define SPEC_CLAUDE_JSON_MAX	(64 * 1024 * 1024)
-#define SPEC_CLAUDE_CRED_MAX	(1024 * 1024)
 
 /* Version managers whose whole root a PATH entry beneath it needs (shims exec into it). */
 static const char *const spec_toolchain_roots[] = {
@@ -599,201 +553,52 @@ spec_engine_install(struct spec_build *b, const char *engine)
 }
 
 /*
- * Read a whole regular file of at most max bytes into a new buffer. The source is the
- * user's: opened without blocking so that a FIFO planted there cannot stall the
- * runner, and refused unless fstat says it is a regular file. -1 with errno (ENOENT
- * when it does not exist).
- */
-static char *
-spec_slurp(const char *path, size_t max, size_t *lenp)
-{
-	struct stat	 st;
-	char		*buf = NULL;
-	size_t		 got = 0;
-	ssize_t		 n;
-	int		 fd, save;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)) == -1)
-		return NULL;
-	if (fstat(fd, &st) == -1)
-		save = errno;
-	else if (!S_ISREG(st.st_mode))
-		save = EINVAL;
-	else if ((size_t)st.st_size > max)
-		save = EFBIG;
-	else if ((buf = malloc((size_t)st.st_size + 1)) == NULL)
-		save = ENOMEM;
-	else
-		save = 0;
-	if (save != 0) {
-		close(fd);
-		errno = save;
-		return NULL;
-	}
-	while (got < (size_t)st.st_size) {
-		if ((n = read(fd, buf + got, (size_t)st.st_size - got)) == -1 &&
-		    errno == EINTR)
-			continue;
-		if (n <= 0) {
-			save = n == 0 ? EIO : errno;	/* shrank while read, or failed */
-			break;
-		}
-		got += (size_t)n;
-	}
-	close(fd);
-	if (save != 0) {
-		explicit_bzero(buf, got);
-		free(buf);
-		errno = save;
-		return NULL;
-	}
-	buf[got] = '\0';
-	*lenp = got;
-	return buf;
-}
-
-/* Create path (new, 0600, never through a link) in a private home and write text. */
-static int
-spec_write_new(const char *path, const char *text, size_t len)
-{
-	size_t	 off = 0;
-	ssize_t	 n;
-	int	 fd, save;
-
-	if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-	    0600)) == -1)
-		return -1;
-	while (off < len) {
-		if ((n = write(fd, text + off, len - off)) == -1) {
-			if (errno == EINTR)
-				continue;
-			save = errno;
-			close(fd);
-			errno = save;
-			return -1;
-		}
-		off += (size_t)n;
-	}
-	return close(fd);
-}
-
-/*
- * The login for a private Claude Code home: .credentials.json (the OAuth tokens on
- * Linux) copied whole, and from .claude.json only spec_claude_json_keys. The user's
- * files are read here, before any sandbox exists, and never granted to the run.
- */
-static int
-spec_claude_login(struct spec_build *b, const char *src_dir, const char *src_json,
-    const char *dst)
-{
-	char	 from[PATH_MAX], to[PATH_MAX], *text, *out;
-	cJSON	*in, *o;
-	size_t	 len;
-
-	if ((size_t)snprintf(from, sizeof from, "%s/.credentials.json", src_dir) >=
-	    sizeof from || (size_t)snprintf(to, sizeof to, "%s/.credentials.json", dst) >=
-	    sizeof to)
-		return spec_fail(b, ENAMETOOLONG, "spec: %s: path too long", src_dir);
-	if ((text = spec_slurp(from, SPEC_CLAUDE_CRED_MAX, &len)) != NULL) {
-		int	 rc = spec_write_new(to, text, len), save = errno;
-
-		explicit_bzero(text, len);
-		free(text);
-		if (rc == -1)
-			return spec_fail(b, save, "spec: copy the Claude Code login to %s: %s",
-			    to, strerror(save));
-	} else if (errno != ENOENT && errno != ENOTDIR)
-		return spec_note(b, "Claude Code login %s not copied: %s", from,
-		    strerror(errno));
-
-	if ((size_t)snprintf(to, sizeof to, "%s/.claude.json", dst) >= sizeof to)
-		return spec_fail(b, ENAMETOOLONG, "spec: %s: path too long", dst);
-	if ((text = spec_slurp(src_json, SPEC_CLAUDE_JSON_MAX, &len)) == NULL) {
-		if (errno == ENOENT || errno == ENOTDIR)
-			return 0;
-		return spec_note(b, "Claude Code account %s not copied: %s", src_json,
-		    strerror(errno));
-	}
-	in = json_parse(text, len);
-	explicit_bzero(text, len);
-	free(text);
-	if (in == NULL || !cJSON_IsObject(in)) {
-		cJSON_Delete(in);
-		return spec_note(b, "Claude Code account %s not copied: not a JSON object",
-		    src_json);
-	}
-	if ((o = cJSON_CreateObject()) == NULL) {
-		cJSON_Delete(in);
-		return spec_nomem(b);
-	}
-	for (size_t i = 0; i < sizeof spec_claude_json_keys / sizeof spec_claude_json_keys[0];
-	    i++) {
-		const cJSON	*v = cJSON_GetObjectItemCaseSensitive(in,
-				    spec_claude_json_keys[i]);
-		cJSON		*c;
-
-		if (v == NULL)
-			continue;
-		if ((c = cJSON_Duplicate(v, 1)) == NULL ||
-		    !cJSON_AddItemToObject(o, spec_claude_json_keys[i], c)) {
-			cJSON_Delete(c);
-			cJSON_Delete(o);
-			cJSON_Delete(in);
-			return spec_nomem(b);
-		}
-	}
-	cJSON_Delete(in);
-	out = json_print(o);
-	cJSON_Delete(o);
-	if (out == NULL)
-		return spec_nomem(b);
-	len = strlen(out);
-	if (spec_write_new(to, out, len) == -1) {
-		int	 save = errno;
-
-		explicit_bzero(out, len);
-		cJSON_free(out);
-		return spec_fail(b, save, "spec: write %s: %s", to, strerror(save));
-	}
-	explicit_bzero(out, len);
-	cJSON_free(out);
-	return 0;
-}
-
-/*
- * The engine's own state: for Claude Code a private home (CLAUDE_CONFIG_DIR), made
- * new in the run's TMPDIR and so removed with it (spec_remove_tmpdir(): depth first,
- * never following a link). The user's ~/.claude and ~/.claude.json are not granted at
- * all. See the comment at the top for what the CLI keeps there.
+ * The engine's own state: a private home D = <TMPDIR>/engine-home, made new with the
+ * run's TMPDIR a moment ago and so removed with it (spec_remove_tmpdir(): depth first,
+ * never following a link). The engine's home() (runner/engine.h) fills it and names
+ * the variables that point the engine there; nothing of the user's own engine home is
+ * granted. Engines without state (and "command") get none.
  */
 static int
 spec_engine_state(struct spec_build *b, const char *engine)
 {
-	char		 dir[PATH_MAX], src_dir[PATH_MAX], src_json[PATH_MAX];
-	const char	*ccd = getenv("CLAUDE_CONFIG_DIR");
+	const struct engine_ops	*ops = engine_find(engine);
+	struct engine_home	 h;
+	struct strlist		 env = { 0 };
+	char			 dir[PATH_MAX], *eq;
+	int			 rc = 0;
 
-	if (strcmp(engine, "claude") != 0)
+	if (ops == NULL || ops->home == NULL)
 		return 0;
 	if (b->s->tmpdir == NULL)
 		return spec_fail(b, EINVAL, "spec: no private TMPDIR for the engine's home");
 	if ((size_t)snprintf(dir, sizeof dir, "%s/engine-home", b->s->tmpdir) >=
 	    sizeof dir)
 		return spec_fail(b, ENAMETOOLONG, "spec: engine home path too long");
-	/* Always new: the TMPDIR was made for this run a moment ago. */
 	if (mkdir(dir, 0700) == -1)
 		return spec_fail(b, errno, "spec: create the engine home %s: %s", dir,
 		    strerror(errno));
-	/* Where the user's own sessions keep their login (CLAUDE_CONFIG_DIR if set). */
-	if (ccd != NULL && ccd[0] == '/') {
-		snprintf(src_dir, sizeof src_dir, "%s", ccd);
-		snprintf(src_json, sizeof src_json, "%s/.claude.json", ccd);
-	} else {
-		snprintf(src_dir, sizeof src_dir, "%s/.claude", b->home);
-		snprintf(src_json, sizeof src_json, "%s/.claude.json", b->home);
-	}
-	if (spec_claude_login(b, src_dir, src_json, dir) == -1)
+	h.dir = dir;
+	h.user_home = b->home;
+	h.env = &env;
+	h.notes = &b->s->notes;
+	if (ops->home(&h, b->err, b->errlen) == -1) {
+		strlist_free(&env);
+		errno = EPERM;
 		return -1;
-	return spec_setenv(b, "CLAUDE_CONFIG_DIR", dir);
+	}
+	/* A key among them: wiped from this copy once set. */
+	for (size_t i = 0; i < env.n; i++) {
+		size_t	 len = strlen(env.v[i]);
+
+		if (rc == 0 && (eq = strchr(env.v[i], '=')) != NULL) {
+			*eq = '\0';
+			rc = spec_setenv(b, env.v[i], eq + 1);
+		}
+		explicit_bzero(env.v[i], len);
+	}
+	strlist_free(&env);
+	return rc;
 }
 
 /*

@@ -182,7 +182,25 @@ async function loadRunView() {
   $('run-export').href = '/workforce/runs/' + encodeURIComponent(r.id) + '/proof-of-work';
 }
 
-// Follow the live log: read from the last offset until the daemon says it is done.
+// One transcript entry (common/transcript.h) as a line of text; never HTML.
+function entryText(e) {
+  const cut = e.cut ? ' [... ' + e.cut + ' bytes more]' : '';
+  switch (e.k) {
+    case 'text': return ['agent', e.text + cut];
+    case 'tool': return ['tool', e.tool + '  ' + (e.command || e.path || e.detail || '') + cut];
+    case 'result': return [e.error ? 'error' : 'result', e.text + cut];
+    case 'floor': return ['floor', 'refused ' + e.command + ' (' + e.rule + '): ' + e.reason];
+    case 'ask': return ['waiting', 'approval ' + e.approval + ': ' + e.tool + (e.command ? ' ' + e.command : '')];
+    case 'answer': return ['answer', 'approval ' + e.approval + (e.decision === 'allow' ? ' allowed' : ' denied') +
+      (e.by ? ' by ' + e.by : '') + (e.reason ? ': ' + e.reason : '')];
+    case 'final': return [e.error ? 'failed' : 'final', e.text + cut];
+    case 'usage': return ['usage', '$' + Number(e.dollars).toFixed(4) + ', ' + e.turns + (e.turns === 1 ? ' turn' : ' turns')];
+    case 'note': return ['note', e.text];
+    default: return null;
+  }
+}
+
+// Follow the readable transcript: read from the last offset until the daemon says done.
 async function followLog() {
   const id = state.runView;
   clearTimeout(state.logTimer);
@@ -190,17 +208,25 @@ async function followLog() {
   let done = false;
   try {
     for (;;) {
-      const c = await api('/inbox/api/runs/' + encodeURIComponent(id) + '/log?offset=' + state.logOffset);
+      const c = await api('/inbox/api/runs/' + encodeURIComponent(id) + '/transcript?offset=' + state.logOffset);
       if (state.runView !== id) return;
-      if (c.data) {
-        const pre = $('run-log');
-        const atEnd = pre.scrollTop + pre.clientHeight >= pre.scrollHeight - 4;
-        pre.append(c.data);
-        if (atEnd) pre.scrollTop = pre.scrollHeight;
+      const pre = $('run-log');
+      const atEnd = pre.scrollTop + pre.clientHeight >= pre.scrollHeight - 4;
+      for (const e of c.entries || []) {
+        const t = entryText(e);
+        if (!t) continue;
+        const line = document.createElement('div');
+        line.className = 'tr tr-' + t[0];
+        const tag = document.createElement('span');
+        tag.className = 'tr-tag';
+        tag.textContent = t[0];
+        line.append(tag, ' ', t[1]);
+        pre.append(line);
       }
+      if (atEnd) pre.scrollTop = pre.scrollHeight;
       state.logOffset = c.next;
       done = c.done;
-      if (!c.data) break;
+      if (!c.entries || c.entries.length === 0) break;
     }
   } catch (e) { setStatus(e.message); }
   if (!done) state.logTimer = setTimeout(followLog, 1000);

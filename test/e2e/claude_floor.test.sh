@@ -167,7 +167,7 @@ x=$(result_for approval "sh -c 'echo no")
 check "approval: the deny message reached the model" has "$x" 'denied by the e2e test'
 check "approval: the forged decision was reported as unknown" grep -q '"kind":"decision_unknown_id"' "$T/approval.out"
 check "approval: the report lists allow and deny by a human" \
-    bash -c "grep -q '\"behavior\":\"allow\",\"by\":\"human\"' <<< '$r' && grep -q '\"behavior\":\"deny\",\"by\":\"human\"' <<< '$r'"
+    env R="$r" bash -c 'grep -q "\"behavior\":\"allow\",\"by\":\"human\"" <<< "$R" && grep -q "\"behavior\":\"deny\",\"by\":\"human\"" <<< "$R"'
 
 # --- unanswered: denied when the wall-clock budget ends ------------------------------
 wu=$(workdir w-unanswered)
@@ -195,7 +195,7 @@ run_msg nohook nohook "$wn" 30 ",\"hook_path\":\"$T/no-such-dir/cw-floor-hook\""
 set +e; drive nohook; rc=$?; set -e
 r=$(report nohook)
 check "nohook: exit code 3 (refused)" test "$rc" -eq 3
-check "nohook: report says refused, naming the hook" bash -c "grep -q '\"status\":\"refused\"' <<< '$r' && grep -q 'floor hook' <<< '$r'"
+check "nohook: report says refused, naming the hook" env R="$r" bash -c 'grep -q "\"status\":\"refused\"" <<< "$R" && grep -q "floor hook" <<< "$R"'
 check "nohook: the engine never started" bash -c "! grep -q engine_started '$T/nohook.out' && ! grep -q '\"scenario\":\"nohook\"' '$T/requests.jsonl'"
 check "nohook: nothing ran" test ! -e "$wn/nohook.txt"
 

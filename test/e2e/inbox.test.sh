@@ -124,6 +124,33 @@ if [ $rc -eq 3 ] && grep -q 'already answered' <<< "$out"; then
 else
 	fail "second answer: $rc $out"
 fi
+# The readable transcript (issue 11): what the real Claude Code did, in the shared
+# vocabulary, through the daemon; the same approval id in the request, the answer,
+# the journal and the runner's report.
+cw run logs "${run[approve]}" > "$T/transcript.txt" 2>&1 || true
+if grep -q "^tool     Bash  " "$T/transcript.txt" && grep -q "^WAITING  approval $aid" "$T/transcript.txt" &&
+    grep -q "^answer   approval $aid allowed by inbox" "$T/transcript.txt" &&
+    grep -q "^final    " "$T/transcript.txt" && grep -q '^usage    \$' "$T/transcript.txt"; then
+	ok "cwctl run logs: the readable transcript (tool call, wait, answer, final message, usage)"
+else
+	fail "readable transcript: $(head -c 3000 "$T/transcript.txt")"
+fi
+if [ "$(sql "SELECT count(*) FROM journal WHERE run_id='${run[approve]}' AND data LIKE '%$aid%'")" -ge 2 ] &&
+    [ "$(sql "SELECT count(*) FROM run_events WHERE run_id='${run[approve]}' AND kind='report' AND data LIKE '%\"id\":\"$aid\"%'")" -eq 1 ]; then
+	ok "one approval id in the request, the answer, the journal and the report"
+else
+	fail "approval ids differ between the journal, the answer and the report ($aid)"
+fi
+cw run logs --raw "${run[approve]}" > "$T/raw.txt" 2>&1 || true
+if grep -q '"type":"assistant"' "$T/raw.txt"; then ok "cwctl run logs --raw: the engine's own lines"
+else fail "run logs --raw: $(head -c 500 "$T/raw.txt")"; fi
+cw run show "${run[approve]}" > "$T/show.txt" 2>&1 || true
+if grep -q '^result:' "$T/show.txt" && grep -q '^engine:       claude' "$T/show.txt" &&
+    grep -q '^floor:        PreToolUse hook' "$T/show.txt"; then
+	ok "cwctl run show: the engine, its floor and the final message"
+else
+	fail "run show: $(head -c 2000 "$T/show.txt")"
+fi
 if [ -s "$T/export.html" ] && ! grep -q 'sk-ant-e2e-dummy\|Xq7vLmZ2pR9sT4uW6yB8\|Nq3vLmZ2pR9sT4uW6yB8' "$T/export.html"; then
 	ok "the export file holds no secret"
 else

@@ -26,6 +26,7 @@
 #include <event2/event.h>
 
 #include "bridge.h"
+#include "engine_claude.h"
 #include "floor.h"
 #include "json.h"
 #include "wire.h"
@@ -62,6 +63,7 @@ setup(void **state)
 	c.token = TOKEN;
 	c.policy = &f->pol;
 	c.hold_seconds = 60;
+	c.floor_command = engine_claude_ops.floor_command;
 	c.emit = fx_emit;
 	c.arg = f;
 	f->b = bridge_new(f->base, &c, err, sizeof err);

@@ -120,12 +120,13 @@ async function main() {
     must(stateOf(cfg.approveCmd) === 'allowed' && stateOf(cfg.denyCmd) === 'denied',
       'Approve and Deny from the page are recorded');
 
-    // 6. The run view follows the live log and shows the report.
+    // 6. The run view follows the readable transcript and shows the report.
     await page.getByRole('button', { name: `Open run ${cfg.approveRun}` }).click();
     await page.locator('#run-report', { hasText: '"status"' }).waitFor(DEADLINE(90));
     await page.locator('#run-facts', { hasText: 'completed' }).waitFor(DEADLINE(30));
     const log = await page.locator('#run-log').innerText();
-    must(log.length > 0, 'the run view shows the run\'s log');
+    must(/^tool +Bash /m.test(log) && /^answer +approval /m.test(log) && /^final /m.test(log),
+      'the run view shows the readable transcript: the tool call, the answer, the final message');
     must(!log.includes(cfg.secrets[0]) && !log.includes(cfg.secrets[1]), 'the run view\'s log is masked');
     await page.locator('#run-log').evaluate((e) => { e.scrollTop = 0; });
     await page.locator('#run').screenshot({ path: path.join(cfg.shots, 'inbox-run.png') });

@@ -1,0 +1,121 @@
+/*
+ * The table of engines (common/engines.h). A row says only what a test has shown: an
+ * engine gets ENGINE_CAN_FLOOR when an e2e test has its real CLI refused a force-push
+ * by cw-floor-hook, ENGINE_CAN_ASK when an approval was answered through the bridge.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "engines.h"
+
+static const struct engine_info engines_table[] = {
+	{
+		.name = "command",
+		.binary = NULL,
+		.label = "a command",
+		.caps = ENGINE_RUNNABLE,
+		.key_env = NULL,
+		.floor = "none: the command is not an agent; the sandbox bounds it",
+		.ask = "none: a command does not ask",
+	},
+	{
+		.name = "claude",
+		.binary = "claude",
+		.label = "Claude Code",
+		.caps = ENGINE_RUNNABLE | ENGINE_TAKES_PROMPT | ENGINE_CAN_FLOOR |
+		    ENGINE_CAN_ASK | ENGINE_CAN_DOLLARS | ENGINE_CAN_TURNS,
+		.key_env = "ANTHROPIC_API_KEY",
+		.floor = "PreToolUse hook (cw-floor-hook) on every Bash call, from "
+		    "--settings in the runner's read-only state directory",
+		.ask = "the bridge's MCP tool through --permission-prompt-tool",
+	},
+	{
+		.name = "codex",
+		.binary = "codex",
+		.label = "Codex",
+		.caps = ENGINE_TAKES_PROMPT,
+		.key_env = "OPENAI_API_KEY",
+		.floor = "not available for this engine",
+		.ask = "not available for this engine",
+	},
+	{
+		.name = "opencode",
+		.binary = "opencode",
+		.label = "OpenCode",
+		.caps = ENGINE_TAKES_PROMPT,
+		.key_env = "OPENAI_API_KEY",
+		.floor = "not available for this engine",
+		.ask = "not available for this engine",
+	},
+	{
+		/* A Python package this machine's registries do not carry: docs/engines.md. */
+		.name = "hermes",
+		.binary = "hermes",
+		.label = "Hermes",
+		.caps = ENGINE_TAKES_PROMPT,
+		.key_env = NULL,
+		.floor = "not built: see docs/engines.md",
+		.ask = "not built: see docs/engines.md",
+	},
+	{
+		/* Clockwork's own agent: its own issue. */
+		.name = "byok",
+		.binary = NULL,
+		.label = "Clockwork's own agent",
+		.caps = ENGINE_TAKES_PROMPT,
+		.key_env = NULL,
+		.floor = "not built yet",
+		.ask = "not built yet",
+	},
+};
+
+#define ENGINES_N	(sizeof engines_table / sizeof engines_table[0])
+
+const struct engine_info *
+engines_find(const char *name)
+{
+	if (name == NULL)
+		return NULL;
+	for (size_t i = 0; i < ENGINES_N; i++)
+		if (strcmp(engines_table[i].name, name) == 0)
+			return &engines_table[i];
+	return NULL;
+}
+
+const struct engine_info *
+engines_runnable(const char *name)
+{
+	const struct engine_info	*e = engines_find(name);
+
+	return e != NULL && (e->caps & ENGINE_RUNNABLE) ? e : NULL;
+}
+
+const struct engine_info *
+engines_at(size_t i)
+{
+	return i < ENGINES_N ? &engines_table[i] : NULL;
+}
+
+size_t
+engines_count(void)
+{
+	return ENGINES_N;
+}
+
+const char *
+engines_names(int runnable_only)
+{
+	static char	all[256], runnable[256];
+	char		*out = runnable_only ? runnable : all;
+	size_t		 len = 0;
+
+	if (out[0] != '\0')
+		return out;
+	for (size_t i = 0; i < ENGINES_N; i++) {
+		if (runnable_only && !(engines_table[i].caps & ENGINE_RUNNABLE))
+			continue;
+		len += (size_t)snprintf(out + len, sizeof all - len, "%s%s",
+		    len > 0 ? ", " : "", engines_table[i].name);
+	}
+	return out;
+}

@@ -1,0 +1,184 @@
+/*
+ * Runs' readable transcripts on disk (daemon/transcripts.h).
+ */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemon.h"
+#include "json.h"
+#include "log.h"
+#include "mask.h"
+#include "transcript.h"
+#include "transcripts.h"
+
+void
+transcripts_path(const char *home, const char *run_id, char *out, size_t outlen)
+{
+	snprintf(out, outlen, "%s/runs/%s.transcript", home, run_id);
+}
+
+/* Every string of the entry goes through mask_secrets() (a key in a tool's output). */
+static int
+transcripts_mask(cJSON *o)
+{
+	cJSON	*f, *next;
+	char	*m;
+
+	/* Replacing an item frees it: the next one is taken first. */
+	for (f = o != NULL ? o->child : NULL; f != NULL; f = next) {
+		next = f->next;
+		if (!cJSON_IsString(f) || f->valuestring == NULL)
+			continue;
+		if ((m = mask_secrets(f->valuestring)) == NULL)
+			return -1;
+		/* By name: the new item gets the key (ReplaceItemViaPointer would not). */
+		if (strcmp(m, f->valuestring) != 0 &&
+		    !cJSON_ReplaceItemInObjectCaseSensitive(o, f->string,
+		    cJSON_CreateString(m))) {
+			free(m);
+			return -1;
+		}
+		free(m);
+	}
+	return 0;
+}
+
+static int
+transcripts_write(const char *path, const char *text, size_t len, long cap)
+{
+	struct stat	 st;
+	int		 fd, rc = -1;
+
+	if ((fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+	    0600)) == -1)
+		return -1;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		if (cap > 0 && st.st_size + (off_t)len > (off_t)cap)
+			errno = EFBIG;
+		else if (write(fd, text, len) == (ssize_t)len)
+			rc = 0;
+	} else
+		errno = EINVAL;
+	close(fd);
+	return rc;
+}
+
+void
+transcripts_append(struct run *r, cJSON *entry)
+{
+	char	 path[PATH_MAX], *text = NULL, *line = NULL;
+	size_t	 len;
+	cJSON	*note;
+
+	if (entry == NULL)
+		return;
+	if (transcript_check(entry) == -1 || transcripts_mask(entry) == -1 ||
+	    (text = json_print(entry)) == NULL)
+		goto out;
+	len = strlen(text);
+	if (len + 1 > TRANSCRIPTS_LINE_MAX || (line = malloc(len + 2)) == NULL)
+		goto out;
+	memcpy(line, text, len);
+	line[len++] = '\n';
+	line[len] = '\0';
+	transcripts_path(r->d->home, r->id, path, sizeof path);
+	if (transcripts_write(path, line, len, r->log_max) == -1 && errno == EFBIG &&
+	    !r->transcript_capped) {
+		/* Once, past the cap itself: a reader learns why the transcript stops. */
+		r->transcript_capped = 1;
+		if ((note = transcript_note("transcript capped at run_log_max_bytes; the "
+		    "raw log (cwctl run logs --raw) may hold more")) != NULL) {
+			cJSON_free(text);
+			free(line);
+			text = json_print(note);
+			cJSON_Delete(note);
+			line = NULL;
+			if (text != NULL && (line = malloc(strlen(text) + 2)) != NULL) {
+				len = (size_t)sprintf(line, "%s\n", text);
+				(void)transcripts_write(path, line, len, 0);
+			}
+		}
+	}
+out:
+	cJSON_free(text);
+	free(line);
+	cJSON_Delete(entry);
+}
+
+void
+transcripts_note(struct run *r, const char *text)
+{
+	transcripts_append(r, transcript_note(text));
+}
+
+int
+transcripts_read(const char *path, long long offset, size_t max, cJSON **entries,
+    long long *next)
+{
+	struct stat	 st;
+	char		*buf, *p, *nl;
+	size_t		 want, got = 0;
+	ssize_t		 n;
+	int		 fd, save;
+	cJSON		*arr, *e;
+
+	*entries = NULL;
+	*next = offset;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
+		return -1;
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
+		save = errno != 0 ? errno : EINVAL;
+		close(fd);
+		errno = save;
+		return -1;
+	}
+	if ((arr = cJSON_CreateArray()) == NULL) {
+		close(fd);
+		errno = ENOMEM;
+		return -1;
+	}
+	if (offset >= st.st_size) {
+		close(fd);
+		*entries = arr;
+		return 0;
+	}
+	/* Enough for max bytes, or one whole line when the first is longer. */
+	want = (size_t)(st.st_size - offset);
+	if (want > max + TRANSCRIPTS_LINE_MAX)
+		want = max + TRANSCRIPTS_LINE_MAX;
+	if ((buf = malloc(want + 1)) == NULL) {
+		close(fd);
+		cJSON_Delete(arr);
+		errno = ENOMEM;
+		return -1;
+	}
+	while (got < want) {
+		n = pread(fd, buf + got, want - got, (off_t)offset + (off_t)got);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	buf[got] = '\0';
+	for (p = buf; (nl = memchr(p, '\n', got - (size_t)(p - buf))) != NULL; p = nl + 1) {
+		if ((size_t)(p - buf) >= max && p != buf)
+			break;
+		if ((e = json_parse(p, (size_t)(nl - p))) != NULL &&
+		    transcript_check(e) == 0)
+			cJSON_AddItemToArray(arr, e);
+		else
+			cJSON_Delete(e);
+		*next = offset + (long long)(nl + 1 - buf);
+	}
+	free(buf);
+	*entries = arr;
+	return 0;
+}

@@ -1,0 +1,155 @@
+/*
+ * The engine seam (runner/engine.h): the table of the runtime side of each runnable
+ * engine, and the few helpers their prepare() and home() share.
+ */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "engine_claude.h"
+
+static const struct engine_ops *const engine_table[] = {
+	&engine_claude_ops,
+};
+
+const struct engine_ops *
+engine_find(const char *name)
+{
+	if (name == NULL)
+		return NULL;
+	for (size_t i = 0; i < sizeof engine_table / sizeof engine_table[0]; i++)
+		if (strcmp(engine_table[i]->name, name) == 0 &&
+		    engines_runnable(name) != NULL)
+			return engine_table[i];
+	return NULL;
+}
+
+const struct engine_info *
+engine_info(const struct engine_ops *ops)
+{
+	return engines_find(ops->name);
+}
+
+void
+engine_progress_free(struct engine_progress *p)
+{
+	free(p->result);
+	p->result = NULL;
+}
+
+int
+engine_check_hook(const char *path, char *err, size_t errlen)
+{
+	struct stat	st;
+
+	if (path == NULL || path[0] != '/') {
+		snprintf(err, errlen, "the floor hook path is not absolute: %s",
+		    path != NULL ? path : "(none)");
+		return -1;
+	}
+	if (stat(path, &st) == -1) {
+		snprintf(err, errlen, "the floor hook %s is missing: %s", path,
+		    strerror(errno));
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode) || access(path, X_OK) == -1) {
+		snprintf(err, errlen, "the floor hook %s is not an executable file", path);
+		return -1;
+	}
+	return 0;
+}
+
+int
+engine_write_new(const char *path, const char *text, size_t len, mode_t mode)
+{
+	size_t	 off = 0;
+	ssize_t	 n;
+	int	 fd, save;
+
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	    mode)) == -1)
+		return -1;
+	while (off < len) {
+		if ((n = write(fd, text + off, len - off)) == -1) {
+			if (errno == EINTR)
+				continue;
+			save = errno;
+			close(fd);
+			errno = save;
+			return -1;
+		}
+		off += (size_t)n;
+	}
+	return close(fd);
+}
+
+int
+engine_write_file(const char *dir, const char *name, const char *text, mode_t mode,
+    char *out, size_t outlen, char *err, size_t errlen)
+{
+	if ((size_t)snprintf(out, outlen, "%s/%s", dir, name) >= outlen) {
+		snprintf(err, errlen, "state directory path too long");
+		return -1;
+	}
+	/* The state directory is the runner's: a file left there by an earlier try goes. */
+	(void)unlink(out);
+	if (engine_write_new(out, text, strlen(text), mode) == -1) {
+		snprintf(err, errlen, "cannot write %s: %s", out, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+char *
+engine_read_user_file(const char *path, size_t max, size_t *lenp)
+{
+	struct stat	 st;
+	char		*buf = NULL;
+	size_t		 got = 0;
+	ssize_t		 n;
+	int		 fd, save;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)) == -1)
+		return NULL;
+	if (fstat(fd, &st) == -1)
+		save = errno;
+	else if (!S_ISREG(st.st_mode))
+		save = EINVAL;
+	else if ((size_t)st.st_size > max)
+		save = EFBIG;
+	else if ((buf = malloc((size_t)st.st_size + 1)) == NULL)
+		save = ENOMEM;
+	else
+		save = 0;
+	if (save != 0) {
+		close(fd);
+		errno = save;
+		return NULL;
+	}
+	while (got < (size_t)st.st_size) {
+		if ((n = read(fd, buf + got, (size_t)st.st_size - got)) == -1 &&
+		    errno == EINTR)
+			continue;
+		if (n <= 0) {
+			save = n == 0 ? EIO : errno;	/* shrank while read, or failed */
+			break;
+		}
+		got += (size_t)n;
+	}
+	close(fd);
+	if (save != 0) {
+		explicit_bzero(buf, got);
+		free(buf);
+		errno = save;
+		return NULL;
+	}
+	buf[got] = '\0';
+	*lenp = got;
+	return buf;
+}
