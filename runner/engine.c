@@ -13,9 +13,11 @@
 
 #include "engine.h"
 #include "engine_claude.h"
+#include "engine_opencode.h"
 
 static const struct engine_ops *const engine_table[] = {
 	&engine_claude_ops,
+	&engine_opencode_ops,
 };
 
 const struct engine_ops *

@@ -556,8 +556,8 @@ engine_opencode_floor_command(const cJSON *body, const char **command)
 	return 0;
 }
 
-const struct engine_ops engine_opencode = {
-	.info = NULL,		/* set by engine.c's table from engines_find("opencode") */
+const struct engine_ops engine_opencode_ops = {
+	.name = "opencode",
 	.prepare = engine_opencode_prepare,
 	.home = engine_opencode_home,
 	.stream_new = engine_opencode_stream_new,

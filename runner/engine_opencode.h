@@ -17,7 +17,7 @@
 /* The variable its config reads the provider key from ({env:...} in the config). */
 #define ENGINE_OPENCODE_KEY_ENV		"OPENAI_API_KEY"
 
-extern const struct engine_ops engine_opencode;
+extern const struct engine_ops engine_opencode_ops;
 
 /*
  * The configuration text for OPENCODE_CONFIG_CONTENT, loading the floor plugin from

@@ -34,24 +34,24 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cJSON			*body;
 
 	memset(&pr, 0, sizeof pr);
-	if ((st = engine_opencode.stream_new()) == NULL)
+	if ((st = engine_opencode_ops.stream_new()) == NULL)
 		abort();
 	while (p < end) {
 		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
 			nl = end;
-		(void)engine_opencode.stream_line(st, p, (size_t)(nl - p), &pr, fuzz_say,
+		(void)engine_opencode_ops.stream_line(st, p, (size_t)(nl - p), &pr, fuzz_say,
 		    NULL);
 		if (pr.turns < 0 || pr.dollars < 0 || (pr.result != NULL && !pr.have_result))
 			abort();
 		p = nl + 1;
 	}
 	engine_progress_free(&pr);
-	engine_opencode.stream_free(st);
+	engine_opencode_ops.stream_free(st);
 
 	if ((body = json_parse((const char *)data, size)) != NULL) {
 		cmd = NULL;
 		/* A command found is the body's own args.command, nothing else. */
-		if (engine_opencode.floor_command(body, &cmd) == 0 && cmd != NULL &&
+		if (engine_opencode_ops.floor_command(body, &cmd) == 0 && cmd != NULL &&
 		    cmd != json_get_string(cJSON_GetObjectItemCaseSensitive(body, "args"),
 		    "command"))
 			abort();

@@ -118,7 +118,7 @@ test_prepare(void **state)
 	cJSON			*c, *p;
 	char			 err[512];
 
-	assert_int_equal(engine_opencode.prepare(&r, &argv, &env, &files, err, sizeof err), 0);
+	assert_int_equal(engine_opencode_ops.prepare(&r, &argv, &env, &files, err, sizeof err), 0);
 	/* The prompt comes after "--": it cannot be read as an option. */
 	assert_int_equal(argv.n, 8);
 	assert_string_equal(argv.v[0], "opencode");
@@ -162,7 +162,7 @@ test_prepare(void **state)
 		snprintf(path, sizeof path, "%s/%s", f->state, ENGINE_OPENCODE_PLUGIN);
 		unlink(path);
 	}
-	assert_int_equal(engine_opencode.prepare(&r, &argv, &env, &files, err, sizeof err), 0);
+	assert_int_equal(engine_opencode_ops.prepare(&r, &argv, &env, &files, err, sizeof err), 0);
 	assert_string_equal(argv.v[5], "plan");
 	strlist_free(&argv);
 	strlist_free(&env);
@@ -175,7 +175,7 @@ expect_refused(struct engine_run *r, const char *want)
 	struct strlist	argv = { 0 }, env = { 0 }, files = { 0 };
 	char		err[512] = "";
 
-	assert_int_equal(engine_opencode.prepare(r, &argv, &env, &files, err, sizeof err), -1);
+	assert_int_equal(engine_opencode_ops.prepare(r, &argv, &env, &files, err, sizeof err), -1);
 	if (strstr(err, want) == NULL)
 		fail_msg("refusal '%s' does not mention '%s'", err, want);
 	assert_int_equal(files.n, 0);
@@ -259,7 +259,7 @@ test_home(void **state)
 	h.user_home = "/nonexistent-home";
 	h.env = &env;
 	h.notes = &notes;
-	assert_int_equal(engine_opencode.home(&h, err, sizeof err), 0);
+	assert_int_equal(engine_opencode_ops.home(&h, err, sizeof err), 0);
 	for (size_t i = 0; i < 4; i++) {
 		const char	*v = env_value(&env, vars[i]);
 
@@ -272,7 +272,7 @@ test_home(void **state)
 	assert_string_equal(env_value(&env, "XDG_CONFIG_HOME"), want);
 	assert_true(notes.n >= 1);
 	/* Made new: a second call on the same home fails rather than reuse it. */
-	assert_int_equal(engine_opencode.home(&h, err, sizeof err), -1);
+	assert_int_equal(engine_opencode_ops.home(&h, err, sizeof err), -1);
 	strlist_free(&env);
 	strlist_free(&notes);
 }
@@ -308,14 +308,14 @@ static int
 feed(struct engine_stream *st, const char *line, struct engine_progress *pr,
     struct said *s)
 {
-	return engine_opencode.stream_line(st, line, strlen(line), pr, say, s);
+	return engine_opencode_ops.stream_line(st, line, strlen(line), pr, say, s);
 }
 
 /* Lines as opencode-ai 1.18.33 prints them with --format json (trimmed of ids). */
 static void
 test_stream(void **state)
 {
-	struct engine_stream	*st = engine_opencode.stream_new();
+	struct engine_stream	*st = engine_opencode_ops.stream_new();
 	struct engine_progress	 pr;
 	struct said		 s = { cJSON_CreateArray() };
 	const cJSON		*e;
@@ -380,7 +380,7 @@ test_stream(void **state)
 	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(e, "error")));
 
 	engine_progress_free(&pr);
-	engine_opencode.stream_free(st);
+	engine_opencode_ops.stream_free(st);
 	cJSON_Delete(s.all);
 }
 
@@ -390,7 +390,7 @@ expect_floor(const char *body, int rc, const char *command)
 	cJSON		*b = json_parse(body, strlen(body));
 	const char	*got = "unset";
 
-	assert_int_equal(engine_opencode.floor_command(b, &got), rc);
+	assert_int_equal(engine_opencode_ops.floor_command(b, &got), rc);
 	if (command == NULL)
 		assert_null(got);
 	else
