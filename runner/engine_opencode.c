@@ -30,6 +30,10 @@
  * the bash tool (its one tool that runs commands) with the call as its stdin and throws
  * the hook's stderr unless it exits 0; a hook that cannot start, dies or outlives its
  * timeout also throws (fail closed). floor_command() reads that body in the bridge.
+ * OpenCode logs a plugin that fails to load and goes on without it, so the config
+ * denies bash and only the plugin's own config hook allows it: no plugin, no shell.
+ * (Seen: granted alone, the plugin file did not load in the sandbox, Bun opening its
+ * directory to resolve the import; the state directory is granted whole.)
  *
  * Approvals. `opencode run` answers every permission "ask" itself (auto-reject, or
  * auto-approve under --auto) and has no tool or hook through which a person could
@@ -145,6 +149,10 @@ engine_opencode_plugin(const struct engine_run *r, const char *token_file)
 	    "  });\n"
 	    "}\n"
 	    "export const ClockworkFloor = async () => ({\n"
+	    "  // The run's config denies the shell; loaded, the floor allows it.\n"
+	    "  config: async (cfg) => {\n"
+	    "    cfg.permission = { ...(cfg.permission || {}), [SHELL_TOOL]: \"allow\" };\n"
+	    "  },\n"
 	    "  \"tool.execute.before\": async (input, output) => {\n"
 	    "    if (input.tool !== SHELL_TOOL) return;\n"
 	    "    const r = await floor(JSON.stringify({ tool: input.tool,\n"
@@ -205,11 +213,16 @@ engine_opencode_config(const struct engine_run *r, const char *plugin_path,
 	cJSON_AddBoolToObject(root, "lsp", 0);
 	cJSON_AddItemToObject(root, "mcp", cJSON_CreateObject());
 
-	if (sandboxed) {
-		/* No prompt can be answered in `opencode run`: the sandbox contains instead. */
-		perm = cJSON_AddObjectToObject(root, "permission");
+	/*
+	 * No prompt can be answered in `opencode run`: while the sandbox is on, it and the
+	 * floor contain the run instead. bash is denied here and allowed only by the floor
+	 * plugin's config hook, so a plugin that fails to load (OpenCode logs that and goes
+	 * on) leaves the agent without a shell rather than without a floor.
+	 */
+	perm = cJSON_AddObjectToObject(root, "permission");
+	if (sandboxed)
 		cJSON_AddStringToObject(perm, "*", "allow");
-	}
+	cJSON_AddStringToObject(perm, ENGINE_OPENCODE_SHELL_TOOL, "deny");
 	/* plan: OpenCode's plan agent, whose tools cannot edit; edits denied again here. */
 	agent = cJSON_AddObjectToObject(root, "agent");
 	plan = cJSON_AddObjectToObject(agent, "plan");
@@ -302,7 +315,15 @@ engine_opencode_prepare(const struct engine_run *r, struct strlist *argv,
 	if ((config = engine_opencode_config(r, plugin_path,
 	    engine_opencode_sandboxed())) == NULL)
 		goto nomem;
-	if (strlist_add(files, token_path) == -1 || strlist_add(files, plugin_path) == -1)
+	/*
+	 * The engine reads the plugin and the hook runs with the token; the hook must be
+	 * executable inside. Bun opens the plugin's directory to resolve the import (a
+	 * plugin granted alone fails to load, silently, and the floor with it), so the
+	 * state directory, which holds nothing but these two, is granted whole.
+	 */
+	if (strlist_add(files, token_path) == -1 || strlist_add(files, plugin_path) == -1 ||
+	    strlist_add(files, r->state_dir) == -1 ||
+	    strlist_add(files, r->hook_path) == -1)
 		goto nomem;
 
 	if (strlist_add(argv, "opencode") == -1)

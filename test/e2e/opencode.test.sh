@@ -25,7 +25,9 @@
 #           ~/.local/share/opencode, ~/.cache/opencode, ~/.local/state/opencode,
 #           ~/.opencode) nor in the shared tool caches Clockwork gives runs
 #   failclosed the run's floor plugin, loaded by node with its hook swapped: a hook that
-#           is missing or dies refuses the call
+#           is missing or dies refuses the call; the run's config denies bash and only
+#           the plugin's config hook allows it (a plugin that fails to load leaves the
+#           agent without a shell, not without a floor)
 #   approvals  OpenCode cannot ask: no approval was ever requested for its runs
 set -euo pipefail
 : "${CW_BIN:?}" "${CW_SRC:?}"
@@ -228,6 +230,14 @@ else
 	check "failclosed: a missing hook refuses the call" has "$(verdict /nonexistent/hook missing)" '^refused: Clockwork floor'
 	check "failclosed: a hook that dies refuses the call" has "$(verdict "$T/dies.sh" dies)" '^refused: Clockwork floor'
 	check "failclosed: a hook that exits 0 allows it (the test can tell)" has "$(verdict "$T/allows.sh" allows)" '^allowed'
+	# The run's config denies bash; only the loaded plugin's config hook allows it.
+	x=$(node --input-type=module -e "
+		const { ClockworkFloor } = await import('$T/plugin-allows.mjs');
+		const h = await ClockworkFloor({});
+		const cfg = { permission: { '*': 'allow', bash: 'deny' } };
+		await h.config(cfg);
+		console.log(JSON.stringify(cfg.permission));")
+	check "failclosed: the plugin's config hook is what allows bash" has "$x" '"bash":"allow"'
 fi
 
 # --- approvals: this engine cannot ask, and none was asked ------------------------------

@@ -126,9 +126,14 @@ test_prepare(void **state)
 	assert_string_equal(argv.v[5], "build");
 	assert_string_equal(argv.v[6], "--");
 	assert_string_equal(argv.v[7], r.prompt);
-	/* Token and plugin: in the state directory, read-only, granted to the engine. */
-	assert_int_equal(files.n, 2);
-	for (size_t i = 0; i < files.n; i++) {
+	/*
+	 * Token and plugin: in the state directory, read-only; granted to the engine with
+	 * the directory itself (Bun reads it to import the plugin) and the hook.
+	 */
+	assert_int_equal(files.n, 4);
+	assert_string_equal(files.v[2], f->state);
+	assert_string_equal(files.v[3], f->hook);
+	for (size_t i = 0; i < 2; i++) {
 		assert_int_equal(strncmp(files.v[i], f->state, strlen(f->state)), 0);
 		assert_int_equal(stat(files.v[i], &st), 0);
 		assert_int_equal(st.st_mode & 0777, 0400);
@@ -144,6 +149,9 @@ test_prepare(void **state)
 	    "clockwork"), "options");
 	assert_string_equal(json_get_string(p, "baseURL"), "http://127.0.0.1:9/v1");
 	assert_string_equal(json_get_string(p, "apiKey"), "{env:OPENAI_API_KEY}");
+	/* The shell is denied unless the floor plugin's config hook allows it. */
+	p = cJSON_GetObjectItem(c, "permission");
+	assert_string_equal(json_get_string(p, "bash"), "deny");
 	p = cJSON_GetArrayItem(cJSON_GetObjectItem(c, "plugin"), 0);
 	assert_true(cJSON_IsString(p) && strncmp(p->valuestring, "file:///", 8) == 0);
 	assert_non_null(strstr(p->valuestring, ENGINE_OPENCODE_PLUGIN));
@@ -427,6 +435,7 @@ test_plugin(void **state)
 	assert_non_null(strstr(js, "\"--port\", \"4242\", \"--token-file\", "
 	    "\"/state/hook.token\""));
 	assert_non_null(strstr(js, "\"tool.execute.before\""));
+	assert_non_null(strstr(js, "config: async (cfg)"));
 	assert_null(strstr(js, "tok-123"));
 	free(js);
 }
