@@ -148,19 +148,38 @@ engine_opencode_plugin(const struct engine_run *r, const char *token_file)
 	    "    child.stdin.end(body);\n"
 	    "  });\n"
 	    "}\n"
+	    "// The runner ends a run (budget, stop) with SIGTERM, which OpenCode may take\n"
+	    "// seconds to heed while its loop goes on calling tools: exit at once.\n"
+	    "let stopping = false;\n"
+	    "// The turn budget, counted as the runner counts it (the main session's model\n"
+	    "// requests), so no tool runs past it whatever the timing of the stop.\n"
+	    "const MAX_TURNS = %d;\n"
+	    "let mainSession = null, turns = 0;\n"
+	    "for (const sig of [\"SIGTERM\", \"SIGHUP\"])\n"
+	    "  process.on(sig, () => { stopping = true; process.exit(128 + (sig === \"SIGTERM\" ? 15 : 1)); });\n"
 	    "export const ClockworkFloor = async () => ({\n"
 	    "  // The run's config denies the shell; loaded, the floor allows it.\n"
 	    "  config: async (cfg) => {\n"
 	    "    cfg.permission = { ...(cfg.permission || {}), [SHELL_TOOL]: \"allow\" };\n"
 	    "  },\n"
+	    "  \"chat.params\": async (input) => {\n"
+	    "    if (input.agent === \"title\" || input.agent === \"summary\" ||\n"
+	    "        input.agent === \"compaction\") return;\n"
+	    "    if (mainSession === null) mainSession = input.sessionID;\n"
+	    "    if (input.sessionID === mainSession) turns++;\n"
+	    "  },\n"
 	    "  \"tool.execute.before\": async (input, output) => {\n"
+	    "    if (stopping) throw new Error(\"Clockwork: the run is being stopped\");\n"
+	    "    if (MAX_TURNS > 0 && turns > MAX_TURNS)\n"
+	    "      throw new Error(\"Clockwork: the run's turn budget (\" + MAX_TURNS + \") is spent\");\n"
 	    "    if (input.tool !== SHELL_TOOL) return;\n"
 	    "    const r = await floor(JSON.stringify({ tool: input.tool,\n"
 	    "      sessionID: input.sessionID, callID: input.callID, args: output.args }));\n"
 	    "    if (!r.ok) throw new Error(r.why);\n"
 	    "  },\n"
 	    "});\n",
-	    hook, port, tok, CW_HOOK_SETTINGS_TIMEOUT_S * 1000, ENGINE_OPENCODE_SHELL_TOOL);
+	    hook, port, tok, CW_HOOK_SETTINGS_TIMEOUT_S * 1000, ENGINE_OPENCODE_SHELL_TOOL,
+	    r->max_turns > 0 ? r->max_turns : 0);
 	if (n == -1)
 		out = NULL;
 out:

@@ -196,8 +196,11 @@ check "plan: run show has the plan" has "$show" 'PLAN-TEXT: 1. read README 2. ch
 id=$(run turns acceptEdits --turns 3)
 r=$(report "$id")
 check "turns: the run ended on its turn budget" has "$r" '"exit_reason":"budget_turns"'
-n=$(grep -c '"scenario":"turns"' "$T/requests.jsonl" || true)
-check "turns: the runaway was stopped within a turn of its budget ($n requests)" test "$n" -le 5
+# Requests with tools: the main loop's turns (the title request has none).
+n=$(node "$lib/chat-tool-results.js" "$T/requests.jsonl" turns | wc -l)
+check "turns: no tool call ran past the budget ($n tool results sent back)" test "$n" -le 3
+check "turns: the file shows at most 3 ticks" \
+    test "$(git -C "$repo" show "clockwork/turns/$id:ticks.txt" 2>/dev/null | wc -l)" -le 3
 
 # --- home: nothing in the real engine homes or the shared caches -----------------------
 for d in "${homes[@]}"; do
