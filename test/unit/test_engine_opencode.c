@@ -436,7 +436,7 @@ test_plugin(void **state)
 	    "\"/state/hook.token\""));
 	assert_non_null(strstr(js, "\"tool.execute.before\""));
 	assert_non_null(strstr(js, "config: async (cfg)"));
-	assert_non_null(strstr(js, "process.on(sig"));
+	assert_non_null(strstr(js, "const MAX_TURNS = 5;"));
 	assert_null(strstr(js, "tok-123"));
 	free(js);
 }
