@@ -587,6 +587,9 @@ config_parse_root(struct config_parse *p, const yaml_node_t *root, struct config
 		} else if (strcmp(key, "rules") == 0) {
 			if (config_parse_rules(p, v, cfg) == -1)
 				return -1;
+		} else if (strcmp(key, "desktop_notifications") == 0) {
+			if (config_get_bool(p, v, key, &cfg->desktop_notifications) == -1)
+				return -1;
 		} else
 			return config_fail(p, k, key, "unknown key");
 	}

@@ -59,6 +59,7 @@ struct config {
 	long			 run_log_max_bytes; /* a run's live log; then it is cut */
 	struct config_rule	*rules;
 	size_t			 n_rules;
+	int			 desktop_notifications;	/* new approvals on the desktop */
 };
 
 /* Fill cfg with the built-in defaults. */

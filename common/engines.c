@@ -23,7 +23,8 @@ static const struct engine_info engines_table[] = {
 		.binary = "claude",
 		.label = "Claude Code",
 		.caps = ENGINE_RUNNABLE | ENGINE_TAKES_PROMPT | ENGINE_CAN_FLOOR |
-		    ENGINE_CAN_ASK | ENGINE_CAN_DOLLARS | ENGINE_CAN_TURNS,
+		    ENGINE_CAN_ASK | ENGINE_CAN_DOLLARS | ENGINE_CAN_TURNS |
+		    ENGINE_TRANSCRIPT,
 		.key_env = "ANTHROPIC_API_KEY",
 		.floor = "PreToolUse hook (cw-floor-hook) on every Bash call, from "
 		    "--settings in the runner's read-only state directory",

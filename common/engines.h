@@ -17,6 +17,8 @@
 #define ENGINE_CAN_TURNS	0x08	/* its turns are counted, so a turn budget holds */
 #define ENGINE_TAKES_PROMPT	0x10	/* a run needs a prompt (else an argv: "command") */
 #define ENGINE_RUNNABLE		0x20	/* Clockwork can start it (Hermes: documented only) */
+#define ENGINE_TRANSCRIPT	0x40	/* its output is read into the readable transcript;
+					   without it, the raw log is the transcript */
 
 struct engine_info {
 	const char	*name;		/* as in config, tasks and the run message */

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "mask.h"
 
 static const char	*log_prog = "clockwork";
 static enum log_level	 log_threshold = LOG_INFO;
@@ -79,6 +80,8 @@ log_msg(enum log_level level, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	/* A secret this process holds never reaches a log, whatever printed it. */
+	mask_literals_inplace(msg);
 
 	gettimeofday(&tv, NULL);
 	gmtime_r(&tv.tv_sec, &tm);

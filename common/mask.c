@@ -13,6 +13,7 @@
  * body class, and a marker met anywhere is copied as one unit; a value that is already a
  * marker is left alone.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -953,6 +954,75 @@ mask_pass(const char *text, size_t len, size_t *outlen)
  */
 #define MASK_MAX_PASSES	8
 
+static char	*mask_literals[MASK_LITERALS_MAX];
+
+int
+mask_literal_add(const char *secret)
+{
+	size_t	 i, free_slot = MASK_LITERALS_MAX;
+
+	if (secret == NULL || strlen(secret) < MASK_LITERAL_MIN) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (i = 0; i < MASK_LITERALS_MAX; i++) {
+		if (mask_literals[i] != NULL && strcmp(mask_literals[i], secret) == 0)
+			return 0;
+		if (mask_literals[i] == NULL && free_slot == MASK_LITERALS_MAX)
+			free_slot = i;
+	}
+	if (free_slot == MASK_LITERALS_MAX) {
+		errno = ENOSPC;
+		return -1;
+	}
+	if ((mask_literals[free_slot] = strdup(secret)) == NULL)
+		return -1;
+	return 0;
+}
+
+void
+mask_literal_remove(const char *secret)
+{
+	for (size_t i = 0; secret != NULL && i < MASK_LITERALS_MAX; i++)
+		if (mask_literals[i] != NULL && strcmp(mask_literals[i], secret) == 0) {
+			explicit_bzero(mask_literals[i], strlen(mask_literals[i]));
+			free(mask_literals[i]);
+			mask_literals[i] = NULL;
+		}
+}
+
+/* Over len bytes that may hold NULs; returns the new length. */
+static size_t
+mask_literals_buf(char *s, size_t len)
+{
+	const size_t	 ml = sizeof MASK_LITERAL_MARK - 1;
+	char		*p;
+	size_t		 sl, off;
+
+	for (size_t i = 0; i < MASK_LITERALS_MAX; i++) {
+		if (mask_literals[i] == NULL)
+			continue;
+		sl = strlen(mask_literals[i]);
+		off = 0;
+		while (off + sl <= len && (p = memmem(s + off, len - off, mask_literals[i],
+		    sl)) != NULL) {
+			memcpy(p, MASK_LITERAL_MARK, ml);
+			memmove(p + ml, p + sl, len - (size_t)(p - s) - sl);
+			len -= sl - ml;
+			off = (size_t)(p - s) + ml;
+		}
+		s[len] = '\0';
+	}
+	return len;
+}
+
+void
+mask_literals_inplace(char *s)
+{
+	if (s != NULL)
+		mask_literals_buf(s, strlen(s));
+}
+
 char *
 mask_secrets_buf(const char *text, size_t len, size_t *outlen)
 {
@@ -974,6 +1044,7 @@ mask_secrets_buf(const char *text, size_t len, size_t *outlen)
 		cur = next;
 		curlen = nextlen;
 	}
+	curlen = mask_literals_buf(cur, curlen);
 	if (outlen != NULL)
 		*outlen = curlen;
 	return cur;

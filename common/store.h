@@ -29,7 +29,7 @@
 struct sqlite3;
 struct store;
 
-#define STORE_SCHEMA_LATEST	5
+#define STORE_SCHEMA_LATEST	6
 #define STORE_TIME_LEN		25	/* "YYYY-MM-DDTHH:MM:SS.mmmZ" + NUL */
 #define STORE_ID_LEN		40	/* room for a generated or caller-chosen id */
 
@@ -78,6 +78,8 @@ struct store_task {
 	int	 budget_seconds;
 	int	 limit_processes;	/* 0: the configuration's limits.processes */
 	int	 limit_memory_mb;	/* 0: the configuration's limits.memory_mb */
+	int64_t	 telegram_chat_id;	/* 0: no Telegram delivery */
+	char	*telegram_allowed_user_ids;	/* JSON array of user ids, or NULL */
 	char	*schedule;		/* "queued" or a cron expression */
 	int	 enabled;
 	char	*created_at;		/* set by the store */
@@ -300,6 +302,45 @@ void	store_audit_entry_free(struct store_audit_entry *);
 void	store_audit_list_free(struct store_audit_entry *, size_t n);
 
 /* ---- internal to store.c / store_schema.c ------------------------------------ */
+
+/* ---- telegram delivery (the bot token is not here: common/secret.h) --------- */
+
+/* Small named values of the Telegram poller (the update offset): 1 found, 0, -1. */
+int	store_telegram_state_get(struct store *, const char *key, char **value);
+int	store_telegram_state_set(struct store *, const char *key, const char *value);
+
+/* An approval of a task with Telegram delivery, with what its chat was shown. */
+struct store_telegram_item {
+	char	*approval_id;
+	char	*run_id;
+	char	*task;
+	char	*tool;
+	char	*input;			/* JSON text or NULL */
+	char	*deadline;
+	char	*state;			/* the approval's: pending, allowed, ... */
+	char	*answered_by;
+	char	*allowed_user_ids;	/* the task's list (JSON) or NULL */
+	char	*shown;			/* the state its message shows; NULL: none sent */
+	int64_t	 task_chat_id;		/* the task's chat now; 0: none */
+	int64_t	 chat_id;		/* where its message went; 0: none sent */
+	int64_t	 message_id;
+};
+/*
+ * What the chats need, oldest first, at most limit: pending approvals of tasks with a
+ * chat that have no message yet, and messages that show another state than the
+ * approval's now (answered, expired, the run ended).
+ */
+int	store_telegram_due(struct store *, size_t limit, struct store_telegram_item **out,
+	    size_t *n);
+/* One approval with its task's Telegram settings: 1 found, 0 none, -1 error. */
+int	store_telegram_item_get(struct store *, const char *approval_id,
+	    struct store_telegram_item *out);
+int	store_telegram_message_add(struct store *, const char *approval_id,
+	    int64_t chat_id, int64_t message_id);
+int	store_telegram_message_shown(struct store *, const char *approval_id,
+	    const char *shown);
+void	store_telegram_item_free(struct store_telegram_item *);
+void	store_telegram_item_list_free(struct store_telegram_item *, size_t n);
 
 struct store_migration {
 	int		 version;

@@ -193,12 +193,34 @@ static const char store_schema_v5[] =
 "    AND status IN ('queued', 'starting', 'running'))"
 "  BEGIN SELECT RAISE(ABORT, 'task has an active run'); END;";
 
+/*
+ * Telegram delivery (issue 13): a task's chat and, for groups, who may press; the
+ * messages sent for approvals (to edit them later); the Bot API's update offset, so a
+ * restart neither replays nor loses a press. The bot token is not here (secret.c).
+ */
+static const char store_schema_v6[] =
+"ALTER TABLE tasks ADD COLUMN telegram_chat_id INTEGER;"
+"ALTER TABLE tasks ADD COLUMN telegram_allowed_user_ids TEXT"
+"  CHECK (telegram_allowed_user_ids IS NULL OR json_valid(telegram_allowed_user_ids));"
+"CREATE TABLE telegram_messages ("
+"  approval_id TEXT PRIMARY KEY,"
+"  chat_id INTEGER NOT NULL,"
+"  message_id INTEGER NOT NULL,"
+"  shown TEXT NOT NULL DEFAULT 'pending',"
+"  created_at TEXT NOT NULL"
+");"
+"CREATE TABLE telegram_state ("
+"  key TEXT PRIMARY KEY,"
+"  value TEXT NOT NULL"
+");";
+
 const struct store_migration store_migrations[] = {
 	{ 1, "tasks, runs, run_events", store_schema_v1, 0 },
 	{ 2, "approvals", store_schema_v2, 0 },
 	{ 3, "journal and audit log, append-only", store_schema_v3, 0 },
 	{ 4, "indexes", store_schema_v4, 0 },
 	{ 5, "per-run resource limits", store_schema_v5, 1 },
+	{ 6, "telegram delivery", store_schema_v6, 0 },
 };
 const size_t store_n_migrations =
     sizeof store_migrations / sizeof store_migrations[0];

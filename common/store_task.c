@@ -16,7 +16,7 @@
 #define TASK_COLUMNS \
 	"id, name, repo, prompt, engine, permission_mode, budget_dollars," \
 	" budget_turns, budget_seconds, schedule, enabled, created_at, updated_at," \
-	" limit_processes, limit_memory_mb"
+	" limit_processes, limit_memory_mb, telegram_chat_id, telegram_allowed_user_ids"
 
 static int
 store_task_row(sqlite3_stmt *stmt, void *p)
@@ -30,7 +30,9 @@ store_task_row(sqlite3_stmt *stmt, void *p)
 	t->enabled = sqlite3_column_int(stmt, 10);
 	t->limit_processes = sqlite3_column_int(stmt, 13);
 	t->limit_memory_mb = sqlite3_column_int(stmt, 14);
-	if (store_col_text(stmt, 1, &t->name) || store_col_text(stmt, 2, &t->repo) ||
+	t->telegram_chat_id = sqlite3_column_int64(stmt, 15);
+	if (store_col_text(stmt, 16, &t->telegram_allowed_user_ids) ||
+	    store_col_text(stmt, 1, &t->name) || store_col_text(stmt, 2, &t->repo) ||
 	    store_col_text(stmt, 3, &t->prompt) ||
 	    store_col_text(stmt, 4, &t->engine) ||
 	    store_col_text(stmt, 5, &t->permission_mode) ||
@@ -54,6 +56,7 @@ store_task_free(struct store_task *t)
 	free(t->schedule);
 	free(t->created_at);
 	free(t->updated_at);
+	free(t->telegram_allowed_user_ids);
 	memset(t, 0, sizeof *t);
 }
 
@@ -71,7 +74,10 @@ store_task_list_free(struct store_task *v, size_t n)
 	free(v);
 }
 
-/* Bind the editable fields of t at ?1..?10 (name .. enabled), ?13 and ?14 (limits). */
+/*
+ * Bind the editable fields of t at ?1..?10 (name .. enabled), ?13 and ?14 (limits),
+ * ?15 and ?16 (Telegram delivery).
+ */
 static void
 store_task_bind(sqlite3_stmt *stmt, const struct store_task *t)
 {
@@ -88,6 +94,11 @@ store_task_bind(sqlite3_stmt *stmt, const struct store_task *t)
 	sqlite3_bind_int(stmt, 10, t->enabled ? 1 : 0);
 	sqlite3_bind_int(stmt, 13, t->limit_processes);
 	sqlite3_bind_int(stmt, 14, t->limit_memory_mb);
+	if (t->telegram_chat_id != 0)
+		sqlite3_bind_int64(stmt, 15, t->telegram_chat_id);
+	else
+		sqlite3_bind_null(stmt, 15);
+	store_bind_text(stmt, 16, t->telegram_allowed_user_ids);
 }
 
 int
@@ -101,8 +112,10 @@ store_task_add(struct store *st, const struct store_task *t, int64_t *id)
 		    "required");
 	if (store_prepare(st, "INSERT INTO tasks (name, repo, prompt, engine,"
 	    " permission_mode, budget_dollars, budget_turns, budget_seconds, schedule,"
-	    " enabled, created_at, updated_at, limit_processes, limit_memory_mb)"
-	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, ?13, ?14)", &stmt,
+	    " enabled, created_at, updated_at, limit_processes, limit_memory_mb,"
+	    " telegram_chat_id, telegram_allowed_user_ids)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, ?13, ?14, ?15,"
+	    " ?16)", &stmt,
 	    "task add") == -1)
 		return -1;
 	store_now(now, sizeof now);
@@ -127,8 +140,9 @@ store_task_update(struct store *st, const struct store_task *t)
 	if (store_prepare(st, "UPDATE tasks SET name = ?1, repo = ?2, prompt = ?3,"
 	    " engine = ?4, permission_mode = ?5, budget_dollars = ?6,"
 	    " budget_turns = ?7, budget_seconds = ?8, schedule = ?9, enabled = ?10,"
-	    " updated_at = ?11, limit_processes = ?13, limit_memory_mb = ?14"
-	    " WHERE id = ?12", &stmt, "task update") == -1)
+	    " updated_at = ?11, limit_processes = ?13, limit_memory_mb = ?14,"
+	    " telegram_chat_id = ?15, telegram_allowed_user_ids = ?16 WHERE id = ?12",
+	    &stmt, "task update") == -1)
 		return -1;
 	store_now(now, sizeof now);
 	store_task_bind(stmt, t);

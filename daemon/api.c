@@ -33,11 +33,14 @@
 
 #include "daemon.h"
 #include "httpd.h"
+#include "engines.h"
 #include "json.h"
 #include "transcript.h"
 #include "transcripts.h"
 #include "log.h"
 #include "mask.h"
+#include "secret.h"
+#include "tgapi.h"
 
 #define API_MAX_SEGS	6
 #define API_LOG_CHUNK	(256 * 1024)
@@ -185,6 +188,8 @@ api_masked_json(const char *text)
 	return j != NULL ? j : cJSON_CreateNull();
 }
 
+static cJSON	*api_pending_approvals(struct daemon *);
+
 static int
 api_count_queued(struct daemon *d)
 {
@@ -223,6 +228,9 @@ api_status(struct api_req *q)
 		cJSON_AddNumberToObject(r, "live", (double)d->n_runs);
 		cJSON_AddNumberToObject(r, "queued", api_count_queued(d));
 	}
+	cJSON_AddItemToObject(o, "approvals_pending", api_pending_approvals(d));
+	cJSON_AddItemToObject(o, "telegram", telegram_status_json(d));
+	json_add_string(o, "desktop_notifications", notify_state(d));
 	api_ok(q, 200, o);
 }
 
@@ -717,10 +725,27 @@ api_run_log(struct api_req *q, const char *id)
 	api_ok(q, 200, o);
 }
 
+/* Whether the run's engine output is read into a transcript (common/engines.h). */
+int
+api_run_readable(struct daemon *d, const struct store_run *r)
+{
+	struct store_task		 t;
+	const struct engine_info	*e;
+	int				 readable = 0;
+
+	if (store_task_get(d->store, r->task_id, &t) == 1) {
+		e = engines_find(t.engine);
+		readable = e != NULL && (e->caps & ENGINE_TRANSCRIPT);
+		store_task_free(&t);
+	}
+	return readable;
+}
+
 /*
  * The readable transcript (daemon/transcripts.c) from byte offset on, whole entries
  * only: {"entries":[...], "next":N, "done":bool, "status":...}. done is true once the
- * run has ended and everything up to the end was served.
+ * run has ended and everything up to the end was served. For an engine whose output is
+ * not read into a transcript ("command"), {"raw": true}: the log is its transcript.
  */
 static void
 api_run_transcript(struct api_req *q, const char *id)
@@ -737,6 +762,18 @@ api_run_transcript(struct api_req *q, const char *id)
 	if (api_run_lookup(q, id, &r) == -1)
 		return;
 	done = store_run_status_terminal(r.status);
+	/* A command is not an agent: its output, the raw log, is its transcript. */
+	if (!api_run_readable(q->d, &r)) {
+		o = cJSON_CreateObject();
+		cJSON_AddBoolToObject(o, "raw", 1);
+		cJSON_AddArrayToObject(o, "entries");
+		cJSON_AddNumberToObject(o, "next", (double)off);
+		cJSON_AddBoolToObject(o, "done", done);
+		json_add_string(o, "status", store_run_status_name(r.status));
+		store_run_free(&r);
+		api_ok(q, 200, o);
+		return;
+	}
 	transcripts_path(q->d->home, r.id, path, sizeof path);
 	if (transcripts_read(path, off, TRANSCRIPTS_CHUNK, &entries, &next) == -1) {
 		if (errno != ENOENT) {
@@ -793,13 +830,34 @@ api_run_events(struct api_req *q, const char *id)
 
 /* ---- approvals ---------------------------------------------------------------- */
 
+/* The task an approval's run belongs to, for people deciding; NULL if unknown. */
+static char *
+api_approval_task(struct daemon *d, const char *run_id)
+{
+	struct store_run	 r;
+	char			*name = NULL;
+
+	if (d != NULL && store_run_get(d->store, run_id, &r) == 1) {
+		if (r.task_name != NULL)
+			name = strdup(r.task_name);
+		store_run_free(&r);
+	}
+	return name;
+}
+
 static cJSON *
-api_approval_json(const struct store_approval *a)
+api_approval_json_d(struct daemon *d, const struct store_approval *a)
 {
 	cJSON	*o = cJSON_CreateObject();
+	char	*task = api_approval_task(d, a->run_id);
+	int64_t	 left = tgapi_seconds_left(a->deadline, time(NULL));
 
 	json_add_string(o, "id", a->id);
 	json_add_string(o, "run_id", a->run_id);
+	json_add_string(o, "task", task);
+	free(task);
+	if (a->state == STORE_APPROVAL_PENDING && left != INT64_MIN)
+		cJSON_AddNumberToObject(o, "seconds_left", (double)(left > 0 ? left : 0));
 	json_add_string(o, "tool", a->tool);
 	cJSON_AddItemToObject(o, "input", api_masked_json(a->input));
 	json_add_string(o, "state", store_approval_state_name(a->state));
@@ -809,6 +867,28 @@ api_approval_json(const struct store_approval *a)
 	json_add_string(o, "deadline", a->deadline);
 	json_add_string(o, "answered_at", a->answered_at);
 	return o;
+}
+
+static cJSON *
+api_approval_json(const struct store_approval *a)
+{
+	return api_approval_json_d(NULL, a);
+}
+
+/* Pending approvals, oldest first, as cwctl status leads with them. */
+static cJSON *
+api_pending_approvals(struct daemon *d)
+{
+	struct store_approval	*v;
+	size_t			 n;
+	cJSON			*a = cJSON_CreateArray();
+
+	if (store_approval_list_pending(d->store, NULL, &v, &n) == -1)
+		return a;
+	for (size_t i = 0; i < n; i++)
+		cJSON_AddItemToArray(a, api_approval_json_d(d, &v[i]));
+	store_approval_list_free(v, n);
+	return a;
 }
 
 static void
@@ -825,7 +905,7 @@ api_approvals_list(struct api_req *q)
 	o = cJSON_CreateObject();
 	a = cJSON_AddArrayToObject(o, "approvals");
 	for (size_t i = 0; i < n; i++)
-		cJSON_AddItemToArray(a, api_approval_json(&v[i]));
+		cJSON_AddItemToArray(a, api_approval_json_d(q->d, &v[i]));
 	store_approval_list_free(v, n);
 	api_ok(q, 200, o);
 }
@@ -913,6 +993,7 @@ api_respond(struct daemon *d, const char *id, int allow, const char *message,
 	}
 	runs_approval_forget(ra);
 	store_approval_free(&a);
+	telegram_kick(d);	/* the approval's Telegram message shows the answer */
 	return API_RESPOND_OK;
 }
 
@@ -967,6 +1048,79 @@ api_approval_answer(struct api_req *q, const char *id)
 	}
 	cJSON_Delete(j);
 	cJSON_Delete(body);
+}
+
+/* ---- telegram ------------------------------------------------------------------ */
+
+static void
+api_telegram_status(struct api_req *q)
+{
+	api_ok(q, 200, telegram_status_json(q->d));
+}
+
+/* The bot token: stored in the secret store, never echoed, never in the audit data. */
+static void
+api_telegram_token(struct api_req *q)
+{
+	cJSON		*body, *t, *o;
+	char		 err[512];
+	int		 rc;
+
+	if ((body = api_body(q)) == NULL)
+		return;
+	t = cJSON_GetObjectItemCaseSensitive(body, "token");
+	rc = telegram_set_token(q->d, cJSON_IsString(t) ? t->valuestring : NULL, err,
+	    sizeof err);
+	if (cJSON_IsString(t))
+		explicit_bzero(t->valuestring, strlen(t->valuestring));
+	cJSON_Delete(body);
+	if (rc == -1) {
+		api_error(q, strncmp(err, "token:", 6) == 0 ? 400 : 500,
+		    strncmp(err, "token:", 6) == 0 ? "invalid_field" : "internal", "%s", err);
+		return;
+	}
+	journal_audit(q->d, q->actor, "telegram.set_token", NULL, NULL);
+	o = telegram_status_json(q->d);
+	api_ok(q, 200, o);
+}
+
+static void
+api_telegram_token_remove(struct api_req *q)
+{
+	char	 err[512];
+	int	 rc;
+
+	if ((rc = secret_remove(q->d->home, TELEGRAM_TOKEN_SECRET, err,
+	    sizeof err)) == -1) {
+		api_error(q, 500, "internal", "%s", err);
+		return;
+	}
+	telegram_reload(q->d);
+	journal_audit(q->d, q->actor, "telegram.remove_token", NULL, NULL);
+	api_ok(q, 200, telegram_status_json(q->d));
+}
+
+static void
+api_telegram_test(struct api_req *q)
+{
+	cJSON	*body;
+	double	 chat = 0;
+	char	 err[256];
+
+	if ((body = api_body(q)) == NULL)
+		return;
+	if (json_get_number(body, "chat_id", &chat) == -1 || chat == 0 ||
+	    chat != (double)(int64_t)chat) {
+		cJSON_Delete(body);
+		api_error(q, 400, "invalid_field", "chat_id: a non-zero whole number");
+		return;
+	}
+	cJSON_Delete(body);
+	if (telegram_test(q->d, (int64_t)chat, err, sizeof err) == -1) {
+		api_error(q, 409, "not_configured", "%s", err);
+		return;
+	}
+	api_ok(q, 202, telegram_status_json(q->d));
 }
 
 /* ---- journal, audit, gc ------------------------------------------------------- */
@@ -1245,6 +1399,11 @@ static const struct api_route api_routes[] = {
 	{ "api/gc",			EVHTTP_REQ_POST,   API_AUTH_LOCAL, api_gc },
 	{ "api/inbox/code",		EVHTTP_REQ_POST,   API_AUTH_LOCAL, api_inbox_code },
 	{ "api/inbox/revoke",		EVHTTP_REQ_POST,   API_AUTH_LOCAL, api_inbox_revoke },
+	{ "api/telegram",		EVHTTP_REQ_GET,	   API_AUTH_LOCAL, api_telegram_status },
+	{ "api/telegram/token",		EVHTTP_REQ_POST,   API_AUTH_LOCAL, api_telegram_token },
+	{ "api/telegram/token",		EVHTTP_REQ_DELETE, API_AUTH_LOCAL,
+	    api_telegram_token_remove },
+	{ "api/telegram/test",		EVHTTP_REQ_POST,   API_AUTH_LOCAL, api_telegram_test },
 	{ "workforce/runs/*/proof-of-work", EVHTTP_REQ_GET, API_AUTH_SESSION,
 	    api_run_export_html },
 };

@@ -48,12 +48,60 @@ cwctl_approvals_input(const cJSON *e)
 	}
 }
 
+/* "59m 58s", "1h 02m", "none", or "-" when the approval names no deadline. */
+void
+cwctl_approvals_left(const cJSON *e, char *buf, size_t len)
+{
+	double	 n;
+	long	 s;
+
+	if (json_get_number(e, "seconds_left", &n) == -1) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	s = (long)n;
+	if (s <= 0)
+		snprintf(buf, len, "none");
+	else if (s >= 3600)
+		snprintf(buf, len, "%ldh %02ldm", s / 3600, s % 3600 / 60);
+	else
+		snprintf(buf, len, "%ldm %02lds", s / 60, s % 60);
+}
+
+/*
+ * One pending approval for people who are not looking at the listing: what, where,
+ * how long, and the commands that answer it (cwctl status, run start --wait).
+ */
+void
+cwctl_approvals_announce(FILE *f, const cJSON *e, const char *indent)
+{
+	char		*in, *head, left[32];
+	const char	*id = cwctl_vis(json_get_string(e, "id"));
+	size_t		 len, cut;
+
+	if ((in = cwctl_approvals_input(e)) == NULL)
+		return;
+	len = strlen(in);
+	cut = record_cut(in, len, CWCTL_APPROVALS_WIDTH / 2);
+	head = strndup(in, cut);
+	cwctl_approvals_left(e, left, sizeof left);
+	fprintf(f, "%s%s  task %s  run %s  (%s left)\n", indent, id != NULL ? id : "?",
+	    cwctl_vis(json_get_string(e, "task")) ? cwctl_vis(json_get_string(e, "task")) :
+	    "?", cwctl_vis(json_get_string(e, "run_id")), left);
+	fprintf(f, "%s  %s: %s%s\n", indent, cwctl_vis(json_get_string(e, "tool")),
+	    head != NULL ? cwctl_vis(head) : "", cut < len ? "\u2026" : "");
+	fprintf(f, "%s  answer: cwctl approve %s | cwctl deny %s   (all of it: cwctl "
+	    "approvals show %s)\n", indent, id, id, id);
+	free(head);
+	free(in);
+}
+
 static int
 cwctl_approvals_show(const char *id, int json)
 {
 	cJSON		*o = NULL, *a, *e;
 	const char	*eid;
-	char		*in;
+	char		*in, left[32];
 	int		 rc;
 
 	if ((rc = client_call("GET", "/api/approvals", NULL, &o)) != 0)
@@ -67,8 +115,11 @@ cwctl_approvals_show(const char *id, int json)
 		else {
 			printf("id:       %s\n", cwctl_vis(eid));
 			printf("run:      %s\n", cwctl_vis(json_get_string(e, "run_id")));
+			printf("task:     %s\n", cwctl_vis(json_get_string(e, "task")));
 			printf("tool:     %s\n", cwctl_vis(json_get_string(e, "tool")));
 			printf("deadline: %s\n", cwctl_vis(json_get_string(e, "deadline")));
+			cwctl_approvals_left(e, left, sizeof left);
+			printf("left:     %s\n", left);
 			in = cwctl_approvals_input(e);
 			printf("input (%zu bytes):\n", in != NULL ? strlen(in) : 0);
 			vis_fputs(in, VIS_KEEP_NL | VIS_KEEP_TAB, stdout);
@@ -86,7 +137,7 @@ cwctl_approvals_show(const char *id, int json)
 int
 cwctl_approvals(int argc, char **argv)
 {
-	char		 path[256], esc[160];
+	char		 path[256], esc[160], left[32];
 	cJSON		*o = NULL, *a, *e;
 	char		*in, *head;
 	size_t		 len, cut;
@@ -116,17 +167,21 @@ cwctl_approvals(int argc, char **argv)
 	else if (cJSON_GetArraySize(a) == 0)
 		printf("no approvals pending\n");
 	else {
-		printf("%-16s %-26s %-12s %s\n", "ID", "RUN", "TOOL", "INPUT");
+		printf("%-16s %-16s %-26s %-8s %-8s %s\n", "ID", "TASK", "RUN", "TOOL",
+		    "LEFT", "INPUT");
 		cJSON_ArrayForEach(e, a) {
 			if ((in = cwctl_approvals_input(e)) == NULL)
 				continue;
 			len = strlen(in);
 			cut = record_cut(in, len, CWCTL_APPROVALS_WIDTH);
 			head = strndup(in, cut);
-			printf("%-16s %-26s %-12s %s", cwctl_vis(json_get_string(e, "id")),
+			cwctl_approvals_left(e, left, sizeof left);
+			printf("%-16s %-16s %-26s %-8s %-8s ", cwctl_vis(json_get_string(e, "id")),
+			    cwctl_vis(json_get_string(e, "task")) != NULL ?
+			    cwctl_vis(json_get_string(e, "task")) : "-",
 			    cwctl_vis(json_get_string(e, "run_id")),
-			    cwctl_vis(json_get_string(e, "tool")),
-			    head != NULL ? cwctl_vis(head) : "");
+			    cwctl_vis(json_get_string(e, "tool")), left);
+			printf("%s", head != NULL ? cwctl_vis(head) : "");
 			/* A harmless start must not hide the rest: say it was cut. */
 			if (cut < len)
 				printf("\u2026 (+%zu bytes, cwctl approvals show %s)", len - cut,

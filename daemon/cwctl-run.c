@@ -11,6 +11,7 @@
 #include "client.h"
 #include "cwctl.h"
 #include "json.h"
+#include "strlist.h"
 #include "transcript.h"
 #include "vis.h"
 
@@ -122,21 +123,55 @@ cwctl_run_get(const char *id, cJSON **o)
 	return client_call("GET", path, NULL, o);
 }
 
+/*
+ * Say so on stderr when the run waits on a person, once per approval, with the
+ * commands that answer it: a run that needs an answer must never look merely slow.
+ */
+static void
+cwctl_run_announce(const char *id, struct strlist *seen)
+{
+	char		 path[256], esc[160];
+	cJSON		*o = NULL, *e;
+	const char	*aid;
+	long		 status = 0;
+
+	if (client_escape(id, esc, sizeof esc) == -1)
+		return;
+	snprintf(path, sizeof path, "/api/approvals?run=%s", esc);
+	if (client_call_quiet("GET", path, NULL, &status, &o) != 0 || status != 200) {
+		cJSON_Delete(o);
+		return;
+	}
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(o, "approvals")) {
+		if ((aid = json_get_string(e, "id")) == NULL || strlist_contains(seen, aid))
+			continue;
+		strlist_add(seen, aid);
+		fprintf(stderr, "run %s is waiting on you: approval pending\n", id);
+		cwctl_approvals_announce(stderr, e, "  ");
+	}
+	cJSON_Delete(o);
+}
+
 static int
 cwctl_run_wait(const char *id, int json)
 {
-	cJSON	*o = NULL;
-	int	 rc, ok;
+	cJSON		*o = NULL;
+	struct strlist	 seen = { 0 };
+	int		 rc, ok;
 
 	for (;;) {
-		if ((rc = cwctl_run_get(id, &o)) != 0)
+		if ((rc = cwctl_run_get(id, &o)) != 0) {
+			strlist_free(&seen);
 			return rc;
+		}
 		if (cwctl_run_terminal(json_get_string(o, "status")))
 			break;
+		cwctl_run_announce(id, &seen);
 		cJSON_Delete(o);
 		o = NULL;
 		cwctl_run_pause();
 	}
+	strlist_free(&seen);
 	if (json)
 		cwctl_print_json(o);
 	else
@@ -240,6 +275,56 @@ cwctl_run_list(int argc, char **argv)
 	return CWCTL_EXIT_OK;
 }
 
+/* A command run's log as JSON lines {"line": ...}, for --json (no transcript there). */
+static int
+cwctl_run_logs_json(const char *id, int follow)
+{
+	char		 path[320], esc[160], *t;
+	cJSON		*o = NULL, *l;
+	const char	*data, *p, *nl;
+	double		 next = 0;
+	int		 rc, done;
+
+	if (client_escape(id, esc, sizeof esc) == -1)
+		return cwctl_run_usage();
+	for (;;) {
+		snprintf(path, sizeof path, "/api/runs/%s/log?offset=%.0f", esc, next);
+		if ((rc = client_call("GET", path, NULL, &o)) != 0)
+			return rc;
+		data = json_get_string(o, "data");
+		for (p = data; p != NULL && *p != '\0'; p = nl + 1) {
+			if ((nl = strchr(p, '\n')) == NULL)
+				nl = p + strlen(p);
+			if ((l = cJSON_CreateObject()) != NULL &&
+			    (t = strndup(p, (size_t)(nl - p))) != NULL) {
+				json_add_string(l, "line", t);
+				free(t);
+				t = json_print(l);
+				if (t != NULL)
+					printf("%s\n", t);
+				cJSON_free(t);
+			}
+			cJSON_Delete(l);
+			if (*nl == '\0')
+				break;
+		}
+		fflush(stdout);
+		json_get_number(o, "next", &next);
+		done = 0;
+		json_get_bool(o, "done", &done);
+		if (!follow || (done && (data == NULL || data[0] == '\0'))) {
+			cJSON_Delete(o);
+			return CWCTL_EXIT_OK;
+		}
+		if (data == NULL || data[0] == '\0')
+			cwctl_run_pause();
+		cJSON_Delete(o);
+		o = NULL;
+	}
+}
+
+static int	cwctl_run_logs(const char *, int);
+
 /*
  * The readable transcript from the start (--json: one entry per line as JSON); with
  * follow, keep reading until the run has ended. Colour only on a terminal that has not
@@ -252,7 +337,7 @@ cwctl_run_transcript(const char *id, int follow, int json)
 	cJSON		*o = NULL, *e;
 	const cJSON	*entries;
 	double		 next = 0;
-	int		 rc, done, n, color;
+	int		 rc, done, n, color, raw = 0;
 
 	color = !json && isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL;
 	if (client_escape(id, esc, sizeof esc) == -1)
@@ -261,6 +346,12 @@ cwctl_run_transcript(const char *id, int follow, int json)
 		snprintf(path, sizeof path, "/api/runs/%s/transcript?offset=%.0f", esc, next);
 		if ((rc = client_call("GET", path, NULL, &o)) != 0)
 			return rc;
+		/* A command run: its raw log is its transcript. */
+		if (json_get_bool(o, "raw", &raw) == 0 && raw) {
+			cJSON_Delete(o);
+			return json ? cwctl_run_logs_json(id, follow) :
+			    cwctl_run_logs(id, follow);
+		}
 		entries = cJSON_GetObjectItemCaseSensitive(o, "entries");
 		n = cJSON_GetArraySize(entries);
 		cJSON_ArrayForEach(e, entries) {

@@ -16,6 +16,7 @@ cwctl_task_usage(void)
 	    "usage: cwctl task add NAME --prompt TEXT [--repo DIR] [--engine command|claude]\n"
 	    "                [--mode plan|acceptEdits] [--dollars N] [--turns N] [--seconds N]\n"
 	    "                [--processes N] [--memory-mb N]\n"
+	    "                [--telegram-chat CHAT_ID [--telegram-allow USER_ID]...]\n"
 	    "                [--schedule queued|'CRON'] [--disabled] [--json]\n"
 	    "       cwctl task list [--json]\n"
 	    "       cwctl task show NAME [--json]\n"
@@ -57,7 +58,48 @@ cwctl_task_print(const cJSON *t)
 	b = 0;
 	json_get_bool(t, "enabled", &b);
 	printf("enabled:         %s\n", b ? "yes" : "no");
+	{
+		const cJSON	*tg = cJSON_GetObjectItemCaseSensitive(
+				    cJSON_GetObjectItemCaseSensitive(t, "delivery"), "telegram");
+		const cJSON	*id;
+
+		if (json_get_number(tg, "chat_id", &n) == 0) {
+			printf("telegram:        chat %.0f", n);
+			cJSON_ArrayForEach(id, cJSON_GetObjectItemCaseSensitive(tg,
+			    "allowed_user_ids"))
+				if (cJSON_IsNumber(id))
+					printf(", user %.0f", id->valuedouble);
+			printf("\n");
+		}
+	}
 	printf("prompt:          %s\n", (s = cwctl_vis(json_get_string(t, "prompt"))) ? s : "");
+}
+
+/* --telegram-chat ID and --telegram-allow ID: the task's delivery.telegram. */
+static int
+cwctl_task_telegram(cJSON *b, const char *opt, const char *v)
+{
+	cJSON		*dl, *tg, *ids;
+	char		*end;
+	long long	 n;
+
+	errno = 0;
+	n = strtoll(v, &end, 10);
+	if (errno != 0 || *end != '\0' || end == v || n == 0)
+		return -1;
+	if ((dl = cJSON_GetObjectItemCaseSensitive(b, "delivery")) == NULL)
+		dl = cJSON_AddObjectToObject(b, "delivery");
+	if ((tg = cJSON_GetObjectItemCaseSensitive(dl, "telegram")) == NULL)
+		tg = cJSON_AddObjectToObject(dl, "telegram");
+	if (strcmp(opt, "--telegram-chat") == 0) {
+		cJSON_DeleteItemFromObjectCaseSensitive(tg, "chat_id");
+		cJSON_AddNumberToObject(tg, "chat_id", (double)n);
+		return 0;
+	}
+	if ((ids = cJSON_GetObjectItemCaseSensitive(tg, "allowed_user_ids")) == NULL)
+		ids = cJSON_AddArrayToObject(tg, "allowed_user_ids");
+	cJSON_AddItemToArray(ids, cJSON_CreateNumber((double)n));
+	return 0;
 }
 
 static int
@@ -122,6 +164,10 @@ cwctl_task_add(int argc, char **argv)
 				goto usage;
 			cJSON_AddNumberToObject(b, strcmp(a, "--processes") == 0 ?
 			    "limit_processes" : "limit_memory_mb", (double)l);
+		} else if (strcmp(a, "--telegram-chat") == 0 ||
+		    strcmp(a, "--telegram-allow") == 0) {
+			if (cwctl_task_telegram(b, a, v) == -1)
+				goto usage;
 		} else
 			goto usage;
 	}

@@ -23,6 +23,8 @@ static const struct cwctl_verb {
 	    "  approvals show ID [--json]   one pending approval with its whole input" },
 	{ "approve", cwctl_approve, "approve ID   allow a pending tool call" },
 	{ "deny", cwctl_deny, "deny ID [--message TEXT]   deny a pending tool call" },
+	{ "telegram", cwctl_telegram, "telegram set-token | remove-token | test CHAT_ID | status [--json]\n"
+	    "        the bot that sends approvals to Telegram (set-token reads the token from stdin)" },
 	{ "inbox", cwctl_inbox, "inbox [--open] | --revoke   a one-time sign-in link to the Inbox page, or end its sessions" },
 	{ "journal", cwctl_journal, "journal [--run RUN | --audit] [--json]   the safety journal or the audit log" },
 	{ "gc", cwctl_gc, "gc [--task NAME] [--force] [--json]   prune finished runs' worktrees now" },

@@ -9,6 +9,9 @@
 #define CWCTL_EXIT_DENIED	3	/* policy check: denied; approve/deny: refused */
 #define CWCTL_EXIT_NODAEMON	4	/* clockworkd is not running */
 
+#include <stddef.h>
+#include <stdio.h>
+
 #include <cjson/cJSON.h>
 
 /* Terminal-safe printing of text from runs (cwctl.c, common/vis.h). */
@@ -22,10 +25,14 @@ int	cwctl_status(int argc, char **argv);	/* cwctl-status.c */
 int	cwctl_task(int argc, char **argv);	/* cwctl-task.c */
 int	cwctl_run(int argc, char **argv);	/* cwctl-run.c */
 int	cwctl_approvals(int argc, char **argv);	/* cwctl-approvals.c */
+/* cwctl-approvals.c: one pending approval, with the commands that answer it. */
+void	cwctl_approvals_announce(FILE *, const cJSON *approval, const char *indent);
+void	cwctl_approvals_left(const cJSON *approval, char *buf, size_t len);
 int	cwctl_approve(int argc, char **argv);	/* cwctl-approve.c */
 int	cwctl_deny(int argc, char **argv);	/* cwctl-deny.c */
 int	cwctl_answer(int argc, char **argv, int allow);	/* cwctl-approve.c */
 int	cwctl_inbox(int argc, char **argv);	/* cwctl-inbox.c */
+int	cwctl_telegram(int argc, char **argv);	/* cwctl-telegram.c */
 int	cwctl_journal(int argc, char **argv);	/* cwctl-journal.c */
 int	cwctl_gc(int argc, char **argv);	/* cwctl-gc.c */
 int	cwctl_service(int argc, char **argv);	/* cwctl-service.c */

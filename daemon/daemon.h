@@ -33,6 +33,8 @@ struct httpd;
 struct bufferevent;
 struct evhttp_request;
 struct inbox;
+struct telegram;
+struct notify;
 
 #define DAEMON_HOME_MAX		1024		/* longer homes are refused */
 #define DAEMON_TOKEN_BYTES	32		/* 64 hex characters on disk */
@@ -149,6 +151,8 @@ struct daemon {
 	struct event		*ev_pump;	/* start queued runs, deferred */
 	struct event		*ev_exit;	/* shutdown deadline */
 	struct inbox		*inbox;		/* sessions of the Inbox page */
+	struct telegram		*telegram;	/* Telegram approvals (telegram.c) */
+	struct notify		*notify;	/* desktop notifications (notify.c) */
 };
 
 /* token.c: the API bearer token in $CLOCKWORK_HOME/api.token (0600). */
@@ -219,6 +223,8 @@ struct export_input {
 /* Render the HTML; a newly allocated NUL-terminated string, or NULL (ENOMEM). */
 char	*export_render(const struct export_input *);
 /* Build the export of run_id from the store, its log and its git branch. */
+/* Whether the run's engine output is read into a transcript; else the log is it. */
+int	api_run_readable(struct daemon *, const struct store_run *);
 int	export_run(struct daemon *, const char *run_id, int transcript, const char *actor,
 	    char **html, char *err, size_t errlen);
 
@@ -342,6 +348,25 @@ time_t	cron_next(const struct cron *, time_t t);
 /* sched.c: cron schedules. */
 void	sched_start(struct daemon *);
 void	sched_tick(struct daemon *, time_t now);
+
+/* telegram.c: approvals through a Telegram bot (outbound long-poll only). */
+#define TELEGRAM_TOKEN_SECRET	"telegram.bot_token"	/* its name in secret.h */
+int	telegram_start(struct daemon *);
+void	telegram_stop(struct daemon *);
+/* Re-read the token from the secret store; a new one restarts polling. */
+int	telegram_reload(struct daemon *);
+int	telegram_set_token(struct daemon *, const char *token, char *err, size_t errlen);
+/* Send a test message to chat_id; its outcome shows in telegram_status_json. */
+int	telegram_test(struct daemon *, int64_t chat_id, char *err, size_t errlen);
+/* Look for approvals to send or messages to edit now (an approval came or changed). */
+void	telegram_kick(struct daemon *);
+cJSON	*telegram_status_json(struct daemon *);
+
+/* notify.c: a desktop notification of each new approval (desktop_notifications). */
+int	notify_start(struct daemon *);
+void	notify_stop(struct daemon *);
+/* Where notifications stand: "off", "on", or why they cannot be shown. */
+const char *notify_state(struct daemon *);
 
 /* journal.c: the safety journal and audit log, with one log line each. */
 void	journal_add(struct daemon *, const char *run_id, const char *kind, cJSON *data);

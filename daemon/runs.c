@@ -430,6 +430,25 @@ runs_protocol_error(struct run *r, const char *why)
 	runs_stop(r, STORE_EXIT_FAILED, "protocol error from cw-runner");
 }
 
+/*
+ * When a request names no deadline of its own, it holds until the run's wall-clock
+ * budget ends (SPEC B2): that end, in ms since the epoch, is what people are shown
+ * as its deadline. 0 when the run has no time budget.
+ */
+static int64_t
+runs_budget_end_ms(const struct run *r)
+{
+	struct timespec	 ts;
+	double		 secs;
+
+	if (r->budget_seconds <= 0)
+		return 0;
+	runs_elapsed(r, &secs);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 +
+	    (int64_t)((r->budget_seconds - secs) * 1000);
+}
+
 static void
 runs_approval_deadline_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -572,7 +591,7 @@ runs_approval_request(struct run *r, const struct wiremsg *m)
 	if (deadline > 0 && deadline < 1e11)
 		deadline *= 1000;
 	if (store_approval_create(r->d->store, a->id, r->id, tool, itext,
-	    (int64_t)deadline) == -1) {
+	    deadline > 0 ? (int64_t)deadline : runs_budget_end_ms(r)) == -1) {
 		log_error("run %s: cannot store approval: %s", r->id, store_errmsg(r->d->store));
 		cJSON_free(itext);
 		free(a->runner_id);
@@ -600,6 +619,7 @@ runs_approval_request(struct run *r, const struct wiremsg *m)
 		json_add_string(j, "tool", tool);
 		journal_add(r->d, r->id, "approval_request", j);
 	}
+	telegram_kick(r->d);
 }
 
 static void

@@ -128,6 +128,7 @@ server_reload(struct daemon *d)
 	d->cfg = cfg;
 	log_info("reload: %s (max_concurrent_runs %d, keep_runs %d)",
 	    d->config_path, d->cfg.max_concurrent_runs, d->cfg.keep_runs);
+	telegram_reload(d);
 	runs_pump_later(d);
 }
 
@@ -312,6 +313,10 @@ server_main(const struct server_options *o)
 	if (d.ev_supervise != NULL)
 		evtimer_add(d.ev_supervise, &one);
 	sched_start(&d);
+	if (telegram_start(&d) == -1)
+		log_error("telegram: cannot start; approvals go to cwctl and the Inbox only");
+	if (notify_start(&d) == -1)
+		log_error("notify: cannot start desktop notifications");
 	runs_pump_later(&d);
 
 	log_info("clockworkd %s started: pid %d, home %s, port %d", CW_VERSION,
@@ -333,6 +338,8 @@ server_main(const struct server_options *o)
 	server_sweep(&d);
 	log_info("clockworkd stopped");
 out:
+	telegram_stop(&d);
+	notify_stop(&d);
 	api_stop(&d);
 	if (d.ev_term) event_free(d.ev_term);
 	if (d.ev_int) event_free(d.ev_int);

@@ -19,7 +19,7 @@
 static const char *const tasks_keys[] = {
 	"name", "repo", "prompt", "engine", "permission_mode", "budget_dollars",
 	"budget_turns", "budget_seconds", "schedule", "enabled", "limit_processes",
-	"limit_memory_mb",
+	"limit_memory_mb", "delivery",
 };
 
 
@@ -57,6 +57,101 @@ tasks_dup(char **dst, const char *src)
 	snprintf(err, errlen, __VA_ARGS__);					\
 	goto fail;								\
 } while (0)
+
+#define TASKS_TELEGRAM_ID_MAX		9007199254740991.0	/* 2^53 - 1 */
+#define TASKS_TELEGRAM_USERS_MAX	64
+
+/* A Telegram id: a whole number in the range a double carries exactly. */
+static int
+tasks_telegram_id(const cJSON *v, int64_t *out)
+{
+	if (!cJSON_IsNumber(v) || v->valuedouble != (double)(int64_t)v->valuedouble ||
+	    v->valuedouble == 0 || v->valuedouble > TASKS_TELEGRAM_ID_MAX ||
+	    v->valuedouble < -TASKS_TELEGRAM_ID_MAX)
+		return -1;
+	*out = (int64_t)v->valuedouble;
+	return 0;
+}
+
+/*
+ * delivery: {"telegram": {"chat_id": N, "allowed_user_ids": [N, ...]}}; null (or
+ * "telegram": null) ends Telegram delivery for the task. In a group chat, a press
+ * counts only from a user on the list, so a group without one is refused here rather
+ * than left with buttons that can never work.
+ */
+static int
+tasks_delivery(const cJSON *v, struct store_task *out, char *field, size_t fieldlen,
+    char *err, size_t errlen)
+{
+	const cJSON	*tg, *it, *ids;
+	cJSON		*arr = NULL;
+	char		*text;
+	int64_t		 chat = 0, uid;
+	int		 n = 0;
+
+	if (cJSON_IsNull(v) || (cJSON_IsObject(v) &&
+	    cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(v, "telegram")))) {
+		out->telegram_chat_id = 0;
+		free(out->telegram_allowed_user_ids);
+		out->telegram_allowed_user_ids = NULL;
+		return 0;
+	}
+	if (!cJSON_IsObject(v))
+		TASKS_FAIL("delivery", "must be an object or null");
+	cJSON_ArrayForEach(it, v)
+		if (it->string == NULL || strcmp(it->string, "telegram") != 0)
+			TASKS_FAIL("delivery", "unknown field '%.64s'",
+			    it->string != NULL ? it->string : "?");
+	if ((tg = cJSON_GetObjectItemCaseSensitive(v, "telegram")) == NULL)
+		return 0;
+	if (!cJSON_IsObject(tg))
+		TASKS_FAIL("delivery.telegram", "must be an object or null");
+	cJSON_ArrayForEach(it, tg)
+		if (it->string == NULL || (strcmp(it->string, "chat_id") != 0 &&
+		    strcmp(it->string, "allowed_user_ids") != 0))
+			TASKS_FAIL("delivery.telegram", "unknown field '%.64s'",
+			    it->string != NULL ? it->string : "?");
+	if (tasks_telegram_id(cJSON_GetObjectItemCaseSensitive(tg, "chat_id"),
+	    &chat) == -1)
+		TASKS_FAIL("delivery.telegram.chat_id", "must be a non-zero whole number "
+		    "(a Telegram chat id)");
+	ids = cJSON_GetObjectItemCaseSensitive(tg, "allowed_user_ids");
+	if (ids != NULL && !cJSON_IsArray(ids))
+		TASKS_FAIL("delivery.telegram.allowed_user_ids", "must be a list of user ids");
+	if ((arr = cJSON_CreateArray()) == NULL)
+		TASKS_FAIL("delivery.telegram", "out of memory");
+	cJSON_ArrayForEach(it, ids) {
+		if (++n > TASKS_TELEGRAM_USERS_MAX) {
+			cJSON_Delete(arr);
+			TASKS_FAIL("delivery.telegram.allowed_user_ids", "at most %d users",
+			    TASKS_TELEGRAM_USERS_MAX);
+		}
+		if (tasks_telegram_id(it, &uid) == -1 || uid < 0) {
+			cJSON_Delete(arr);
+			TASKS_FAIL("delivery.telegram.allowed_user_ids", "entry %d: must be a "
+			    "positive whole number (a Telegram user id)", n - 1);
+		}
+		cJSON_AddItemToArray(arr, cJSON_CreateNumber((double)uid));
+	}
+	/* Negative ids are groups and supergroups: they need the list (SECURITY.md). */
+	if (chat < 0 && n == 0) {
+		cJSON_Delete(arr);
+		TASKS_FAIL("delivery.telegram.allowed_user_ids", "a group chat (negative "
+		    "chat_id) needs the user ids allowed to answer");
+	}
+	text = cJSON_PrintUnformatted(arr);
+	cJSON_Delete(arr);
+	if (text == NULL)
+		TASKS_FAIL("delivery.telegram", "out of memory");
+	free(out->telegram_allowed_user_ids);
+	out->telegram_allowed_user_ids = n > 0 ? strdup(text) : NULL;
+	cJSON_free(text);
+	out->telegram_chat_id = chat;
+	return 0;
+fail:
+	return -1;
+}
+
 
 /*
  * Fill out from the JSON object in over base (NULL: a new task, with the config's
@@ -104,6 +199,10 @@ tasks_from_json(struct daemon *d, const cJSON *in, const struct store_task *base
 		out->budget_seconds = base->budget_seconds;
 		out->limit_processes = base->limit_processes;
 		out->limit_memory_mb = base->limit_memory_mb;
+		out->telegram_chat_id = base->telegram_chat_id;
+		if (tasks_dup(&out->telegram_allowed_user_ids,
+		    base->telegram_allowed_user_ids) == -1)
+			TASKS_FAIL("(body)", "out of memory");
 		out->enabled = base->enabled;
 	} else {
 		if (tasks_dup(&out->engine, "command") == -1 ||
@@ -215,6 +314,10 @@ tasks_from_json(struct daemon *d, const cJSON *in, const struct store_task *base
 			TASKS_FAIL("enabled", "must be true or false");
 		out->enabled = cJSON_IsTrue(v);
 	}
+
+	if ((v = cJSON_GetObjectItemCaseSensitive(in, "delivery")) != NULL &&
+	    tasks_delivery(v, out, field, fieldlen, err, errlen) == -1)
+		goto fail;
 	return 0;
 fail:
 	store_task_free(out);
@@ -242,6 +345,16 @@ tasks_to_json(const struct store_task *t)
 	cJSON_AddNumberToObject(o, "limit_memory_mb", t->limit_memory_mb);
 	json_add_string(o, "schedule", t->schedule);
 	cJSON_AddBoolToObject(o, "enabled", t->enabled);
+	if (t->telegram_chat_id != 0) {
+		cJSON	*dl = cJSON_AddObjectToObject(o, "delivery");
+		cJSON	*tg = cJSON_AddObjectToObject(dl, "telegram");
+		cJSON	*ids = t->telegram_allowed_user_ids != NULL ?
+			    cJSON_Parse(t->telegram_allowed_user_ids) : NULL;
+
+		cJSON_AddNumberToObject(tg, "chat_id", (double)t->telegram_chat_id);
+		cJSON_AddItemToObject(tg, "allowed_user_ids", ids != NULL ? ids :
+		    cJSON_CreateArray());
+	}
 	json_add_string(o, "created_at", t->created_at);
 	json_add_string(o, "updated_at", t->updated_at);
 	return o;

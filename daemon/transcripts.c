@@ -78,6 +78,9 @@ transcripts_append(struct run *r, cJSON *entry)
 
 	if (entry == NULL)
 		return;
+	/* Past the cap nothing more is written: no file work per entry either. */
+	if (r->transcript_capped)
+		goto out;
 	if (transcript_check(entry) == -1 || transcripts_mask(entry) == -1 ||
 	    (text = json_print(entry)) == NULL)
 		goto out;

@@ -46,6 +46,42 @@ engine_progress_free(struct engine_progress *p)
 }
 
 int
+engine_sbrules_add(struct engine_sbrules *r, const char *op, const char *filter,
+    const char *arg)
+{
+	struct engine_sbrule	*nv;
+
+	if ((nv = realloc(r->v, (r->n + 1) * sizeof *nv)) == NULL)
+		return -1;
+	r->v = nv;
+	nv = &r->v[r->n];
+	nv->op = strdup(op);
+	nv->filter = strdup(filter);
+	nv->arg = strdup(arg);
+	if (nv->op == NULL || nv->filter == NULL || nv->arg == NULL) {
+		free(nv->op);
+		free(nv->filter);
+		free(nv->arg);
+		return -1;
+	}
+	r->n++;
+	return 0;
+}
+
+void
+engine_sbrules_free(struct engine_sbrules *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		free(r->v[i].op);
+		free(r->v[i].filter);
+		free(r->v[i].arg);
+	}
+	free(r->v);
+	free(r->comment);
+	memset(r, 0, sizeof *r);
+}
+
+int
 engine_check_hook(const char *path, char *err, size_t errlen)
 {
 	struct stat	st;

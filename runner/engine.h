@@ -68,6 +68,18 @@ struct engine_progress {
 	char	*result;	/* the final message (owned; NULL until known) */
 };
 
+/* Rules an engine needs in a macOS Seatbelt profile beyond the spec's grants. */
+struct engine_sbrule {
+	char	*op;		/* "allow file-read* file-write*" */
+	char	*filter;	/* "literal" | "subpath" | "regex" */
+	char	*arg;		/* the path, or the regex */
+};
+struct engine_sbrules {
+	struct engine_sbrule	*v;
+	size_t			 n;
+	char			*comment;	/* why, for the profile's reader */
+};
+
 /* Takes ownership of entry, a transcript entry (common/transcript.h). */
 typedef void engine_say_fn(void *arg, cJSON *entry);
 
@@ -99,6 +111,12 @@ struct engine_ops {
 	 * NULL when the engine has no floor hook.
 	 */
 	int	(*floor_command)(const cJSON *body, const char **command);
+	/*
+	 * The Seatbelt rules the engine needs for a run in workdir as uid (its own
+	 * scratch paths outside the spec's grants); NULL when it needs none. -1 with err.
+	 */
+	int	(*seatbelt)(const char *workdir, unsigned long uid,
+		    struct engine_sbrules *out, char *err, size_t errlen);
 };
 
 /* The runtime side of a runnable engine, or NULL. */
@@ -106,6 +124,9 @@ const struct engine_ops *engine_find(const char *name);
 /* Its row in the shared table. */
 const struct engine_info *engine_info(const struct engine_ops *);
 void	engine_progress_free(struct engine_progress *);
+int	engine_sbrules_add(struct engine_sbrules *, const char *op, const char *filter,
+	    const char *arg);
+void	engine_sbrules_free(struct engine_sbrules *);
 
 /* Shared by the engines' prepare() and home(). */
 /* 0 when path is an absolute executable file; else -1 with err (no hook, no run). */

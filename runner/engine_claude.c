@@ -59,6 +59,7 @@
 #include "engine.h"
 #include "engine_claude.h"
 #include "json.h"
+#include "seatbelt.h"
 #include "transcript.h"
 #include "wire.h"
 
@@ -527,6 +528,41 @@ engine_claude_floor_command(const cJSON *body, const char **command)
 	return 0;
 }
 
+/*
+ * macOS: the Claude CLI keeps per-run state in /tmp/claude-<uid>/<cwd-slug> and tracks
+ * its shell's cwd in /tmp/claude-<hex>-cwd; without both its Bash tool cannot start a
+ * shell. /tmp is /private/tmp there and Seatbelt matches the resolved path.
+ */
+static int
+engine_claude_seatbelt(const char *workdir, unsigned long uid, struct engine_sbrules *r,
+    char *err, size_t errlen)
+{
+	char	 dir[64], *slug, *sub = NULL;
+	int	 rc = -1;
+
+	if (seatbelt_claude_slug(workdir, &slug) == -1) {
+		snprintf(err, errlen, "seatbelt: cannot name the Claude CLI's work dir for "
+		    "the workdir: %s", strerror(errno));
+		return -1;
+	}
+	snprintf(dir, sizeof dir, "/private/tmp/claude-%lu", uid);
+	if (asprintf(&sub, "%s/%s", dir, slug) == -1)
+		sub = NULL;
+	if (sub != NULL &&
+	    (r->comment = strdup("The Claude CLI's per-run work dir (its parent may only "
+	    "be created) and its\n;; cwd-tracking file, matched by exact name.")) != NULL &&
+	    engine_sbrules_add(r, "allow file-write-create", "literal", dir) == 0 &&
+	    engine_sbrules_add(r, "allow file-read* file-write*", "subpath", sub) == 0 &&
+	    engine_sbrules_add(r, "allow file-read* file-write*", "regex",
+	    "^/private/tmp/claude-[0-9a-f]+-cwd$") == 0)
+		rc = 0;
+	else
+		snprintf(err, errlen, "seatbelt: out of memory");
+	free(sub);
+	free(slug);
+	return rc;
+}
+
 const struct engine_ops engine_claude_ops = {
 	.name = "claude",
 	.prepare = engine_claude_prepare,
@@ -535,4 +571,5 @@ const struct engine_ops engine_claude_ops = {
 	.stream_line = engine_claude_stream_line,
 	.stream_free = engine_claude_stream_free,
 	.floor_command = engine_claude_floor_command,
+	.seatbelt = engine_claude_seatbelt,
 };

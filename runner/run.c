@@ -149,8 +149,9 @@ run_log_room(struct run *r, size_t need)
 }
 
 /*
- * Write one wire message (and free it). Engine output is the one kind the outbox may
- * drop while no daemon is attached: events, approvals and the report are kept. A
+ * Write one wire message (and free it). Engine output (its log lines and transcript
+ * entries) is the one kind the outbox may drop while no daemon is attached: events,
+ * approvals and the report are kept. A
  * message that would not fit in a wire line would be a protocol error that ends the
  * run and loses its report, so it is replaced by a small "message_dropped" event
  * naming its type and size. Nothing the runner sends should get here (records are
@@ -203,8 +204,10 @@ run_emit(struct run *r, cJSON *msg)
 			type = "event";
 			len = text != NULL ? strlen(text) : 0;
 		}
+		/* What the engine's output makes (log and transcript lines) may be dropped. */
 		if (text != NULL && len < CW_WIRE_MAX_LINE)
-			uplink_send(r->up, text, len, type != NULL && strcmp(type, "log") == 0);
+			uplink_send(r->up, text, len, type != NULL &&
+			    (strcmp(type, "log") == 0 || strcmp(type, "say") == 0));
 		cJSON_free(text);
 	}
 	cJSON_Delete(msg);

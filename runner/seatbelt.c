@@ -11,6 +11,7 @@
 
 #include "credpaths.h"
 #include "paths.h"
+#include "engine.h"
 #include "seatbelt.h"
 
 /*
@@ -452,38 +453,30 @@ seatbelt_env(const struct strlist *env, const char *name)
 }
 
 /*
- * The Claude CLI keeps per-run state in /tmp/claude-<uid>/<cwd-slug> and tracks its
- * shell's cwd in /tmp/claude-<hex>-cwd; without both its Bash tool cannot start a
- * shell. /tmp is /private/tmp on macOS and Seatbelt matches the resolved path.
+ * What the run's engine needs beyond the spec's grants (runner/engine.h, seatbelt()):
+ * rendered like the grants, each path checked by seatbelt_rule's escaping.
  */
 static int
-seatbelt_claude_rules(struct seatbelt_buf *b, const struct sandbox_spec *spec,
+seatbelt_engine_rules(struct seatbelt_buf *b, const struct sandbox_spec *spec,
     const struct seatbelt_options *o, char *err, size_t errlen)
 {
-	char	 dir[64], *slug, *sub;
-	size_t	 len;
+	const struct engine_ops	*ops = engine_find(spec->engine);
+	struct engine_sbrules	 r = { 0 };
 
-	if (seatbelt_claude_slug(spec->workdir, &slug) == -1) {
-		seatbelt_errf(err, errlen, "seatbelt: cannot name the Claude CLI's work "
-		    "dir for the workdir: %s", strerror(errno));
+	if (ops == NULL || ops->seatbelt == NULL)
+		return 0;
+	if (ops->seatbelt(spec->workdir, o->uid, &r, err, errlen) == -1) {
+		engine_sbrules_free(&r);
 		return -1;
 	}
-	snprintf(dir, sizeof dir, "/private/tmp/claude-%lu", o->uid);
-	len = strlen(dir) + 1 + strlen(slug) + 1;
-	if ((sub = malloc(len)) == NULL) {
-		free(slug);
-		seatbelt_errf(err, errlen, "seatbelt: out of memory");
-		return -1;
+	if (r.comment != NULL) {
+		seatbelt_puts(b, "\n;; ");
+		seatbelt_puts(b, r.comment);
+		seatbelt_puts(b, "\n");
 	}
-	snprintf(sub, len, "%s/%s", dir, slug);
-	seatbelt_puts(b, "\n;; The Claude CLI's per-run work dir (its parent may only be "
-	    "created) and its\n;; cwd-tracking file, matched by exact name.\n");
-	seatbelt_rule(b, "allow file-write-create", "literal", dir, NULL);
-	seatbelt_rule(b, "allow file-read* file-write*", "subpath", sub, NULL);
-	seatbelt_rule(b, "allow file-read* file-write*", "regex",
-	    "^/private/tmp/claude-[0-9a-f]+-cwd$", NULL);
-	free(sub);
-	free(slug);
+	for (size_t i = 0; i < r.n; i++)
+		seatbelt_rule(b, r.v[i].op, r.v[i].filter, r.v[i].arg, NULL);
+	engine_sbrules_free(&r);
 	return 0;
 }
 
@@ -625,8 +618,7 @@ seatbelt_render_body(struct seatbelt_buf *b, const struct sandbox_spec *spec,
 	    err, errlen) == -1)
 		return -1;
 
-	if (spec->engine != NULL && strcmp(spec->engine, "claude") == 0 &&
-	    seatbelt_claude_rules(b, spec, o, err, errlen) == -1)
+	if (spec->engine != NULL && seatbelt_engine_rules(b, spec, o, err, errlen) == -1)
 		return -1;
 
 	/*

@@ -90,6 +90,9 @@ function renderApprovals() {
   const ul = $('approval-list');
   ul.replaceChildren();
   $('n-approvals').textContent = state.approvals.length ? String(state.approvals.length) : '';
+  // The tab's title carries the count, so a waiting approval shows in a background tab.
+  document.title = (state.approvals.length ? '(' + state.approvals.length + ') ' : '') +
+    'Clockwork Inbox';
   $('no-approvals').hidden = state.approvals.length > 0;
   for (const a of state.approvals) {
     const li = el('li', 'card');
@@ -178,6 +181,13 @@ async function loadRunView() {
   const sp = r.spent || {};
   fact(dl, 'Spent', '$' + (sp.dollars || 0).toFixed(4) + ', ' + (sp.turns || 0) + ' turns, ' + (sp.seconds || 0).toFixed(1) + ' s');
   fact(dl, 'Branch', r.branch);
+  // How this engine's run was contained: the report says, from the engine table.
+  const eng = r.report && r.report.engine;
+  if (eng) {
+    fact(dl, 'Floor', eng.floor);
+    fact(dl, 'Approvals', eng.approvals);
+  }
+  if (r.report && typeof r.report.result === 'string') fact(dl, 'Result', r.report.result);
   $('run-report').textContent = r.report ? JSON.stringify(r.report, null, 2) : '(no report yet)';
   $('run-export').href = '/workforce/runs/' + encodeURIComponent(r.id) + '/proof-of-work';
 }
@@ -208,10 +218,21 @@ async function followLog() {
   let done = false;
   try {
     for (;;) {
-      const c = await api('/inbox/api/runs/' + encodeURIComponent(id) + '/transcript?offset=' + state.logOffset);
+      const base = '/inbox/api/runs/' + encodeURIComponent(id);
+      let c = await api(base + (state.rawLog ? '/log' : '/transcript') + '?offset=' + state.logOffset);
       if (state.runView !== id) return;
       const pre = $('run-log');
       const atEnd = pre.scrollTop + pre.clientHeight >= pre.scrollHeight - 4;
+      // A command run has no transcript of its own: its log is shown as text.
+      if (c.raw) { state.rawLog = true; continue; }
+      if (state.rawLog) {
+        if (c.data) pre.append(c.data);
+        if (atEnd) pre.scrollTop = pre.scrollHeight;
+        state.logOffset = c.next;
+        done = c.done;
+        if (!c.data) break;
+        continue;
+      }
       for (const e of c.entries || []) {
         const t = entryText(e);
         if (!t) continue;
@@ -239,6 +260,7 @@ function route() {
   if (id === state.runView) return;
   state.runView = id;
   state.logOffset = 0;
+  state.rawLog = false;
   $('run-log').textContent = '';
   $('run-report').textContent = '';
   if (!state.csrf) return;

@@ -92,7 +92,8 @@ plant() {	# plant PATH: a credential file whose content is a unique secret marke
 CREDS="$H/.ssh/id_ed25519 $H/.ssh/config $H/.aws/credentials
 	$H/.gnupg/private-keys-v1.d/x.key $H/.config/gcloud/credentials.db $H/.bash_history
 	$H/.zsh_history $H/.netrc $H/.docker/config.json $H/.kube/config $H/.git-credentials
-	$H/.config/google-chrome/Default/Cookies $H/.claude/.credentials.json $CWH/api.token"
+	$H/.config/google-chrome/Default/Cookies $H/.claude/.credentials.json $CWH/api.token
+	$CWH/secrets/telegram.bot_token"
 for f in $CREDS "$OUT/secret" "$OUT/fd-secret" "$MAIN/.env" "$OTHER/private.txt"; do plant "$f"; done
 printf 'export PATH=$HOME/bin:$PATH\n' > "$H/.bashrc"
 printf '{"permissions":{"allow":[]}}\n' > "$H/.claude/settings.json"

@@ -33,8 +33,10 @@ send_msg({ type => 'event', kind => 'sandbox_disabled', reason => 'fake runner' 
 
 my $decision = '';
 if ($prompt =~ /#approval/) {
+	# "#approvalcmd CMD" at the end of the prompt asks about CMD instead.
+	my $cmd = $prompt =~ /#approvalcmd (.*)\z/s ? $1 : 'rm -rf build';
 	send_msg({ type => 'approval_request', id => 'req-1', tool => 'Bash',
-	    input => { command => 'rm -rf build' }, deadline => 0 });
+	    input => { command => $cmd }, deadline => 0 });
 	while (my $l = <STDIN>) {
 		my $m = eval { $json->decode($l) } or next;
 		if ($m->{type} eq 'decision') { $decision = $m->{behavior}; last; }

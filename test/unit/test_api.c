@@ -144,6 +144,17 @@ test_task_validation(void **state)
 		{ "{\"name\":\"t\",\"prompt\":\"x\",\"repo\":\"/nonexistent/repo\"}", "repo" },
 		{ "{\"name\":\"t\",\"prompt\":\"x\",\"repo\":\"rel/path\"}", "repo" },
 		{ "{\"name\":\"t\",\"prompt\":\"x\",\"enabled\":1}", "enabled" },
+		{ "{\"name\":\"t\",\"prompt\":\"x\",\"delivery\":7}", "delivery" },
+		{ "{\"name\":\"t\",\"prompt\":\"x\",\"delivery\":{\"email\":{}}}", "delivery" },
+		{ "{\"name\":\"t\",\"prompt\":\"x\",\"delivery\":{\"telegram\":{}}}", "delivery.telegram.chat_id" },
+		{ "{\"name\":\"t\",\"prompt\":\"x\",\"delivery\":{\"telegram\":{\"chat_id\":0}}}", "delivery.telegram.chat_id" },
+		{ "{\"name\":\"t\",\"prompt\":\"x\",\"delivery\":{\"telegram\":{\"chat_id\":\"111\"}}}", "delivery.telegram.chat_id" },
+		{ "{\"name\":\"t\",\"prompt\":\"x\",\"delivery\":{\"telegram\":{\"chat_id\":1.5}}}", "delivery.telegram.chat_id" },
+		{ "{\"name\":\"t\",\"prompt\":\"x\",\"delivery\":{\"telegram\":{\"chat_id\":1,\"bot_token\":\"x\"}}}", "delivery.telegram" },
+		{ "{\"name\":\"t\",\"prompt\":\"x\",\"delivery\":{\"telegram\":{\"chat_id\":-100}}}", "delivery.telegram.allowed_user_ids" },
+		{ "{\"name\":\"t\",\"prompt\":\"x\",\"delivery\":{\"telegram\":{\"chat_id\":-100,\"allowed_user_ids\":[]}}}", "delivery.telegram.allowed_user_ids" },
+		{ "{\"name\":\"t\",\"prompt\":\"x\",\"delivery\":{\"telegram\":{\"chat_id\":-100,\"allowed_user_ids\":[-5]}}}", "delivery.telegram.allowed_user_ids" },
+		{ "{\"name\":\"t\",\"prompt\":\"x\",\"delivery\":{\"telegram\":{\"chat_id\":5,\"allowed_user_ids\":\"7\"}}}", "delivery.telegram.allowed_user_ids" },
 	};
 	struct store_task	t;
 	char			field[64];
@@ -189,6 +200,21 @@ test_task_defaults_and_patch(void **state)
 	assert_int_equal(validate("{\"permission_mode\":\"bypassPermissions\"}", &t, &p,
 	    field), -1);
 	assert_string_equal(field, "permission_mode");
+
+	/* Telegram delivery: set, kept by an unrelated patch, ended with null. */
+	assert_int_equal(validate("{\"delivery\":{\"telegram\":{\"chat_id\":"
+	    "-1001234567890,\"allowed_user_ids\":[7001,7002]}}}", &t, &p, field), 0);
+	assert_true(p.telegram_chat_id == -1001234567890LL);
+	assert_string_equal(p.telegram_allowed_user_ids, "[7001,7002]");
+	store_task_free(&t);
+	assert_int_equal(validate("{\"enabled\":true}", &p, &t, field), 0);
+	assert_true(t.telegram_chat_id == -1001234567890LL);
+	assert_string_equal(t.telegram_allowed_user_ids, "[7001,7002]");
+	store_task_free(&p);
+	assert_int_equal(validate("{\"delivery\":null}", &t, &p, field), 0);
+	assert_true(p.telegram_chat_id == 0);
+	assert_null(p.telegram_allowed_user_ids);
+	store_task_free(&p);
 	store_task_free(&t);
 }
 

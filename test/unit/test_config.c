@@ -31,6 +31,7 @@ test_defaults(void **state)
 	assert_int_equal(cfg.limit_memory_mb, 8192);
 	assert_int_equal(cfg.max_concurrent_runs, 2);
 	assert_true(cfg.run_log_max_bytes == 64L * 1024 * 1024);
+	assert_int_equal(cfg.desktop_notifications, 0);
 	assert_int_equal(cfg.protected_branches.n, 2);
 	assert_string_equal(cfg.protected_branches.v[0], "main");
 	assert_string_equal(cfg.protected_branches.v[1], "master");
@@ -50,6 +51,7 @@ test_full_file(void **state)
 	    "max_concurrent_runs: 4\n"
 	    "keep_runs: 3\n"
 	    "run_log_max_bytes: 1048576\n"
+	    "desktop_notifications: true\n"
 	    "protected_branches: [main, release/1.x]\n"
 	    "budgets:\n"
 	    "  dollars: 0.5\n"
@@ -67,6 +69,9 @@ test_full_file(void **state)
 	    "  features: [ssh]\n"
 	    "engines:\n"
 	    "  claude:\n"
+	    "    base_url: http://127.0.0.1:8080/v1\n"
+	    "    model: claude-sonnet-4-5\n"
+	    "    key_env: MY_ANTHROPIC_KEY\n"
 	    "    sandbox:\n"
 	    "      write_files: [~/.claude.json, ~/.claude.json.lock]\n"
 	    "      features: [ssh-keys]\n"
@@ -84,6 +89,7 @@ test_full_file(void **state)
 	assert_int_equal(cfg.max_concurrent_runs, 4);
 	assert_int_equal(cfg.keep_runs, 3);
 	assert_int_equal(cfg.run_log_max_bytes, 1048576);
+	assert_int_equal(cfg.desktop_notifications, 1);
 	assert_string_equal(cfg.protected_branches.v[1], "release/1.x");
 	assert_true(cfg.budget_dollars == 0.5);
 	assert_int_equal(cfg.budget_turns, 10);
@@ -98,6 +104,10 @@ test_full_file(void **state)
 	assert_int_equal(cfg.sandbox.ssh_keys, 0);
 	claude = config_engine_policy(&cfg, "claude");
 	assert_non_null(claude);
+	assert_string_equal(config_engine(&cfg, "claude")->base_url, "http://127.0.0.1:8080/v1");
+	assert_string_equal(config_engine(&cfg, "claude")->model, "claude-sonnet-4-5");
+	assert_string_equal(config_engine(&cfg, "claude")->key_env, "MY_ANTHROPIC_KEY");
+	assert_null(config_engine(&cfg, "codex"));
 	assert_int_equal(claude->write_files.n, 2);
 	assert_int_equal(claude->ssh_keys, 1);
 	assert_null(config_engine_policy(&cfg, "codex"));
@@ -140,6 +150,11 @@ static const struct {
 	{ "sandbox:\n  bypass: true\n", "test.yaml:2: sandbox.bypass: unknown key" },
 	{ "engines:\n  gpt9:\n    sandbox: {}\n", "test.yaml:2: engines.gpt9: unknown engine" },
 	{ "engines:\n  claude:\n    permission_mode: bypassPermissions\n", "test.yaml:3: engines.claude.permission_mode: unknown key" },
+	{ "engines:\n  claude:\n    base_url: ftp://x\n", "test.yaml:3: engines.claude.base_url: expected an http:// or https:// URL" },
+	{ "engines:\n  claude:\n    base_url: \"http://a b\"\n", "test.yaml:3: engines.claude.base_url: a URL may not hold spaces" },
+	{ "engines:\n  claude:\n    model: \"a;b\"\n", "test.yaml:3: engines.claude.model: 'a;b' is not a model name" },
+	{ "engines:\n  claude:\n    key_env: 1KEY\n", "test.yaml:3: engines.claude.key_env: '1KEY' is not an environment variable name" },
+	{ "engines:\n  codex:\n    model: a\n    model: b\n", "test.yaml:4: engines.codex.model: given twice" },
 	{ "engines:\n  claude:\n    sandbox:\n      write_files: [x]\n", "test.yaml:4: engines.claude.sandbox.write_files[0]: 'x' is not an absolute or ~ path" },
 	{ "protected_branches: [main, '-x']\n", "test.yaml:1: protected_branches[1]: '-x' is not a branch name" },
 	{ "rules:\n  - id: a\n", "test.yaml:2: rules[0]: a rule needs both id and match" },
@@ -148,6 +163,7 @@ static const struct {
 	{ "max_concurrent_runs: 0\n", "test.yaml:1: max_concurrent_runs: 0 is out of range" },
 	{ "run_log_max_bytes: 100\n", "test.yaml:1: run_log_max_bytes: 100 is out of range" },
 	{ "run_log_max_bytes: 64M\n", "test.yaml:1: run_log_max_bytes: expected an integer" },
+	{ "desktop_notifications: maybe\n", "test.yaml:1: desktop_notifications: expected true or false" },
 	{ "- just\n- a list\n", "test.yaml:1: (top level): expected a mapping" },
 	{ "sandbox: [unclosed\n", "test.yaml:2: (syntax):" },
 	{ "a: b\n\tc: d\n", "test.yaml:2: (syntax):" },

@@ -223,8 +223,11 @@ populate(struct store *st, int v)
 
 	if (v < 1)
 		return;
-	if (v < 5) {
-		/* Before migration 5 the tasks table has no limit columns: raw SQL. */
+	if (v < 6) {
+		/*
+		 * Before migration 5 the tasks table has no limit columns, before 6 no
+		 * Telegram columns: raw SQL.
+		 */
 		assert_int_equal(sqlite3_exec(store_db(st), "INSERT INTO tasks (name, repo,"
 		    " prompt, engine, permission_mode, created_at, updated_at) VALUES"
 		    " ('nightly', '/srv/repo', 'fix the tests', 'claude', 'acceptEdits',"
@@ -340,6 +343,11 @@ test_migrate_from_each_version(void **state)
 		assert_int_equal(store_journal_append(st, NULL, "migrated", NULL), 0);
 		assert_int_equal(sql_int(st, "SELECT count(*) FROM sqlite_master"
 		    " WHERE type = 'index' AND name = 'journal_run'"), 1);
+		/* Migration 6: Telegram delivery state, and the task columns. */
+		assert_true(table_exists(st, "telegram_messages"));
+		assert_int_equal(store_telegram_state_set(st, "offset", "42"), 0);
+		assert_int_equal(sql_int(st, "SELECT count(*) FROM tasks WHERE"
+		    " telegram_chat_id IS NULL"), 1);
 		store_close(st);
 
 	}

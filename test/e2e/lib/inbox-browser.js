@@ -70,6 +70,8 @@ async function main() {
       await card(cmd).waitFor(DEADLINE(90));
     }
     ok('the three pending approvals show with their commands');
+    must((await page.title()) === '(3) Clockwork Inbox',
+      `the tab's title counts the pending approvals (${await page.title()})`);
     const text = await card(cfg.approveCmd).innerText();
     must(/Bash/.test(text) && /\d+ (s|min) left/.test(text) && text.includes('task ' + cfg.approveTask),
       `an approval shows its tool, task and time left before the fail-safe deny (${text.split('\n')[1]})`);

@@ -1,0 +1,209 @@
+/*
+ * A desktop notification for each new approval (config desktop_notifications, off by
+ * default), through the session bus's org.freedesktop.Notifications (libdbus).
+ *
+ * Without a session bus (a server, this test machine) nothing is shown and
+ * notify_state() says why; the daemon goes on. The bus is the user's own, on a local
+ * socket: connecting and sending a few hundred bytes cannot stall the loop for long,
+ * and nothing waits for the notification server's reply.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/event.h>
+#include <sqlite3.h>
+#ifdef CW_HAVE_DBUS
+#include <dbus/dbus.h>
+#endif
+
+#include "daemon.h"
+#include "log.h"
+#include "mask.h"
+#include "record.h"
+#include "vis.h"
+
+struct notify {
+	struct daemon	*d;
+	struct event	*tick;
+	sqlite3_int64	 last_rowid;	/* approvals up to here were seen */
+	char		 state[160];
+#ifdef CW_HAVE_DBUS
+	DBusConnection	*bus;
+#endif
+};
+
+#ifdef CW_HAVE_DBUS
+static int
+notify_connect(struct notify *n)
+{
+	DBusError	 e;
+
+	if (n->bus != NULL && dbus_connection_get_is_connected(n->bus))
+		return 0;
+	if (n->bus != NULL) {
+		dbus_connection_unref(n->bus);
+		n->bus = NULL;
+	}
+	if (getenv("DBUS_SESSION_BUS_ADDRESS") == NULL) {
+		snprintf(n->state, sizeof n->state, "unavailable: no session bus");
+		return -1;
+	}
+	dbus_error_init(&e);
+	if ((n->bus = dbus_bus_get_private(DBUS_BUS_SESSION, &e)) == NULL) {
+		snprintf(n->state, sizeof n->state, "unavailable: %s",
+		    dbus_error_is_set(&e) ? e.message : "cannot reach the session bus");
+		dbus_error_free(&e);
+		return -1;
+	}
+	dbus_connection_set_exit_on_disconnect(n->bus, FALSE);
+	snprintf(n->state, sizeof n->state, "on");
+	return 0;
+}
+
+static void
+notify_send(struct notify *n, const char *summary, const char *body)
+{
+	DBusMessage	*m;
+	DBusMessageIter	 it, sub;
+	const char	*app = "Clockwork", *icon = "dialog-question";
+	dbus_uint32_t	 replaces = 0;
+	dbus_int32_t	 expire = -1;
+
+	if (notify_connect(n) == -1)
+		return;
+	if ((m = dbus_message_new_method_call("org.freedesktop.Notifications",
+	    "/org/freedesktop/Notifications", "org.freedesktop.Notifications",
+	    "Notify")) == NULL)
+		return;
+	dbus_message_set_no_reply(m, TRUE);
+	dbus_message_iter_init_append(m, &it);
+	dbus_message_iter_append_basic(&it, DBUS_TYPE_STRING, &app);
+	dbus_message_iter_append_basic(&it, DBUS_TYPE_UINT32, &replaces);
+	dbus_message_iter_append_basic(&it, DBUS_TYPE_STRING, &icon);
+	dbus_message_iter_append_basic(&it, DBUS_TYPE_STRING, &summary);
+	dbus_message_iter_append_basic(&it, DBUS_TYPE_STRING, &body);
+	dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "s", &sub);
+	dbus_message_iter_close_container(&it, &sub);
+	dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "{sv}", &sub);
+	dbus_message_iter_close_container(&it, &sub);
+	dbus_message_iter_append_basic(&it, DBUS_TYPE_INT32, &expire);
+	if (!dbus_connection_send(n->bus, m, NULL))
+		log_warn("notify: cannot queue a desktop notification");
+	dbus_connection_flush(n->bus);
+	dbus_message_unref(m);
+}
+#endif
+
+/* New pending approvals since the last look: one notification each. */
+static void
+notify_tick(evutil_socket_t fd, short what, void *arg)
+{
+	struct notify	*n = arg;
+	sqlite3_stmt	*st;
+	char		 summary[160], *body;
+	const char	*id, *run, *tool;
+
+	(void)fd;
+	(void)what;
+	if (sqlite3_prepare_v2(store_db(n->d->store), "SELECT rowid, id, run_id, tool"
+	    " FROM approvals WHERE rowid > ?1 AND state = 'pending' ORDER BY rowid"
+	    " LIMIT 16", -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, n->last_rowid);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		n->last_rowid = sqlite3_column_int64(st, 0);
+		if (!n->d->cfg.desktop_notifications)
+			continue;
+		id = (const char *)sqlite3_column_text(st, 1);
+		run = (const char *)sqlite3_column_text(st, 2);
+		tool = (const char *)sqlite3_column_text(st, 3);
+		snprintf(summary, sizeof summary, "Clockwork: approval needed (%.40s)",
+		    tool != NULL ? tool : "?");
+		if ((body = vis_str(run, 0)) == NULL)
+			continue;
+#ifdef CW_HAVE_DBUS
+		{
+			char	*text = NULL;
+
+			if (asprintf(&text, "run %s\ncwctl approvals show %s", body,
+			    id != NULL ? id : "?") != -1)
+				notify_send(n, summary, text);
+			free(text);
+		}
+#else
+		(void)id;
+		snprintf(n->state, sizeof n->state, "unavailable: built without libdbus");
+#endif
+		free(body);
+	}
+	sqlite3_finalize(st);
+	if (!n->d->cfg.desktop_notifications)
+		snprintf(n->state, sizeof n->state, "off");
+	else if (strcmp(n->state, "off") == 0) {
+		/* Turned on (by a reload): say now whether they can be shown. */
+#ifdef CW_HAVE_DBUS
+		if (notify_connect(n) == -1)
+			log_info("notify: desktop notifications are on but %s", n->state);
+#else
+		snprintf(n->state, sizeof n->state, "unavailable: built without libdbus");
+#endif
+	}
+}
+
+int
+notify_start(struct daemon *d)
+{
+	struct notify	*n;
+	struct timeval	 one = { 1, 0 };
+	sqlite3_stmt	*st;
+
+	if ((n = calloc(1, sizeof *n)) == NULL)
+		return -1;
+	n->d = d;
+	snprintf(n->state, sizeof n->state, "off");
+	/* Approvals from before this start were announced by the previous daemon. */
+	if (sqlite3_prepare_v2(store_db(d->store), "SELECT COALESCE(max(rowid), 0)"
+	    " FROM approvals", -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			n->last_rowid = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	}
+	if ((n->tick = event_new(d->base, -1, EV_PERSIST, notify_tick, n)) == NULL) {
+		free(n);
+		return -1;
+	}
+	evtimer_add(n->tick, &one);
+	d->notify = n;
+#ifdef CW_HAVE_DBUS
+	if (d->cfg.desktop_notifications && notify_connect(n) == -1)
+		log_info("notify: desktop notifications are on but %s", n->state);
+#endif
+	return 0;
+}
+
+void
+notify_stop(struct daemon *d)
+{
+	struct notify	*n = d->notify;
+
+	if (n == NULL)
+		return;
+	if (n->tick != NULL)
+		event_free(n->tick);
+#ifdef CW_HAVE_DBUS
+	if (n->bus != NULL) {
+		dbus_connection_close(n->bus);
+		dbus_connection_unref(n->bus);
+	}
+#endif
+	free(n);
+	d->notify = NULL;
+}
+
+const char *
+notify_state(struct daemon *d)
+{
+	return d->notify != NULL ? d->notify->state : "off";
+}

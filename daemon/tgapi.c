@@ -1,0 +1,298 @@
+/*
+ * The Telegram Bot API's JSON (daemon/tgapi.h). Everything read here comes from the
+ * network: every field is checked for its type and bounds, and a field that is not
+ * what the documentation says makes the update one we skip, never a crash.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "json.h"
+#include "mask.h"
+#include "record.h"
+#include "tgapi.h"
+#include "vis.h"
+
+/* Telegram ids fit in 52 bits; anything else is not one. */
+static int
+tgapi_id(const cJSON *o, const char *key, int64_t *out)
+{
+	const cJSON	*v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) ||
+	    fabs(v->valuedouble) > 9007199254740991.0 ||
+	    v->valuedouble != floor(v->valuedouble))
+		return -1;
+	*out = (int64_t)v->valuedouble;
+	return 0;
+}
+
+int
+tgapi_reply_parse(const char *body, size_t len, struct tgapi_reply *out)
+{
+	const cJSON	*ok, *p;
+	const char	*s;
+	int64_t		 n;
+
+	memset(out, 0, sizeof *out);
+	if (body == NULL || len == 0 || len > TGAPI_MAX_REPLY)
+		return -1;
+	if ((out->root = cJSON_ParseWithLength(body, len)) == NULL ||
+	    !cJSON_IsObject(out->root) ||
+	    !cJSON_IsBool(ok = cJSON_GetObjectItemCaseSensitive(out->root, "ok"))) {
+		tgapi_reply_free(out);
+		return -1;
+	}
+	out->ok = cJSON_IsTrue(ok);
+	if (tgapi_id(out->root, "error_code", &n) == 0 && n > 0 && n < 1000)
+		out->error_code = (long)n;
+	if ((s = json_get_string(out->root, "description")) != NULL)
+		snprintf(out->description, sizeof out->description, "%s", s);
+	p = cJSON_GetObjectItemCaseSensitive(out->root, "parameters");
+	if (cJSON_IsObject(p) && tgapi_id(p, "retry_after", &n) == 0 && n > 0 &&
+	    n < 86400)
+		out->retry_after = (long)n;
+	if (out->ok)
+		out->result = cJSON_GetObjectItemCaseSensitive(out->root, "result");
+	return 0;
+}
+
+void
+tgapi_reply_free(struct tgapi_reply *r)
+{
+	cJSON_Delete(r->root);
+	r->root = NULL;
+	r->result = NULL;
+}
+
+static int
+tgapi_parse_data(const char *data, struct tgapi_press *p)
+{
+	const char	*id;
+	size_t		 n;
+
+	if (data == NULL || strlen(data) > TGAPI_DATA_MAX ||
+	    strncmp(data, TGAPI_DATA_PREFIX, sizeof TGAPI_DATA_PREFIX - 1) != 0)
+		return 0;
+	data += sizeof TGAPI_DATA_PREFIX - 1;
+	if ((data[0] != 'a' && data[0] != 'd') || data[1] != ':')
+		return 0;
+	id = data + 2;
+	n = strlen(id);
+	/* Approval ids are ours: letters, digits and '-' (runs.c makes "ap-<hex>"). */
+	if (n == 0 || n >= sizeof p->approval_id || strspn(id,
+	    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") != n)
+		return 0;
+	p->allow = data[0] == 'a';
+	memcpy(p->approval_id, id, n + 1);
+	return 1;
+}
+
+int
+tgapi_update_parse(const cJSON *u, struct tgapi_press *p)
+{
+	const cJSON	*cq, *from, *msg, *chat;
+	const char	*s;
+
+	memset(p, 0, sizeof *p);
+	if (!cJSON_IsObject(u) || tgapi_id(u, "update_id", &p->update_id) == -1 ||
+	    p->update_id < 0)
+		return -1;
+	if (!cJSON_IsObject(cq = cJSON_GetObjectItemCaseSensitive(u, "callback_query")))
+		return 0;
+	if ((s = json_get_string(cq, "id")) == NULL || *s == '\0' ||
+	    strlen(s) >= sizeof p->query_id)
+		return 0;
+	snprintf(p->query_id, sizeof p->query_id, "%s", s);
+	if (!cJSON_IsObject(from = cJSON_GetObjectItemCaseSensitive(cq, "from")) ||
+	    tgapi_id(from, "id", &p->from_id) == -1)
+		return 0;
+	p->is_press = 1;
+	if ((s = json_get_string(from, "username")) != NULL &&
+	    strlen(s) < sizeof p->from_username && strspn(s,
+	    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == strlen(s))
+		snprintf(p->from_username, sizeof p->from_username, "%s", s);
+	/* An old message may come without its chat: such a press can never be checked. */
+	if (cJSON_IsObject(msg = cJSON_GetObjectItemCaseSensitive(cq, "message")) &&
+	    cJSON_IsObject(chat = cJSON_GetObjectItemCaseSensitive(msg, "chat")) &&
+	    tgapi_id(chat, "id", &p->chat_id) == 0) {
+		if ((s = json_get_string(chat, "type")) != NULL &&
+		    strlen(s) < sizeof p->chat_type)
+			snprintf(p->chat_type, sizeof p->chat_type, "%s", s);
+		if (tgapi_id(msg, "message_id", &p->message_id) == -1)
+			p->message_id = 0;
+	} else
+		p->chat_id = 0;
+	p->ours = tgapi_parse_data(json_get_string(cq, "data"), p);
+	return 0;
+}
+
+int
+tgapi_button_data(char *out, size_t outlen, int allow, const char *approval_id)
+{
+	int	 n = snprintf(out, outlen, TGAPI_DATA_PREFIX "%c:%s", allow ? 'a' : 'd',
+		    approval_id);
+
+	if (n < 0 || (size_t)n >= outlen || n > TGAPI_DATA_MAX)
+		return -1;
+	return 0;
+}
+
+int
+tgapi_user_allowed(const char *allowed, int64_t uid)
+{
+	cJSON		*a;
+	const cJSON	*it;
+	int		 yes = 0;
+
+	if (allowed == NULL || (a = cJSON_Parse(allowed)) == NULL)
+		return 0;
+	cJSON_ArrayForEach(it, a)
+		if (cJSON_IsNumber(it) && it->valuedouble == (double)uid)
+			yes = 1;
+	cJSON_Delete(a);
+	return yes;
+}
+
+/*
+ * Negative ids are groups, supergroups and channels in the Bot API; the type is
+ * checked too, and either one saying "group" makes it one (the stricter answer).
+ */
+int
+tgapi_chat_is_group(const char *type, int64_t chat_id)
+{
+	if (chat_id < 0)
+		return 1;
+	return type == NULL || strcmp(type, "private") != 0;
+}
+
+int64_t
+tgapi_seconds_left(const char *deadline, time_t now)
+{
+	struct tm	 tm;
+	const char	*end;
+
+	if (deadline == NULL || *deadline == '\0')
+		return INT64_MIN;
+	memset(&tm, 0, sizeof tm);
+	if ((end = strptime(deadline, "%Y-%m-%dT%H:%M:%S", &tm)) == NULL)
+		return INT64_MIN;
+	return (int64_t)timegm(&tm) - (int64_t)now;
+}
+
+/* The part of an approval's input a person decides on: a Bash command as itself. */
+static char *
+tgapi_command(const struct store_telegram_item *it)
+{
+	cJSON		*in;
+	const char	*cmd;
+	char		*out = NULL, *t;
+
+	if (it->input == NULL)
+		return strdup("");
+	if ((in = cJSON_Parse(it->input)) == NULL)
+		return strdup(it->input);
+	if (it->tool != NULL && strcmp(it->tool, "Bash") == 0 &&
+	    (cmd = json_get_string(in, "command")) != NULL)
+		out = strdup(cmd);
+	else if ((t = cJSON_PrintUnformatted(in)) != NULL) {
+		out = strdup(t);
+		cJSON_free(t);
+	}
+	cJSON_Delete(in);
+	return out;
+}
+
+static void
+tgapi_time_left(char *buf, size_t len, int64_t left)
+{
+	if (left == INT64_MIN)
+		snprintf(buf, len, "until the run's time budget ends");
+	else if (left <= 0)
+		snprintf(buf, len, "none (the deadline has passed)");
+	else if (left >= 3600)
+		snprintf(buf, len, "%lldh %02lldm", (long long)(left / 3600),
+		    (long long)(left % 3600 / 60));
+	else
+		snprintf(buf, len, "%lldm %02llds", (long long)(left / 60),
+		    (long long)(left % 60));
+}
+
+char *
+tgapi_message_text(const struct store_telegram_item *it, time_t now)
+{
+	char	*cmd, *masked = NULL, *shown = NULL, *head = NULL, *text = NULL;
+	char	 left[64], who[160], tail[128] = "";
+	size_t	 len, cut;
+	int	 pending = it->state != NULL && strcmp(it->state, "pending") == 0;
+
+	if ((cmd = tgapi_command(it)) == NULL)
+		return NULL;
+	/* Secrets first, then the bytes a run chose made visible, then the cut. */
+	if ((masked = mask_secrets(cmd)) == NULL ||
+	    (shown = vis_str(masked, VIS_KEEP_NL | VIS_KEEP_TAB)) == NULL)
+		goto done;
+	len = strlen(shown);
+	cut = record_cut(shown, len, TGAPI_COMMAND_SHOWN);
+	if ((head = strndup(shown, cut)) == NULL)
+		goto done;
+	if (cut < len)
+		snprintf(tail, sizeof tail, "\u2026 (+%zu bytes: cwctl approvals show %s)",
+		    len - cut, it->approval_id);
+	if (pending) {
+		tgapi_time_left(left, sizeof left, tgapi_seconds_left(it->deadline, now));
+		if (asprintf(&text, "Approval needed: %s\n\n%s%s\n\nrun: %s\ntask: %s\n"
+		    "approval: %s\ntime left: %s", it->tool != NULL ? it->tool : "?", head,
+		    tail, it->run_id, it->task, it->approval_id, left) == -1)
+			text = NULL;
+	} else {
+		if (it->state != NULL && strcmp(it->state, "expired") == 0)
+			snprintf(who, sizeof who, "Expired (%s): no answer counts now",
+			    it->answered_by != NULL ? it->answered_by : "clockworkd");
+		else
+			snprintf(who, sizeof who, "%s by %s", it->state != NULL &&
+			    strcmp(it->state, "allowed") == 0 ? "Approved" : "Denied",
+			    it->answered_by != NULL ? it->answered_by : "?");
+		if (asprintf(&text, "%s\n\n%s: %s%s\n\nrun: %s\ntask: %s\napproval: %s",
+		    who, it->tool != NULL ? it->tool : "?", head, tail, it->run_id, it->task,
+		    it->approval_id) == -1)
+			text = NULL;
+	}
+	/* Telegram counts characters; bytes are a safe upper bound. */
+	if (text != NULL && strlen(text) >= TGAPI_TEXT_MAX)
+		text[record_cut(text, strlen(text), TGAPI_TEXT_MAX - 1)] = '\0';
+done:
+	free(cmd);
+	free(masked);
+	free(shown);
+	free(head);
+	return text;
+}
+
+cJSON *
+tgapi_keyboard(const char *approval_id)
+{
+	cJSON	*kb, *rows, *row, *b;
+	char	 data[TGAPI_DATA_MAX + 1];
+
+	if ((kb = cJSON_CreateObject()) == NULL)
+		return NULL;
+	rows = cJSON_AddArrayToObject(kb, "inline_keyboard");
+	row = cJSON_CreateArray();
+	cJSON_AddItemToArray(rows, row);
+	for (int allow = 1; allow >= 0; allow--) {
+		if (tgapi_button_data(data, sizeof data, allow, approval_id) == -1) {
+			cJSON_Delete(kb);
+			return NULL;
+		}
+		b = cJSON_CreateObject();
+		json_add_string(b, "text", allow ? "Approve" : "Deny");
+		json_add_string(b, "callback_data", data);
+		cJSON_AddItemToArray(row, b);
+	}
+	return kb;
+}
