@@ -45,7 +45,7 @@ static const struct engine_info engines_table[] = {
 		.label = "OpenCode",
 		/* No dollars: it prices only models in its catalogue, not a configured one. */
 		.caps = ENGINE_RUNNABLE | ENGINE_TAKES_PROMPT | ENGINE_CAN_FLOOR |
-		    ENGINE_CAN_TURNS,
+		    ENGINE_CAN_TURNS | ENGINE_TRANSCRIPT,
 		.key_env = "OPENAI_API_KEY",
 		.floor = "plugin (tool.execute.before) running cw-floor-hook on every bash "
 		    "call, subagents' too, from the runner's read-only state directory; a "
