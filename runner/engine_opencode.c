@@ -21,7 +21,7 @@
  * worktree's AGENTS.md, which the flag also drops, is named in "instructions" by
  * absolute path instead. The config homes are new per run (home() below), so nothing
  * is there when OpenCode starts; a config or plugin the agent writes there mid-run is
- * not loaded by the process already running (test/e2e/opencode.test.sh, "home").
+ * not loaded by the process already running (test/e2e/opencode.test.sh, "floor").
  *
  * The floor. OpenCode runs every plugin's "tool.execute.before" hook with the tool's
  * arguments before the tool runs; a hook that throws fails the call, and the thrown
@@ -34,6 +34,13 @@
  * denies bash and only the plugin's own config hook allows it: no plugin, no shell.
  * (Seen: granted alone, the plugin file did not load in the sandbox, Bun opening its
  * directory to resolve the import; the state directory is granted whole.)
+ *
+ * The turn budget. The runner counts step_start events and stops the engine past the
+ * budget, but OpenCode does not heed SIGTERM mid-loop and a fast model gets many steps
+ * in before SIGKILL (seen: 18 in the 3 s grace). The plugin counts the main session's
+ * model requests (its chat.params hook) the same way and fails every tool call past
+ * the budget. OpenCode's own "steps" limit is no budget: it only asks the model for
+ * text, and tool calls made anyway still run (seen: 30 with steps 4).
  *
  * Approvals. `opencode run` answers every permission "ask" itself (auto-reject, or
  * auto-approve under --auto) and has no tool or hook through which a person could
