@@ -49,10 +49,15 @@ static const struct engine_info engines_table[] = {
 		.name = "opencode",
 		.binary = "opencode",
 		.label = "OpenCode",
-		.caps = ENGINE_TAKES_PROMPT,
+		/* No dollars: it prices only models in its catalogue, not a configured one. */
+		.caps = ENGINE_RUNNABLE | ENGINE_TAKES_PROMPT | ENGINE_CAN_FLOOR |
+		    ENGINE_CAN_TURNS | ENGINE_TRANSCRIPT,
 		.key_env = "OPENAI_API_KEY",
-		.floor = "not available for this engine",
-		.ask = "not available for this engine",
+		.floor = "plugin (tool.execute.before) running cw-floor-hook on every bash "
+		    "call, subagents' too, from the runner's read-only state directory; a "
+		    "worktree carrying OpenCode configuration is refused",
+		.ask = "not available for this engine: `opencode run` answers its own "
+		    "permission prompts; contained by the sandbox and the floor",
 		.net_allow = "api.openai.com:443",
 	},
 	{

@@ -833,6 +833,7 @@ run_pipe_event(struct bufferevent *bev, short what, void *arg)
 
 static int	run_start(struct run *);
 static int	run_companion(struct run *, int, int, int, int, char *, size_t);
+static void	run_remove_tmpdir(struct run *, size_t);
 static const double *run_price(struct run *);
 
 static char *
@@ -1679,6 +1680,9 @@ refuse:
 			;
 		r->companion = 0;
 	}
+	/* Refused after the spec made its TMPDIR (an engine's prepare() said no): it goes. */
+	if (spec.tmpdir != NULL)
+		run_remove_tmpdir(r, 0);
 	(void)run_refuse(r, code, "%s", err);
 	rc = -1;
 out:
