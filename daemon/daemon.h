@@ -92,6 +92,9 @@ struct run {
 	struct timespec		 t0;
 	struct event		*budget_ev;
 	struct event		*grace_ev;
+	struct event		*backstop_ev;	/* a budget past its limit: signals wait */
+	enum store_exit_reason	 backstop_reason;
+	char			 backstop_why[128];
 	int			 reaped;	/* waitpid() collected the runner */
 	int			 wstatus;
 	int			 eof;		/* its stdout closed */

@@ -729,6 +729,48 @@ runs_handle_event(struct run *r, const struct wiremsg *m)
 }
 
 static void
+runs_backstop_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct run	*r = arg;
+
+	(void)fd;
+	(void)what;
+	if (!r->reaped)
+		runs_stop(r, r->backstop_reason, r->backstop_why);
+}
+
+/*
+ * A budget the runner reported past its limit. The runner stops its engine itself and
+ * then seals the work for import, which the signals of runs_stop() and a SIGKILL after
+ * the grace period would lose (an engine that ignores SIGTERM takes the runner's whole
+ * engine grace). So the daemon asks the runner first and holds its signals back for
+ * RUNS_BACKSTOP_MS; runs_stop() follows only if the run is still there then.
+ */
+#define RUNS_BACKSTOP_MS	30000
+
+static void
+runs_backstop(struct run *r, enum store_exit_reason reason, const char *why)
+{
+	struct timeval	 tv = { RUNS_BACKSTOP_MS / 1000, (RUNS_BACKSTOP_MS % 1000) * 1000 };
+	cJSON		*m;
+
+	if (r->stopping || r->backstop_ev != NULL)
+		return;
+	r->backstop_reason = reason;
+	snprintf(r->backstop_why, sizeof r->backstop_why, "%s", why);
+	runs_log_line(r, "%s: asking the runner to stop the run", why);
+	if ((m = cJSON_CreateObject()) != NULL) {
+		json_add_string(m, "type", "stop");
+		json_add_string(m, "reason", store_exit_reason_name(reason));
+		runs_send(r, m);
+	}
+	if ((r->backstop_ev = evtimer_new(r->d->base, runs_backstop_cb, r)) == NULL)
+		runs_stop(r, reason, why);
+	else
+		evtimer_add(r->backstop_ev, &tv);
+}
+
+static void
 runs_handle_usage(struct run *r, const struct wiremsg *m)
 {
 	char	 why[128];
@@ -741,10 +783,10 @@ runs_handle_usage(struct run *r, const struct wiremsg *m)
 	/* The runner enforces these itself; this is the backstop. */
 	if (r->spent_dollars > r->budget_dollars && r->budget_dollars > 0) {
 		snprintf(why, sizeof why, "dollar budget of %.2f exceeded", r->budget_dollars);
-		runs_stop(r, STORE_EXIT_BUDGET_DOLLARS, why);
+		runs_backstop(r, STORE_EXIT_BUDGET_DOLLARS, why);
 	} else if (r->spent_turns > r->budget_turns) {
 		snprintf(why, sizeof why, "turn budget of %d exceeded", r->budget_turns);
-		runs_stop(r, STORE_EXIT_BUDGET_TURNS, why);
+		runs_backstop(r, STORE_EXIT_BUDGET_TURNS, why);
 	}
 }
 
@@ -1027,6 +1069,8 @@ runs_free(struct run *r)
 		event_free(r->budget_ev);
 	if (r->grace_ev != NULL)
 		event_free(r->grace_ev);
+	if (r->backstop_ev != NULL)
+		event_free(r->backstop_ev);
 	if (r->pidfd_ev != NULL)
 		event_free(r->pidfd_ev);
 	if (r->pidfd != -1)
@@ -1438,6 +1482,8 @@ runs_finish(struct run *r)
 		runs_log_line(r, "the run's cgroup was left: %s", cgerr);
 	evtimer_del(r->budget_ev);
 	evtimer_del(r->grace_ev);
+	if (r->backstop_ev != NULL)
+		evtimer_del(r->backstop_ev);
 	if (r->repo != NULL && !r->import_started) {
 		int	 nothing_ran = !r->stopping && ((WIFEXITED(r->wstatus) &&
 		    WEXITSTATUS(r->wstatus) == 3) || (r->report != NULL &&
