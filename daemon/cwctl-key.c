@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <termios.h>
 #include <unistd.h>
 
 #include "cwctl.h"
@@ -27,50 +26,6 @@ cwctl_key_usage(void)
 	    "       cwctl key list [--json]\n"
 	    "       cwctl key rm NAME\n");
 	return CWCTL_EXIT_USAGE;
-}
-
-/* One line from stdin, without echo on a terminal; trailing blanks removed. */
-static int
-cwctl_key_read(char *buf, size_t len)
-{
-	struct termios	 old, quiet;
-	int		 tty = isatty(STDIN_FILENO), restored = 0;
-	size_t		 n;
-
-	if (tty) {
-		fprintf(stderr, "Paste the provider key, then Enter: ");
-		if (tcgetattr(STDIN_FILENO, &old) == 0) {
-			quiet = old;
-			quiet.c_lflag &= ~(tcflag_t)ECHO;
-			restored = tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet) == 0;
-		}
-	}
-	if (fgets(buf, (int)len, stdin) == NULL)
-		buf[0] = '\0';
-	if (restored) {
-		tcsetattr(STDIN_FILENO, TCSAFLUSH, &old);
-		fprintf(stderr, "\n");
-	}
-	n = strlen(buf);
-	if (n == len - 1 && buf[n - 1] != '\n') {
-		explicit_bzero(buf, len);
-		fprintf(stderr, "cwctl: the key is longer than %d bytes\n", KEYS_VALUE_MAX);
-		return -1;
-	}
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' ' ||
-	    buf[n - 1] == '\t'))
-		buf[--n] = '\0';
-	if (n == 0) {
-		fprintf(stderr, "cwctl: no key on stdin\n");
-		return -1;
-	}
-	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)buf[i] < 0x21 || buf[i] == 0x7f) {
-			explicit_bzero(buf, len);
-			fprintf(stderr, "cwctl: the key holds a space or control character\n");
-			return -1;
-		}
-	return 0;
 }
 
 static int
@@ -129,7 +84,8 @@ cwctl_key_add(const char *home, int argc, char **argv)
 		fprintf(stderr, "cwctl: key add: --model must be a model name\n");
 		return CWCTL_EXIT_USAGE;
 	}
-	if (cwctl_key_read(buf, sizeof buf) == -1)
+	if (cwctl_read_secret("key", "Paste the provider key, then Enter: ", buf,
+	    sizeof buf) == -1)
 		return CWCTL_EXIT_USAGE;
 	e.key = buf;
 	rc = keys_add(home, &e, &where, err, sizeof err);

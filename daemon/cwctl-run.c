@@ -298,12 +298,35 @@ cwctl_run_wait(const char *id, int json)
 	return ok ? CWCTL_EXIT_OK : CWCTL_EXIT_FAILURE;
 }
 
+/* A run was queued (o, taken): print its id, or wait for it to end. from: its origin. */
+static int
+cwctl_run_queued(cJSON *o, int wait, int json, const char *from)
+{
+	char	 id[64];
+
+	snprintf(id, sizeof id, "%s", json_get_string(o, "id") ? json_get_string(o, "id") :
+	    "");
+	if (!wait) {
+		if (json)
+			cwctl_print_json(o);
+		else
+			printf("%s\n", id);
+		cJSON_Delete(o);
+		return CWCTL_EXIT_OK;
+	}
+	cJSON_Delete(o);
+	if (!json)
+		fprintf(stderr, "run %s queued%s%s%s; waiting for it to end\n", id,
+		    from != NULL ? " (from " : "", from != NULL ? from : "",
+		    from != NULL ? ")" : "");
+	return cwctl_run_wait(id, json);
+}
+
 static int
 cwctl_run_start(int argc, char **argv)
 {
 	const char	*task = NULL;
 	cJSON		*b, *o = NULL;
-	char		 id[64];
 	int		 wait = 0, json = 0, rc;
 
 	for (int i = 1; i < argc; i++) {
@@ -324,20 +347,7 @@ cwctl_run_start(int argc, char **argv)
 	cJSON_Delete(b);
 	if (rc != 0)
 		return rc;
-	snprintf(id, sizeof id, "%s", json_get_string(o, "id") ? json_get_string(o, "id") :
-	    "");
-	if (!wait) {
-		if (json)
-			cwctl_print_json(o);
-		else
-			printf("%s\n", id);
-		cJSON_Delete(o);
-		return CWCTL_EXIT_OK;
-	}
-	cJSON_Delete(o);
-	if (!json)
-		fprintf(stderr, "run %s queued; waiting for it to end\n", id);
-	return cwctl_run_wait(id, json);
+	return cwctl_run_queued(o, wait, json, NULL);
 }
 
 /* run retry RUN | run continue RUN --prompt TEXT: a new run from an earlier one. */
@@ -346,7 +356,7 @@ cwctl_run_again(int argc, char **argv, int follow)
 {
 	const char	*run = NULL, *prompt = NULL;
 	cJSON		*b, *o = NULL;
-	char		 id[64], path[256], esc[160];
+	char		 path[256], esc[160];
 	int		 wait = 0, json = 0, rc;
 
 	for (int i = 1; i < argc; i++) {
@@ -372,20 +382,7 @@ cwctl_run_again(int argc, char **argv, int follow)
 	cJSON_Delete(b);
 	if (rc != 0)
 		return rc;
-	snprintf(id, sizeof id, "%s", json_get_string(o, "id") ? json_get_string(o, "id") :
-	    "");
-	if (!wait) {
-		if (json)
-			cwctl_print_json(o);
-		else
-			printf("%s\n", id);
-		cJSON_Delete(o);
-		return CWCTL_EXIT_OK;
-	}
-	cJSON_Delete(o);
-	if (!json)
-		fprintf(stderr, "run %s queued (from %s); waiting for it to end\n", id, run);
-	return cwctl_run_wait(id, json);
+	return cwctl_run_queued(o, wait, json, run);
 }
 
 static int
@@ -447,55 +444,32 @@ cwctl_run_list(int argc, char **argv)
 	return CWCTL_EXIT_OK;
 }
 
-/* A command run's log as JSON lines {"line": ...}, for --json (no transcript there). */
-static int
-cwctl_run_logs_json(const char *id, int follow)
+/* A chunk of the log as JSON lines {"line": ...}: --json on a run with no transcript. */
+static void
+cwctl_run_log_json(const char *data)
 {
-	char		 path[320], esc[160], *t;
-	cJSON		*o = NULL, *l;
-	const char	*data, *p, *nl;
-	double		 next = 0;
-	int		 rc, done;
+	const char	*p, *nl;
+	char		*t;
+	cJSON		*l;
 
-	if (client_escape(id, esc, sizeof esc) == -1)
-		return cwctl_run_usage();
-	for (;;) {
-		snprintf(path, sizeof path, "/api/runs/%s/log?offset=%.0f", esc, next);
-		if ((rc = client_call("GET", path, NULL, &o)) != 0)
-			return rc;
-		data = json_get_string(o, "data");
-		for (p = data; p != NULL && *p != '\0'; p = nl + 1) {
-			if ((nl = strchr(p, '\n')) == NULL)
-				nl = p + strlen(p);
-			if ((l = cJSON_CreateObject()) != NULL &&
-			    (t = strndup(p, (size_t)(nl - p))) != NULL) {
-				json_add_string(l, "line", t);
-				free(t);
-				t = json_print(l);
-				if (t != NULL)
-					printf("%s\n", t);
-				cJSON_free(t);
-			}
-			cJSON_Delete(l);
-			if (*nl == '\0')
-				break;
+	for (p = data; p != NULL && *p != '\0'; p = nl + 1) {
+		if ((nl = strchr(p, '\n')) == NULL)
+			nl = p + strlen(p);
+		if ((l = cJSON_CreateObject()) != NULL &&
+		    (t = strndup(p, (size_t)(nl - p))) != NULL) {
+			json_add_string(l, "line", t);
+			free(t);
+			if ((t = json_print(l)) != NULL)
+				printf("%s\n", t);
+			cJSON_free(t);
 		}
-		fflush(stdout);
-		json_get_number(o, "next", &next);
-		done = 0;
-		json_get_bool(o, "done", &done);
-		if (!follow || (done && (data == NULL || data[0] == '\0'))) {
-			cJSON_Delete(o);
-			return CWCTL_EXIT_OK;
-		}
-		if (data == NULL || data[0] == '\0')
-			cwctl_run_pause();
-		cJSON_Delete(o);
-		o = NULL;
+		cJSON_Delete(l);
+		if (*nl == '\0')
+			break;
 	}
 }
 
-static int	cwctl_run_logs(const char *, int);
+static int	cwctl_run_logs(const char *, int, int);
 
 /*
  * The readable transcript from the start (--json: one entry per line as JSON); with
@@ -521,8 +495,7 @@ cwctl_run_transcript(const char *id, int follow, int json)
 		/* A command run: its raw log is its transcript. */
 		if (json_get_bool(o, "raw", &raw) == 0 && raw) {
 			cJSON_Delete(o);
-			return json ? cwctl_run_logs_json(id, follow) :
-			    cwctl_run_logs(id, follow);
+			return cwctl_run_logs(id, follow, json);
 		}
 		entries = cJSON_GetObjectItemCaseSensitive(o, "entries");
 		n = cJSON_GetArraySize(entries);
@@ -548,9 +521,12 @@ cwctl_run_transcript(const char *id, int follow, int json)
 	}
 }
 
-/* The raw log (the engine's own lines) from the start; with follow, until the end. */
+/*
+ * The raw log (the engine's own lines) from the start, or as JSON lines; with follow,
+ * until the end.
+ */
 static int
-cwctl_run_logs(const char *id, int follow)
+cwctl_run_logs(const char *id, int follow, int json)
 {
 	char		 path[320], esc[160];
 	cJSON		*o = NULL;
@@ -566,7 +542,10 @@ cwctl_run_logs(const char *id, int follow)
 			return rc;
 		if ((data = json_get_string(o, "data")) != NULL && data[0] != '\0') {
 			/* Engine output: made visible, never passed to the terminal raw. */
-			vis_fputs(data, VIS_KEEP_NL | VIS_KEEP_TAB, stdout);
+			if (json)
+				cwctl_run_log_json(data);
+			else
+				vis_fputs(data, VIS_KEEP_NL | VIS_KEEP_TAB, stdout);
 			fflush(stdout);
 		}
 		json_get_number(o, "next", &next);
@@ -701,7 +680,7 @@ cwctl_run(int argc, char **argv)
 	if (strcmp(sub, "logs") == 0 || strcmp(sub, "log") == 0) {
 		if (raw && json)
 			return cwctl_run_usage();
-		return raw ? cwctl_run_logs(id, follow) :
+		return raw ? cwctl_run_logs(id, follow, 0) :
 		    cwctl_run_transcript(id, follow, json);
 	}
 	return cwctl_run_usage();

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -30,45 +29,6 @@ cwctl_telegram_usage(void)
 	    "       cwctl telegram test CHAT_ID\n"
 	    "       cwctl telegram status [--json]\n");
 	return CWCTL_EXIT_USAGE;
-}
-
-/* One line from stdin, without echo on a terminal; trailing blanks removed. */
-static int
-cwctl_telegram_read_token(char *buf, size_t len)
-{
-	struct termios	 old, quiet;
-	int		 tty = isatty(STDIN_FILENO), restored = 0;
-	size_t		 n;
-
-	if (tty) {
-		fprintf(stderr, "Paste the bot token from @BotFather, then Enter: ");
-		if (tcgetattr(STDIN_FILENO, &old) == 0) {
-			quiet = old;
-			quiet.c_lflag &= ~(tcflag_t)ECHO;
-			restored = tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet) == 0;
-		}
-	}
-	if (fgets(buf, (int)len, stdin) == NULL)
-		buf[0] = '\0';
-	if (restored) {
-		tcsetattr(STDIN_FILENO, TCSAFLUSH, &old);
-		fprintf(stderr, "\n");
-	}
-	n = strlen(buf);
-	if (n == len - 1 && buf[n - 1] != '\n') {
-		explicit_bzero(buf, len);
-		fprintf(stderr, "cwctl: the token is longer than %d bytes\n",
-		    CWCTL_TELEGRAM_TOKEN_MAX);
-		return -1;
-	}
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' ' ||
-	    buf[n - 1] == '\t'))
-		buf[--n] = '\0';
-	if (n == 0) {
-		fprintf(stderr, "cwctl: no token on stdin\n");
-		return -1;
-	}
-	return 0;
 }
 
 static void
@@ -156,7 +116,8 @@ cwctl_telegram(int argc, char **argv)
 	if (strcmp(argv[1], "set-token") == 0) {
 		if (argc != 2)
 			return cwctl_telegram_usage();
-		if (cwctl_telegram_read_token(tok, sizeof tok) == -1)
+		if (cwctl_read_secret("token", "Paste the bot token from @BotFather, "
+		    "then Enter: ", tok, sizeof tok) == -1)
 			return CWCTL_EXIT_FAILURE;
 		b = cJSON_CreateObject();
 		json_add_string(b, "token", tok);

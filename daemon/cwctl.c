@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
+#include <unistd.h>
 
 #include "cwctl.h"
 #include "vis.h"
@@ -147,4 +149,54 @@ main(int argc, char **argv)
 		}
 	fprintf(stderr, "cwctl: unknown verb or flag '%s' (try cwctl --help)\n", argv[1]);
 	return CWCTL_EXIT_USAGE;
+}
+
+/*
+ * A secret (a provider key, a bot token) as one line from stdin, never from argv,
+ * without echo on a terminal; trailing blanks removed. what names it in messages,
+ * prompt is shown on a terminal. -1 with a message when it is missing, too long or
+ * holds a space or control character (the buffer is wiped then).
+ */
+int
+cwctl_read_secret(const char *what, const char *prompt, char *buf, size_t len)
+{
+	struct termios	 old, quiet;
+	int		 tty = isatty(STDIN_FILENO), restored = 0;
+	size_t		 n;
+
+	if (tty) {
+		fprintf(stderr, "%s", prompt);
+		if (tcgetattr(STDIN_FILENO, &old) == 0) {
+			quiet = old;
+			quiet.c_lflag &= ~(tcflag_t)ECHO;
+			restored = tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet) == 0;
+		}
+	}
+	if (fgets(buf, (int)len, stdin) == NULL)
+		buf[0] = '\0';
+	if (restored) {
+		tcsetattr(STDIN_FILENO, TCSAFLUSH, &old);
+		fprintf(stderr, "\n");
+	}
+	n = strlen(buf);
+	if (n == len - 1 && buf[n - 1] != '\n') {
+		explicit_bzero(buf, len);
+		fprintf(stderr, "cwctl: the %s is longer than %zu bytes\n", what, len - 2);
+		return -1;
+	}
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' ' ||
+	    buf[n - 1] == '\t'))
+		buf[--n] = '\0';
+	if (n == 0) {
+		fprintf(stderr, "cwctl: no %s on stdin\n", what);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)buf[i] < 0x21 || buf[i] == 0x7f) {
+			explicit_bzero(buf, len);
+			fprintf(stderr, "cwctl: the %s holds a space or control character\n",
+			    what);
+			return -1;
+		}
+	return 0;
 }

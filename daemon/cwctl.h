@@ -16,6 +16,7 @@
 
 /* Terminal-safe printing of text from runs (cwctl.c, common/vis.h). */
 const char *cwctl_vis(const char *s);		/* NULL stays NULL */
+int	cwctl_read_secret(const char *what, const char *prompt, char *buf, size_t len);
 const char *cwctl_vis_json(const char *s);	/* for JSON text: stays JSON */
 void	cwctl_print_json(const cJSON *);
 

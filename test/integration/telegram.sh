@@ -65,7 +65,7 @@ f="$CLOCKWORK_HOME/secrets/telegram.bot_token"
 cwctl telegram status --json | grep -q '"secret_backend":	"file"' || fail "backend: $(cwctl telegram status --json)"
 wait_until 10 "polling" sh -c "curl -s --noproxy '*' '$TGB/_test/state' | grep -q '\"polls\": \[{'" ||
     fail "the daemon never called getUpdates"
-printf 'not a token\n' | cwctl telegram set-token 2>"$T/err" && fail "a malformed token was accepted"
+printf 'not-a-token\n' | cwctl telegram set-token 2>"$T/err" && fail "a malformed token was accepted"
 grep -q 'not a Telegram bot token' "$T/err" || fail "malformed token message: $(cat "$T/err")"
 [ "$(cat "$f")" = "$TG_TOKEN" ] || fail "a refused token replaced the stored one"
 cwctl telegram test 4242 | grep -q 'test message sent to chat 4242' || fail "telegram test"
