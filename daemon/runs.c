@@ -1612,6 +1612,7 @@ runs_finish(struct run *r)
 	if (store_run_set_status(d->store, r->id, status, why) == -1)
 		log_error("run %s: cannot record its end: %s", r->id, store_errmsg(d->store));
 	store_approval_expire_run(d->store, r->id);
+	telegram_kick(d);	/* their Telegram messages say so now */
 
 	if (r->sandboxed == 0 && !r->journaled_sandbox_off &&
 	    (j = cJSON_CreateObject()) != NULL) {
