@@ -84,7 +84,8 @@ struct telegram {
 	CURLM			*multi;
 	struct event		*curl_timer;
 	struct event		*poll_ev;	/* the next getUpdates, after a back-off */
-	struct event		*sweep_ev;	/* messages to send or edit */
+	struct event		*sweep_ev;	/* messages to send or edit: every second */
+	struct event		*kick_ev;	/* ... and at once when something changed */
 	char			*token;
 	char			 base[512];
 	int			 base_overridden;
@@ -659,8 +660,13 @@ tg_sweep_cb(evutil_socket_t fd, short what, void *arg)
 void
 telegram_kick(struct daemon *d)
 {
+	/*
+	 * Its own one-shot event: activating the persistent timer itself with EV_TIMEOUT
+	 * made libevent reschedule it from its old deadline, so each kick pushed the
+	 * periodic sweep a further second away.
+	 */
 	if (d->telegram != NULL && d->telegram->token != NULL)
-		event_active(d->telegram->sweep_ev, EV_TIMEOUT, 0);
+		event_active(d->telegram->kick_ev, EV_TIMEOUT, 0);
 }
 
 /* Stop every transfer (a new token, or shutdown). */
@@ -786,7 +792,8 @@ telegram_start(struct daemon *d)
 	if ((tg->multi = curl_multi_init()) == NULL ||
 	    (tg->curl_timer = evtimer_new(d->base, tg_timeout_cb, tg)) == NULL ||
 	    (tg->poll_ev = evtimer_new(d->base, tg_poll_cb, tg)) == NULL ||
-	    (tg->sweep_ev = event_new(d->base, -1, EV_PERSIST, tg_sweep_cb, tg)) == NULL) {
+	    (tg->sweep_ev = event_new(d->base, -1, EV_PERSIST, tg_sweep_cb, tg)) == NULL ||
+	    (tg->kick_ev = event_new(d->base, -1, 0, tg_sweep_cb, tg)) == NULL) {
 		d->telegram = tg;
 		telegram_stop(d);
 		return -1;
@@ -818,6 +825,8 @@ telegram_stop(struct daemon *d)
 		event_free(tg->poll_ev);
 	if (tg->sweep_ev != NULL)
 		event_free(tg->sweep_ev);
+	if (tg->kick_ev != NULL)
+		event_free(tg->kick_ev);
 	if (tg->token != NULL) {
 		mask_literal_remove(tg->token);
 		secret_free(tg->token);
