@@ -205,7 +205,11 @@ engine_byok_companion(const struct engine_run *o, int tools, int peer, int out,
 	argv[2] = NULL;
 	memset(&l, 0, sizeof l);
 	l.argv = argv;
-	l.cwd = "/";
+	/*
+	 * No working directory: a cwd is a grant (mountns_granted), and "/" would bind the
+	 * whole host root into the agent's view, /tmp's staging cover included.
+	 */
+	l.cwd = NULL;
 	l.fd_in = tools;
 	l.fd_out = out;
 	l.fd_err = errfd;
