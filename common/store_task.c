@@ -331,27 +331,34 @@ store_task_set_enabled(struct store *st, int64_t id, int enabled)
 }
 
 /*
- * The check and the delete share one write transaction, so a run queued between
- * them cannot slip through; the schema's trigger would stop it anyway. Inside a
- * caller's store_begin() it nests as a savepoint.
+ * The end of a task, removed or archived (store_task_archive()). The check and the
+ * change share one write transaction, so a run queued between them cannot slip
+ * through (for a delete the schema's trigger would stop it anyway): a task that does
+ * not exist (or, to archive, is archived already) or still has an active run is
+ * refused. Inside a caller's store_begin() it nests as a savepoint.
  */
-int
-store_task_remove(struct store *st, int64_t id)
+static int
+store_task_end(struct store *st, int64_t id, int archive)
 {
+	const char	*what = archive ? "task archive" : "task remove";
 	sqlite3_stmt	*stmt;
+	char		 now[STORE_TIME_LEN];
 	int		 rc, e, outer;
 
 	outer = !sqlite3_get_autocommit(st->db);
-	if (store_exec(st, outer ? "SAVEPOINT task_remove" : "BEGIN IMMEDIATE",
-	    "task remove") == -1)
+	if (store_exec(st, outer ? "SAVEPOINT task_end" : "BEGIN IMMEDIATE", what) == -1)
 		return -1;
-	if (store_prepare(st, "SELECT (SELECT count(*) FROM tasks WHERE id = ?1),"
+	if (store_prepare(st, archive ?
+	    "SELECT (SELECT count(*) FROM tasks WHERE id = ?1 AND archived = 0),"
 	    " (SELECT count(*) FROM runs WHERE task_id = ?1 AND status IN"
-	    " ('queued', 'starting', 'running'))", &stmt, "task remove") == -1)
+	    " ('queued', 'starting', 'running'))" :
+	    "SELECT (SELECT count(*) FROM tasks WHERE id = ?1),"
+	    " (SELECT count(*) FROM runs WHERE task_id = ?1 AND status IN"
+	    " ('queued', 'starting', 'running'))", &stmt, what) == -1)
 		goto fail;
 	sqlite3_bind_int64(stmt, 1, id);
 	if (sqlite3_step(stmt) != SQLITE_ROW) {
-		store_sqlfail(st, stmt, "task remove");
+		store_sqlfail(st, stmt, what);
 		goto fail;
 	}
 	if (sqlite3_column_int(stmt, 0) == 0) {
@@ -366,25 +373,35 @@ store_task_remove(struct store *st, int64_t id)
 		goto fail;
 	}
 	sqlite3_finalize(stmt);
-	if (store_prepare(st, "DELETE FROM tasks WHERE id = ?1", &stmt,
-	    "task remove") == -1)
+	if (store_prepare(st, archive ? "UPDATE tasks SET archived = 1, enabled = 0,"
+	    " name = printf('%s (archived %d)', name, id), updated_at = ?2"
+	    " WHERE id = ?1" : "DELETE FROM tasks WHERE id = ?1", &stmt, what) == -1)
 		goto fail;
 	sqlite3_bind_int64(stmt, 1, id);
-	if (store_step_done(st, stmt, "task remove") == -1)
+	if (archive) {
+		store_now(now, sizeof now);
+		store_bind_text(stmt, 2, now);
+	}
+	if (store_step_done(st, stmt, what) == -1)
 		goto fail;
-	if (store_exec(st, outer ? "RELEASE task_remove" : "COMMIT",
-	    "task remove") == -1)
+	if (store_exec(st, outer ? "RELEASE task_end" : "COMMIT", what) == -1)
 		goto fail;
 	return 0;
 fail:
 	e = errno;
 	if (outer)
-		sqlite3_exec(st->db, "ROLLBACK TO task_remove; RELEASE task_remove",
-		    NULL, NULL, NULL);
+		sqlite3_exec(st->db, "ROLLBACK TO task_end; RELEASE task_end", NULL, NULL,
+		    NULL);
 	else
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 	errno = e;
 	return -1;
+}
+
+int
+store_task_remove(struct store *st, int64_t id)
+{
+	return store_task_end(st, id, 0);
 }
 
 /*
@@ -395,55 +412,5 @@ fail:
 int
 store_task_archive(struct store *st, int64_t id)
 {
-	sqlite3_stmt	*stmt;
-	char		 now[STORE_TIME_LEN];
-	int		 rc, outer;
-
-	outer = !sqlite3_get_autocommit(st->db);
-	if (store_exec(st, outer ? "SAVEPOINT task_archive" : "BEGIN IMMEDIATE",
-	    "task archive") == -1)
-		return -1;
-	if (store_prepare(st, "SELECT (SELECT count(*) FROM tasks WHERE id = ?1"
-	    " AND archived = 0), (SELECT count(*) FROM runs WHERE task_id = ?1 AND status"
-	    " IN ('queued', 'starting', 'running'))", &stmt, "task archive") == -1)
-		goto fail;
-	sqlite3_bind_int64(stmt, 1, id);
-	if (sqlite3_step(stmt) != SQLITE_ROW) {
-		store_sqlfail(st, stmt, "task archive");
-		goto fail;
-	}
-	if (sqlite3_column_int(stmt, 0) == 0) {
-		sqlite3_finalize(stmt);
-		store_fail(st, ENOENT, "task %lld: no such task", (long long)id);
-		goto fail;
-	}
-	if ((rc = sqlite3_column_int(stmt, 1)) > 0) {
-		sqlite3_finalize(stmt);
-		store_fail(st, EBUSY, "task %lld: has %d active run%s; stop %s first",
-		    (long long)id, rc, rc == 1 ? "" : "s", rc == 1 ? "it" : "them");
-		goto fail;
-	}
-	sqlite3_finalize(stmt);
-	if (store_prepare(st, "UPDATE tasks SET archived = 1, enabled = 0,"
-	    " name = printf('%s (archived %d)', name, id), updated_at = ?2"
-	    " WHERE id = ?1", &stmt, "task archive") == -1)
-		goto fail;
-	store_now(now, sizeof now);
-	sqlite3_bind_int64(stmt, 1, id);
-	store_bind_text(stmt, 2, now);
-	if (store_step_done(st, stmt, "task archive") == -1)
-		goto fail;
-	if (store_exec(st, outer ? "RELEASE task_archive" : "COMMIT",
-	    "task archive") == -1)
-		goto fail;
-	return 0;
-fail:
-	rc = errno;
-	if (outer)
-		sqlite3_exec(st->db, "ROLLBACK TO task_archive; RELEASE task_archive",
-		    NULL, NULL, NULL);
-	else
-		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-	errno = rc;
-	return -1;
+	return store_task_end(st, id, 1);
 }
