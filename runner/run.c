@@ -1285,6 +1285,23 @@ run_open_pipe(struct run *r, struct run_pipe *p, const char *name, int fd)
 	return 0;
 }
 
+/* What the run message says for the engine: the part prepare() and companion() share. */
+static void
+run_engine_facts(struct run *r, struct engine_run *o)
+{
+	memset(o, 0, sizeof *o);
+	o->run_id = r->run_id;
+	o->prompt = r->prompt;
+	o->mode = r->mode;
+	o->max_turns = r->budget_turns;
+	o->max_dollars = r->budget_dollars;
+	o->key = r->key;
+	o->base_url = r->base_url;
+	o->model = r->model;
+	o->provider = r->provider;
+	o->price = run_price(r);
+}
+
 /*
  * Everything an engine needs before it can start: the floor hook's path (checked by
  * the engines that install it: no hook, no run), the runner's state directory outside
@@ -1342,27 +1359,18 @@ run_prepare_engine(struct run *r, struct strlist *argv, struct strlist *env,
 	}
 	if ((r->bridge = bridge_new(r->base, &bc, err, errlen)) == NULL)
 		return -1;
-	memset(&o, 0, sizeof o);
-	o.run_id = r->run_id;
+	run_engine_facts(r, &o);
 	o.workdir = w;
 	o.state_dir = s;
-	o.prompt = r->prompt;
-	o.mode = r->mode;
 	o.hook_path = hook;
 	o.token = r->token;
 	o.port = bridge_port(r->bridge);
-	o.max_turns = r->budget_turns;
-	o.max_dollars = r->budget_dollars;
 	/* Hold an approval for the whole budget, and then some, so ours ends it first. */
 	o.tool_timeout_ms = ((long)r->budget_seconds + 60) * 1000;
-	o.key = r->key;
-	o.base_url = r->base_url;
-	o.model = r->model;
 	if ((o.sandboxed = spec_sandbox_enabled(&r->cfg, r->engine, r->sandbox_off)) == -1) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	o.price = run_price(r);
 	if (r->ops->prepare(&o, argv, env, files, err, errlen) == -1)
 		return -1;
 	if ((r->stream = r->ops->stream_new()) == NULL) {
@@ -1729,17 +1737,7 @@ run_companion(struct run *r, int tools, int peer, int out, int errfd, char *err,
 {
 	struct engine_run	o;
 
-	memset(&o, 0, sizeof o);
-	o.run_id = r->run_id;
-	o.prompt = r->prompt;
-	o.mode = r->mode;
-	o.max_turns = r->budget_turns;
-	o.max_dollars = r->budget_dollars;
-	o.key = r->key;
-	o.base_url = r->base_url;
-	o.model = r->model;
-	o.provider = r->provider;
-	o.price = run_price(r);
+	run_engine_facts(r, &o);
 	r->companion = r->ops->companion(&o, tools, peer, out, errfd, err, errlen);
 	if (r->key != NULL)
 		explicit_bzero(r->key, strlen(r->key));
