@@ -1,6 +1,41 @@
-#define _GNU_SOURCE	/* O_PATH, pipe2, dup3 */
+/*
+ * The run's filesystem view (SPEC U1): a fresh tmpfs root holding only what the spec
+ * grants, bound in from the host, the way bubblewrap builds a sandbox without
+ * privilege. The same code runs for root and for a normal user (in the user namespace
+ * the runner's clone made); nothing depends on overlayfs or on what the host keeps
+ * where.
+ *
+ * Why a view and not Landlock alone: Landlock (ABI <= 7) has no right for chmod,
+ * chown, utimes or xattrs, and none for connect() to a named unix socket. A path
+ * that is not in the view cannot be chmod'ed, touched or connected to at all (ENOENT),
+ * and a read-only bind refuses metadata changes to what it shows (EROFS). Landlock
+ * stays as the second layer over the same paths (its rules name the same inodes: a
+ * bind shows the real ones), seccomp as the third.
+ *
+ * The view, in the order it is built:
+ *   - every grant source is opened (O_PATH) before anything is covered, and checked to
+ *     still be the canonical path the spec named; sources are bound from those
+ *     descriptors, never looked up again by name;
+ *   - a tmpfs is mounted over /tmp (any directory would do; bubblewrap uses /tmp too)
+ *     and becomes the new root; each grant is bound at its own path, parents before
+ *     children, read-write grants read-write and the rest read-only (recursively, so a
+ *     filesystem mounted beneath a read-only grant is read-only too). A read grant in
+ *     a system location (/usr, /etc, ...) brings the whole location, read-only: its
+ *     credential files are there but Landlock denies them (spec.c carves them out);
+ *   - /dev holds only the device files granted, /dev/pts a private devpts instance,
+ *     /proc a fresh proc of the run's PID namespace, and the host's top-level links
+ *     (/bin -> usr/bin) are copied;
+ *   - pivot_root, the old root detached; sockets and directories the spec hides inside
+ *     grants are covered; read-only islands inside writable grants are pinned; the
+ *     tmpfs root itself becomes read-only, so nothing outside the grants is writable.
+ *
+ * Every step is mandatory: a failure ends the child before anything of the run runs.
+ */
+#define _GNU_SOURCE	/* O_PATH, mount_setattr */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/mount.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,16 +50,25 @@
 #include "paths.h"
 #include "strlist.h"
 
-/* Where named sockets live: covered, then only the spec's own paths come back. */
-static const char *const mountns_hidden[] = { "/tmp", "/var/tmp", "/run" };
-/* Sockets that may sit outside those directories. */
-static const char *const mountns_sockets[] = {
-	"/var/run/docker.sock", "/run/docker.sock", "/var/run/dbus/system_bus_socket",
+/* Where the new root is built: a tmpfs mounted over it, then pivoted into. */
+#define MOUNTNS_STAGE		"/tmp"
+#define MOUNTNS_ROOT_OPTS	"mode=0755,size=1m"
+#define MOUNTNS_COVER_OPTS	"mode=0755,size=4k"
+
+/* One bind of the view: a canonical host path, shown at the same path. */
+struct mountns_bind {
+	char	*path;
+	int	 rw;
+	int	 fd;		/* O_PATH, opened before the stage is covered */
+	int	 isdir;
 };
 
-#define MOUNTNS_TMPFS_OPTS	"mode=0755,size=64k"
-
-static int	mountns_is_granted(const char *, const struct strlist *);
+struct mountns_plan {
+	struct mountns_bind	*b;
+	size_t			 n, cap;
+	struct strlist		 link_names;	/* the host root's top-level symlinks */
+	struct strlist		 link_targets;
+};
 
 static int
 mountns_fail(char *err, size_t errlen, const char *step, const char *path)
@@ -60,16 +104,14 @@ mountns_idmap(uid_t uid, gid_t gid, char *err, size_t errlen)
 /*
  * A fresh proc instance on target, of the PID namespace we are PID 1 of: it lists only
  * the run's processes, so no other process's argv, environ or status can even be named
- * from inside. Read-only, as the bind of the host's /proc was (Landlock grants /proc for
- * reading only, too). Mounted while the host's /proc is still in view: in a user
- * namespace the kernel allows a new proc only where a full one is already visible.
+ * from inside. Read-only (Landlock grants /proc for reading only, too). Mounted while
+ * the host's /proc is still in view: in a user namespace the kernel allows a new proc
+ * only where a full one is already visible.
  */
 static int
 mountns_proc(const char *target, char *err, size_t errlen)
 {
-	struct stat	 st;
-
-	if (stat(target, &st) == -1 && paths_mkdir_p(target, 0555) == -1)
+	if (paths_mkdir_p(target, 0555) == -1)
 		return mountns_fail(err, errlen, "mount point", target);
 	if (mount("proc", target, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY,
 	    NULL) == -1)
@@ -77,28 +119,7 @@ mountns_proc(const char *target, char *err, size_t errlen)
 	return 0;
 }
 
-/* Every path the spec grants (the ones that must stay visible through a hidden dir). */
-static int
-mountns_granted(const struct sandbox_spec *s, const char *cwd, struct strlist *out)
-{
-	const struct strlist	*lists[] = { &s->read_dirs, &s->write_dirs, &s->read_files,
-	    &s->write_files };
-
-	for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
-		if (strlist_extend(out, lists[i]) == -1)
-			return -1;
-	if (s->workdir != NULL && strlist_add_unique(out, s->workdir) == -1)
-		return -1;
-	if (s->tmpdir != NULL && strlist_add_unique(out, s->tmpdir) == -1)
-		return -1;
-	if (cwd != NULL && strlist_add_unique(out, cwd) == -1)
-		return -1;
-	if (s->ssh_auth_sock != NULL && strlist_add_unique(out, s->ssh_auth_sock) == -1)
-		return -1;
-	return 0;
-}
-
-/* Create path's missing components inside a fresh tmpfs; the last one as a dir or file. */
+/* Create path's missing parents in the new root, and path itself as a dir or a file. */
 static int
 mountns_mkpoint(const char *path, int isdir)
 {
@@ -107,7 +128,7 @@ mountns_mkpoint(const char *path, int isdir)
 	int		 fd;
 
 	if (lstat(path, &st) == 0)
-		return 0;
+		return (S_ISDIR(st.st_mode) != 0) == (isdir != 0) ? 0 : (errno = EEXIST, -1);
 	if (strlen(path) >= sizeof buf) {
 		errno = ENAMETOOLONG;
 		return -1;
@@ -120,167 +141,13 @@ mountns_mkpoint(const char *path, int isdir)
 	}
 	if (isdir)
 		return (mkdir(path, 0755) == -1 && errno != EEXIST) ? -1 : 0;
-	if ((fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) == -1)
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) == -1)
 		return -1;
 	close(fd);
 	return 0;
 }
 
-/*
- * Cover dir with an empty tmpfs and bind the granted paths beneath it back in place.
- * The granted paths are opened before the cover goes on, and bound from their
- * descriptors, since their names are gone once it is on.
- */
-static int
-mountns_hide_dir(const char *dir, const struct strlist *granted, char *err, size_t errlen)
-{
-	struct strlist	 keep = { 0 };
-	int		*fds = NULL, rc = -1;
-	char		 src[64];
-	struct stat	 st;
-
-	if ((fds = calloc(granted->n + 1, sizeof *fds)) == NULL)
-		return mountns_fail(err, errlen, "hide", dir);
-	for (size_t i = 0; i < granted->n; i++) {
-		const char	*g = granted->v[i];
-		int		 inner = 0;
-
-		if (strcmp(g, dir) == 0 || !paths_within(g, dir))
-			continue;
-		/* Bind only the outermost: a recursive bind brings the rest along. */
-		for (size_t j = 0; j < granted->n; j++)
-			if (j != i && strcmp(granted->v[j], g) != 0 &&
-			    paths_within(g, granted->v[j]) &&
-			    paths_within(granted->v[j], dir) &&
-			    strcmp(granted->v[j], dir) != 0)
-				inner = 1;
-		if (inner || strlist_contains(&keep, g))
-			continue;
-		if ((fds[keep.n] = open(g, O_PATH | O_CLOEXEC)) == -1) {
-			if (errno == ENOENT || errno == ENOTDIR || errno == EACCES)
-				continue;
-			mountns_fail(err, errlen, "open", g);
-			goto out;
-		}
-		if (strlist_add(&keep, g) == -1) {
-			close(fds[keep.n]);
-			mountns_fail(err, errlen, "hide", dir);
-			goto out;
-		}
-	}
-	if (mount("tmpfs", dir, "tmpfs", MS_NOSUID | MS_NODEV, MOUNTNS_TMPFS_OPTS) == -1) {
-		mountns_fail(err, errlen, "cover", dir);
-		goto out;
-	}
-	for (size_t i = 0; i < keep.n; i++) {
-		if (fstat(fds[i], &st) == -1 ||
-		    mountns_mkpoint(keep.v[i], S_ISDIR(st.st_mode)) == -1) {
-			mountns_fail(err, errlen, "mount point", keep.v[i]);
-			goto out;
-		}
-		snprintf(src, sizeof src, "/proc/self/fd/%d", fds[i]);
-		if (mount(src, keep.v[i], NULL, MS_BIND | MS_REC, NULL) == -1) {
-			mountns_fail(err, errlen, "bind back", keep.v[i]);
-			goto out;
-		}
-	}
-	if (mount(NULL, dir, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV,
-	    NULL) == -1) {
-		mountns_fail(err, errlen, "read-only", dir);
-		goto out;
-	}
-	rc = 0;
-out:
-	for (size_t i = 0; i < keep.n; i++)
-		close(fds[i]);
-	free(fds);
-	strlist_free(&keep);
-	return rc;
-}
-
-/* Undo mountinfo's octal escapes (\040 for a space) in place. */
-static void
-mountns_unescape(char *s)
-{
-	char	*w = s;
-
-	for (; *s != '\0'; s++, w++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' &&
-		    s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
-			*w = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 3;
-		} else
-			*w = *s;
-	}
-	*w = '\0';
-}
-
-/* Every mount point of this namespace, from /proc/self/mountinfo (field 5). */
-static int
-mountns_mountpoints(struct strlist *out)
-{
-	FILE	*f;
-	char	*line = NULL, *save, *tok;
-	size_t	 cap = 0;
-	int	 rc = 0;
-
-	if ((f = fopen("/proc/self/mountinfo", "re")) == NULL)
-		return -1;
-	while (rc == 0 && getline(&line, &cap, f) > 0) {
-		int	 field = 0;
-
-		save = NULL;
-		for (tok = strtok_r(line, " ", &save); tok != NULL;
-		    tok = strtok_r(NULL, " ", &save))
-			if (++field == 5)
-				break;
-		if (tok == NULL || tok[0] != '/')
-			continue;
-		mountns_unescape(tok);
-		if (strlist_add_unique(out, tok) == -1)
-			rc = -1;
-	}
-	free(line);
-	fclose(f);
-	return rc;
-}
-
-static int
-mountns_depth(const char *p)
-{
-	int	 d = 0;
-
-	if (strcmp(p, "/") == 0)
-		return 0;
-	for (; *p != '\0'; p++)
-		if (*p == '/')
-			d++;
-	return d;
-}
-
-/* An overlay of the directory open at lowerfd, with its own upper and work dirs in stage. */
-static int
-mountns_overlay(const char *target, int lowerfd, const char *stage, int k)
-{
-	char	 up[PATH_MAX], wk[PATH_MAX], opts[3 * PATH_MAX];
-
-	snprintf(up, sizeof up, "%s/u%d", stage, k);
-	snprintf(wk, sizeof wk, "%s/w%d", stage, k);
-	if ((mkdir(up, 0755) == -1 && errno != EEXIST) ||
-	    (mkdir(wk, 0755) == -1 && errno != EEXIST))
-		return -1;
-	snprintf(opts, sizeof opts, "lowerdir=/proc/self/fd/%d,upperdir=%s,workdir=%s",
-	    lowerfd, up, wk);
-	if (mount("overlay", target, "overlay", MS_NOSUID | MS_NODEV, opts) == 0)
-		return 0;
-	/* Inside a user namespace overlayfs keeps its metadata in user.* xattrs. */
-	if (strlen(opts) + sizeof ",userxattr" > sizeof opts)
-		return -1;
-	strcat(opts, ",userxattr");
-	return mount("overlay", target, "overlay", MS_NOSUID | MS_NODEV, opts);
-}
-
-/* Remount a bind read-only, keeping the flags it has (a user namespace locks them). */
+/* Remount one bind read-only, keeping the flags it has (a user namespace locks them). */
 static int
 mountns_remount_ro(const char *target)
 {
@@ -304,150 +171,364 @@ mountns_remount_ro(const char *target)
 	return mount(NULL, target, NULL, fl, NULL);
 }
 
-/* A system location that nothing writable lies inside: mounted read-only. */
+/*
+ * Make the bind at target, and every mount that came with it, read-only. A recursive
+ * bind brings the filesystems mounted beneath the source along, each with its own
+ * flags: mount_setattr(AT_RECURSIVE) reaches them all in one call (Linux 5.12); an
+ * older kernel gets the top remounted, and Landlock still refuses writes beneath.
+ */
 static int
-mountns_ro_target(const struct sandbox_spec *s, const char *path)
+mountns_readonly(const char *target)
 {
-	const struct strlist	*w[] = { &s->write_dirs, &s->write_files };
-	char			 root[PATH_MAX];
+	struct mount_attr	 a;
 
-	if (!spec_system_root(path, root, sizeof root) || strcmp(root, path) != 0)
+	memset(&a, 0, sizeof a);
+	a.attr_set = MOUNT_ATTR_RDONLY;
+	if (syscall(SYS_mount_setattr, AT_FDCWD, target, AT_RECURSIVE, &a, sizeof a) == 0)
 		return 0;
-	for (size_t i = 0; i < 2; i++)
-		for (size_t j = 0; j < w[i]->n; j++)
-			if (paths_within(w[i]->v[j], path))
-				return 0;
-	return 1;
+	if (errno != ENOSYS)
+		return -1;
+	return mountns_remount_ro(target);
+}
+
+/* The nearest earlier bind that contains path (the plan is sorted), or NULL. */
+static const struct mountns_bind *
+mountns_enclosing(const struct mountns_plan *p, size_t before, const char *path)
+{
+	for (size_t i = before; i-- > 0; )
+		if (p->b[i].fd >= 0 && paths_within(path, p->b[i].path))
+			return &p->b[i];
+	return NULL;
+}
+
+static int
+mountns_plan_add(struct mountns_plan *p, const char *path, int rw)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (strcmp(p->b[i].path, path) == 0) {
+			p->b[i].rw |= rw;	/* granted both ways: it is writable */
+			return 0;
+		}
+	if (p->n == p->cap) {
+		size_t			 cap = p->cap ? p->cap * 2 : 32;
+		struct mountns_bind	*nb = realloc(p->b, cap * sizeof *nb);
+
+		if (nb == NULL)
+			return -1;
+		p->b = nb;
+		p->cap = cap;
+	}
+	if ((p->b[p->n].path = strdup(path)) == NULL)
+		return -1;
+	p->b[p->n].rw = rw;
+	p->b[p->n].fd = -1;
+	p->b[p->n].isdir = 0;
+	p->n++;
+	return 0;
+}
+
+static int
+mountns_bind_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct mountns_bind *)a)->path,
+	    ((const struct mountns_bind *)b)->path);
+}
+
+/* Grants the view makes itself rather than binding from the host. */
+static int
+mountns_special(const char *path)
+{
+	return paths_within(path, "/proc") || strcmp(path, "/dev/pts") == 0 ||
+	    paths_within(path, "/dev/pts/") || strcmp(path, "/dev/ptmx") == 0;
 }
 
 /*
- * The overlay view. A named unix socket is found by connect() through its inode, and an
- * overlay shows every file under an inode of its own: so through an overlay of the
- * host's filesystems, every socket outside the grants refuses connections
- * (ECONNREFUSED), while every other file still looks as it does on the host, and
- * Landlock still answers EACCES for it (its rules name the real inodes, none of which
- * the overlay shows). The grants are bound back on top from the real filesystems, so
- * inside them everything, sockets included, is the real thing. Writes that Landlock
- * does not check (chmod, utimes, xattrs) land in the overlay's private upper layer and
- * never reach the host, except inside grants.
- *
- * Built in a staging tmpfs over /tmp (every path is reached through a descriptor opened
- * before), then made the root with pivot_root. Returns 0, 1 when overlayfs is not
- * available (nothing changed: the caller falls back to covering the usual socket
- * directories), or -1 once the view is half built.
+ * What to bind: each grant at its canonical path, a read grant in a system location
+ * as the whole location; sorted so parents come before children; a grant that an
+ * enclosing one already brings with the same access is dropped.
  */
 static int
-mountns_overlay_view(const struct sandbox_spec *s, const struct strlist *granted,
-    char *err, size_t errlen)
+mountns_plan_grants(const struct sandbox_spec *s, struct mountns_plan *p)
 {
-	static const char	 stage[] = "/tmp";
-	struct strlist		 mnts = { 0 }, binds = { 0 }, all = { 0 };
-	int			*mfd = NULL, *bfd = NULL, rootfd = -1, rc = 1, k = 0;
-	char			 newroot[64], target[2 * PATH_MAX], src[64];
-	struct stat		 st;
+	const struct strlist	*ro[] = { &s->read_dirs, &s->read_files };
+	const struct strlist	*rw[] = { &s->write_dirs, &s->write_files };
+	char			 root[PATH_MAX];
+	size_t			 k;
 
-	if (stat(stage, &st) == -1 || !S_ISDIR(st.st_mode) ||
-	    mountns_mountpoints(&mnts) == -1)
-		goto out;
-	/*
-	 * What to bind: each grant, except that a grant in a system location brings the
-	 * whole location (its credential files are real but Landlock still denies them,
-	 * and one bind is cheaper than one per carved entry); then only the outermost,
-	 * since a recursive bind brings what lies beneath.
-	 */
-	for (size_t i = 0; i < granted->n; i++) {
-		char	 root[PATH_MAX];
+	for (size_t i = 0; i < 2; i++)
+		for (size_t j = 0; j < rw[i]->n; j++)
+			if (!mountns_special(rw[i]->v[j]) &&
+			    mountns_plan_add(p, rw[i]->v[j], 1) == -1)
+				return -1;
+	if (s->workdir != NULL && mountns_plan_add(p, s->workdir, 1) == -1)
+		return -1;
+	if (s->tmpdir != NULL && mountns_plan_add(p, s->tmpdir, 1) == -1)
+		return -1;
+	if (s->ssh_auth_sock != NULL && mountns_plan_add(p, s->ssh_auth_sock, 1) == -1)
+		return -1;
+	for (size_t i = 0; i < 2; i++)
+		for (size_t j = 0; j < ro[i]->n; j++) {
+			const char	*g = ro[i]->v[j];
 
-		/* /proc is a fresh instance of the run's own (mountns_proc), never a bind. */
-		if (paths_within(granted->v[i], "/proc"))
-			continue;
-		if (!spec_system_root(granted->v[i], root, sizeof root) ||
-		    strlist_contains(&s->write_dirs, granted->v[i]) ||
-		    strlist_contains(&s->write_files, granted->v[i]))
-			snprintf(root, sizeof root, "%s", granted->v[i]);
-		if (strlist_add_unique(&all, root) == -1)
-			goto out;
-	}
-	for (size_t i = 0; i < all.n; i++) {
-		int	 inner = 0;
-
-		for (size_t j = 0; j < all.n; j++)
-			if (strcmp(all.v[i], all.v[j]) != 0 && paths_within(all.v[i], all.v[j]))
-				inner = 1;
-		if (!inner && strlist_add_unique(&binds, all.v[i]) == -1)
-			goto out;
-	}
-	if ((mfd = calloc(mnts.n + 1, sizeof *mfd)) == NULL ||
-	    (bfd = calloc(binds.n + 1, sizeof *bfd)) == NULL)
-		goto out;
-	if ((rootfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
-		goto out;
-	for (size_t i = 0; i < mnts.n; i++) {
-		mfd[i] = -1;
-		/* A mount inside a grant comes with the grant's recursive bind. */
-		if (strcmp(mnts.v[i], "/") == 0 || mountns_is_granted(mnts.v[i], granted) ||
-		    paths_within(mnts.v[i], "/proc"))
-			continue;
-		mfd[i] = open(mnts.v[i], O_PATH | O_DIRECTORY | O_CLOEXEC);
-	}
-	for (size_t i = 0; i < binds.n; i++)
-		bfd[i] = open(binds.v[i], O_PATH | O_CLOEXEC);
-
-	if (mount("tmpfs", stage, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700") == -1)
-		goto out;
-	snprintf(newroot, sizeof newroot, "%s/root", stage);
-	if (mkdir(newroot, 0755) == -1 || mountns_overlay(newroot, rootfd, stage, k++) == -1) {
-		umount2(stage, MNT_DETACH);
-		goto out;	/* no overlayfs: fall back */
-	}
-	rc = -1;
-	/* Every other filesystem, parents before children. */
-	for (int depth = 1; depth < 256; depth++) {
-		int	 more = 0;
-
-		for (size_t i = 0; i < mnts.n; i++) {
-			if (mountns_depth(mnts.v[i]) > depth)
-				more = 1;
-			if (mfd[i] < 0 || mountns_depth(mnts.v[i]) != depth)
+			if (mountns_special(g))
 				continue;
-			snprintf(target, sizeof target, "%s%s", newroot, mnts.v[i]);
-			if (stat(target, &st) == -1 && paths_mkdir_p(target, 0755) == -1) {
-				mountns_fail(err, errlen, "mount point", target);
-				goto out;
-			}
-			/* A filesystem overlayfs cannot stack on is covered, empty, instead. */
-			if (mountns_overlay(target, mfd[i], stage, k++) == -1 &&
-			    mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV,
-			    MOUNTNS_TMPFS_OPTS) == -1) {
-				mountns_fail(err, errlen, "overlay", mnts.v[i]);
-				goto out;
-			}
+			if (spec_system_root(g, root, sizeof root))
+				g = root;
+			if (mountns_plan_add(p, g, 0) == -1)
+				return -1;
 		}
-		if (!more)
-			break;
+	qsort(p->b, p->n, sizeof *p->b, mountns_bind_cmp);
+	/* Drop what an enclosing bind already shows with the same access. */
+	for (size_t i = 0; i < p->n; i++) {
+		const struct mountns_bind *e = NULL;
+
+		for (size_t j = i; j-- > 0; )
+			if (p->b[j].path != NULL && paths_within(p->b[i].path, p->b[j].path)) {
+				e = &p->b[j];
+				break;
+			}
+		if (e != NULL && e->rw == p->b[i].rw) {
+			free(p->b[i].path);
+			p->b[i].path = NULL;
+		}
 	}
-	/* The grants, real, on top; system read grants read-only. */
-	for (size_t i = 0; i < binds.n; i++) {
-		if (bfd[i] < 0 || fstat(bfd[i], &st) == -1)
+	for (size_t i = k = 0; i < p->n; i++)
+		if (p->b[i].path != NULL)
+			p->b[k++] = p->b[i];
+	p->n = k;
+	return 0;
+}
+
+/*
+ * Open every source before the stage is covered. The descriptor must show the very
+ * path the spec named: a component swapped for a symlink since the spec was built
+ * would bind something else, so that refuses the run. A source that has gone is left
+ * out (Landlock leaves it out too).
+ */
+static int
+mountns_plan_open(struct mountns_plan *p, char *err, size_t errlen)
+{
+	char		 proc[64], seen[PATH_MAX];
+	struct stat	 st;
+	ssize_t		 n;
+
+	for (size_t i = 0; i < p->n; i++) {
+		struct mountns_bind	*b = &p->b[i];
+
+		if ((b->fd = open(b->path, O_PATH | O_NOFOLLOW | O_CLOEXEC)) == -1) {
+			if (errno == ENOENT || errno == ENOTDIR || errno == EACCES ||
+			    errno == ELOOP)
+				continue;
+			return mountns_fail(err, errlen, "open", b->path);
+		}
+		snprintf(proc, sizeof proc, "/proc/self/fd/%d", b->fd);
+		if ((n = readlink(proc, seen, sizeof seen - 1)) == -1 || fstat(b->fd, &st) == -1)
+			return mountns_fail(err, errlen, "inspect", b->path);
+		seen[n] = '\0';
+		if (strcmp(seen, b->path) != 0) {
+			errno = EXDEV;
+			snprintf(err, errlen, "mount namespace: grant %s now resolves to %s; "
+			    "refusing to bind it", b->path, seen);
+			return -1;
+		}
+		b->isdir = S_ISDIR(st.st_mode);
+	}
+	return 0;
+}
+
+/* The host root's top-level symlinks (/bin -> usr/bin on a merged /usr), to copy. */
+static int
+mountns_plan_links(struct mountns_plan *p)
+{
+	DIR		*d;
+	struct dirent	*de;
+	char		 path[PATH_MAX], target[PATH_MAX];
+	ssize_t		 n;
+	int		 rc = 0;
+
+	if ((d = opendir("/")) == NULL)
+		return -1;
+	while (rc == 0 && (de = readdir(d)) != NULL) {
+		if (de->d_type != DT_LNK)
 			continue;
-		snprintf(target, sizeof target, "%s%s", newroot, binds.v[i]);
-		if (mountns_mkpoint(target, S_ISDIR(st.st_mode)) == -1) {
-			mountns_fail(err, errlen, "mount point", target);
-			goto out;
-		}
-		snprintf(src, sizeof src, "/proc/self/fd/%d", bfd[i]);
-		if (mount(src, target, NULL, MS_BIND | MS_REC, NULL) == -1) {
-			mountns_fail(err, errlen, "bind", binds.v[i]);
-			goto out;
-		}
-		if (mountns_ro_target(s, binds.v[i]) &&
-		    mountns_remount_ro(target) == -1) {
-			mountns_fail(err, errlen, "read-only", binds.v[i]);
-			goto out;
+		snprintf(path, sizeof path, "/%s", de->d_name);
+		if ((n = readlink(path, target, sizeof target - 1)) == -1)
+			continue;
+		target[n] = '\0';
+		if (strlist_add(&p->link_names, de->d_name) == -1 ||
+		    strlist_add(&p->link_targets, target) == -1)
+			rc = -1;
+	}
+	closedir(d);
+	return rc;
+}
+
+static void
+mountns_plan_free(struct mountns_plan *p)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		if (p->b[i].fd >= 0)
+			close(p->b[i].fd);
+		free(p->b[i].path);
+	}
+	free(p->b);
+	strlist_free(&p->link_names);
+	strlist_free(&p->link_targets);
+	memset(p, 0, sizeof *p);
+}
+
+/* A fresh devpts in the new root: the run sees only the terminals it opens itself. */
+static int
+mountns_devpts(const char *newroot, const struct sandbox_spec *s)
+{
+	char	 pts[PATH_MAX], ptmx[PATH_MAX], src[PATH_MAX + 8];
+
+	snprintf(pts, sizeof pts, "%s/dev/pts", newroot);
+	if (mountns_mkpoint(pts, 1) == -1 || mount("devpts", pts, "devpts",
+	    MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620") == -1)
+		return 0;
+	if (!strlist_contains(&s->write_files, "/dev/ptmx"))
+		return 1;
+	snprintf(ptmx, sizeof ptmx, "%s/dev/ptmx", newroot);
+	snprintf(src, sizeof src, "%s/ptmx", pts);
+	if (mountns_mkpoint(ptmx, 0) == -1 || mount(src, ptmx, NULL, MS_BIND, NULL) == -1) {
+		umount2(pts, MNT_DETACH);
+		return 0;
+	}
+	return 1;
+}
+
+/* Bind the plan into the new root, parents first. */
+static int
+mountns_bind_all(const struct mountns_plan *p, const char *newroot, char *err,
+    size_t errlen)
+{
+	char		 target[2 * PATH_MAX], src[64];
+	struct stat	 st;
+
+	for (size_t i = 0; i < p->n; i++) {
+		const struct mountns_bind *b = &p->b[i];
+
+		if (b->fd < 0)
+			continue;
+		snprintf(target, sizeof target, "%s%s", newroot, b->path);
+		if (mountns_enclosing(p, i, b->path) != NULL) {
+			/*
+			 * Inside an earlier bind the mount point is the real file: it must
+			 * be there already, since making it would write to the host.
+			 */
+			if (lstat(target, &st) == -1 ||
+			    (S_ISDIR(st.st_mode) != 0) != (b->isdir != 0))
+				continue;
+		} else if (mountns_mkpoint(target, b->isdir) == -1)
+			return mountns_fail(err, errlen, "mount point", b->path);
+		snprintf(src, sizeof src, "/proc/self/fd/%d", b->fd);
+		if (mount(src, target, NULL, MS_BIND | MS_REC, NULL) == -1)
+			return mountns_fail(err, errlen, "bind", b->path);
+		if (!b->rw && mountns_readonly(target) == -1)
+			return mountns_fail(err, errlen, "read-only", b->path);
+	}
+	return 0;
+}
+
+/* The pieces of the new root that are not binds: links, /dev's names, /tmp, /proc. */
+static int
+mountns_furnish(const struct mountns_plan *p, const struct sandbox_spec *s,
+    const char *newroot, struct mountns_result *r, char *err, size_t errlen)
+{
+	static const char *const devlinks[][2] = {
+		{ "fd", "/proc/self/fd" }, { "stdin", "/proc/self/fd/0" },
+		{ "stdout", "/proc/self/fd/1" }, { "stderr", "/proc/self/fd/2" },
+	};
+	char		 path[2 * PATH_MAX];
+	struct stat	 st;
+
+	for (size_t i = 0; i < p->link_names.n; i++) {
+		snprintf(path, sizeof path, "%s/%s", newroot, p->link_names.v[i]);
+		if (lstat(path, &st) == 0)
+			continue;	/* a grant is there */
+		if (symlink(p->link_targets.v[i], path) == -1)
+			return mountns_fail(err, errlen, "link", path);
+	}
+	snprintf(path, sizeof path, "%s/dev", newroot);
+	if (paths_mkdir_p(path, 0755) == -1)
+		return mountns_fail(err, errlen, "mount point", path);
+	for (size_t i = 0; i < sizeof devlinks / sizeof devlinks[0]; i++) {
+		snprintf(path, sizeof path, "%s/dev/%s", newroot, devlinks[i][0]);
+		if (lstat(path, &st) == -1 && symlink(devlinks[i][1], path) == -1)
+			return mountns_fail(err, errlen, "link", path);
+	}
+	if (strlist_contains(&s->write_dirs, "/dev/pts"))
+		r->ptys = mountns_devpts(newroot, s);
+	/* An empty /tmp, read-only with the root: the run's TMPDIR is its own. */
+	snprintf(path, sizeof path, "%s/tmp", newroot);
+	if (paths_mkdir_p(path, 0755) == -1)
+		return mountns_fail(err, errlen, "mount point", path);
+	snprintf(path, sizeof path, "%s/proc", newroot);
+	return mountns_proc(path, err, errlen);
+}
+
+/*
+ * Inside the view: cover what the spec hides within grants (a socket gets /dev/null
+ * over it, a directory an empty read-only tmpfs), and pin the read-only islands inside
+ * writable grants (a file bind mount cannot be written, renamed over or unlinked).
+ */
+static int
+mountns_cover(const struct sandbox_spec *s, char *err, size_t errlen)
+{
+	struct stat	 st;
+
+	for (size_t i = 0; i < s->hide.n; i++) {
+		const char	*h = s->hide.v[i];
+
+		if (lstat(h, &st) == -1)
+			continue;	/* not in the view at all */
+		if (S_ISSOCK(st.st_mode)) {
+			if (mount("/dev/null", h, NULL, MS_BIND, NULL) == -1)
+				return mountns_fail(err, errlen, "cover socket", h);
+		} else if (S_ISDIR(st.st_mode)) {
+			if (mount("tmpfs", h, "tmpfs", MS_NOSUID | MS_NODEV | MS_RDONLY,
+			    MOUNTNS_COVER_OPTS) == -1)
+				return mountns_fail(err, errlen, "cover", h);
 		}
 	}
-	snprintf(target, sizeof target, "%s/proc", newroot);
-	if (mountns_proc(target, err, errlen) == -1)
+	for (size_t i = 0; i < s->ro_binds.n; i++) {
+		const char	*p = s->ro_binds.v[i];
+
+		if (lstat(p, &st) == -1 || S_ISLNK(st.st_mode))
+			continue;
+		if (mount(p, p, NULL, MS_BIND, NULL) == -1 || mountns_remount_ro(p) == -1)
+			return mountns_fail(err, errlen, "read-only bind", p);
+	}
+	return 0;
+}
+
+int
+mountns_apply(const struct sandbox_spec *s, struct mountns_result *r, char *err,
+    size_t errlen)
+{
+	struct mountns_plan	 p;
+	const char		*newroot = MOUNTNS_STAGE;
+	int			 rc = -1;
+
+	memset(r, 0, sizeof *r);
+	memset(&p, 0, sizeof p);
+	/* Nothing done in here may propagate back to the host, nor the host's in here. */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1)
+		return mountns_fail(err, errlen, "make private", "/");
+	r->applied = 1;
+	if (mountns_plan_grants(s, &p) == -1 || mountns_plan_links(&p) == -1) {
+		mountns_fail(err, errlen, "plan", "the view");
+		goto out;
+	}
+	if (mountns_plan_open(&p, err, errlen) == -1)
+		goto out;
+	if (mount("tmpfs", newroot, "tmpfs", MS_NOSUID | MS_NODEV, MOUNTNS_ROOT_OPTS) == -1) {
+		mountns_fail(err, errlen, "new root on", newroot);
+		goto out;
+	}
+	if (mountns_bind_all(&p, newroot, err, errlen) == -1 ||
+	    mountns_furnish(&p, s, newroot, r, err, errlen) == -1)
 		goto out;
 	if (chdir(newroot) == -1 || syscall(SYS_pivot_root, ".", ".") == -1) {
 		mountns_fail(err, errlen, "pivot_root", newroot);
@@ -458,155 +539,16 @@ mountns_overlay_view(const struct sandbox_spec *s, const struct strlist *granted
 		mountns_fail(err, errlen, "detach old root", "/");
 		goto out;
 	}
+	if (mountns_cover(s, err, errlen) == -1)
+		goto out;
+	if (mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV,
+	    NULL) == -1) {
+		mountns_fail(err, errlen, "read-only", "the new root");
+		goto out;
+	}
+	r->view = 1;
 	rc = 0;
 out:
-	for (size_t i = 0; mfd != NULL && i < mnts.n; i++)
-		if (mfd[i] >= 0)
-			close(mfd[i]);
-	for (size_t i = 0; bfd != NULL && i < binds.n; i++)
-		if (bfd[i] >= 0)
-			close(bfd[i]);
-	if (rootfd >= 0)
-		close(rootfd);
-	free(mfd);
-	free(bfd);
-	strlist_free(&mnts);
-	strlist_free(&binds);
-	strlist_free(&all);
-	return rc;
-}
-
-/* Is path under (or equal to) a granted path? Then hiding it would take a grant away. */
-static int
-mountns_is_granted(const char *path, const struct strlist *granted)
-{
-	for (size_t i = 0; i < granted->n; i++)
-		if (paths_within(path, granted->v[i]))
-			return 1;
-	return 0;
-}
-
-/* A fresh devpts: the sandbox sees only the terminals it opens itself. */
-static int
-mountns_devpts(void)
-{
-	struct stat	 st;
-
-	if (stat("/dev/pts", &st) == -1 || !S_ISDIR(st.st_mode))
-		return 0;
-	if (mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
-	    "newinstance,ptmxmode=0666,mode=0620") == -1)
-		return 0;
-	if (mount("/dev/pts/ptmx", "/dev/ptmx", NULL, MS_BIND, NULL) == -1) {
-		umount2("/dev/pts", MNT_DETACH);
-		return 0;
-	}
-	return 1;
-}
-
-int
-mountns_apply(const struct sandbox_spec *s, const char *cwd, struct mountns_result *r,
-    char *err, size_t errlen)
-{
-	struct strlist	 granted = { 0 }, hidden = { 0 };
-	char		 canon[PATH_MAX];
-	struct stat	 st;
-	int		 rc;
-
-	memset(r, 0, sizeof *r);
-	/* Nothing done in here may propagate back to the host. */
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1)
-		return mountns_fail(err, errlen, "make private", "/");
-	r->applied = 1;
-
-	rc = -1;
-	if (mountns_granted(s, cwd, &granted) == -1) {
-		mountns_fail(err, errlen, "list", "grants");
-		goto out;
-	}
-	if ((rc = mountns_overlay_view(s, &granted, err, errlen)) == -1)
-		goto out;
-	r->overlay = rc == 0;
-	rc = -1;
-	if (!r->overlay && mountns_proc("/proc", err, errlen) == -1)
-		goto out;
-	/*
-	 * Without the overlay view, cover the directories where sockets usually live.
-	 * With it, only sockets the spec names inside grants still need covering.
-	 */
-	for (size_t i = r->overlay ? sizeof mountns_hidden / sizeof mountns_hidden[0] : 0;
-	    i < sizeof mountns_hidden / sizeof mountns_hidden[0] + s->hide.n; i++) {
-		const char	*h = i < sizeof mountns_hidden / sizeof mountns_hidden[0] ?
-		    mountns_hidden[i] : s->hide.v[i - sizeof mountns_hidden /
-		    sizeof mountns_hidden[0]];
-
-		if (realpath(h, canon) == NULL || stat(canon, &st) == -1 ||
-		    mountns_is_granted(canon, &granted))
-			continue;
-		if (r->overlay && !S_ISSOCK(st.st_mode))
-			continue;
-		if (S_ISDIR(st.st_mode)) {
-			if (strlist_add_unique(&hidden, canon) == -1) {
-				mountns_fail(err, errlen, "list", canon);
-				goto out;
-			}
-		} else if (S_ISSOCK(st.st_mode) && strlist_add_unique(&hidden,
-		    canon) == -1) {
-			mountns_fail(err, errlen, "list", canon);
-			goto out;
-		}
-	}
-	for (size_t i = 0; i < hidden.n; i++) {
-		int	 nested = 0;
-
-		for (size_t j = 0; j < hidden.n; j++)
-			if (j != i && paths_within(hidden.v[i], hidden.v[j]))
-				nested = 1;
-		if (nested)
-			continue;
-		if (stat(hidden.v[i], &st) == -1)
-			continue;
-		if (S_ISSOCK(st.st_mode)) {
-			if (mount("/dev/null", hidden.v[i], NULL, MS_BIND, NULL) == -1) {
-				mountns_fail(err, errlen, "cover socket", hidden.v[i]);
-				goto out;
-			}
-		} else if (mountns_hide_dir(hidden.v[i], &granted, err, errlen) == -1)
-			goto out;
-	}
-	/* Well-known sockets outside the covered directories: /dev/null over each. */
-	for (size_t i = 0; !r->overlay &&
-	    i < sizeof mountns_sockets / sizeof mountns_sockets[0]; i++) {
-		if (realpath(mountns_sockets[i], canon) == NULL ||
-		    stat(canon, &st) == -1 || !S_ISSOCK(st.st_mode) ||
-		    mountns_is_granted(canon, &granted))
-			continue;
-		if (mount("/dev/null", canon, NULL, MS_BIND, NULL) == -1) {
-			mountns_fail(err, errlen, "cover socket", canon);
-			goto out;
-		}
-	}
-	/*
-	 * Read-only islands inside writable grants: a file bind mount cannot be written
-	 * (EROFS), renamed over or unlinked (EBUSY).
-	 */
-	for (size_t i = 0; i < s->ro_binds.n; i++) {
-		const char	*p = s->ro_binds.v[i];
-
-		if (lstat(p, &st) == -1 || S_ISLNK(st.st_mode))
-			continue;
-		if (mount(p, p, NULL, MS_BIND, NULL) == -1 ||
-		    mount(NULL, p, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID |
-		    MS_NODEV, NULL) == -1) {
-			mountns_fail(err, errlen, "read-only bind", p);
-			goto out;
-		}
-	}
-	if (strlist_contains(&s->write_dirs, "/dev/pts"))
-		r->ptys = mountns_devpts();
-	rc = 0;
-out:
-	strlist_free(&granted);
-	strlist_free(&hidden);
+	mountns_plan_free(&p);
 	return rc;
 }

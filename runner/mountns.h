@@ -1,11 +1,9 @@
 /*
- * The mount-namespace layer: what Landlock (ABI <= 7) cannot say about the filesystem.
- * A named unix socket can be connect()ed wherever Landlock denies reading it; so the
- * root becomes an overlay of the host in which every socket outside the grants refuses
- * connections, with the grants bound back, real, on top (mountns.c explains). Where
- * overlayfs is missing, the places sockets usually live (/tmp, /var/tmp, /run) are
- * covered instead. Read-only binds pin the worktree's git pointers, /dev/pts is a
- * private devpts instance, and /proc a fresh proc of the run's own PID namespace.
+ * The mount-namespace layer: the run's filesystem view, a fresh tmpfs root holding
+ * only the spec's grants, bound in from the host (mountns.c explains). It says what
+ * Landlock (ABI <= 7) cannot: a path outside the grants cannot be chmod'ed, touched,
+ * or connect()ed to as a named unix socket, because it is not there. The same view is
+ * built for root and for a normal user (inside the runner's user namespace).
  */
 #ifndef CW_MOUNTNS_H
 #define CW_MOUNTNS_H
@@ -17,7 +15,7 @@
 
 struct mountns_result {
 	int	applied;		/* 1: the namespace exists and is private */
-	int	overlay;		/* 1: the overlay view (mountns.c) is the root */
+	int	view;			/* 1: the view (mountns.c) is the root */
 	int	ptys;			/* 1: a private devpts backs /dev/pts and /dev/ptmx */
 };
 
@@ -28,12 +26,12 @@ struct mountns_result {
 int	mountns_idmap(uid_t uid, gid_t gid, char *err, size_t errlen);
 
 /*
- * Arrange the view of a mount namespace the caller is already in (made by
- * apply_sandbox's clone), as PID 1 of a new PID namespace: /proc becomes a fresh proc
- * of that namespace. Returns 0, or -1 with err naming the failed step (the caller must
- * not exec).
+ * Build the view in the mount namespace the caller is already in (made by
+ * apply_sandbox's clone), as PID 1 of a new PID namespace (/proc is a fresh proc of
+ * that namespace), and make it the root. Returns 0, or -1 with err naming the failed
+ * step and path (the caller must not exec: the view may be half built).
  */
-int	mountns_apply(const struct sandbox_spec *, const char *cwd,
-	    struct mountns_result *, char *err, size_t errlen);
+int	mountns_apply(const struct sandbox_spec *, struct mountns_result *, char *err,
+	    size_t errlen);
 
 #endif

@@ -464,15 +464,9 @@ sandbox_child(const struct sandbox_spec *s, const struct sandbox_launch *l, int 
 			sandbox_die(SANDBOX_MSG_FATAL, err);
 		if (!s->net_open && sandbox_net(l, err, sizeof err) == -1)
 			sandbox_die(SANDBOX_MSG_FATAL, err);
-		if (mountns_apply(s, cwd, &mr, err, sizeof err) == -1)
+		if (mountns_apply(s, &mr, err, sizeof err) == -1)
 			sandbox_die(SANDBOX_MSG_FATAL, err);
 		lx.ptys = mr.ptys;
-		if (!mr.overlay)
-			sandbox_send(SANDBOX_MSG_NOTE, 0, "mount namespace: overlay view "
-			    "unavailable (overlayfs refused the host root, as it does in a "
-			    "user namespace): only sockets under /tmp, /var/tmp, /run and the "
-			    "known agent sockets are hidden; other named unix sockets are "
-			    "reachable, and chmod/utimes reach files Landlock lets the run read");
 		if (!mr.ptys && strlist_contains(&s->write_dirs, "/dev/pts"))
 			sandbox_send(SANDBOX_MSG_NOTE, 0, "mount namespace: no private devpts, "
 			    "so no pseudo-terminals are available inside");
