@@ -25,9 +25,10 @@
  *   - /dev holds only the device files granted, /dev/pts a private devpts instance,
  *     /proc a fresh proc of the run's PID namespace, and the host's top-level links
  *     (/bin -> usr/bin) are copied;
- *   - pivot_root, the old root detached; sockets and directories the spec hides inside
- *     grants are covered; read-only islands inside writable grants are pinned; the
- *     tmpfs root itself becomes read-only, so nothing outside the grants is writable.
+ *   - sockets and directories the spec hides inside grants are covered, read-only
+ *     islands inside writable grants pinned;
+ *   - pivot_root, the old root detached, and the tmpfs root itself made read-only, so
+ *     nothing outside the grants is writable.
  *
  * Every step is mandatory: a failure ends the child before anything of the run runs.
  */
@@ -66,9 +67,18 @@ struct mountns_bind {
 struct mountns_plan {
 	struct mountns_bind	*b;
 	size_t			 n, cap;
-	struct strlist		 link_names;	/* the host root's top-level symlinks */
+	/*
+	 * Symlinks to show as they are on the host: the host root's top-level links, and
+	 * every link met on the way to a name the run uses (argv[0], PATH's entries,
+	 * HOME, the working directory), e.g. node_modules/.bin/claude into a granted
+	 * package. The spec grants canonical paths; these keep the names working.
+	 */
+	struct strlist		 link_names;
 	struct strlist		 link_targets;
 };
+
+/* How many links one name may pass through, as the kernel's own limit. */
+#define MOUNTNS_MAX_LINKS	40
 
 static int
 mountns_fail(char *err, size_t errlen, const char *step, const char *path)
@@ -336,15 +346,94 @@ mountns_plan_open(struct mountns_plan *p, char *err, size_t errlen)
 	return 0;
 }
 
-/* The host root's top-level symlinks (/bin -> usr/bin on a merged /usr), to copy. */
 static int
-mountns_plan_links(struct mountns_plan *p)
+mountns_plan_link(struct mountns_plan *p, const char *name, const char *target)
+{
+	if (strlist_contains(&p->link_names, name))
+		return 0;
+	if (strlist_add(&p->link_names, name) == -1 ||
+	    strlist_add(&p->link_targets, target) == -1)
+		return -1;
+	return 0;
+}
+
+/*
+ * Record the symlinks on the way to path on the host, component by component, and
+ * follow each one as the kernel would. Only links are recorded: what they lead to is
+ * in the view only if a grant brings it. 0, or -1 when out of memory.
+ */
+static int
+mountns_plan_chain(struct mountns_plan *p, const char *path, int *budget)
+{
+	char		 cur[PATH_MAX], next[PATH_MAX], target[PATH_MAX];
+	const char	*c = path, *e;
+	struct stat	 st;
+	size_t		 len = 0;
+	ssize_t		 n;
+
+	if (path[0] != '/')
+		return 0;
+	cur[0] = '\0';
+	while (*c != '\0') {
+		while (*c == '/')
+			c++;
+		if (*c == '\0')
+			break;
+		e = strchrnul(c, '/');
+		if (len + 1 + (size_t)(e - c) >= sizeof cur)
+			return 0;
+		cur[len++] = '/';
+		memcpy(cur + len, c, (size_t)(e - c));
+		len += (size_t)(e - c);
+		cur[len] = '\0';
+		c = e;
+		if (lstat(cur, &st) == -1)
+			return 0;
+		if (!S_ISLNK(st.st_mode))
+			continue;
+		if (--*budget < 0 || (n = readlink(cur, target, sizeof target - 1)) == -1)
+			return 0;
+		target[n] = '\0';
+		if (mountns_plan_link(p, cur, target) == -1)
+			return -1;
+		/* Go on from where the link leads, with the rest of the path. */
+		if (target[0] == '/')
+			n = snprintf(next, sizeof next, "%s%s", target, c);
+		else {
+			char	*slash = strrchr(cur, '/');
+
+			*slash = '\0';
+			n = snprintf(next, sizeof next, "%s/%s%s", cur, target, c);
+		}
+		if (n < 0 || (size_t)n >= sizeof next)
+			return 0;
+		return mountns_plan_chain(p, next, budget);
+	}
+	return 0;
+}
+
+/* The value of NAME in the spec's environment, or NULL. */
+static const char *
+mountns_env(const struct sandbox_spec *s, const char *name)
+{
+	size_t	 len = strlen(name);
+
+	for (size_t i = 0; i < s->env.n; i++)
+		if (strncmp(s->env.v[i], name, len) == 0 && s->env.v[i][len] == '=')
+			return s->env.v[i] + len + 1;
+	return NULL;
+}
+
+/* The links to copy: the host root's own, and those on the way to every used name. */
+static int
+mountns_plan_links(struct mountns_plan *p, const struct sandbox_spec *s,
+    const char *const *names)
 {
 	DIR		*d;
 	struct dirent	*de;
-	char		 path[PATH_MAX], target[PATH_MAX];
-	ssize_t		 n;
-	int		 rc = 0;
+	char		 path[PATH_MAX], *copy, *save, *tok;
+	const char	*env;
+	int		 rc = 0, budget;
 
 	if ((d = opendir("/")) == NULL)
 		return -1;
@@ -352,14 +441,28 @@ mountns_plan_links(struct mountns_plan *p)
 		if (de->d_type != DT_LNK)
 			continue;
 		snprintf(path, sizeof path, "/%s", de->d_name);
-		if ((n = readlink(path, target, sizeof target - 1)) == -1)
-			continue;
-		target[n] = '\0';
-		if (strlist_add(&p->link_names, de->d_name) == -1 ||
-		    strlist_add(&p->link_targets, target) == -1)
-			rc = -1;
+		budget = MOUNTNS_MAX_LINKS;
+		rc = mountns_plan_chain(p, path, &budget);
 	}
 	closedir(d);
+	for (size_t i = 0; rc == 0 && names != NULL && names[i] != NULL; i++) {
+		budget = MOUNTNS_MAX_LINKS;
+		rc = mountns_plan_chain(p, names[i], &budget);
+	}
+	if (rc == 0 && (env = mountns_env(s, "HOME")) != NULL) {
+		budget = MOUNTNS_MAX_LINKS;
+		rc = mountns_plan_chain(p, env, &budget);
+	}
+	if (rc == 0 && (env = mountns_env(s, "PATH")) != NULL) {
+		if ((copy = strdup(env)) == NULL)
+			return -1;
+		for (tok = strtok_r(copy, ":", &save); rc == 0 && tok != NULL;
+		    tok = strtok_r(NULL, ":", &save)) {
+			budget = MOUNTNS_MAX_LINKS;
+			rc = mountns_plan_chain(p, tok, &budget);
+		}
+		free(copy);
+	}
 	return rc;
 }
 
@@ -398,21 +501,26 @@ mountns_devpts(const char *newroot, const struct sandbox_spec *s)
 	return 1;
 }
 
-/* Bind the plan into the new root, parents first. */
+/*
+ * Bind the plan into the new root, parents first: every entry, or (within non-NULL)
+ * only those strictly inside within, after a cover was put over it.
+ */
 static int
-mountns_bind_all(const struct mountns_plan *p, const char *newroot, char *err,
-    size_t errlen)
+mountns_bind_all(const struct mountns_plan *p, const char *newroot, const char *within,
+    char *err, size_t errlen)
 {
 	char		 target[2 * PATH_MAX], src[64];
 	struct stat	 st;
 
 	for (size_t i = 0; i < p->n; i++) {
-		const struct mountns_bind *b = &p->b[i];
+		const struct mountns_bind *b = &p->b[i], *e;
 
-		if (b->fd < 0)
+		if (b->fd < 0 || (within != NULL && (!paths_within(b->path, within) ||
+		    strcmp(b->path, within) == 0)))
 			continue;
 		snprintf(target, sizeof target, "%s%s", newroot, b->path);
-		if (mountns_enclosing(p, i, b->path) != NULL) {
+		e = mountns_enclosing(p, i, b->path);
+		if (e != NULL && (within == NULL || paths_within(e->path, within))) {
 			/*
 			 * Inside an earlier bind the mount point is the real file: it must
 			 * be there already, since making it would write to the host.
@@ -444,11 +552,20 @@ mountns_furnish(const struct mountns_plan *p, const struct sandbox_spec *s,
 	struct stat	 st;
 
 	for (size_t i = 0; i < p->link_names.n; i++) {
-		snprintf(path, sizeof path, "%s/%s", newroot, p->link_names.v[i]);
+		const char	*name = p->link_names.v[i];
+
+		/* Inside a bind the link is the host's own, or cannot be made. */
+		if (mountns_enclosing(p, p->n, name) != NULL)
+			continue;
+		snprintf(path, sizeof path, "%s%s", newroot, name);
 		if (lstat(path, &st) == 0)
-			continue;	/* a grant is there */
+			continue;	/* a grant or an earlier link is there */
+		*strrchr(path, '/') = '\0';
+		if (paths_mkdir_p(path, 0755) == -1)
+			return mountns_fail(err, errlen, "mount point", path);
+		snprintf(path, sizeof path, "%s%s", newroot, name);
 		if (symlink(p->link_targets.v[i], path) == -1)
-			return mountns_fail(err, errlen, "link", path);
+			return mountns_fail(err, errlen, "link", name);
 	}
 	snprintf(path, sizeof path, "%s/dev", newroot);
 	if (paths_mkdir_p(path, 0755) == -1)
@@ -469,43 +586,59 @@ mountns_furnish(const struct mountns_plan *p, const struct sandbox_spec *s,
 }
 
 /*
- * Inside the view: cover what the spec hides within grants (a socket gets /dev/null
- * over it, a directory an empty read-only tmpfs), and pin the read-only islands inside
- * writable grants (a file bind mount cannot be written, renamed over or unlinked).
+ * What the spec hides, where a grant would show it (a socket in a granted directory, a
+ * directory of sockets inside a granted home): a socket gets /dev/null bound over it,
+ * a directory an empty tmpfs with the grants beneath it bound back, read-only. Then the
+ * read-only islands inside writable grants are pinned (a file bind mount cannot be
+ * written, renamed over or unlinked). All of it in the new root, before the pivot,
+ * while the host's /dev/null and the grants' descriptors can still be bound.
  */
 static int
-mountns_cover(const struct sandbox_spec *s, char *err, size_t errlen)
+mountns_cover(const struct mountns_plan *p, const struct sandbox_spec *s,
+    const char *newroot, char *err, size_t errlen)
 {
+	char		 target[2 * PATH_MAX];
 	struct stat	 st;
 
 	for (size_t i = 0; i < s->hide.n; i++) {
 		const char	*h = s->hide.v[i];
 
-		if (lstat(h, &st) == -1)
-			continue;	/* not in the view at all */
+		/* Outside every bind it is not in the view at all. */
+		if (mountns_enclosing(p, p->n, h) == NULL)
+			continue;
+		snprintf(target, sizeof target, "%s%s", newroot, h);
+		if (lstat(target, &st) == -1)
+			continue;
 		if (S_ISSOCK(st.st_mode)) {
-			if (mount("/dev/null", h, NULL, MS_BIND, NULL) == -1)
+			if (mount("/dev/null", target, NULL, MS_BIND, NULL) == -1)
 				return mountns_fail(err, errlen, "cover socket", h);
 		} else if (S_ISDIR(st.st_mode)) {
-			if (mount("tmpfs", h, "tmpfs", MS_NOSUID | MS_NODEV | MS_RDONLY,
+			if (mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV,
 			    MOUNTNS_COVER_OPTS) == -1)
 				return mountns_fail(err, errlen, "cover", h);
+			if (mountns_bind_all(p, newroot, h, err, errlen) == -1)
+				return -1;
+			if (mount(NULL, target, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY |
+			    MS_NOSUID | MS_NODEV, NULL) == -1)
+				return mountns_fail(err, errlen, "read-only cover", h);
 		}
 	}
 	for (size_t i = 0; i < s->ro_binds.n; i++) {
-		const char	*p = s->ro_binds.v[i];
+		const char	*ro = s->ro_binds.v[i];
 
-		if (lstat(p, &st) == -1 || S_ISLNK(st.st_mode))
+		snprintf(target, sizeof target, "%s%s", newroot, ro);
+		if (lstat(target, &st) == -1 || S_ISLNK(st.st_mode))
 			continue;
-		if (mount(p, p, NULL, MS_BIND, NULL) == -1 || mountns_remount_ro(p) == -1)
-			return mountns_fail(err, errlen, "read-only bind", p);
+		if (mount(target, target, NULL, MS_BIND, NULL) == -1 ||
+		    mountns_remount_ro(target) == -1)
+			return mountns_fail(err, errlen, "read-only bind", ro);
 	}
 	return 0;
 }
 
 int
-mountns_apply(const struct sandbox_spec *s, struct mountns_result *r, char *err,
-    size_t errlen)
+mountns_apply(const struct sandbox_spec *s, const char *const *names,
+    struct mountns_result *r, char *err, size_t errlen)
 {
 	struct mountns_plan	 p;
 	const char		*newroot = MOUNTNS_STAGE;
@@ -517,7 +650,7 @@ mountns_apply(const struct sandbox_spec *s, struct mountns_result *r, char *err,
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1)
 		return mountns_fail(err, errlen, "make private", "/");
 	r->applied = 1;
-	if (mountns_plan_grants(s, &p) == -1 || mountns_plan_links(&p) == -1) {
+	if (mountns_plan_grants(s, &p) == -1 || mountns_plan_links(&p, s, names) == -1) {
 		mountns_fail(err, errlen, "plan", "the view");
 		goto out;
 	}
@@ -527,7 +660,8 @@ mountns_apply(const struct sandbox_spec *s, struct mountns_result *r, char *err,
 		mountns_fail(err, errlen, "new root on", newroot);
 		goto out;
 	}
-	if (mountns_bind_all(&p, newroot, err, errlen) == -1 ||
+	if (mountns_bind_all(&p, newroot, NULL, err, errlen) == -1 ||
+	    mountns_cover(&p, s, newroot, err, errlen) == -1 ||
 	    mountns_furnish(&p, s, newroot, r, err, errlen) == -1)
 		goto out;
 	if (chdir(newroot) == -1 || syscall(SYS_pivot_root, ".", ".") == -1) {
@@ -539,8 +673,6 @@ mountns_apply(const struct sandbox_spec *s, struct mountns_result *r, char *err,
 		mountns_fail(err, errlen, "detach old root", "/");
 		goto out;
 	}
-	if (mountns_cover(s, err, errlen) == -1)
-		goto out;
 	if (mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV,
 	    NULL) == -1) {
 		mountns_fail(err, errlen, "read-only", "the new root");

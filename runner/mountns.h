@@ -28,10 +28,13 @@ int	mountns_idmap(uid_t uid, gid_t gid, char *err, size_t errlen);
 /*
  * Build the view in the mount namespace the caller is already in (made by
  * apply_sandbox's clone), as PID 1 of a new PID namespace (/proc is a fresh proc of
- * that namespace), and make it the root. Returns 0, or -1 with err naming the failed
- * step and path (the caller must not exec: the view may be half built).
+ * that namespace), and make it the root. names (NULL-terminated, may be NULL) are
+ * paths the run will use as spelled (argv[0], the working directory): the symlinks
+ * on the way to each are shown as on the host, as are those on the way to HOME and
+ * PATH's entries. Returns 0, or -1 with err naming the failed step and path (the
+ * caller must not exec: the view may be half built).
  */
-int	mountns_apply(const struct sandbox_spec *, struct mountns_result *, char *err,
-	    size_t errlen);
+int	mountns_apply(const struct sandbox_spec *, const char *const *names,
+	    struct mountns_result *, char *err, size_t errlen);
 
 #endif

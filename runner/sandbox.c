@@ -464,7 +464,9 @@ sandbox_child(const struct sandbox_spec *s, const struct sandbox_launch *l, int 
 			sandbox_die(SANDBOX_MSG_FATAL, err);
 		if (!s->net_open && sandbox_net(l, err, sizeof err) == -1)
 			sandbox_die(SANDBOX_MSG_FATAL, err);
-		if (mountns_apply(s, &mr, err, sizeof err) == -1)
+		const char	*names[] = { l->argv[0], cwd, NULL };
+
+		if (mountns_apply(s, names, &mr, err, sizeof err) == -1)
 			sandbox_die(SANDBOX_MSG_FATAL, err);
 		lx.ptys = mr.ptys;
 		if (!mr.ptys && strlist_contains(&s->write_dirs, "/dev/pts"))
