@@ -1215,9 +1215,9 @@ spec_hide(struct spec_build *b, const struct policy_resolved *r)
 		closedir(d);
 	}
 	/*
-	 * clockworkd's own socket (SPEC D2): the home is not granted, but without the
-	 * overlay view a named socket is reachable by path whatever Landlock says, and
-	 * the daemon would take the run for its own user.
+	 * clockworkd's own socket (SPEC D2): never in the view, since the Clockwork home
+	 * is not granted; named here too, so that a policy granting the home (or HOME
+	 * whole) still does not show it: the daemon would take the run for its user.
 	 */
 	if ((size_t)snprintf(path, sizeof path, "%s/clockworkd.sock", b->cwhome) <
 	    sizeof path && paths_canonical(path, canon, sizeof canon) == 0) {
