@@ -212,8 +212,37 @@ mountns_enclosing(const struct mountns_plan *p, size_t before, const char *path)
 }
 
 static int
+mountns_plan_link(struct mountns_plan *p, const char *name, const char *target)
+{
+	if (strlist_contains(&p->link_names, name))
+		return 0;
+	if (strlist_add(&p->link_names, name) == -1 ||
+	    strlist_add(&p->link_targets, target) == -1)
+		return -1;
+	return 0;
+}
+
+/*
+ * Add a grant to the plan. A spec names canonical paths, but one made by hand (the
+ * byok agent's) may name a link such as /bin: the link is shown as it is and its
+ * target is what gets bound.
+ */
+static int
 mountns_plan_add(struct mountns_plan *p, const char *path, int rw)
 {
+	char		 target[PATH_MAX], canon[PATH_MAX];
+	struct stat	 st;
+	ssize_t		 n;
+
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+		if ((n = readlink(path, target, sizeof target - 1)) == -1 ||
+		    realpath(path, canon) == NULL)
+			return 0;	/* a dangling link shows nothing */
+		target[n] = '\0';
+		if (mountns_plan_link(p, path, target) == -1)
+			return -1;
+		path = canon;
+	}
 	for (size_t i = 0; i < p->n; i++)
 		if (strcmp(p->b[i].path, path) == 0) {
 			p->b[i].rw |= rw;	/* granted both ways: it is writable */
@@ -343,17 +372,6 @@ mountns_plan_open(struct mountns_plan *p, char *err, size_t errlen)
 		}
 		b->isdir = S_ISDIR(st.st_mode);
 	}
-	return 0;
-}
-
-static int
-mountns_plan_link(struct mountns_plan *p, const char *name, const char *target)
-{
-	if (strlist_contains(&p->link_names, name))
-		return 0;
-	if (strlist_add(&p->link_names, name) == -1 ||
-	    strlist_add(&p->link_targets, target) == -1)
-		return -1;
 	return 0;
 }
 
