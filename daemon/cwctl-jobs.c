@@ -116,6 +116,17 @@ cwctl_jobs_preview_print(const cJSON *j)
 	cwctl_jobs_list_print(p, "homoglyphs", "word", NULL);
 	cwctl_jobs_list_print(p, "urls", NULL, NULL);
 	cwctl_jobs_list_print(p, "paths", "path", NULL);
+	/* What the prompt points at: enabling approves these objects too. */
+	if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(p, "pinned_files")) > 0) {
+		printf("pinned files (enabling approves them as they are; a change asks "
+		    "again):\n");
+		cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(p, "pinned_files"))
+			printf("  %s  %.12s\n", cwctl_vis(e->string),
+			    cJSON_IsString(e) ? e->valuestring : "?");
+	}
+	if (json_get_string(p, "pins_changed") != NULL)
+		printf("changed since the last review: %s\n",
+		    cwctl_vis(json_get_string(p, "pins_changed")));
 	if ((e = cJSON_GetObjectItemCaseSensitive(p, "access")) != NULL) {
 		cwctl_jobs_list_print(e, "read", NULL, NULL);
 		cwctl_jobs_list_print(e, "write", NULL, NULL);

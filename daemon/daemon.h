@@ -491,6 +491,23 @@ int	jobs_enable(struct daemon *, const char *name, const char *hash, const char 
 	    int *code, char *err, size_t errlen);
 /* A task's definition as its history keeps it. */
 cJSON	*jobs_definition(const struct store_task *);
+/*
+ * Before a run of an imported task starts at base_commit: 0 when the paths its prompt
+ * names are the objects the person reviewed; 1 when one changed (the task is then
+ * disabled and waits for review again, with a new preview; err names the paths);
+ * -1 on error (err says why; the run must not start either).
+ */
+int	jobs_pins_check(struct daemon *, const struct store_task *, const char *base_commit,
+	    char *err, size_t errlen);
+
+/* jobpins.c: the repository paths a job's prompt names, pinned by their git objects. */
+/* The words of prompt that could be paths in a repository (see jobpins.c). */
+int	jobpins_names(const char *prompt, struct strlist *out);
+/* {"path": "object id"} for each of prompt's names that is a path at commit. */
+int	jobpins_at(const char *repo, const char *commit_hex, const char *prompt,
+	    cJSON **pins, char *err, size_t errlen);
+/* The names whose objects differ, comma-separated (malloc'ed), or NULL when none. */
+char	*jobpins_changed(const cJSON *was, const cJSON *now);
 
 /* journal.c: the safety journal and audit log, with one log line each. */
 void	journal_add(struct daemon *, const char *run_id, const char *kind, cJSON *data);

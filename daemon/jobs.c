@@ -50,9 +50,13 @@ jobs_definition(const struct store_task *t)
 	return o;
 }
 
-/* The hash of what a job says (all five fields), hex: equal text, equal hash. */
+/*
+ * The hash of what a job says (all five fields) and of the objects its prompt names
+ * (pins, jobpins.c), hex: equal text and equal files, equal hash. The person's review
+ * covers both: a changed ./nightly.sh is a changed definition.
+ */
 static void
-jobs_job_hash(const struct jobspec_job *j, char hex[SHA256_HEX])
+jobs_job_hash(const struct jobspec_job *j, const cJSON *pins, char hex[SHA256_HEX])
 {
 	cJSON	*o = cJSON_CreateObject(), *a;
 	char	*s;
@@ -64,6 +68,8 @@ jobs_job_hash(const struct jobspec_job *j, char hex[SHA256_HEX])
 	a = cJSON_AddArrayToObject(o, "context");
 	for (size_t i = 0; i < j->n_context; i++)
 		cJSON_AddItemToArray(a, cJSON_CreateString(j->context[i]));
+	if (pins != NULL && cJSON_GetArraySize(pins) > 0)
+		cJSON_AddItemToObject(o, "pins", cJSON_Duplicate(pins, 1));
 	s = cJSON_PrintUnformatted(o);
 	sha256_hex(s != NULL ? s : "", s != NULL ? strlen(s) : 0, hex);
 	cJSON_free(s);
@@ -113,7 +119,7 @@ jobs_task_defaults(struct store_task *t, const char *name, const char *repo,
 
 static cJSON *
 jobs_source(const char *kind, const char *repo, const char *path, const char *commit,
-    const char *branch, const struct jobspec_job *j, const char *hash)
+    const char *branch, const struct jobspec_job *j, const char *hash, const cJSON *pins)
 {
 	cJSON	*o = cJSON_CreateObject();
 
@@ -127,6 +133,8 @@ jobs_source(const char *kind, const char *repo, const char *path, const char *co
 	json_add_string(o, "schedule", j->schedule);
 	json_add_string(o, "definition_hash", hash);
 	cJSON_AddBoolToObject(o, "removed", 0);
+	if (pins != NULL)
+		cJSON_AddItemToObject(o, "pins", cJSON_Duplicate(pins, 1));
 	return o;
 }
 
@@ -157,9 +165,15 @@ jobs_preview(struct daemon *d, const struct store_task *t, const struct jobspec 
 	in.source = source;
 	in.previous = previous;
 	in.budget = &jobs_budget;
-	if ((p = preview_build(d, &in)) != NULL)
+	if ((p = preview_build(d, &in)) != NULL) {
+		const cJSON	*pins = cJSON_GetObjectItemCaseSensitive(source, "pins");
+
 		json_add_string(p, "definition_hash", json_get_string(source,
 		    "definition_hash"));
+		/* What the prompt points at is part of what the person approves. */
+		if (pins != NULL)
+			cJSON_AddItemToObject(p, "pinned_files", cJSON_Duplicate(pins, 1));
+	}
 	return p;
 }
 
@@ -235,6 +249,16 @@ jobs_redefine(struct daemon *d, struct store_task *t, const struct jobspec *js,
 	}
 	pv = jobs_preview(d, t, js, j, source, prev);
 	json_add_string(pv, "description_before", json_get_string(prev, "description"));
+	if ((ps = json_parse(t->source, strlen(t->source))) != NULL) {
+		const cJSON	*was = cJSON_GetObjectItemCaseSensitive(ps, "pins");
+		char		*changed = jobpins_changed(was,
+				    cJSON_GetObjectItemCaseSensitive(source, "pins"));
+
+		if (changed != NULL)
+			json_add_string(pv, "pins_changed", changed);
+		free(changed);
+		cJSON_Delete(ps);
+	}
 	src = jobs_print(source);
 	pre = jobs_print(pv);
 	cJSON_Delete(pv);
@@ -354,13 +378,22 @@ jobs_sync_one(struct daemon *d, const char *repo, const struct jobsgit_result *g
     const char *actor, cJSON *res, char *err, size_t errlen)
 {
 	struct store_task	 t;
-	cJSON			*source, *old = NULL;
+	cJSON			*source, *old = NULL, *pins = NULL;
 	char			 hash[SHA256_HEX], *s;
 	const char		*oh;
 	int			 rc, removed = 0;
 
-	jobs_job_hash(j, hash);
-	source = jobs_source("repo", repo, f->path, g->commit, g->branch, j, hash);
+	if ((s = jobs_prompt(j)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	rc = jobpins_at(repo, g->commit, s, &pins, err, errlen);
+	free(s);
+	if (rc == -1)
+		return -1;
+	jobs_job_hash(j, pins, hash);
+	source = jobs_source("repo", repo, f->path, g->commit, g->branch, j, hash, pins);
+	cJSON_Delete(pins);
 	if ((rc = store_task_get_by_name(d->store, j->name, &t)) == -1) {
 		snprintf(err, errlen, "%s", store_errmsg(d->store));
 		cJSON_Delete(source);
@@ -564,10 +597,10 @@ jobs_template_import(struct daemon *d, const char *file, const char *text, size_
 		snprintf(err, errlen, "a task named '%s' already exists", js.jobs[0].name);
 		goto out;
 	}
-	jobs_job_hash(&js.jobs[0], hash);
+	jobs_job_hash(&js.jobs[0], NULL, hash);
 	jobs_budget = JOBS_PREVIEW_EVALS;
 	source = jobs_source("template", repo_in != NULL ? repo : NULL, file, NULL, NULL,
-	    &js.jobs[0], hash);
+	    &js.jobs[0], hash, NULL);
 	*code = 500;
 	if (jobs_create(d, &js, &js.jobs[0], repo_in != NULL ? repo : NULL, source, err,
 	    errlen) == 0) {
@@ -659,5 +692,59 @@ out:
 	cJSON_Delete(src);
 	cJSON_Delete(pv);
 	store_task_free(&t);
+	return rc;
+}
+
+int
+jobs_pins_check(struct daemon *d, const struct store_task *t, const char *base_commit,
+    char *err, size_t errlen)
+{
+	struct store_task	 now;
+	cJSON			*src, *pins = NULL, *res = NULL;
+	const cJSON		*was;
+	char			*changed = NULL, derr[256];
+	int			 rc = -1, code;
+
+	if (t->source == NULL || t->repo == NULL ||
+	    (src = json_parse(t->source, strlen(t->source))) == NULL)
+		return 0;		/* not imported from a repository */
+	if (strcmp(json_get_string(src, "kind") ? json_get_string(src, "kind") : "",
+	    "repo") != 0) {
+		cJSON_Delete(src);
+		return 0;
+	}
+	if (jobpins_at(t->repo, base_commit, t->prompt, &pins, err, errlen) == -1)
+		goto out;
+	was = cJSON_GetObjectItemCaseSensitive(src, "pins");
+	if (was == NULL && cJSON_GetArraySize(pins) == 0) {
+		rc = 0;			/* reviewed before pins existed, and names none */
+		goto out;
+	}
+	if ((changed = jobpins_changed(was, pins)) == NULL) {
+		rc = 0;
+		goto out;
+	}
+	/*
+	 * Bring the preview up to date from the default branch, then hold the task for
+	 * review whatever that found: the run's base may be another commit.
+	 */
+	if (jobs_discover(d, t->repo, "clockworkd (pinned files changed)", &res, &code,
+	    derr, sizeof derr) == -1)
+		log_warn("task %s: pinned files changed; discovery failed: %s", t->name,
+		    derr);
+	cJSON_Delete(res);
+	if (store_task_get(d->store, t->id, &now) == 1) {
+		if (!now.needs_review && store_task_set_review(d->store, t->id, NULL, NULL,
+		    1, 0) == -1)
+			log_warn("task %s: %s", t->name, store_errmsg(d->store));
+		store_task_free(&now);
+	}
+	snprintf(err, errlen, "its prompt names %s, changed since the job was reviewed; "
+	    "it waits for review again (cwctl jobs preview %s)", changed, t->name);
+	rc = 1;
+out:
+	free(changed);
+	cJSON_Delete(pins);
+	cJSON_Delete(src);
 	return rc;
 }

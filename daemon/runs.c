@@ -1296,6 +1296,22 @@ runs_start(struct daemon *d, const char *id)
 		store_run_set_git(d->store, r->id, r->workdir, r->branch, r->base_commit, NULL);
 		runs_log_line(r, "worktree %s on branch %s from %s (%s)", r->workdir,
 		    r->branch, r->base_ref, r->base_commit);
+		/*
+		 * An imported job's review covers the files its prompt names (jobs.c):
+		 * at this base they must be the objects the person saw.
+		 */
+		switch (jobs_pins_check(d, &t, r->base_commit, err, sizeof err)) {
+		case 0:
+			break;
+		case 1:
+			runs_log_line(r, "run refused: %s", err);
+			runs_fail_early(d, r->id, STORE_RUN_REFUSED, err);
+			store_task_free(&t);
+			runs_free(r);
+			return -1;
+		default:
+			goto fail;
+		}
 	} else {
 		if (mkdir(r->workdir, 0700) == -1) {
 			snprintf(err, sizeof err, "cannot create %.400s: %s", r->workdir,

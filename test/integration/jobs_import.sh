@@ -251,6 +251,52 @@ if git -C "$T/rr" rev-parse -q --verify "refs/heads/clockwork/runme/$qid" >/dev/
 [ "$(sql "SELECT count(*) FROM journal WHERE run_id = '$qid' AND kind = 'run_refused'")" = 1 ] || fail "refusal not journaled"
 pass "a run queued before a commit changed its job is refused, not started with the unreviewed definition"
 
+# 6b. A reviewed prompt is a pointer (issue 26, item 7): the person approved "sh
+#     ./nightly.sh"; a later commit changes nightly.sh and nothing else. The approval
+#     covers the object of every path the prompt names, so the next run is refused and
+#     the task waits for review, with the changed file named in its preview.
+new_repo "$T/rp"; mkdir -p "$T/rp/.clockwork" "$T/rp/tools"
+printf 'jobs:\n  - name: nightly\n    prompt: "sh ./nightly.sh; ls tools/ >/dev/null"\n' > "$T/rp/.clockwork/jobs.yaml"
+printf 'echo reviewed >> out.txt\n' > "$T/rp/nightly.sh"
+echo helper > "$T/rp/tools/helper.txt"
+gitc "$T/rp" add -A && gitc "$T/rp" commit -q -m nightly
+cwctl jobs discover "$T/rp" >/dev/null && cwctl jobs enable nightly >/dev/null || fail "nightly"
+cwctl jobs preview nightly --json > "$T/pn.json" || fail "preview nightly"
+[ "$(jfield "$T/pn.json" 'sorted(j["preview"]["pinned_files"])')" = "['nightly.sh', 'tools']" ] ||
+	fail "pinned files: $(jfield "$T/pn.json" 'j["preview"].get("pinned_files")')"
+[ "$(jfield "$T/pn.json" 'j["preview"]["pinned_files"]["nightly.sh"]')" = "$(git -C "$T/rp" rev-parse main:nightly.sh)" ] ||
+	fail "the pin is not nightly.sh's blob"
+cwctl run start nightly --wait > "$T/n1.out" || fail "reviewed nightly run: $(cat "$T/n1.out")"
+n1=$(sed -n 's/^run: *//p' "$T/n1.out")
+git -C "$T/rp" show "clockwork/nightly/$n1:out.txt" | grep_all reviewed || fail "the reviewed run's work"
+# The attack: only the script changes.
+printf 'echo UNREVIEWED > marker.txt\n' > "$T/rp/nightly.sh"
+gitc "$T/rp" commit -q -am "nightly: something else"
+cwctl run start nightly --wait > "$T/n2.out" 2>&1 && fail "the run of a changed nightly.sh succeeded"
+n2=$(sed -n 's/^run: *//p' "$T/n2.out" | head -n 1)
+[ -n "$n2" ] || n2=$(sql "SELECT id FROM runs WHERE task_id = (SELECT id FROM tasks WHERE name = 'nightly') ORDER BY created_at DESC LIMIT 1")
+[ "$(run_status "$n2")" = refused ] || fail "a run of a changed nightly.sh was not refused: $(run_status "$n2"): $(cat "$T/n2.out")"
+if git -C "$T/rp" rev-parse -q --verify "refs/heads/clockwork/nightly/$n2" >/dev/null &&
+	git -C "$T/rp" show "clockwork/nightly/$n2:marker.txt" >/dev/null 2>&1; then fail "the unreviewed script ran"; fi
+[ "$(sql "SELECT enabled || needs_review FROM tasks WHERE name = 'nightly'")" = 01 ] || fail "nightly does not wait for review"
+cwctl jobs preview nightly --json > "$T/pn2.json" || fail "preview nightly again"
+[ "$(jfield "$T/pn2.json" 'j["preview"]["pinned_files"]["nightly.sh"]')" = "$(git -C "$T/rp" rev-parse main:nightly.sh)" ] ||
+	fail "the new preview does not pin the new nightly.sh"
+jfield "$T/pn2.json" 'j["preview"].get("pins_changed", "")' | grep_all nightly.sh || fail "the preview does not say nightly.sh changed"
+grep_all "nightly.sh, changed since the job was reviewed" "$T/n2.out" ||
+	[ "$(sql "SELECT count(*) FROM runs WHERE id = '$n2' AND status = 'refused'")" = 1 ] || fail "refusal reason"
+# Reviewed again, it runs the new script.
+cwctl jobs enable nightly >/dev/null || fail "enable nightly again"
+cwctl run start nightly --wait > "$T/n3.out" || fail "re-reviewed nightly run: $(cat "$T/n3.out")"
+n3=$(sed -n 's/^run: *//p' "$T/n3.out")
+git -C "$T/rp" show "clockwork/nightly/$n3:marker.txt" | grep_all UNREVIEWED || fail "the re-reviewed run's work"
+# A file the prompt names inside a directory pin: the directory's tree changes.
+echo changed > "$T/rp/tools/helper.txt"
+gitc "$T/rp" commit -q -am "tools: changed"
+cwctl jobs discover "$T/rp" --json > "$T/dn.json" || fail "rediscover rp"
+[ "$(jfield "$T/dn.json" 'j["changed"]')" = "['nightly']" ] || fail "a changed pinned directory is not a changed job: $(cat "$T/dn.json")"
+pass "a job's review pins the files its prompt names: a changed nightly.sh or tools/ asks again, the unreviewed script never runs"
+
 # 7. Templates: export shares name, prompt and schedule only; import is a disabled task
 #    with a preview, its hostile keys ignored.
 cwctl task add mine --repo "$T/rr" --mode plan --dollars 7 --schedule '0 4 * * *' \
