@@ -44,6 +44,8 @@ static const struct cwctl_verb {
 	{ "gc", cwctl_gc, "gc [--task NAME] [--force] [--json]   prune finished runs' worktrees now" },
 	{ "service", cwctl_service, "service install [--print] [--force] | uninstall | status   the systemd user unit (launchd agent on macOS)" },
 	{ "policy", cwctl_policy, "policy check [--json] -- 'COMMAND'   evaluate a command against the floor, offline" },
+	{ "doctor", cwctl_doctor, "doctor [--json]   what this machine allows a run (namespaces, AppArmor, Landlock, seccomp,\n"
+	    "        cgroups, engines, the daemon) and the command that fixes each failure" },
 	{ "sandbox", cwctl_sandbox, "sandbox exec --workdir DIR [--engine NAME] -- CMD...   run a command in a run's sandbox" },
 	{ "completion", cwctl_completion, "completion bash|zsh   a completion script for the shell (eval \"$(cwctl completion bash)\")" },
 };
