@@ -476,7 +476,10 @@ doctor_version(const char *bin, char *out, size_t len)
 	out[n] = '\0';
 	out[strcspn(out, "\r\n")] = '\0';
 	close(p[0]);
+	/* Its process group (an engine's helpers too), and the child itself in case it
+	 * had not yet made that group. */
 	kill(-pid, SIGKILL);
+	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
 	return out[0] != '\0' ? 0 : -1;
 }
