@@ -145,6 +145,8 @@ doctor_try_ns(int with_user, int *stage, int *err)
 		else if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1 ||
 		    mount("cw-doctor", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=4k") == -1)
 			res[0] = 3;
+		else if (unshare(CLONE_NEWNET) == -1)
+			res[0] = 4;
 		res[1] = res[0] != 0 ? errno : 0;
 		if (write(p[1], res, sizeof res) != (ssize_t)sizeof res)
 			_exit(1);
@@ -193,7 +195,8 @@ doctor_userns(struct doctor *dr, const struct doctor_aa *aa)
 	char		 found[512], fix[PATH_MAX + 512];
 	const char	*steps[] = { "", "unshare(CLONE_NEWUSER)",
 			    "unshare(CLONE_NEWNS|CLONE_NEWPID|CLONE_NEWIPC)",
-			    "mounting a tmpfs in the new mount namespace" };
+			    "mounting a tmpfs in the new mount namespace",
+			    "unshare(CLONE_NEWNET)" };
 	long		 maxns = doctor_sysctl("/proc/sys/user/max_user_namespaces");
 	long		 clone = doctor_sysctl("/proc/sys/kernel/unprivileged_userns_clone");
 	int		 stage, err, sec = doctor_seccomp_mode();
@@ -201,8 +204,8 @@ doctor_userns(struct doctor *dr, const struct doctor_aa *aa)
 	doctor_try_ns(!dr->root, &stage, &err);
 	if (stage == 0) {
 		snprintf(found, sizeof found, "%s can make %s namespaces and mount in them",
-		    dr->root ? "root" : "this user", dr->root ? "mount, PID and IPC" :
-		    "user, mount, PID and IPC");
+		    dr->root ? "root" : "this user", dr->root ? "mount, PID, IPC and network" :
+		    "user, mount, PID, IPC and network");
 		doctor_add(dr, DOCTOR_OK, "namespaces", found, "a run gets its own "
 		    "filesystem view, process table and IPC (SPEC G3)", NULL);
 		if (dr->root)
@@ -210,10 +213,19 @@ doctor_userns(struct doctor *dr, const struct doctor_aa *aa)
 		return;
 	}
 	snprintf(found, sizeof found, "%s failed: %s (user.max_user_namespaces %ld%s%s%s)",
-	    stage > 0 && stage < 4 ? steps[stage] : "fork", strerror(err), maxns,
+	    stage > 0 && stage < 5 ? steps[stage] : "fork", strerror(err), maxns,
 	    clone >= 0 ? ", kernel.unprivileged_userns_clone " : "",
 	    clone >= 0 ? (clone ? "1" : "0") : "",
 	    sec == 2 ? ", and this process already runs under a seccomp filter" : "");
+	if (stage == 4) {
+		doctor_add(dr, DOCTOR_FAIL, "namespaces", found, "runs with the default "
+		    "network policy are refused (exit 3): each run's egress goes through its "
+		    "own network namespace", "allow network namespaces where clockworkd runs "
+		    "(a container refuses them: docker/podman --security-opt "
+		    "seccomp=unconfined), or set network: open in config.yaml (no egress "
+		    "policy at all; every run's report says so)");
+		return;
+	}
 	if (!dr->root && stage == 1 && maxns == 0)
 		snprintf(fix, sizeof fix, "sudo sysctl -w user.max_user_namespaces=15000 && "
 		    "echo user.max_user_namespaces=15000 | sudo tee "
@@ -251,7 +263,7 @@ root_userns:
 		    "sandbox", NULL);
 	else {
 		snprintf(found, sizeof found, "%s failed: %s; root's runs do not need them",
-		    stage > 0 && stage < 4 ? steps[stage] : "fork", strerror(err));
+		    stage > 0 && stage < 5 ? steps[stage] : "fork", strerror(err));
 		doctor_add(dr, DOCTOR_WARN, "user namespaces", found, "root's runs are "
 		    "sandboxed; a normal user's runs on this machine would be refused (exit 3)",
 		    maxns == 0 ? "sudo sysctl -w user.max_user_namespaces=15000" : clone == 0 ?

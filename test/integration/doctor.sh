@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # cwctl doctor reports this machine's real facts, each checked here another way:
 #  - its Landlock ABI is the kernel's (landlock_create_ruleset(NULL, 0, VERSION));
-#  - its namespaces verdict is what unshare(1) gets (user+mount+PID as a normal user,
-#    mount+PID as root); seccomp filters can be installed;
+#  - its namespaces verdict is what unshare(1) gets (user, mount, PID, IPC and network
+#    as a normal user; the same without user as root); seccomp filters can be installed;
 #  - AppArmor: "not active" exactly when /sys/kernel/security/apparmor is absent;
 #  - cgroups: ok exactly when this process's pids (v1) or unified (v2) cgroup is
 #    writable by us;
 #  - an engine on PATH is found with its --version; a missing one is a warning;
 #  - the daemon's socket and port: warn while no clockworkd runs, ok once one does;
 #  - exit 0 when nothing fails, 1 when something does (nonetns --user: no user
-#    namespaces, for a normal user), and --json carries the same as the text.
+#    namespaces, for a normal user; nonetns: no network namespaces, for anyone), and
+#    --json carries the same as the text.
 . "${CW_SRC:?}/test/integration/daemon_lib.bash" || exit 1
 mkdir -p "$T/bin"
 printf '#!/bin/sh\necho "9.9.9 (Claude Code)"\n' > "$T/bin/claude"
@@ -37,7 +38,7 @@ echo "landlock: kernel says ABI $kabi; doctor: $got"
 [[ $got == *"Landlock ABI $kabi "* ]] || fail "doctor's Landlock ABI is not the kernel's ($kabi): $got"
 pass "Landlock ABI $kabi, as the kernel says"
 
-if [ "$(id -u)" = 0 ]; then u=(unshare --mount --pid --fork true); else u=(unshare --user --mount --pid --fork true); fi
+if [ "$(id -u)" = 0 ]; then u=(unshare --mount --pid --ipc --net --fork true); else u=(unshare --user --mount --pid --ipc --net --fork true); fi
 "${u[@]}" 2>/dev/null && want=ok || want=fail
 got=$(check "$T/d.json" namespaces)
 echo "namespaces: ${u[*]} -> $want; doctor: $got"
@@ -92,4 +93,12 @@ else
 	    fail "as a normal user under nonetns --user: exit $rc, $got"
 	pass "no user namespaces, as a normal user: namespaces fail with the fix, exit 1"
 fi
+# No network namespaces (nonetns without --user): fail for root and user alike, the
+# fix naming the opt-out the runner's refusal names too.
+"$CW_BUILD/escape/nonetns" "$CW_BIN/cwctl" doctor --json > "$T/d.json" && rc=0 || rc=$?
+got=$(check "$T/d.json" namespaces)
+echo "under nonetns: exit $rc; namespaces: $got"
+[ $rc = 1 ] && [[ $got == "fail|unshare(CLONE_NEWNET) failed: Operation not permitted"*"|"*"network: open"* ]] ||
+    fail "no network namespaces: exit $rc, $got"
+pass "no network namespaces: namespaces fail, the fix names network: open, exit 1"
 echo "doctor: $PASSED passed"
