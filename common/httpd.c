@@ -295,6 +295,12 @@ httpd_admit(struct httpd *h, struct evhttp_connection *evcon, int fd)
 		why = "the peer cannot be identified";
 	else if (l->family == AF_UNIX && p.uid != geteuid())
 		why = "the peer's uid is not ours";
+	else if (l->lim.admit != NULL && l->lim.admit(fd, &p, l->lim.admit_arg) == -1) {
+		h->stats.refused++;
+		evhttp_connection_free(evcon);
+		httpd_pause_if_full(h);
+		return;
+	}
 	else if (l->n >= l->lim.max_conns)
 		why = "the listener is full";
 	else if (httpd_budget_left(h, l) <= 0)

@@ -33,11 +33,22 @@ struct evhttp_request;
 struct evhttp_connection;
 struct httpd;
 
+struct httpd_peer;
+
+/*
+ * A server's own admission rule for a listener, asked after the uid check and before
+ * any limit: 0 admits, -1 refuses (the connection is freed unanswered, nothing of it
+ * read). The rule logs its own refusals.
+ */
+typedef int	(*httpd_admit_fn)(int fd, const struct httpd_peer *, void *arg);
+
 struct httpd_limits {
-	int	max_conns;	/* open connections on this listener */
-	int	max_per_peer;	/* per uid (unix socket) or source address (TCP) */
-	int	deadline_ms;	/* from accept to a whole request */
-	int	reserve;	/* slots of the process budget no other listener may take */
+	int		max_conns;	/* open connections on this listener */
+	int		max_per_peer;	/* per uid (unix socket) or source address (TCP) */
+	int		deadline_ms;	/* from accept to a whole request */
+	int		reserve;	/* slots of the process budget no other listener may take */
+	httpd_admit_fn	admit;		/* NULL: the limits alone decide */
+	void		*admit_arg;
 };
 
 enum httpd_kind {

@@ -1963,6 +1963,52 @@ api_write_port(struct daemon *d)
 	return rename(tmp, path);
 }
 
+/* Refusals recorded one by one in a minute; past that, counted into the next record. */
+#define API_PEER_REFUSALS_PER_MINUTE	20
+
+/*
+ * The control socket's admission rule (issue 22): a peer whose pid lives in another
+ * PID namespace is refused, whatever path or descriptor brought it here. Every run has
+ * a PID namespace of its own, so this holds even where a run's view does show the
+ * socket (a daemon restarted during a live run makes a new socket file). Each refused
+ * connection is logged and put in the audit log once; a run that loops on connect()
+ * gets API_PEER_REFUSALS_PER_MINUTE records a minute and a count of the rest.
+ */
+static int
+api_admit_peer(int fd, const struct httpd_peer *p, void *arg)
+{
+	struct daemon	*d = arg;
+	char		 why[256], actor[64];
+	time_t		 now = time(NULL);
+	unsigned	 quiet = 0;
+	cJSON		*a;
+
+	if (peerns_check(&d->pidns, fd, p->pid, why, sizeof why) == 0)
+		return 0;
+	if (now - d->peer_refused_since >= 60) {
+		if (d->peer_refused_n > API_PEER_REFUSALS_PER_MINUTE)
+			quiet = d->peer_refused_n - API_PEER_REFUSALS_PER_MINUTE;
+		d->peer_refused_since = now;
+		d->peer_refused_n = 0;
+	}
+	if (d->peer_refused_n++ >= API_PEER_REFUSALS_PER_MINUTE)
+		return -1;
+	log_warn("api: refused a connection on %s from uid=%u pid=%d: the peer is in "
+	    "another PID namespace (%s); a run's processes are never served here",
+	    d->sock_path, (unsigned)p->uid, (int)p->pid, why);
+	if (quiet > 0)
+		log_warn("api: %u more such connections were refused in the minute "
+		    "before, not listed one by one", quiet);
+	snprintf(actor, sizeof actor, "peer uid=%u pid=%d", (unsigned)p->uid, (int)p->pid);
+	if ((a = cJSON_CreateObject()) != NULL) {
+		json_add_string(a, "reason", why);
+		if (quiet > 0)
+			cJSON_AddNumberToObject(a, "unlisted_before", quiet);
+	}
+	journal_audit(d, actor, "api.peer_refused", NULL, a);
+	return -1;
+}
+
 /*
  * The listeners and their limits. Descriptors are the budget: DAEMON_FD_RESERVE stay
  * for runs, the store and logs; the unix socket's connections are reserved inside
@@ -1984,6 +2030,14 @@ api_start(struct daemon *d, char *err, size_t errlen)
 	ul.max_per_peer = DAEMON_UNIX_MAX_CONNS;
 	ul.deadline_ms = DAEMON_DEADLINE_MS;
 	ul.reserve = DAEMON_UNIX_MAX_CONNS;
+	ul.admit = api_admit_peer;
+	ul.admit_arg = d;
+	if (peerns_init(&d->pidns) == -1) {
+		snprintf(err, errlen, "/proc/self/ns/pid: %s; the control socket cannot "
+		    "tell a run's processes from cwctl without it (is /proc mounted?)",
+		    strerror(errno));
+		return -1;
+	}
 	memset(&tl, 0, sizeof tl);
 	tl.max_conns = budget - DAEMON_UNIX_MAX_CONNS < DAEMON_TCP_MAX_CONNS ?
 	    (int)(budget - DAEMON_UNIX_MAX_CONNS) : DAEMON_TCP_MAX_CONNS;

@@ -195,7 +195,8 @@ static int
 cwctl_service_usage(void)
 {
 	fprintf(stderr, "usage: cwctl service install [--print] [--force] [--systemd | --launchd]\n"
-	    "       cwctl service uninstall | status [--systemd | --launchd]\n");
+	    "       cwctl service uninstall | status [--systemd | --launchd]\n"
+	    "       cwctl service apparmor [--print] [--runner PATH] [--dir DIR]   (as root)\n");
 	return CWCTL_EXIT_USAGE;
 }
 
@@ -216,6 +217,8 @@ cwctl_service(int argc, char **argv)
 	if (argc < 2)
 		return cwctl_service_usage();
 	verb = argv[1];
+	if (strcmp(verb, "apparmor") == 0)
+		return cwctl_apparmor(argc, argv);
 	if (strcmp(verb, "install") != 0 && strcmp(verb, "uninstall") != 0 &&
 	    strcmp(verb, "status") != 0) {
 		fprintf(stderr, "cwctl: service: unknown subcommand '%s'\n", verb);
@@ -314,6 +317,11 @@ cwctl_service(int argc, char **argv)
 	}
 	free(text);
 	printf("wrote %s\n", path);
+	/* Only root can load the profile: say the one command (exe is now the bindir). */
+	if (!mac && cwctl_apparmor_needed())
+		printf("AppArmor restricts user namespaces on this system, and cw-runner has "
+		    "no profile yet: every run is refused until you run\n"
+		    "  sudo %s/cwctl service apparmor\n", exe);
 	if (mac)
 		printf("start it with: launchctl load -w %s\n", path);
 	else

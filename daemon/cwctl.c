@@ -42,8 +42,11 @@ static const struct cwctl_verb {
 	{ "network", cwctl_network, "network TASK [--ask | --no-ask] [--allow RULE]... [--add RULE]... [--json]   a task's network policy" },
 	{ "journal", cwctl_journal, "journal [--run RUN | --audit] [--json]   the safety journal or the audit log" },
 	{ "gc", cwctl_gc, "gc [--task NAME] [--force] [--json]   prune finished runs' worktrees now" },
-	{ "service", cwctl_service, "service install [--print] [--force] | uninstall | status   the systemd user unit (launchd agent on macOS)" },
+	{ "service", cwctl_service, "service install [--print] [--force] | uninstall | status   the systemd user unit (launchd agent on macOS)\n"
+	    "  service apparmor [--print]   (root) load the AppArmor profile Ubuntu 24.04 needs for cw-runner" },
 	{ "policy", cwctl_policy, "policy check [--json] -- 'COMMAND'   evaluate a command against the floor, offline" },
+	{ "doctor", cwctl_doctor, "doctor [--json]   what this machine allows a run (namespaces, AppArmor, Landlock, seccomp,\n"
+	    "        cgroups, engines, the daemon) and the command that fixes each failure" },
 	{ "sandbox", cwctl_sandbox, "sandbox exec --workdir DIR [--engine NAME] -- CMD...   run a command in a run's sandbox" },
 	{ "completion", cwctl_completion, "completion bash|zsh   a completion script for the shell (eval \"$(cwctl completion bash)\")" },
 };

@@ -22,6 +22,10 @@ void	cwctl_print_json(const cJSON *);
 
 int	cwctl_policy(int argc, char **argv);	/* cwctl-policy.c */
 int	cwctl_sandbox(int argc, char **argv);	/* cwctl-sandbox.c */
+int	cwctl_doctor(int argc, char **argv);	/* cwctl-doctor.c */
+int	cwctl_apparmor(int argc, char **argv);	/* cwctl-apparmor.c: service apparmor */
+char	*cwctl_apparmor_render(const char *runner);
+int	cwctl_apparmor_needed(void);	/* restricted here, and no cw-runner profile loaded */
 int	cwctl_status(int argc, char **argv);	/* cwctl-status.c */
 int	cwctl_task(int argc, char **argv);	/* cwctl-task.c */
 int	cwctl_run(int argc, char **argv);	/* cwctl-run.c */

@@ -15,6 +15,7 @@
 #include <cjson/cJSON.h>
 
 #include "config.h"
+#include "peerns.h"
 #include "proctree.h"
 #include "record.h"
 #include "store.h"
@@ -157,6 +158,9 @@ struct daemon {
 	struct inbox		*inbox;		/* sessions of the Inbox page */
 	struct telegram		*telegram;	/* Telegram approvals (telegram.c) */
 	struct notify		*notify;	/* desktop notifications (notify.c) */
+	struct peerns		 pidns;		/* ours: the control socket serves no other */
+	time_t			 peer_refused_since;	/* this minute of refusals */
+	unsigned		 peer_refused_n;	/* refusals in it */
 };
 
 /* token.c: the API bearer token in $CLOCKWORK_HOME/api.token (0600). */

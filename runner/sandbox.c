@@ -638,9 +638,15 @@ apply_sandbox(const struct sandbox_spec *s, const struct sandbox_launch *l,
 			 */
 			*refused = 1;
 			snprintf(err, errlen, "namespaces: clone(%s%s): %s; refusing to run "
-			    "without them (%sCW_SANDBOX=off would run it without a sandbox)",
+			    "without them%s (%sCW_SANDBOX=off would run it without a sandbox)",
 			    uid != 0 ? "user, PID, IPC, mount" : "PID, IPC, mount",
 			    s->net_open ? "" : ", network", strerror(saved_errno),
+			    uid != 0 ? ". A normal user's run needs an unprivileged user "
+			    "namespace, which this kernel may refuse (user.max_user_namespaces=0, "
+			    "kernel.unprivileged_userns_clone=0, or AppArmor's "
+			    "kernel.apparmor_restrict_unprivileged_userns=1 as on Ubuntu 24.04): "
+			    "run `cwctl doctor` for what this machine allows and the command that "
+			    "fixes it" : "",
 			    s->net_open ? "" : "network: open in config.yaml would run it "
 			    "without its own network namespace; ");
 		} else

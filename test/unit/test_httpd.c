@@ -101,7 +101,7 @@ fx_free(struct fx *f)
 static void
 fx_tcp(struct fx *f, int max, int per_peer, int deadline_ms)
 {
-	struct httpd_limits	l = { max, per_peer, deadline_ms, 0 };
+	struct httpd_limits	l = { max, per_peer, deadline_ms, 0, NULL, NULL };
 	char			err[256];
 
 	assert_int_equal(httpd_listen_tcp(f->h, 0, &l, &f->port, err, sizeof err), 0);
@@ -332,7 +332,7 @@ static void
 test_unix_path(void **state)
 {
 	struct fx		*f = fx_new(100), *g;
-	struct httpd_limits	 l = { 4, 4, 1000, 4 };
+	struct httpd_limits	 l = { 4, 4, 1000, 4, NULL, NULL };
 	struct stat		 st;
 	char			 path[200], file[200], err[256];
 	int			 fd;
@@ -384,7 +384,7 @@ static void
 test_unix_peer(void **state)
 {
 	struct fx		*f = fx_new(100);
-	struct httpd_limits	 l = { 4, 4, 1000, 4 };
+	struct httpd_limits	 l = { 4, 4, 1000, 4, NULL, NULL };
 	char			 path[200];
 	const char		*rq = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
 	int			 fd;
@@ -412,7 +412,7 @@ static void
 test_unix_peer_other_uid(void **state)
 {
 	struct fx		*f = fx_new(100);
-	struct httpd_limits	 l = { 4, 4, 1000, 4 };
+	struct httpd_limits	 l = { 4, 4, 1000, 4, NULL, NULL };
 	struct httpd_stats	 s;
 	char			 path[200], c;
 	pid_t			 pid;
@@ -455,7 +455,7 @@ static void
 test_reserve(void **state)
 {
 	struct fx		*f = fx_new(5);
-	struct httpd_limits	 ul = { 3, 3, 0, 3 };
+	struct httpd_limits	 ul = { 3, 3, 0, 3, NULL, NULL };
 	struct httpd_stats	 s;
 	char			 path[200];
 	int			 t[4], u[3];
