@@ -819,6 +819,10 @@ config_parse_root(struct config_parse *p, const yaml_node_t *root, struct config
 			if (config_get_long(p, v, key, 1, 64, &l) == -1)
 				return -1;
 			cfg->max_concurrent_runs = (int)l;
+		} else if (strcmp(key, "disk_free_floor_mb") == 0) {
+			if (config_get_long(p, v, key, 0, 1048576, &l) == -1)
+				return -1;
+			cfg->disk_free_floor_mb = (int)l;
 		} else if (strcmp(key, "keep_runs") == 0) {
 			if (config_get_long(p, v, key, 0, 10000, &l) == -1)
 				return -1;
@@ -864,6 +868,7 @@ config_defaults(struct config *cfg)
 	cfg->limit_memory_mb = CONFIG_DEFAULT_LIMIT_MEMORY_MB;
 	cfg->api_port = CONFIG_DEFAULT_PORT;
 	cfg->max_concurrent_runs = CONFIG_DEFAULT_CONCURRENCY;
+	cfg->disk_free_floor_mb = CONFIG_DEFAULT_DISK_FLOOR_MB;
 	cfg->keep_runs = CONFIG_DEFAULT_KEEP_RUNS;
 	cfg->archive_retention_days = CONFIG_DEFAULT_ARCHIVE_DAYS;
 	cfg->run_log_max_bytes = CONFIG_DEFAULT_RUN_LOG;

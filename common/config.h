@@ -15,6 +15,7 @@
 #define CONFIG_DEFAULT_SECONDS		3600
 #define CONFIG_DEFAULT_PORT		7420
 #define CONFIG_DEFAULT_CONCURRENCY	2
+#define CONFIG_DEFAULT_DISK_FLOOR_MB	256
 #define CONFIG_DEFAULT_KEEP_RUNS	5
 #define CONFIG_DEFAULT_ARCHIVE_DAYS	30	/* archived tasks' branches, unmerged */
 #define CONFIG_DEFAULT_RUN_LOG		(64L * 1024 * 1024)	/* a run's live log, bytes */
@@ -70,6 +71,7 @@ struct config {
 	struct strlist		 protected_branches;
 	int			 api_port;	/* 0 = pick a free port */
 	int			 max_concurrent_runs;
+	int			 disk_free_floor_mb;	/* below it no run starts (diskguard) */
 	int			 keep_runs;	/* worktrees kept per task */
 	int			 archive_retention_days; /* archived tasks' runs */
 	long			 run_log_max_bytes; /* a run's live log; then it is cut */

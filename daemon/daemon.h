@@ -124,6 +124,8 @@ struct run {
 	int			 adopted;	/* re-attached after a restart: not our child */
 	struct event		*pidfd_ev;	/* an adopted runner's end */
 	int			 journaled_sandbox_off;
+	int			 disk_full;	/* stopped for filling the disk (diskguard.c) */
+	long long		 disk_bytes;	/* what it held then */
 
 	TAILQ_HEAD(, run_approval) approvals;
 	TAILQ_ENTRY(run)	 entry;
@@ -145,6 +147,7 @@ struct daemon {
 	int			 foreground;
 	int			 stop_grace_ms;
 	int			 shutting_down;
+	int			 disk_low;	/* below the free-space floor (diskguard.c) */
 	int			 ticks_idle;	/* supervise ticks since the last run */
 	time_t			 started;
 	struct runs_head	 runs;		/* live runs */
@@ -512,6 +515,16 @@ int	jobpins_at(const char *repo, const char *commit_hex, const char *prompt,
 	    cJSON **pins, char *err, size_t errlen);
 /* The names whose objects differ, comma-separated (malloc'ed), or NULL when none. */
 char	*jobpins_changed(const cJSON *was, const cJSON *now);
+
+/* diskguard.c: a full disk ends the run that fills it and never wedges the queue. */
+/* At start: make the reserve, or note that the disk is already below the floor. */
+void	diskguard_init(struct daemon *);
+/* Once a second: the floor, the reserve, and the run to stop when below it. */
+void	diskguard_tick(struct daemon *);
+/* Before a queued run starts: 1 when there is room, 0 when the queue must wait. */
+int	diskguard_room(struct daemon *);
+/* Bytes under path (blocks, links not followed), counted to a bound. */
+long long diskguard_du(const char *path);
 
 /* journal.c: the safety journal and audit log, with one log line each. */
 void	journal_add(struct daemon *, const char *run_id, const char *kind, cJSON *data);

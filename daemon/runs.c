@@ -1506,6 +1506,10 @@ runs_finish(struct run *r)
 		    (rs = json_get_string(r->report, "status")) != NULL &&
 		    strcmp(rs, "refused") == 0));
 
+		/* What filled the disk is removed, not imported (diskguard.c). */
+		if (r->disk_full)
+			nothing_ran = 1;
+
 		r->import_started = 1;
 		if (runimport_start(r, r->report != NULL ? cJSON_GetObjectItemCaseSensitive(
 		    r->report, "seal") : NULL, nothing_ran, runs_import_done) == 0) {
@@ -1525,6 +1529,14 @@ runs_finish(struct run *r)
 		rep = cJSON_CreateObject();
 	cJSON_DeleteItemFromObjectCaseSensitive(rep, "v");
 	cJSON_DeleteItemFromObjectCaseSensitive(rep, "type");
+	if (r->disk_full && (j = cJSON_AddObjectToObject(rep, "disk")) != NULL) {
+		cJSON_AddBoolToObject(j, "full", 1);
+		cJSON_AddNumberToObject(j, "run_bytes", (double)r->disk_bytes);
+		cJSON_AddBoolToObject(j, "worktree_removed", r->repo != NULL);
+		json_add_string(j, "why", "the run held the most bytes when the disk "
+		    "fell below the free-space floor; what it wrote was removed so that "
+		    "the queue could go on");
+	}
 
 	if (r->stopping && r->stop_reason != STORE_EXIT_FAILED)
 		why = r->stop_reason;
@@ -1765,9 +1777,18 @@ runs_pump(struct daemon *d)
 	char	id[STORE_ID_LEN];
 	int	limit = d->cfg.max_concurrent_runs > 0 ? d->cfg.max_concurrent_runs : 1;
 
-	while (!d->shutting_down && d->n_runs < (size_t)limit &&
-	    runs_next_queued(d, id, sizeof id) == 1)
+	char	last[STORE_ID_LEN] = "";
+
+	/*
+	 * A start that fails without moving its run out of the queue (its status could
+	 * not be written: a full disk) must not be tried again at once: the queue waits
+	 * for the next pump instead of spinning the daemon's loop.
+	 */
+	while (!d->shutting_down && d->n_runs < (size_t)limit && diskguard_room(d) &&
+	    runs_next_queued(d, id, sizeof id) == 1 && strcmp(id, last) != 0) {
+		snprintf(last, sizeof last, "%s", id);
 		runs_start(d, id);
+	}
 }
 
 static void

@@ -100,6 +100,7 @@ server_supervise_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct daemon	*d = arg;
 
+	diskguard_tick(d);
 	/* Keep looking for a few seconds after the last run, for late orphans. */
 	if (d->n_runs > 0)
 		d->ticks_idle = 0;
@@ -304,6 +305,7 @@ server_main(const struct server_options *o)
 		goto out;
 	}
 
+	diskguard_init(&d);
 	if (recover_runs(&d) == -1)
 		goto out;
 	if (api_start(&d, err, sizeof err) == -1) {
