@@ -430,18 +430,6 @@ mountns_plan_chain(struct mountns_plan *p, const char *path, int *budget)
 	return 0;
 }
 
-/* The value of NAME in the spec's environment, or NULL. */
-static const char *
-mountns_env(const struct sandbox_spec *s, const char *name)
-{
-	size_t	 len = strlen(name);
-
-	for (size_t i = 0; i < s->env.n; i++)
-		if (strncmp(s->env.v[i], name, len) == 0 && s->env.v[i][len] == '=')
-			return s->env.v[i] + len + 1;
-	return NULL;
-}
-
 /* The links to copy: the host root's own, and those on the way to every used name. */
 static int
 mountns_plan_links(struct mountns_plan *p, const struct sandbox_spec *s,
@@ -467,11 +455,11 @@ mountns_plan_links(struct mountns_plan *p, const struct sandbox_spec *s,
 		budget = MOUNTNS_MAX_LINKS;
 		rc = mountns_plan_chain(p, names[i], &budget);
 	}
-	if (rc == 0 && (env = mountns_env(s, "HOME")) != NULL) {
+	if (rc == 0 && (env = spec_getenv(s, "HOME")) != NULL) {
 		budget = MOUNTNS_MAX_LINKS;
 		rc = mountns_plan_chain(p, env, &budget);
 	}
-	if (rc == 0 && (env = mountns_env(s, "PATH")) != NULL) {
+	if (rc == 0 && (env = spec_getenv(s, "PATH")) != NULL) {
 		if ((copy = strdup(env)) == NULL)
 			return -1;
 		for (tok = strtok_r(copy, ":", &save); rc == 0 && tok != NULL;

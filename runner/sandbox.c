@@ -211,18 +211,6 @@ sandbox_drop_caps(const char **step)
 	return 0;
 }
 
-/* The value of NAME in a "NAME=value" list, or NULL. */
-static const char *
-sandbox_getenv(const struct strlist *env, const char *name)
-{
-	size_t	 len = strlen(name);
-
-	for (size_t i = 0; i < env->n; i++)
-		if (strncmp(env->v[i], name, len) == 0 && env->v[i][len] == '=')
-			return env->v[i] + len + 1;
-	return NULL;
-}
-
 /* execve argv[0] as found through the spec's PATH, the way execvp would. */
 static void
 sandbox_exec(char *const argv[], char *const envp[], const char *path)
@@ -490,10 +478,10 @@ sandbox_child(const struct sandbox_spec *s, const struct sandbox_launch *l, int 
 		if (syscallfilter_apply(err, sizeof err) == -1)
 			sandbox_die(SANDBOX_MSG_FATAL, err);
 		/* 10 */
-		sandbox_init(l->argv, envp, sandbox_getenv(&s->env, "PATH"));
+		sandbox_init(l->argv, envp, spec_getenv(s, "PATH"));
 	}
 	/* 10, sandbox off: no namespace, no init; the command is this process. */
-	sandbox_exec(l->argv, envp, sandbox_getenv(&s->env, "PATH"));
+	sandbox_exec(l->argv, envp, spec_getenv(s, "PATH"));
 	snprintf(err, sizeof err, "exec %s: %s", l->argv[0], strerror(errno));
 	sandbox_die(SANDBOX_MSG_EXEC, err);
 }

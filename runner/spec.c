@@ -1318,6 +1318,17 @@ out:
 	return rc;
 }
 
+const char *
+spec_getenv(const struct sandbox_spec *s, const char *name)
+{
+	size_t	 len = strlen(name);
+
+	for (size_t i = 0; i < s->env.n; i++)
+		if (strncmp(s->env.v[i], name, len) == 0 && s->env.v[i][len] == '=')
+			return s->env.v[i] + len + 1;
+	return NULL;
+}
+
 static cJSON *
 spec_json_list(const struct strlist *l)
 {

@@ -66,6 +66,8 @@ int	spec_sandbox_enabled(const struct config *, const char *engine, int sandbox_
  * does not check there (chmod, utimes, xattrs by a root run).
  */
 int	spec_system_root(const char *path, char *root, size_t rootlen);
+/* The value of name in the spec's environment ("NAME=value" entries), or NULL. */
+const char *spec_getenv(const struct sandbox_spec *, const char *name);
 /* The spec as JSON text (newly allocated), for `cw-runner spec --json`. */
 char	*spec_to_json(const struct sandbox_spec *);
 /*
