@@ -75,7 +75,7 @@ struct proxy {
 	struct proxy_conns	 conns;
 	int			 nconns;
 	int			 ask, hold_seconds, nheld;
-	struct netrule		 granted[PROXY_MAX_HELD * 4];	/* answered "allow" */
+	struct netrule		 granted[PROXY_MAX_GRANTS];	/* answered "allow" */
 	size_t			 ngranted;
 	uint64_t		 total, allowed, denied, bytes_up, bytes_down;
 	struct record_list	 denials;
@@ -522,13 +522,19 @@ proxy_decide_conn(struct proxy_conn *c)
 	if ((c->rule = netrule_find(p->rules, p->n_rules, c->req.host, c->req.port)) == NULL)
 		c->rule = netrule_find(p->granted, p->ngranted, c->req.host, c->req.port);
 	if (c->rule == NULL) {
+		/*
+		 * Each held ask may become a grant when it is answered, and answers come
+		 * in any number at once: a place in granted[] is kept for every held ask,
+		 * so the answers can never outnumber the table (proxy_answer checks again).
+		 */
 		if (p->ask && p->nheld < PROXY_MAX_HELD &&
-		    p->ngranted < sizeof p->granted / sizeof p->granted[0] &&
-		    proxy_ask(c) == 0)
+		    p->ngranted + (size_t)p->nheld < PROXY_MAX_GRANTS && proxy_ask(c) == 0)
 			return;
 		snprintf(why, sizeof why, "network policy: no rule allows %s%s%s:%d "
 		    "(network.allow in config.yaml%s)", v6 ? "[" : "", c->req.host,
-		    v6 ? "]" : "", c->req.port, p->ask ? "; too many held already" : "");
+		    v6 ? "]" : "", c->req.port, !p->ask ? "" : p->nheld >= PROXY_MAX_HELD ?
+		    "; too many held already" : "; the run has approved or is asking about "
+		    PROXY_MAX_GRANTS_TEXT " hosts, the most it may");
 		proxy_refuse(c, 403, why);
 		return;
 	}
@@ -594,12 +600,20 @@ proxy_answer(struct proxy_conn *c, int allow, const char *message)
 		proxy_refuse(c, 403, why);
 		return;
 	}
-	g = &p->granted[p->ngranted];
-	if (netrule_parse(rule, g, err, sizeof err) == -1) {
-		proxy_refuse(c, 403, "network policy: the approved host is not a rule");
-		return;
+	/* Two held asks for one host: the first answer granted it already. */
+	if (netrule_find(p->granted, p->ngranted, c->req.host, c->req.port) == NULL) {
+		if (p->ngranted >= PROXY_MAX_GRANTS) {
+			proxy_refuse(c, 403, "network policy: this run has approved as many "
+			    "hosts as it may (" PROXY_MAX_GRANTS_TEXT ")");
+			return;
+		}
+		g = &p->granted[p->ngranted];
+		if (netrule_parse(rule, g, err, sizeof err) == -1) {
+			proxy_refuse(c, 403, "network policy: the approved host is not a rule");
+			return;
+		}
+		p->ngranted++;
 	}
-	p->ngranted++;
 	c->state = PS_HEAD;		/* proxy_decide_conn finds the rule now */
 	proxy_arm(c, PROXY_CONNECT_MS);
 	proxy_decide_conn(c);

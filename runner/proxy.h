@@ -32,6 +32,8 @@ struct proxy;
 #define PROXY_CONNECT_MS	30000	/* resolve and connect upstream */
 #define PROXY_BUFFER		(256 * 1024)	/* per direction, then back-pressure */
 #define PROXY_MAX_HELD		16	/* connections waiting for an answer */
+#define PROXY_MAX_GRANTS	64	/* hosts answered "allow" in a run */
+#define PROXY_MAX_GRANTS_TEXT	"64"
 #define PROXY_TOOL		"network"	/* the approval's tool name */
 
 struct proxy_config {

@@ -358,6 +358,114 @@ test_ask(void **state)
 	proxy_free(p);
 }
 
+/* The approval_requests captured so far, counted. */
+static int
+count_asks(void)
+{
+	const cJSON	*m;
+	int		 n = 0;
+
+	cJSON_ArrayForEach(m, events)
+		if (json_get_string(m, "type") != NULL &&
+		    strcmp(json_get_string(m, "type"), "approval_request") == 0)
+			n++;
+	return n;
+}
+
+/* The id of the n-th approval_request (0-based), or NULL. */
+static const char *
+ask_id(int n)
+{
+	const cJSON	*m;
+
+	cJSON_ArrayForEach(m, events)
+		if (json_get_string(m, "type") != NULL &&
+		    strcmp(json_get_string(m, "type"), "approval_request") == 0 && n-- == 0)
+			return json_get_string(m, "id");
+	return NULL;
+}
+
+/* The proxy's count of refused connections. */
+static int
+denied(struct proxy *p)
+{
+	cJSON	*t = proxy_totals(p);
+	int	 n = cJSON_GetObjectItem(t, "denied")->valueint;
+
+	cJSON_Delete(t);
+	return n;
+}
+
+/* Turn the loop until count_asks() reaches want, at most ms. */
+static int
+pump_asks(int want, int ms)
+{
+	for (int i = 0; i < ms / 5 && count_asks() < want; i++) {
+		event_base_loop(base, EVLOOP_NONBLOCK);
+		usleep(5000);
+	}
+	return count_asks();
+}
+
+/*
+ * Issue 26 item 10: the table of hosts answered "allow" has PROXY_MAX_GRANTS places.
+ * With it one short of full, as many held asks as the proxy will hold are answered
+ * "allow" at once: every answer beyond the table's end must be refused, not written
+ * past it (under ASan the unfixed proxy wrote past the end of struct proxy here).
+ */
+static void
+test_grant_table_full(void **state)
+{
+	struct proxy	*p;
+	int		 port, c, held[PROXY_MAX_HELD], nheld, asks;
+	char		 buf[2048];
+
+	(void)state;
+	p = start(NULL, 0, 1, &port);
+	/* Fill the table to one short: each grant is a loopback port nothing serves. */
+	for (int i = 0; i < PROXY_MAX_GRANTS - 1; i++) {
+		c = dial(port);
+		dprintf(c, "CONNECT 127.0.0.1:%d HTTP/1.1\r\n\r\n", 1 + i);
+		assert_int_equal(pump_asks(i + 1, 2000), i + 1);
+		assert_int_equal(proxy_decide(p, ask_id(i), 1, NULL), 0);
+		/* Connected or refused upstream: the connection ends either way. */
+		close(c);
+	}
+	pump(50);
+	asks = count_asks();
+	/* Now as many as can be held, each for a host not granted yet. */
+	for (int i = 0; i < PROXY_MAX_HELD; i++) {
+		held[i] = dial(port);
+		dprintf(held[i], "CONNECT held-%d.example:443 HTTP/1.1\r\n\r\n", i);
+	}
+	/* Each is either held (an approval_request) or refused (a denial). */
+	for (int i = 0; i < 2000 / 5 && count_asks() - asks + denied(p) < PROXY_MAX_HELD;
+	    i++) {
+		event_base_loop(base, EVLOOP_NONBLOCK);
+		usleep(5000);
+	}
+	nheld = count_asks() - asks;
+	assert_int_equal(nheld + denied(p), PROXY_MAX_HELD);
+	/* Every held one is answered "allow" at once. */
+	for (int i = 0; i < nheld; i++)
+		assert_int_equal(proxy_decide(p, ask_id(asks + i), 1, NULL), 0);
+	pump(100);
+	for (int i = 0; i < PROXY_MAX_HELD; i++) {
+		slurp(held[i], buf, sizeof buf, 3000);
+		close(held[i]);
+	}
+	/* Only as many were held as the table had room for; the rest were told why. */
+	assert_int_equal(nheld, 1);
+	assert_int_equal(denied(p), PROXY_MAX_HELD - 1);
+	/* The proxy still answers, and refuses a new host for a full table by name. */
+	c = dial(port);
+	dprintf(c, "CONNECT another.example:443 HTTP/1.1\r\n\r\n");
+	slurp(c, buf, sizeof buf, 2000);
+	assert_non_null(strstr(buf, "HTTP/1.1 403"));
+	close(c);
+	proxy_free(p);
+}
+
 int
 main(void)
 {
@@ -367,6 +475,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_name_to_loopback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ask, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_grant_table_full, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
