@@ -466,6 +466,131 @@ test_grant_table_full(void **state)
 	proxy_free(p);
 }
 
+/*
+ * Issue 26 item 9, one request per connection: an allowed absolute-form request with
+ * a second one pipelined behind it (a Host: no rule names) reaches the upstream alone,
+ * body and all; a request whose framing can be read two ways is refused with 400 and
+ * reaches nothing; a malformed chunk ends the connection there.
+ */
+static void
+test_one_request(void **state)
+{
+	char		 rule[64], buf[4096], req[4096];
+	const char	*rules[1] = { rule };
+	struct proxy	*p;
+	int		 port, up, uport, c, s;
+	const cJSON	*e;
+
+	(void)state;
+	up = listen_any(&uport);
+	snprintf(rule, sizeof rule, "127.0.0.1:%d", uport);
+	p = start(rules, 1, 0, &port);
+
+	/* Pipelined, chunked body: the first request whole, nothing after it. */
+	c = dial(port);
+	dprintf(c, "POST http://127.0.0.1:%d/first HTTP/1.1\r\nTransfer-Encoding: chunked\r\n"
+	    "\r\n5\r\nhello\r\n0\r\n\r\nGET /second HTTP/1.1\r\nHost: evil-exfil.example\r\n\r\n",
+	    uport);
+	assert_true(pump_until(up, 2000));
+	assert_true((s = accept(up, NULL, NULL)) != -1);
+	fcntl(s, F_SETFL, O_NONBLOCK);
+	shutdown(c, SHUT_WR);		/* the proxy ends the upstream side after it */
+	slurp(s, req, sizeof req, 2000);
+	assert_non_null(strstr(req, "POST /first HTTP/1.1\r\n"));
+	assert_non_null(strstr(req, "\r\n\r\n5\r\nhello\r\n0\r\n\r\n"));
+	assert_null(strstr(req, "second"));
+	assert_null(strstr(req, "evil-exfil"));
+	close(s);
+	slurp(c, buf, sizeof buf, 2000);
+	close(c);
+	pump(50);
+	assert_non_null(e = find_event("net"));
+	assert_non_null(strstr(json_get_string(e, "reason"), "one request per connection"));
+
+	/* Pipelined after a Content-Length body. */
+	c = dial(port);
+	dprintf(c, "PUT http://127.0.0.1:%d/cl HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc"
+	    "GET /second HTTP/1.1\r\nHost: evil-exfil.example\r\n\r\n", uport);
+	assert_true(pump_until(up, 2000));
+	assert_true((s = accept(up, NULL, NULL)) != -1);
+	fcntl(s, F_SETFL, O_NONBLOCK);
+	shutdown(c, SHUT_WR);
+	slurp(s, req, sizeof req, 2000);
+	assert_non_null(strstr(req, "\r\n\r\nabc"));
+	assert_null(strstr(req, "second"));
+	close(s);
+	slurp(c, buf, sizeof buf, 2000);
+	close(c);
+
+	/* Ambiguous framing: 400 and nothing upstream. */
+	c = dial(port);
+	dprintf(c, "POST http://127.0.0.1:%d/x HTTP/1.1\r\nContent-Length: 5\r\n"
+	    "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /smuggled HTTP/1.1\r\n"
+	    "Host: evil-exfil.example\r\n\r\n", uport);
+	slurp(c, buf, sizeof buf, 2000);
+	assert_non_null(strstr(buf, "HTTP/1.1 400"));
+	assert_non_null(strstr(buf, "both Content-Length and Transfer-Encoding"));
+	close(c);
+	assert_int_equal(pump_until(up, 100), 0);
+
+	/* A malformed chunk: 400 (the server has not answered), and no more upstream. */
+	c = dial(port);
+	dprintf(c, "POST http://127.0.0.1:%d/x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n"
+	    "\r\n5\r\nhelloXX\r\n0\r\n\r\nGET /smuggled HTTP/1.1\r\nHost: evil-exfil.example"
+	    "\r\n\r\n", uport);
+	assert_true(pump_until(up, 2000));
+	assert_true((s = accept(up, NULL, NULL)) != -1);
+	fcntl(s, F_SETFL, O_NONBLOCK);
+	slurp(c, buf, sizeof buf, 2000);
+	assert_non_null(strstr(buf, "HTTP/1.1 400"));
+	assert_non_null(strstr(buf, "chunk data not followed by CRLF"));
+	slurp(s, req, sizeof req, 2000);
+	assert_null(strstr(req, "smuggled"));
+	close(s);
+	close(c);
+	close(up);
+	proxy_free(p);
+}
+
+/* Issue 26 item 9: a CONNECT to a loopback address is asked as what it is. */
+static void
+test_ask_risk(void **state)
+{
+	struct proxy	*p;
+	int		 port, c[3];
+	const cJSON	*e = NULL, *m;
+
+	(void)state;
+	p = start(NULL, 0, 1, &port);
+	c[0] = dial(port);
+	dprintf(c[0], "CONNECT 127.0.0.1:9 HTTP/1.1\r\n\r\n");
+	assert_int_equal(pump_asks(1, 2000), 1);
+	c[1] = dial(port);
+	dprintf(c[1], "CONNECT [fe80::1]:443 HTTP/1.1\r\n\r\n");
+	assert_int_equal(pump_asks(2, 2000), 2);
+	c[2] = dial(port);
+	dprintf(c[2], "CONNECT public.example:443 HTTP/1.1\r\n\r\n");
+	assert_int_equal(pump_asks(3, 2000), 3);
+	for (int i = 0; i < 3; i++) {
+		int	 n = 0;
+
+		cJSON_ArrayForEach(m, events)
+			if (json_get_string(m, "type") != NULL &&
+			    strcmp(json_get_string(m, "type"), "approval_request") == 0 && n++ == i)
+				e = m;
+		if (i < 2) {
+			assert_non_null(json_get_string(e, "risk"));
+			assert_string_equal(json_get_string(e, "risk"), "outside_worktree");
+			assert_string_equal(json_get_string(e, "risk_rule"),
+			    "network.private_address");
+		} else
+			assert_null(json_get_string(e, "risk"));	/* a name: ordinary */
+	}
+	proxy_free(p);
+	for (int i = 0; i < 3; i++)
+		close(c[i]);
+}
+
 int
 main(void)
 {
@@ -476,6 +601,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_cap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ask, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_grant_table_full, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_one_request, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ask_risk, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
