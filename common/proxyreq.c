@@ -113,7 +113,7 @@ proxyreq_put(struct proxyreq *r, size_t *cap, const char *s, size_t n)
 	return 0;
 }
 
-/* The value of a header line (p .. end, colon after the name), OWS trimmed. */
+/* The value of a header line (after its colon, up to end), OWS trimmed. */
 static void
 proxyreq_value(const char *colon, const char *end, const char **v, size_t *vl)
 {

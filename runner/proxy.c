@@ -592,8 +592,11 @@ proxy_ask(struct proxy_conn *c)
 	 * name is not that: its grant is a name rule, which never reaches such an
 	 * address, whatever the name resolves to (netrule_addr_ok).
 	 */
-	private = c->req.is_addr && (proxy_literal(c, &ss), netrule_private(
-	    (struct sockaddr *)&ss));
+	private = 0;
+	if (c->req.is_addr) {
+		(void)proxy_literal(c, &ss);
+		private = netrule_private((struct sockaddr *)&ss);
+	}
 	if (private) {
 		cJSON_AddStringToObject(msg, "risk", "outside_worktree");
 		cJSON_AddStringToObject(msg, "risk_rule", "network.private_address");
