@@ -113,6 +113,65 @@ proxyreq_put(struct proxyreq *r, size_t *cap, const char *s, size_t n)
 	return 0;
 }
 
+/* The value of a header line (after its colon, up to end), OWS trimmed. */
+static void
+proxyreq_value(const char *colon, const char *end, const char **v, size_t *vl)
+{
+	const char	*a = colon + 1, *b = end;
+
+	while (a < b && (*a == ' ' || *a == '\t'))
+		a++;
+	while (b > a && (b[-1] == ' ' || b[-1] == '\t'))
+		b--;
+	*v = a;
+	*vl = (size_t)(b - a);
+}
+
+/*
+ * Content-Length and Transfer-Encoding of an absolute-form request: kept in r when
+ * there is one way to read them, else -1 with err saying what is ambiguous.
+ */
+static int
+proxyreq_framing(struct proxyreq *r, const char *name, size_t nl, const char *colon,
+    const char *end, int *seen_cl, int *seen_te, char *err, size_t errlen)
+{
+	const char	*v;
+	size_t		 vl;
+
+	if (nl == 14 && strncasecmp(name, "content-length", 14) == 0) {
+		if ((*seen_cl)++) {
+			snprintf(err, errlen, "more than one Content-Length");
+			return -1;
+		}
+		proxyreq_value(colon, end, &v, &vl);
+		if (vl == 0 || vl > 18) {
+			snprintf(err, errlen, "malformed Content-Length (want 1 to 18 digits)");
+			return -1;
+		}
+		r->content_length = 0;
+		for (size_t i = 0; i < vl; i++) {
+			if (!isdigit((unsigned char)v[i])) {
+				snprintf(err, errlen, "malformed Content-Length (want 1 to 18 "
+				    "digits)");
+				return -1;
+			}
+			r->content_length = r->content_length * 10 + (uint64_t)(v[i] - '0');
+		}
+	} else if (nl == 17 && strncasecmp(name, "transfer-encoding", 17) == 0) {
+		if ((*seen_te)++) {
+			snprintf(err, errlen, "more than one Transfer-Encoding");
+			return -1;
+		}
+		proxyreq_value(colon, end, &v, &vl);
+		if (vl != 7 || strncasecmp(v, "chunked", 7) != 0) {
+			snprintf(err, errlen, "Transfer-Encoding other than chunked");
+			return -1;
+		}
+		r->chunked = 1;
+	}
+	return 0;
+}
+
 #define PROXYREQ_FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); goto fail; } while (0)
 
 int
@@ -121,6 +180,7 @@ proxyreq_parse(const char *buf, size_t len, struct proxyreq *r, char *err, size_
 	const char	*p, *eol, *sp1, *sp2, *target, *path, *end;
 	size_t		 head, tl, cap = 0, ml, n;
 	char		 line[NETRULE_HOST_MAX + 64];
+	int		 seen_cl = 0, seen_te = 0;
 
 	memset(r, 0, sizeof *r);
 	if ((head = proxyreq_end(buf, len > PROXYREQ_MAX_HEAD ? PROXYREQ_MAX_HEAD : len)) == 0) {
@@ -207,11 +267,20 @@ proxyreq_parse(const char *buf, size_t len, struct proxyreq *r, char *err, size_
 		for (const char *c = colon + 1; c < p + n; c++)
 			if (((unsigned char)*c < 0x20 && *c != '\t') || *c == 0x7f)
 				PROXYREQ_FAIL("control byte in a header value");
-		if (r->connect || proxyreq_hop(p, (size_t)(colon - p)))
+		if (r->connect)
+			continue;
+		if (proxyreq_framing(r, p, (size_t)(colon - p), colon, p + n, &seen_cl,
+		    &seen_te, err, errlen) == -1)
+			goto fail;
+		if (proxyreq_hop(p, (size_t)(colon - p)))
 			continue;
 		if (proxyreq_put(r, &cap, p, n) == -1 || proxyreq_put(r, &cap, "\r\n", 2) == -1)
 			goto nomem;
 	}
+	if (seen_cl && seen_te)
+		PROXYREQ_FAIL("both Content-Length and Transfer-Encoding");
+	if (seen_te && strncmp(sp2 + 1, "HTTP/1.0", 8) == 0)
+		PROXYREQ_FAIL("Transfer-Encoding in an HTTP/1.0 request");
 	if (!r->connect) {
 		int	 v6 = strchr(r->host, ':') != NULL;
 
@@ -240,4 +309,153 @@ proxyreq_free(struct proxyreq *r)
 	free(r->upstream);
 	r->upstream = NULL;
 	r->upstream_len = 0;
+}
+
+/* The states of a body (proxyreq_body_take). */
+enum {
+	PB_LENGTH,		/* Content-Length bytes */
+	PB_SIZE,		/* chunk-size hex digits */
+	PB_EXT,			/* ;chunk-ext up to CR */
+	PB_SIZE_LF,		/* the LF after the size line */
+	PB_DATA,		/* chunk data */
+	PB_DATA_CR,		/* the CRLF after the data */
+	PB_DATA_LF,
+	PB_TRAILER_START,	/* the start of a trailer line, or CR of the last one */
+	PB_TRAILER_NAME,	/* a trailer field's name up to ':' */
+	PB_TRAILER_VALUE,	/* its value up to CR */
+	PB_TRAILER_LF,
+	PB_END_LF,		/* the LF that ends the body */
+	PB_DONE
+};
+
+#define PROXYREQ_EXT_MAX	4096	/* bytes of a chunk-size line's extensions */
+
+void
+proxyreq_body_init(struct proxyreq_body *b, const struct proxyreq *r)
+{
+	memset(b, 0, sizeof *b);
+	if (r->chunked)
+		b->state = PB_SIZE;
+	else if ((b->left = r->content_length) > 0)
+		b->state = PB_LENGTH;
+	else {
+		b->state = PB_DONE;
+		b->done = 1;
+	}
+}
+
+static int
+proxyreq_hex(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+#define PROXYREQ_BAD(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
+
+ssize_t
+proxyreq_body_take(struct proxyreq_body *b, const char *buf, size_t len, char *err,
+    size_t errlen)
+{
+	size_t	 i = 0, n;
+	int	 c, h;
+
+	while (i < len && b->state != PB_DONE) {
+		c = (unsigned char)buf[i];
+		switch (b->state) {
+		case PB_LENGTH:
+		case PB_DATA:
+			n = len - i;
+			if ((uint64_t)n > b->left)
+				n = (size_t)b->left;
+			b->left -= n;
+			i += n;
+			if (b->left == 0)
+				b->state = b->state == PB_LENGTH ? PB_DONE : PB_DATA_CR;
+			continue;
+		case PB_SIZE:
+			if ((h = proxyreq_hex(c)) != -1) {
+				/* 15 digits: far past any body, and no overflow. */
+				if (++b->digits > 15)
+					PROXYREQ_BAD("chunk size too long");
+				b->left = b->left * 16 + (uint64_t)h;
+			} else if (b->digits == 0)
+				PROXYREQ_BAD("malformed chunk size");
+			else if (c == ';') {
+				b->state = PB_EXT;
+				b->line = 0;
+			} else if (c == '\r')
+				b->state = PB_SIZE_LF;
+			else
+				PROXYREQ_BAD("malformed chunk size line");
+			break;
+		case PB_EXT:
+			if (c == '\r')
+				b->state = PB_SIZE_LF;
+			else if ((c < 0x20 && c != '\t') || c == 0x7f)
+				PROXYREQ_BAD("control byte in a chunk extension");
+			else if (++b->line > PROXYREQ_EXT_MAX)
+				PROXYREQ_BAD("chunk extension over %d bytes", PROXYREQ_EXT_MAX);
+			break;
+		case PB_SIZE_LF:
+			if (c != '\n')
+				PROXYREQ_BAD("chunk size line not ended by CRLF");
+			b->digits = 0;
+			b->state = b->left == 0 ? PB_TRAILER_START : PB_DATA;
+			break;
+		case PB_DATA_CR:
+			if (c != '\r')
+				PROXYREQ_BAD("chunk data not followed by CRLF");
+			b->state = PB_DATA_LF;
+			break;
+		case PB_DATA_LF:
+			if (c != '\n')
+				PROXYREQ_BAD("chunk data not followed by CRLF");
+			b->state = PB_SIZE;
+			break;
+		case PB_TRAILER_START:
+			if (c == '\r') {
+				b->state = PB_END_LF;
+				break;
+			}
+			if (!proxyreq_tchar(c))
+				PROXYREQ_BAD("malformed trailer line");
+			b->state = PB_TRAILER_NAME;
+			break;
+		case PB_TRAILER_NAME:
+			if (c == ':')
+				b->state = PB_TRAILER_VALUE;
+			else if (!proxyreq_tchar(c))
+				PROXYREQ_BAD("malformed trailer name");
+			break;
+		case PB_TRAILER_VALUE:
+			if (c == '\r')
+				b->state = PB_TRAILER_LF;
+			else if ((c < 0x20 && c != '\t') || c == 0x7f)
+				PROXYREQ_BAD("control byte in a trailer line");
+			break;
+		case PB_TRAILER_LF:
+			if (c != '\n')
+				PROXYREQ_BAD("trailer line not ended by CRLF");
+			b->state = PB_TRAILER_START;
+			break;
+		case PB_END_LF:
+			if (c != '\n')
+				PROXYREQ_BAD("chunked body not ended by CRLF");
+			b->state = PB_DONE;
+			break;
+		}
+		i++;
+		if (b->state >= PB_TRAILER_START && b->state <= PB_TRAILER_LF &&
+		    ++b->trailers > PROXYREQ_MAX_HEAD)
+			PROXYREQ_BAD("trailers over %d bytes", PROXYREQ_MAX_HEAD);
+	}
+	if (b->state == PB_DONE)
+		b->done = 1;
+	return (ssize_t)i;
 }

@@ -4,8 +4,10 @@
  *
  * The input comes from the run, so a person deciding must be able to see all of it:
  * the listing cuts it at CWCTL_APPROVALS_WIDTH bytes and says how much was left out
- * and how to see it, and every byte a run chose is printed made visible (vis.h).
+ * and how to see it (never inside a network ask's host name), and every byte a run
+ * chose is printed made visible (vis.h).
  */
+#define _GNU_SOURCE	/* asprintf */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,17 +28,45 @@ cwctl_approvals_usage(void)
 	return CWCTL_EXIT_USAGE;
 }
 
-/* The input of an approval as a person reads it: a Bash command as itself. */
+/*
+ * The input of an approval as a person reads it: a Bash command as itself; a network
+ * ask as "CONNECT host:port" and its question. *whole is how many leading bytes no
+ * listing may cut: all of the host name, which is what the person approves (issue 26
+ * item 9: a cut name showed "registry.npmjs.org.aaaa" and hid "evil-exfil.example").
+ */
 static char *
-cwctl_approvals_input(const cJSON *e)
+cwctl_approvals_input(const cJSON *e, size_t *whole)
 {
 	const cJSON	*in = cJSON_GetObjectItemCaseSensitive(e, "input");
-	const char	*tool = json_get_string(e, "tool"), *cmd;
+	const char	*tool = json_get_string(e, "tool"), *cmd, *host, *q;
 	char		*t;
+	int		 port, n;
 
+	*whole = 0;
 	if (tool != NULL && strcmp(tool, "Bash") == 0 &&
 	    (cmd = json_get_string(in, "command")) != NULL)
 		return strdup(cmd);
+	if (tool != NULL && strcmp(tool, "network") == 0 &&
+	    (host = json_get_string(in, "host")) != NULL &&
+	    json_get_int(in, "port", &port) == 0) {
+		q = json_get_string(in, "question");
+		if ((n = asprintf(&t, "%s %s%s%s:%d", json_get_string(in, "method") != NULL ?
+		    json_get_string(in, "method") : "CONNECT", strchr(host, ':') ? "[" : "",
+		    host, strchr(host, ':') ? "]" : "", port)) == -1)
+			return NULL;
+		*whole = (size_t)n;
+		if (q != NULL) {
+			char	*tq;
+
+			if (asprintf(&tq, "%s -- %s", t, q) == -1) {
+				free(t);
+				return NULL;
+			}
+			free(t);
+			t = tq;
+		}
+		return t;
+	}
 	if (in == NULL || (t = json_print(in)) == NULL)
 		return strdup("");
 	/* cJSON's allocator is malloc here; copy to keep one free() for callers. */
@@ -97,12 +127,13 @@ cwctl_approvals_announce(FILE *f, const cJSON *e, const char *indent)
 {
 	char		*in, *head, left[32];
 	const char	*id = cwctl_vis(json_get_string(e, "id"));
-	size_t		 len, cut;
+	size_t		 len, cut, whole;
 
-	if ((in = cwctl_approvals_input(e)) == NULL)
+	if ((in = cwctl_approvals_input(e, &whole)) == NULL)
 		return;
 	len = strlen(in);
-	cut = record_cut(in, len, CWCTL_APPROVALS_WIDTH / 2);
+	if ((cut = record_cut(in, len, CWCTL_APPROVALS_WIDTH / 2)) < whole)
+		cut = whole;
 	head = strndup(in, cut);
 	cwctl_approvals_left(e, left, sizeof left);
 	fprintf(f, "%s%s  task %s  run %s  (%s left)\n", indent, id != NULL ? id : "?",
@@ -124,6 +155,7 @@ cwctl_approvals_show(const char *id, int json)
 	cJSON		*o = NULL, *a, *e;
 	const char	*eid;
 	char		*in, left[32];
+	size_t		 whole;
 	int		 rc;
 
 	if ((rc = client_call("GET", "/api/approvals", NULL, &o)) != 0)
@@ -143,7 +175,7 @@ cwctl_approvals_show(const char *id, int json)
 			printf("deadline: %s\n", cwctl_vis(json_get_string(e, "deadline")));
 			cwctl_approvals_left(e, left, sizeof left);
 			printf("left:     %s\n", left);
-			in = cwctl_approvals_input(e);
+			in = cwctl_approvals_input(e, &whole);
 			printf("input (%zu bytes):\n", in != NULL ? strlen(in) : 0);
 			vis_fputs(in, VIS_KEEP_NL | VIS_KEEP_TAB, stdout);
 			printf("\n");
@@ -163,7 +195,7 @@ cwctl_approvals(int argc, char **argv)
 	char		 path[256], esc[160], left[32];
 	cJSON		*o = NULL, *a, *e;
 	char		*in, *head;
-	size_t		 len, cut;
+	size_t		 len, cut, whole;
 	int		 json = 0, rc;
 	const char	*show = NULL;
 
@@ -193,10 +225,11 @@ cwctl_approvals(int argc, char **argv)
 		printf("%-16s %-30s %-16s %-26s %-8s %-8s %s\n", "ID", "RISK", "TASK",
 		    "RUN", "TOOL", "LEFT", "INPUT");
 		cJSON_ArrayForEach(e, a) {
-			if ((in = cwctl_approvals_input(e)) == NULL)
+			if ((in = cwctl_approvals_input(e, &whole)) == NULL)
 				continue;
 			len = strlen(in);
-			cut = record_cut(in, len, CWCTL_APPROVALS_WIDTH);
+			if ((cut = record_cut(in, len, CWCTL_APPROVALS_WIDTH)) < whole)
+				cut = whole;
 			head = strndup(in, cut);
 			cwctl_approvals_left(e, left, sizeof left);
 			printf("%-16s %-30s %-16s %-26s %-8s %-8s ",

@@ -189,8 +189,9 @@ static char *
 tgapi_command(const struct store_telegram_item *it)
 {
 	cJSON		*in;
-	const char	*cmd;
+	const char	*cmd, *host, *q;
 	char		*out = NULL, *t;
+	int		 port;
 
 	if (it->input == NULL)
 		return strdup("");
@@ -199,7 +200,19 @@ tgapi_command(const struct store_telegram_item *it)
 	if (it->tool != NULL && strcmp(it->tool, "Bash") == 0 &&
 	    (cmd = json_get_string(in, "command")) != NULL)
 		out = strdup(cmd);
-	else if ((t = cJSON_PrintUnformatted(in)) != NULL) {
+	else if (it->tool != NULL && strcmp(it->tool, "network") == 0 &&
+	    (host = json_get_string(in, "host")) != NULL && json_get_int(in, "port", &port) == 0) {
+		/*
+		 * The host first, whole, on its own line (Telegram wraps it): it is what the
+		 * person approves, far shorter than TGAPI_COMMAND_SHOWN, so never cut.
+		 */
+		q = json_get_string(in, "question");
+		if (asprintf(&out, "%s %s%s%s:%d%s%s", json_get_string(in, "method") != NULL ?
+		    json_get_string(in, "method") : "CONNECT", strchr(host, ':') ? "[" : "",
+		    host, strchr(host, ':') ? "]" : "", port, q != NULL ? "\n\n" : "",
+		    q != NULL ? q : "") == -1)
+			out = NULL;
+	} else if ((t = cJSON_PrintUnformatted(in)) != NULL) {
 		out = strdup(t);
 		cJSON_free(t);
 	}

@@ -7,7 +7,9 @@
  *               answer (an approval), until proxy_decide() or the hold deadline
  *   RESOLVING   the policy allowed the host:port; evdns is looking the name up
  *   CONNECTING  a non-blocking connect to the first address the rule may reach
- *   TUNNEL      bytes copied both ways, counted, with back-pressure and an idle limit
+ *   TUNNEL      bytes copied both ways, counted, with back-pressure and an idle limit;
+ *               for plain HTTP, the client's bytes only up to the end of the request's
+ *               body (proxyreq_body_take): one request per connection
  *   DRAINING    one side has ended; what is buffered for the other is written, then
  *               the connection closes
  *
@@ -57,6 +59,8 @@ struct proxy_conn {
 	struct timespec		 t0;
 	int			 denied;
 	char			 error[160];
+	struct proxyreq_body	 body;		/* plain HTTP: where the request ends */
+	int			 extra;		/* bytes came after it (not relayed) */
 	char			 ask_id[32];	/* while ASKING */
 	cJSON			*announce;	/* its approval_request, while ASKING */
 };
@@ -75,7 +79,7 @@ struct proxy {
 	struct proxy_conns	 conns;
 	int			 nconns;
 	int			 ask, hold_seconds, nheld;
-	struct netrule		 granted[PROXY_MAX_HELD * 4];	/* answered "allow" */
+	struct netrule		 granted[PROXY_MAX_GRANTS];	/* answered "allow" */
 	size_t			 ngranted;
 	uint64_t		 total, allowed, denied, bytes_up, bytes_down;
 	struct record_list	 denials;
@@ -159,25 +163,33 @@ proxy_flush_event(struct bufferevent *bev, short what, void *arg)
 	proxy_close(arg);
 }
 
+/* A refused connection: counted, an event for the daemon, a denial for the report. */
+static void
+proxy_deny_record(struct proxy_conn *c, const char *why)
+{
+	struct proxy	*p = c->p;
+	cJSON		*rec;
+
+	c->denied = 1;
+	p->denied++;
+	if ((rec = proxy_record(c, "denied", why)) != NULL) {
+		proxy_emit(p, "net_deny", rec);
+		record_list_add(&p->denials, rec);
+	}
+}
+
 /* Refuse with an HTTP status and a line saying why; record it; close when written. */
 static void
 proxy_refuse(struct proxy_conn *c, int code, const char *why)
 {
-	struct proxy	*p = c->p;
 	const char	*status = code == 403 ? "Forbidden" : code == 400 ? "Bad Request" :
 			    code == 504 ? "Gateway Timeout" : "Bad Gateway";
 	char		 body[720];
-	cJSON		*rec;
 	int		 n;
 
-	if (code == 403 || code == 400) {
-		c->denied = 1;
-		p->denied++;
-		if ((rec = proxy_record(c, "denied", why)) != NULL) {
-			proxy_emit(p, "net_deny", rec);
-			record_list_add(&p->denials, rec);
-		}
-	} else
+	if (code == 403 || code == 400)
+		proxy_deny_record(c, why);
+	else
 		snprintf(c->error, sizeof c->error, "%s", why);
 	if (c->dns != NULL) {
 		/* An answer that comes later must find nothing to connect. */
@@ -257,23 +269,85 @@ proxy_arm(struct proxy_conn *c, int ms)
 	evtimer_add(c->deadline, &tv);
 }
 
-/* Move what src has read to dst, counting; stop reading when dst is full. */
+/*
+ * Move the client's bytes of a plain HTTP request upstream: the rest of its body and
+ * nothing after it. Bytes after it (a pipelined request, whatever its Host:) are
+ * dropped, never relayed: the rule was checked for the first request only. 0, or -1
+ * when the body is malformed and c is closed here (400 if the server has not answered
+ * yet, else the connection just ends).
+ */
+static int
+proxy_relay_body(struct proxy_conn *c, struct evbuffer *in, struct evbuffer *out)
+{
+	struct evbuffer_iovec	 v[16];
+	size_t			 take;
+	ssize_t			 n;
+	int			 nv;
+	char			 err[160], why[200];
+
+	while (evbuffer_get_length(in) > 0 && !c->body.done) {
+		nv = evbuffer_peek(in, -1, NULL, v, 16);
+		take = 0;
+		for (int i = 0; i < nv && i < 16 && !c->body.done; i++) {
+			n = proxyreq_body_take(&c->body, v[i].iov_base, v[i].iov_len, err,
+			    sizeof err);
+			if (n == -1) {
+				snprintf(why, sizeof why, "malformed request body: %s", err);
+				if (c->down == 0)
+					proxy_refuse(c, 400, why);
+				else {
+					proxy_deny_record(c, why);
+					proxy_close(c);
+				}
+				return -1;
+			}
+			take += (size_t)n;
+		}
+		c->up += take;
+		evbuffer_remove_buffer(in, out, take);
+	}
+	if (evbuffer_get_length(in) > 0) {
+		if (!c->extra && c->error[0] == '\0')
+			snprintf(c->error, sizeof c->error, "bytes after the request (a "
+			    "pipelined request?) were not relayed: one request per connection");
+		c->extra = 1;
+		evbuffer_drain(in, evbuffer_get_length(in));
+	}
+	return 0;
+}
+
+/*
+ * Move what src has read to dst, counting; stop reading when dst is full. 0, or -1
+ * when the connection was closed here.
+ */
+static int
+proxy_relay(struct proxy_conn *c, struct bufferevent *src)
+{
+	struct bufferevent	*dst = src == c->client ? c->upstream : c->client;
+	struct evbuffer		*in = bufferevent_get_input(src);
+	size_t			 n = evbuffer_get_length(in);
+
+	if (dst == NULL)
+		return 0;
+	if (src == c->client && !c->req.connect) {
+		if (proxy_relay_body(c, in, bufferevent_get_output(dst)) == -1)
+			return -1;
+	} else {
+		if (src == c->client)
+			c->up += n;
+		else
+			c->down += n;
+		evbuffer_add_buffer(bufferevent_get_output(dst), in);
+	}
+	if (evbuffer_get_length(bufferevent_get_output(dst)) >= PROXY_BUFFER)
+		bufferevent_disable(src, EV_READ);
+	return 0;
+}
+
 static void
 proxy_relay_read(struct bufferevent *src, void *arg)
 {
-	struct proxy_conn	*c = arg;
-	struct bufferevent	*dst = src == c->client ? c->upstream : c->client;
-	size_t			 n = evbuffer_get_length(bufferevent_get_input(src));
-
-	if (dst == NULL)
-		return;
-	if (src == c->client)
-		c->up += n;
-	else
-		c->down += n;
-	evbuffer_add_buffer(bufferevent_get_output(dst), bufferevent_get_input(src));
-	if (evbuffer_get_length(bufferevent_get_output(dst)) >= PROXY_BUFFER)
-		bufferevent_disable(src, EV_READ);
+	(void)proxy_relay(arg, src);
 }
 
 /* dst drained below the watermark: read from its source again (or finish draining). */
@@ -300,7 +374,8 @@ proxy_relay_event(struct bufferevent *bev, short what, void *arg)
 
 	(void)what;
 	/* Whatever it sent last is passed on, then the other side is ended too. */
-	proxy_relay_read(bev, c);
+	if (proxy_relay(c, bev) == -1)
+		return;
 	if (bev == c->client)
 		c->client = NULL;
 	else
@@ -329,6 +404,7 @@ proxy_tunnel(struct proxy_conn *c)
 	else {
 		bufferevent_write(c->upstream, c->req.upstream, c->req.upstream_len);
 		c->up += c->req.upstream_len;
+		proxyreq_body_init(&c->body, &c->req);
 	}
 	bufferevent_setcb(c->client, proxy_relay_read, proxy_relay_write, proxy_relay_event, c);
 	bufferevent_setcb(c->upstream, proxy_relay_read, proxy_relay_write, proxy_relay_event,
@@ -341,7 +417,7 @@ proxy_tunnel(struct proxy_conn *c)
 	bufferevent_enable(c->upstream, EV_READ | EV_WRITE);
 	/* Bytes the client sent after the head (a pipelined body, a TLS hello). */
 	if (evbuffer_get_length(bufferevent_get_input(c->client)) > 0)
-		proxy_relay_read(c->client, c);
+		(void)proxy_relay(c, c->client);
 }
 
 static void
@@ -425,6 +501,28 @@ proxy_resolved(int result, struct evutil_addrinfo *res, void *arg)
 	proxy_refuse(c, 403, why);
 }
 
+/* The request's IP literal as a socket address (port set); its length. */
+static socklen_t
+proxy_literal(const struct proxy_conn *c, struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof *ss);
+	if (strchr(c->req.host, ':') != NULL) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons((uint16_t)c->req.port);
+		inet_pton(AF_INET6, c->req.host, &s6->sin6_addr);
+		return sizeof *s6;
+	} else {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons((uint16_t)c->req.port);
+		inet_pton(AF_INET, c->req.host, &s4->sin_addr);
+		return sizeof *s4;
+	}
+}
+
 /* While held, nothing the client sends is read as a request; its bytes stay queued. */
 static void
 proxy_held_read(struct bufferevent *bev, void *arg)
@@ -468,7 +566,9 @@ proxy_ask(struct proxy_conn *c)
 	unsigned char	 rnd[8];
 	cJSON		*msg, *in;
 	struct timeval	 tv;
+	struct sockaddr_storage ss;
 	double		 deadline;
+	int		 private;
 
 	if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
 		return -1;
@@ -485,12 +585,31 @@ proxy_ask(struct proxy_conn *c)
 	cJSON_AddStringToObject(msg, "id", c->ask_id);
 	cJSON_AddStringToObject(msg, "tool", PROXY_TOOL);
 	cJSON_AddNumberToObject(msg, "deadline", deadline);
+	/*
+	 * The risk a person weighs (issue 26 item 9): granting an address no name rule
+	 * may reach (loopback: this machine's own services; private and link-local: the
+	 * LAN, a cloud's metadata address) reaches beyond what the sandbox promises. A
+	 * name is not that: its grant is a name rule, which never reaches such an
+	 * address, whatever the name resolves to (netrule_addr_ok).
+	 */
+	private = 0;
+	if (c->req.is_addr) {
+		(void)proxy_literal(c, &ss);
+		private = netrule_private((struct sockaddr *)&ss);
+	}
+	if (private) {
+		cJSON_AddStringToObject(msg, "risk", "outside_worktree");
+		cJSON_AddStringToObject(msg, "risk_rule", "network.private_address");
+	}
 	if ((in = cJSON_AddObjectToObject(msg, "input")) != NULL) {
 		cJSON_AddStringToObject(in, "host", c->req.host);
 		cJSON_AddNumberToObject(in, "port", c->req.port);
 		cJSON_AddStringToObject(in, "method", c->req.connect ? "CONNECT" :
 		    c->req.method);
-		cJSON_AddStringToObject(in, "question", "allow this host for this run, or "
+		cJSON_AddStringToObject(in, "question", private ? "allow this address for "
+		    "this run, or for this task (cwctl approve ID --for-task)? It is a "
+		    "loopback, private or link-local address: a service on this machine or "
+		    "its network, outside the sandbox" : "allow this host for this run, or "
 		    "for this task (cwctl approve ID --for-task)?");
 	}
 	if ((c->announce = cJSON_Duplicate(msg, 1)) == NULL) {
@@ -516,39 +635,33 @@ proxy_decide_conn(struct proxy_conn *c)
 	struct proxy		*p = c->p;
 	struct evutil_addrinfo	 hints;
 	struct sockaddr_storage	 ss;
+	socklen_t		 sl;
 	char			 why[640], port[8];
 	int			 v6 = strchr(c->req.host, ':') != NULL;
 
 	if ((c->rule = netrule_find(p->rules, p->n_rules, c->req.host, c->req.port)) == NULL)
 		c->rule = netrule_find(p->granted, p->ngranted, c->req.host, c->req.port);
 	if (c->rule == NULL) {
+		/*
+		 * Each held ask may become a grant when it is answered, and answers come
+		 * in any number at once: a place in granted[] is kept for every held ask,
+		 * so the answers can never outnumber the table (proxy_answer checks again).
+		 */
 		if (p->ask && p->nheld < PROXY_MAX_HELD &&
-		    p->ngranted < sizeof p->granted / sizeof p->granted[0] &&
-		    proxy_ask(c) == 0)
+		    p->ngranted + (size_t)p->nheld < PROXY_MAX_GRANTS && proxy_ask(c) == 0)
 			return;
 		snprintf(why, sizeof why, "network policy: no rule allows %s%s%s:%d "
 		    "(network.allow in config.yaml%s)", v6 ? "[" : "", c->req.host,
-		    v6 ? "]" : "", c->req.port, p->ask ? "; too many held already" : "");
+		    v6 ? "]" : "", c->req.port, !p->ask ? "" : p->nheld >= PROXY_MAX_HELD ?
+		    "; too many held already" : "; the run has approved or is asking about "
+		    PROXY_MAX_GRANTS_TEXT " hosts, the most it may");
 		proxy_refuse(c, 403, why);
 		return;
 	}
 	p->allowed++;
 	c->state = PS_RESOLVING;
 	if (c->req.is_addr) {
-		memset(&ss, 0, sizeof ss);
-		if (v6) {
-			struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
-
-			s6->sin6_family = AF_INET6;
-			s6->sin6_port = htons((uint16_t)c->req.port);
-			inet_pton(AF_INET6, c->req.host, &s6->sin6_addr);
-		} else {
-			struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
-
-			s4->sin_family = AF_INET;
-			s4->sin_port = htons((uint16_t)c->req.port);
-			inet_pton(AF_INET, c->req.host, &s4->sin_addr);
-		}
+		sl = proxy_literal(c, &ss);
 		snprintf(c->addr, sizeof c->addr, "%.45s", c->req.host);
 		if (!netrule_addr_ok(c->rule, (struct sockaddr *)&ss)) {
 			p->allowed--;
@@ -557,8 +670,7 @@ proxy_decide_conn(struct proxy_conn *c)
 			proxy_refuse(c, 403, why);
 			return;
 		}
-		proxy_connect(c, (struct sockaddr *)&ss, v6 ? sizeof(struct sockaddr_in6) :
-		    sizeof(struct sockaddr_in));
+		proxy_connect(c, (struct sockaddr *)&ss, sl);
 		return;
 	}
 	memset(&hints, 0, sizeof hints);
@@ -594,12 +706,20 @@ proxy_answer(struct proxy_conn *c, int allow, const char *message)
 		proxy_refuse(c, 403, why);
 		return;
 	}
-	g = &p->granted[p->ngranted];
-	if (netrule_parse(rule, g, err, sizeof err) == -1) {
-		proxy_refuse(c, 403, "network policy: the approved host is not a rule");
-		return;
+	/* Two held asks for one host: the first answer granted it already. */
+	if (netrule_find(p->granted, p->ngranted, c->req.host, c->req.port) == NULL) {
+		if (p->ngranted >= PROXY_MAX_GRANTS) {
+			proxy_refuse(c, 403, "network policy: this run has approved as many "
+			    "hosts as it may (" PROXY_MAX_GRANTS_TEXT ")");
+			return;
+		}
+		g = &p->granted[p->ngranted];
+		if (netrule_parse(rule, g, err, sizeof err) == -1) {
+			proxy_refuse(c, 403, "network policy: the approved host is not a rule");
+			return;
+		}
+		p->ngranted++;
 	}
-	p->ngranted++;
 	c->state = PS_HEAD;		/* proxy_decide_conn finds the rule now */
 	proxy_arm(c, PROXY_CONNECT_MS);
 	proxy_decide_conn(c);

@@ -6,6 +6,18 @@
  *   CONNECT host:port          a tunnel (TLS), after the policy said yes
  *   GET http://host/path ...   absolute-form plain HTTP, one request per connection
  *
+ * One request per connection (issue 26 item 9) because the rule is checked against the
+ * first request's URL only: the head goes upstream rebuilt with Connection: close, the
+ * body is relayed to its end (common/proxyreq.h: framing that reads one way only), and
+ * whatever the client sends after it (a pipelined request, whatever its Host:) is
+ * dropped. Parsing every pipelined request through the rules instead would mean one
+ * upstream per request and matching responses to them: a full HTTP proxy, for clients
+ * that retry on a new connection anyway. A server that ignores Connection: close keeps
+ * the tunnel open until the client or the idle limit ends it.
+ *
+ * An ask for an IP literal no name rule may reach (netrule_private: loopback, private,
+ * link-local) carries risk "outside_worktree", risk_rule "network.private_address".
+ *
  * The policy is an ordered list of rules (common/netrule.h); a host no rule names is
  * refused at once with 403. The proxy resolves names itself, on the loop (libevent's
  * evdns: no thread, no child, and it honours /etc/hosts), and a name rule never
@@ -32,6 +44,8 @@ struct proxy;
 #define PROXY_CONNECT_MS	30000	/* resolve and connect upstream */
 #define PROXY_BUFFER		(256 * 1024)	/* per direction, then back-pressure */
 #define PROXY_MAX_HELD		16	/* connections waiting for an answer */
+#define PROXY_MAX_GRANTS	64	/* hosts answered "allow" in a run */
+#define PROXY_MAX_GRANTS_TEXT	"64"
 #define PROXY_TOOL		"network"	/* the approval's tool name */
 
 struct proxy_config {

@@ -59,6 +59,13 @@ function commandOf(a) {
   const i = a.input;
   if (i && typeof i === 'object') {
     if (typeof i.command === 'string') return i.command;
+    // A network ask: the host whole and first (the card wraps it, never cuts it),
+    // then the question (issue 26 item 9).
+    if (a.tool === 'network' && typeof i.host === 'string') {
+      const h = i.host.includes(':') ? '[' + i.host + ']' : i.host;
+      return (typeof i.method === 'string' ? i.method : 'CONNECT') + ' ' + h + ':' +
+        String(i.port) + (typeof i.question === 'string' ? '\n\n' + i.question : '');
+    }
     if (typeof i.file_path === 'string') return i.file_path;
   }
   return JSON.stringify(i, null, 2);

@@ -6,6 +6,12 @@
       "hello from ADDR:PORT"; any other path is a file under DIR/www (a dumb git
       repository, an npm registry's package document and tarball), with the
       document's "@PORT@" replaced by the server's port.
+    vhost=ADDR:PORT   a keep-alive server as lax as a virtual-hosting front can be: it
+      ignores "Connection: close", answers every request a connection carries
+      (pipelined ones too), frames bodies by Transfer-Encoding before Content-Length
+      and reads chunks leniently, and appends "METHOD PATH host=HOST" for each request
+      to DIR/requests: what a smuggled request would reach ("open" and "end" mark
+      each connection's start and close).
   A UDP socket on the first address records every datagram as "udp ADDR:PORT".
 DIR/ready holds the pid once everything listens."""
 import http.server
@@ -26,6 +32,15 @@ def main():
             f.write(text + "\n")
 
     servers = []
+    vhosts = [a[len("vhost="):] for a in addrs if a.startswith("vhost=")]
+    addrs = [a for a in addrs if not a.startswith("vhost=")]
+    for a in vhosts:
+        host, port = a.rsplit(":", 1)
+        ls = socket.socket()
+        ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        ls.bind((host, int(port)))
+        ls.listen(16)
+        threading.Thread(target=vhost_serve, args=(ls, a, note, root), daemon=True).start()
     for a in addrs:
         host, port = a.rsplit(":", 1)
 
@@ -75,6 +90,59 @@ def main():
     while True:
         u.recvfrom(4096)
         note("udp " + addrs[0])
+
+
+def vhost_serve(ls, me, note, root):
+    lock = threading.Lock()
+
+    def mark(what):
+        with lock, open(os.path.join(root, "requests"), "a") as r:
+            r.write(what + "\n")
+
+    def one(conn):
+        f = conn.makefile("rb")
+        note(me)
+        mark("open")
+        try:
+            while True:
+                line = f.readline()
+                if not line:
+                    return
+                if line in (b"\r\n", b"\n"):
+                    continue
+                parts = line.decode("latin-1").split()
+                hdrs = {}
+                while True:
+                    h = f.readline()
+                    if h in (b"\r\n", b"\n", b""):
+                        break
+                    k, _, v = h.decode("latin-1").partition(":")
+                    hdrs.setdefault(k.strip().lower(), v.strip())
+                mark("%s %s host=%s" % (parts[0] if parts else "?",
+                     parts[1] if len(parts) > 1 else "?", hdrs.get("host", "")))
+                if "chunked" in hdrs.get("transfer-encoding", "").lower():
+                    while True:
+                        size = f.readline().split(b";")[0].strip()
+                        n = int(size or b"0", 16)
+                        if n == 0:
+                            while f.readline() not in (b"\r\n", b"\n", b""):
+                                pass
+                            break
+                        f.read(n)
+                        f.readline()
+                elif hdrs.get("content-length"):
+                    f.read(int(hdrs["content-length"].split(",")[0]))
+                body = b"vhost saw " + (parts[1] if len(parts) > 1 else "?").encode() + b"\n"
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
+        except (OSError, ValueError):
+            return
+        finally:
+            mark("end")
+            conn.close()
+
+    while True:
+        c, _ = ls.accept()
+        threading.Thread(target=one, args=(c,), daemon=True).start()
 
 
 if __name__ == "__main__":

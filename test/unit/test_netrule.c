@@ -173,6 +173,156 @@ test_request(void **state)
 	free(big);
 }
 
+/*
+ * Issue 26 item 9: framing that two readers could read two ways is refused; what is
+ * accepted says where the body ends.
+ */
+static void
+test_framing(void **state)
+{
+	struct proxyreq	 r;
+	char		 err[256];
+	const char	*ok_cl = "POST http://a.com/ HTTP/1.1\r\nContent-Length:  12 \r\n\r\n";
+	const char	*ok_te = "POST http://a.com/ HTTP/1.1\r\nTransfer-Encoding: Chunked\r\n\r\n";
+	static const struct { const char *req, *why; } bad[] = {
+	    { "POST http://a.com/ HTTP/1.1\r\nContent-Length: 5\r\nTransfer-Encoding: "
+	      "chunked\r\n\r\n", "both Content-Length and Transfer-Encoding" },
+	    { "POST http://a.com/ HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Length: "
+	      "5\r\n\r\n", "both Content-Length and Transfer-Encoding" },
+	    { "POST http://a.com/ HTTP/1.1\r\nContent-Length: 0\r\nContent-Length: 50\r\n\r\n",
+	      "more than one Content-Length" },
+	    { "POST http://a.com/ HTTP/1.1\r\nContent-Length: 5\r\ncontent-length: 5\r\n\r\n",
+	      "more than one Content-Length" },
+	    { "POST http://a.com/ HTTP/1.1\r\nContent-Length: 5, 5\r\n\r\n",
+	      "malformed Content-Length" },
+	    { "POST http://a.com/ HTTP/1.1\r\nContent-Length: +5\r\n\r\n",
+	      "malformed Content-Length" },
+	    { "POST http://a.com/ HTTP/1.1\r\nContent-Length:\r\n\r\n",
+	      "malformed Content-Length" },
+	    { "POST http://a.com/ HTTP/1.1\r\nContent-Length: 1234567890123456789\r\n\r\n",
+	      "malformed Content-Length" },
+	    { "POST http://a.com/ HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n",
+	      "Transfer-Encoding other than chunked" },
+	    { "POST http://a.com/ HTTP/1.1\r\nTransfer-Encoding: chunked, chunked\r\n\r\n",
+	      "Transfer-Encoding other than chunked" },
+	    { "POST http://a.com/ HTTP/1.1\r\nTransfer-Encoding: xchunked\r\n\r\n",
+	      "Transfer-Encoding other than chunked" },
+	    { "POST http://a.com/ HTTP/1.1\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: "
+	      "chunked\r\n\r\n", "more than one Transfer-Encoding" },
+	    { "POST http://a.com/ HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n",
+	      "Transfer-Encoding in an HTTP/1.0 request" },
+	    { "POST http://a.com/ HTTP/1.1\r\nX: a\r\n Transfer-Encoding: chunked\r\n\r\n",
+	      "folded" },
+	    { "POST http://a.com/ HTTP/1.1\r\nX: a\r\n\tContent-Length: 4\r\n\r\n", "folded" },
+	    { "POST http://a.com/ HTTP/1.1\r\nTransfer-Encoding : chunked\r\n\r\n",
+	      "malformed header name" },
+	};
+
+	(void)state;
+	assert_int_equal(proxyreq_parse(ok_cl, strlen(ok_cl), &r, err, sizeof err), 1);
+	assert_int_equal(r.chunked, 0);
+	assert_int_equal(r.content_length, 12);
+	proxyreq_free(&r);
+	assert_int_equal(proxyreq_parse(ok_te, strlen(ok_te), &r, err, sizeof err), 1);
+	assert_int_equal(r.chunked, 1);
+	assert_non_null(strstr(r.upstream, "Transfer-Encoding: Chunked\r\n"));
+	proxyreq_free(&r);
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		if (proxyreq_parse(bad[i].req, strlen(bad[i].req), &r, err, sizeof err) != -1)
+			fail_msg("accepted request %zu", i);
+		if (strstr(err, bad[i].why) == NULL)
+			fail_msg("request %zu: \"%s\", want \"%s\"", i, err, bad[i].why);
+	}
+	/* A CONNECT's headers are not sent anywhere: its framing is the tunnel's. */
+	ok_cl = "CONNECT a.com:443 HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n";
+	assert_int_equal(proxyreq_parse(ok_cl, strlen(ok_cl), &r, err, sizeof err), 1);
+	proxyreq_free(&r);
+}
+
+/* Feed s to a body of request head in pieces of step bytes; the bytes taken, or -1. */
+static ssize_t
+body_feed(const char *head, const char *s, size_t step, int *done, char *err, size_t el)
+{
+	struct proxyreq		 r;
+	struct proxyreq_body	 b;
+	size_t			 len = strlen(s), off = 0;
+	ssize_t			 n;
+
+	assert_int_equal(proxyreq_parse(head, strlen(head), &r, err, el), 1);
+	proxyreq_body_init(&b, &r);
+	proxyreq_free(&r);
+	while (off < len && !b.done) {
+		size_t	 k = len - off < step ? len - off : step;
+
+		if ((n = proxyreq_body_take(&b, s + off, k, err, el)) == -1)
+			return -1;
+		off += (size_t)n;
+		if ((size_t)n < k && !b.done)
+			fail_msg("took %zd of %zu without ending", n, k);
+	}
+	*done = b.done;
+	return (ssize_t)off;
+}
+
+static void
+test_body(void **state)
+{
+	const char	*te = "POST http://a.com/ HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n";
+	const char	*cl = "POST http://a.com/ HTTP/1.1\r\nContent-Length: 5\r\n\r\n";
+	const char	*none = "GET http://a.com/ HTTP/1.1\r\n\r\n";
+	const char	*next = "GET /smuggled HTTP/1.1\r\nHost: evil.example\r\n\r\n";
+	static const char *const good[] = {
+	    "0\r\n\r\n",
+	    "5\r\nhello\r\n0\r\n\r\n",
+	    "5;name=value\r\nhello\r\nA\r\n0123456789\r\n0\r\n\r\n",
+	    "1f\r\n0123456789012345678901234567890\r\n0\r\nTrailer: x\r\nT2: y\r\n\r\n",
+	};
+	static const struct { const char *body, *why; } bad[] = {
+	    { "5\r\nhelloXX\r\n0\r\n\r\n", "chunk data not followed by CRLF" },
+	    { "5\nhello\r\n0\r\n\r\n", "malformed chunk size line" },
+	    { "5\r\nhello\n0\r\n\r\n", "chunk data not followed by CRLF" },
+	    { "zz\r\n", "malformed chunk size" },
+	    { "-5\r\n", "malformed chunk size" },
+	    { " 5\r\n", "malformed chunk size" },
+	    { "5 \r\n", "malformed chunk size line" },
+	    { "0x5\r\n", "malformed chunk size line" },
+	    { "1000000000000000\r\n", "chunk size too long" },
+	    { "5;a\001b\r\n", "control byte in a chunk extension" },
+	    { "0\r\nBad Trailer: x\r\n\r\n", "malformed trailer name" },
+	    { "0\r\nT: x\rz\r\n\r\n", "trailer line not ended by CRLF" },
+	    { "0\r\n\n", "malformed trailer line" },
+	    { "0\r\n\r\r", "chunked body not ended by CRLF" },
+	};
+	char		 err[256], buf[512];
+	int		 done;
+	ssize_t		 n;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+		for (size_t step = 1; step <= 64; step *= 4) {
+			/* The body ends where it should: the request after it is not taken. */
+			snprintf(buf, sizeof buf, "%s%s", good[i], next);
+			n = body_feed(te, buf, step, &done, err, sizeof err);
+			if (n != (ssize_t)strlen(good[i]) || !done)
+				fail_msg("body %zu step %zu: took %zd (%s)", i, step, n,
+				    n == -1 ? err : "");
+		}
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		for (size_t step = 1; step <= 64; step *= 4) {
+			snprintf(buf, sizeof buf, "%s%s", bad[i].body, next);
+			if (body_feed(te, buf, step, &done, err, sizeof err) != -1)
+				fail_msg("accepted body %zu", i);
+			if (strstr(err, bad[i].why) == NULL)
+				fail_msg("body %zu: \"%s\", want \"%s\"", i, err, bad[i].why);
+		}
+	/* Content-Length: exactly that many bytes; none at all: the body is empty. */
+	snprintf(buf, sizeof buf, "hello%s", next);
+	assert_int_equal(body_feed(cl, buf, 3, &done, err, sizeof err), 5);
+	assert_true(done);
+	assert_int_equal(body_feed(none, next, 3, &done, err, sizeof err), 0);
+	assert_true(done);
+}
+
 static void
 test_egress(void **state)
 {
@@ -222,6 +372,8 @@ main(void)
 		cmocka_unit_test(test_match),
 		cmocka_unit_test(test_private),
 		cmocka_unit_test(test_request),
+		cmocka_unit_test(test_framing),
+		cmocka_unit_test(test_body),
 		cmocka_unit_test(test_egress),
 	};
 

@@ -358,6 +358,239 @@ test_ask(void **state)
 	proxy_free(p);
 }
 
+/* The approval_requests captured so far, counted. */
+static int
+count_asks(void)
+{
+	const cJSON	*m;
+	int		 n = 0;
+
+	cJSON_ArrayForEach(m, events)
+		if (json_get_string(m, "type") != NULL &&
+		    strcmp(json_get_string(m, "type"), "approval_request") == 0)
+			n++;
+	return n;
+}
+
+/* The id of the n-th approval_request (0-based), or NULL. */
+static const char *
+ask_id(int n)
+{
+	const cJSON	*m;
+
+	cJSON_ArrayForEach(m, events)
+		if (json_get_string(m, "type") != NULL &&
+		    strcmp(json_get_string(m, "type"), "approval_request") == 0 && n-- == 0)
+			return json_get_string(m, "id");
+	return NULL;
+}
+
+/* The proxy's count of refused connections. */
+static int
+denied(struct proxy *p)
+{
+	cJSON	*t = proxy_totals(p);
+	int	 n = cJSON_GetObjectItem(t, "denied")->valueint;
+
+	cJSON_Delete(t);
+	return n;
+}
+
+/* Turn the loop until count_asks() reaches want, at most ms. */
+static int
+pump_asks(int want, int ms)
+{
+	for (int i = 0; i < ms / 5 && count_asks() < want; i++) {
+		event_base_loop(base, EVLOOP_NONBLOCK);
+		usleep(5000);
+	}
+	return count_asks();
+}
+
+/*
+ * Issue 26 item 10: the table of hosts answered "allow" has PROXY_MAX_GRANTS places.
+ * With it one short of full, as many held asks as the proxy will hold are answered
+ * "allow" at once: every answer beyond the table's end must be refused, not written
+ * past it (under ASan the unfixed proxy wrote past the end of struct proxy here).
+ */
+static void
+test_grant_table_full(void **state)
+{
+	struct proxy	*p;
+	int		 port, c, held[PROXY_MAX_HELD], nheld, asks;
+	char		 buf[2048];
+
+	(void)state;
+	p = start(NULL, 0, 1, &port);
+	/* Fill the table to one short: each grant is a loopback port nothing serves. */
+	for (int i = 0; i < PROXY_MAX_GRANTS - 1; i++) {
+		c = dial(port);
+		dprintf(c, "CONNECT 127.0.0.1:%d HTTP/1.1\r\n\r\n", 1 + i);
+		assert_int_equal(pump_asks(i + 1, 2000), i + 1);
+		assert_int_equal(proxy_decide(p, ask_id(i), 1, NULL), 0);
+		/* Connected or refused upstream: the connection ends either way. */
+		close(c);
+	}
+	pump(50);
+	asks = count_asks();
+	/* Now as many as can be held, each for a host not granted yet. */
+	for (int i = 0; i < PROXY_MAX_HELD; i++) {
+		held[i] = dial(port);
+		dprintf(held[i], "CONNECT held-%d.example:443 HTTP/1.1\r\n\r\n", i);
+	}
+	/* Each is either held (an approval_request) or refused (a denial). */
+	for (int i = 0; i < 2000 / 5 && count_asks() - asks + denied(p) < PROXY_MAX_HELD;
+	    i++) {
+		event_base_loop(base, EVLOOP_NONBLOCK);
+		usleep(5000);
+	}
+	nheld = count_asks() - asks;
+	assert_int_equal(nheld + denied(p), PROXY_MAX_HELD);
+	/* Every held one is answered "allow" at once. */
+	for (int i = 0; i < nheld; i++)
+		assert_int_equal(proxy_decide(p, ask_id(asks + i), 1, NULL), 0);
+	pump(100);
+	for (int i = 0; i < PROXY_MAX_HELD; i++) {
+		slurp(held[i], buf, sizeof buf, 3000);
+		close(held[i]);
+	}
+	/* Only as many were held as the table had room for; the rest were told why. */
+	assert_int_equal(nheld, 1);
+	assert_int_equal(denied(p), PROXY_MAX_HELD - 1);
+	/* The proxy still answers, and refuses a new host for a full table by name. */
+	c = dial(port);
+	dprintf(c, "CONNECT another.example:443 HTTP/1.1\r\n\r\n");
+	slurp(c, buf, sizeof buf, 2000);
+	assert_non_null(strstr(buf, "HTTP/1.1 403"));
+	close(c);
+	proxy_free(p);
+}
+
+/*
+ * Issue 26 item 9, one request per connection: an allowed absolute-form request with
+ * a second one pipelined behind it (a Host: no rule names) reaches the upstream alone,
+ * body and all; a request whose framing can be read two ways is refused with 400 and
+ * reaches nothing; a malformed chunk ends the connection there.
+ */
+static void
+test_one_request(void **state)
+{
+	char		 rule[64], buf[4096], req[4096];
+	const char	*rules[1] = { rule };
+	struct proxy	*p;
+	int		 port, up, uport, c, s;
+	const cJSON	*e;
+
+	(void)state;
+	up = listen_any(&uport);
+	snprintf(rule, sizeof rule, "127.0.0.1:%d", uport);
+	p = start(rules, 1, 0, &port);
+
+	/* Pipelined, chunked body: the first request whole, nothing after it. */
+	c = dial(port);
+	dprintf(c, "POST http://127.0.0.1:%d/first HTTP/1.1\r\nTransfer-Encoding: chunked\r\n"
+	    "\r\n5\r\nhello\r\n0\r\n\r\nGET /second HTTP/1.1\r\nHost: evil-exfil.example\r\n\r\n",
+	    uport);
+	assert_true(pump_until(up, 2000));
+	assert_true((s = accept(up, NULL, NULL)) != -1);
+	fcntl(s, F_SETFL, O_NONBLOCK);
+	shutdown(c, SHUT_WR);		/* the proxy ends the upstream side after it */
+	slurp(s, req, sizeof req, 2000);
+	assert_non_null(strstr(req, "POST /first HTTP/1.1\r\n"));
+	assert_non_null(strstr(req, "\r\n\r\n5\r\nhello\r\n0\r\n\r\n"));
+	assert_null(strstr(req, "second"));
+	assert_null(strstr(req, "evil-exfil"));
+	close(s);
+	slurp(c, buf, sizeof buf, 2000);
+	close(c);
+	pump(50);
+	assert_non_null(e = find_event("net"));
+	assert_non_null(strstr(json_get_string(e, "reason"), "one request per connection"));
+
+	/* Pipelined after a Content-Length body. */
+	c = dial(port);
+	dprintf(c, "PUT http://127.0.0.1:%d/cl HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc"
+	    "GET /second HTTP/1.1\r\nHost: evil-exfil.example\r\n\r\n", uport);
+	assert_true(pump_until(up, 2000));
+	assert_true((s = accept(up, NULL, NULL)) != -1);
+	fcntl(s, F_SETFL, O_NONBLOCK);
+	shutdown(c, SHUT_WR);
+	slurp(s, req, sizeof req, 2000);
+	assert_non_null(strstr(req, "\r\n\r\nabc"));
+	assert_null(strstr(req, "second"));
+	close(s);
+	slurp(c, buf, sizeof buf, 2000);
+	close(c);
+
+	/* Ambiguous framing: 400 and nothing upstream. */
+	c = dial(port);
+	dprintf(c, "POST http://127.0.0.1:%d/x HTTP/1.1\r\nContent-Length: 5\r\n"
+	    "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /smuggled HTTP/1.1\r\n"
+	    "Host: evil-exfil.example\r\n\r\n", uport);
+	slurp(c, buf, sizeof buf, 2000);
+	assert_non_null(strstr(buf, "HTTP/1.1 400"));
+	assert_non_null(strstr(buf, "both Content-Length and Transfer-Encoding"));
+	close(c);
+	assert_int_equal(pump_until(up, 100), 0);
+
+	/* A malformed chunk: 400 (the server has not answered), and no more upstream. */
+	c = dial(port);
+	dprintf(c, "POST http://127.0.0.1:%d/x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n"
+	    "\r\n5\r\nhelloXX\r\n0\r\n\r\nGET /smuggled HTTP/1.1\r\nHost: evil-exfil.example"
+	    "\r\n\r\n", uport);
+	assert_true(pump_until(up, 2000));
+	assert_true((s = accept(up, NULL, NULL)) != -1);
+	fcntl(s, F_SETFL, O_NONBLOCK);
+	slurp(c, buf, sizeof buf, 2000);
+	assert_non_null(strstr(buf, "HTTP/1.1 400"));
+	assert_non_null(strstr(buf, "chunk data not followed by CRLF"));
+	slurp(s, req, sizeof req, 2000);
+	assert_null(strstr(req, "smuggled"));
+	close(s);
+	close(c);
+	close(up);
+	proxy_free(p);
+}
+
+/* Issue 26 item 9: a CONNECT to a loopback address is asked as what it is. */
+static void
+test_ask_risk(void **state)
+{
+	struct proxy	*p;
+	int		 port, c[3];
+	const cJSON	*e = NULL, *m;
+
+	(void)state;
+	p = start(NULL, 0, 1, &port);
+	c[0] = dial(port);
+	dprintf(c[0], "CONNECT 127.0.0.1:9 HTTP/1.1\r\n\r\n");
+	assert_int_equal(pump_asks(1, 2000), 1);
+	c[1] = dial(port);
+	dprintf(c[1], "CONNECT [fe80::1]:443 HTTP/1.1\r\n\r\n");
+	assert_int_equal(pump_asks(2, 2000), 2);
+	c[2] = dial(port);
+	dprintf(c[2], "CONNECT public.example:443 HTTP/1.1\r\n\r\n");
+	assert_int_equal(pump_asks(3, 2000), 3);
+	for (int i = 0; i < 3; i++) {
+		int	 n = 0;
+
+		cJSON_ArrayForEach(m, events)
+			if (json_get_string(m, "type") != NULL &&
+			    strcmp(json_get_string(m, "type"), "approval_request") == 0 && n++ == i)
+				e = m;
+		if (i < 2) {
+			assert_non_null(json_get_string(e, "risk"));
+			assert_string_equal(json_get_string(e, "risk"), "outside_worktree");
+			assert_string_equal(json_get_string(e, "risk_rule"),
+			    "network.private_address");
+		} else
+			assert_null(json_get_string(e, "risk"));	/* a name: ordinary */
+	}
+	proxy_free(p);
+	for (int i = 0; i < 3; i++)
+		close(c[i]);
+}
+
 int
 main(void)
 {
@@ -367,6 +600,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_name_to_loopback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ask, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_grant_table_full, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_one_request, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ask_risk, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -197,6 +197,33 @@ test_message_text(void **state)
 	free(t);
 	free(input);
 	free(big);
+
+	/*
+	 * Issue 26 item 9: a network ask shows its host whole, first, however long, with
+	 * the risk the proxy gave a loopback address.
+	 */
+	{
+		char	 host[200];
+
+		snprintf(host, sizeof host, "registry.npmjs.org.%.60s.%.60s.evil-exfil.example",
+		    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+		    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+		assert_true(asprintf(&input, "{\"host\":\"%s\",\"port\":443,\"method\":"
+		    "\"CONNECT\",\"question\":\"allow this host?\"}", host) > 0);
+		it.tool = "network";
+		it.input = input;
+		it.risk = "outside_worktree";
+		it.risk_rule = "network.private_address";
+		t = tgapi_message_text(&it, 0);
+		assert_non_null(t);
+		assert_non_null(strstr(t, "Approval needed: network\n\nCONNECT "));
+		assert_non_null(strstr(t, host));
+		assert_non_null(strstr(t, ":443\n\nallow this host?"));
+		assert_null(strstr(t, "\u2026"));
+		assert_true(strncmp(t, "Risk: outside_worktree (network.private_address)", 48) == 0);
+		free(t);
+		free(input);
+	}
 }
 
 static void
