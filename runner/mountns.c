@@ -592,12 +592,12 @@ mountns_furnish(const struct mountns_plan *p, const struct sandbox_spec *s,
 }
 
 /*
- * What the spec hides, where a grant would show it (a socket in a granted directory, a
- * directory of sockets inside a granted home): a socket gets /dev/null bound over it,
- * a directory an empty tmpfs with the grants beneath it bound back, read-only. Then the
- * read-only islands inside writable grants are pinned (a file bind mount cannot be
- * written, renamed over or unlinked). All of it in the new root, before the pivot,
- * while the host's /dev/null and the grants' descriptors can still be bound.
+ * The read-only islands inside writable grants are pinned (a file bind mount cannot be
+ * written, renamed over or unlinked). Then what the spec hides, where a grant would
+ * show it (a socket in a granted directory, a directory of sockets inside a granted
+ * home): a socket gets /dev/null bound over it, a directory an empty tmpfs with the
+ * grants beneath it bound back, read-only. All of it in the new root, before the
+ * pivot, while the host's /dev/null and the grants' descriptors can still be bound.
  */
 static int
 mountns_cover(const struct mountns_plan *p, const struct sandbox_spec *s,
@@ -606,6 +606,20 @@ mountns_cover(const struct mountns_plan *p, const struct sandbox_spec *s,
 	char		 target[2 * PATH_MAX];
 	struct stat	 st;
 
+	/*
+	 * The islands first, recursively: a bind of a directory made after a cover
+	 * beneath it would show what the cover hides.
+	 */
+	for (size_t i = 0; i < s->ro_binds.n; i++) {
+		const char	*ro = s->ro_binds.v[i];
+
+		snprintf(target, sizeof target, "%s%s", newroot, ro);
+		if (lstat(target, &st) == -1 || S_ISLNK(st.st_mode))
+			continue;
+		if (mount(target, target, NULL, MS_BIND | MS_REC, NULL) == -1 ||
+		    mountns_readonly(target) == -1)
+			return mountns_fail(err, errlen, "read-only bind", ro);
+	}
 	for (size_t i = 0; i < s->hide.n; i++) {
 		const char	*h = s->hide.v[i];
 
@@ -628,16 +642,6 @@ mountns_cover(const struct mountns_plan *p, const struct sandbox_spec *s,
 			    MS_NOSUID | MS_NODEV, NULL) == -1)
 				return mountns_fail(err, errlen, "read-only cover", h);
 		}
-	}
-	for (size_t i = 0; i < s->ro_binds.n; i++) {
-		const char	*ro = s->ro_binds.v[i];
-
-		snprintf(target, sizeof target, "%s%s", newroot, ro);
-		if (lstat(target, &st) == -1 || S_ISLNK(st.st_mode))
-			continue;
-		if (mount(target, target, NULL, MS_BIND, NULL) == -1 ||
-		    mountns_remount_ro(target) == -1)
-			return mountns_fail(err, errlen, "read-only bind", ro);
 	}
 	return 0;
 }

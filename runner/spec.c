@@ -1017,6 +1017,56 @@ spec_git_run(struct spec_build *b)
  * (status, log, diff), and never change it. Work that should be committed belongs in a
  * daemon run, whose repository is its own.
  */
+/*
+ * Does the git directory gitdir, named by the pointer file dotgit in dir, point back?
+ * A linked worktree's has a "gitdir" file naming dotgit; a submodule's config has a
+ * core.worktree naming dir. 1 yes, 0 no. Both files are the user's repository's, which
+ * no run can write: only the pointer in the checkout can be planted.
+ */
+static int
+spec_git_points_back(const char *gitdir, const char *dotgit, const char *dir)
+{
+	char	 p[2 * PATH_MAX + 16], line[PATH_MAX], a[PATH_MAX], c[PATH_MAX];
+	char	 buf[4096], *l, *save, *v;
+	int	 fd, in_core = 0;
+	ssize_t	 n;
+
+	if (paths_canonical(dotgit, c, sizeof c) == -1)
+		return 0;
+	snprintf(p, sizeof p, "%s/gitdir", gitdir);
+	if (spec_read_line(p, line, sizeof line) == 0 &&
+	    paths_canonical(line, a, sizeof a) == 0 && strcmp(a, c) == 0)
+		return 1;
+	snprintf(p, sizeof p, "%s/config", gitdir);
+	if ((fd = open(p, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) == -1)
+		return 0;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	for (l = strtok_r(buf, "\n", &save); l != NULL; l = strtok_r(NULL, "\n", &save)) {
+		l += strspn(l, " \t");
+		if (l[0] == '[') {
+			in_core = strncmp(l, "[core]", 6) == 0;
+			continue;
+		}
+		if (!in_core || strncmp(l, "worktree", 8) != 0 ||
+		    (v = strchr(l, '=')) == NULL)
+			continue;
+		v += 1 + strspn(v + 1, " \t");
+		v[strcspn(v, " \t\r")] = '\0';
+		if (v[0] == '/')
+			snprintf(p, sizeof p, "%s", v);
+		else
+			snprintf(p, sizeof p, "%s/%s", gitdir, v);
+		if (paths_canonical(p, a, sizeof a) == 0 && paths_canonical(dir, c,
+		    sizeof c) == 0 && strcmp(a, c) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 static int
 spec_git_exec(struct spec_build *b)
 {
@@ -1053,6 +1103,20 @@ spec_git_exec(struct spec_build *b)
 			snprintf(p, sizeof p, "%s/%s", dir, line + 8);
 		if (paths_canonical(p, gitdir, sizeof gitdir) == -1)
 			return spec_fail(b, errno, "spec: %s: %s", p, strerror(errno));
+		/*
+		 * A pointer is only text: an earlier run could have planted it to name
+		 * any directory, which this spec would then grant for reading. Follow it
+		 * only where the directory points back at this checkout, as git's own
+		 * linked worktrees and submodules do.
+		 */
+		if (spec_git_points_back(gitdir, dotgit, dir) != 1)
+			return spec_fail(b, EPERM, "spec: %s points at %s, which does not point "
+			    "back at %s (neither a linked worktree's gitdir file nor a "
+			    "submodule's core.worktree names it): refused, since a run could "
+			    "have planted it", dotgit, gitdir, dir);
+		if (paths_within(gitdir, b->cwhome))
+			return spec_fail(b, EPERM, "spec: %s points into the Clockwork home "
+			    "(%s): refused", dotgit, gitdir);
 		/* The pointer itself: repointed, it would send git elsewhere later. */
 		if (spec_covered_writable(b->s, dotgit) &&
 		    strlist_add_unique(&b->s->ro_binds, dotgit) == -1)
@@ -1062,7 +1126,12 @@ spec_git_exec(struct spec_build *b)
 		    "refused", dotgit);
 	common[0] = '\0';
 	snprintf(p, sizeof p, "%s/commondir", gitdir);
-	if (spec_read_line(p, line, sizeof line) == 0) {
+	/*
+	 * A git directory inside the workdir (or any writable grant) is the run's to
+	 * write: its commondir could name any directory, so it is not followed.
+	 */
+	if (!spec_covered_writable(b->s, gitdir) &&
+	    spec_read_line(p, line, sizeof line) == 0) {
 		if (line[0] == '/')
 			snprintf(p, sizeof p, "%s", line);
 		else
