@@ -9,7 +9,11 @@
  *   1. signals reset          a clean slate before anything else runs; then the run's
  *                             cgroup is joined (cgroup.h), so that its limits hold for
  *                             every process of the run from the first one (a failure is
- *                             a resource limit not enforced, reported, not a refusal)
+ *                             a resource limit not enforced, reported, not a refusal),
+ *                             and the run's rlimits are set where no cgroup holds a
+ *                             limit (runlimits.h; inside the run's user namespace, where
+ *                             RLIMIT_NPROC counts the run's processes only): the
+ *                             runner promised them, so a failure refuses the run
  *   2. session / group        the run is one killable group, detached from our tty
  *   3. stdio, other fds       nothing of the runner's leaks in (close_range)
  *   4. namespaces             id maps (user namespace); the network namespace's
@@ -425,13 +429,16 @@ sandbox_child(const struct sandbox_spec *s, const struct sandbox_launch *l, int 
 	struct mountns_result	 mr;
 	struct landlock_extra	 lx;
 	const char		*cwd = l->cwd ? l->cwd : s->workdir, *step;
+	const char		*rlwhat = NULL;
 	char			 err[512];
-	int			 cgerr = 0;
+	int			 cgerr = 0, rlerr = 0;
 
 	/* 1 */
 	sandbox_reset_signals();
 	if (l->cgroup != NULL && cgroup_run_join(l->cgroup) == -1)
 		cgerr = errno;
+	if (l->rlimits != NULL && runlimits_apply(l->rlimits, &rlwhat) == -1)
+		rlerr = errno;
 	/* 2 */
 	if (l->new_session ? setsid() == -1 : setpgid(0, 0) == -1) {
 		/* sandbox_send needs fd 3: report through the pipe's own number. */
@@ -456,6 +463,11 @@ sandbox_child(const struct sandbox_spec *s, const struct sandbox_launch *l, int 
 		snprintf(err, sizeof err, "limits: joining the run's cgroup failed (%s): "
 		    "processes and memory are not limited", strerror(cgerr));
 		sandbox_send(SANDBOX_MSG_NOTE, cgerr, err);
+	}
+	if (rlerr != 0) {
+		snprintf(err, sizeof err, "limits: setrlimit(%s): %s", rlwhat, strerror(rlerr));
+		errno = rlerr;
+		sandbox_die(SANDBOX_MSG_FATAL, err);
 	}
 	memset(&lx, 0, sizeof lx);
 	if (s->enabled) {
