@@ -543,6 +543,15 @@ cgroup_run_remove(struct cgroup_run *cg, int wait_ms, char *err, size_t errlen)
 	return -1;
 }
 
+/* 1 when name is longer than suffix and ends with it. */
+static int
+cgroup_has_suffix(const char *name, const char *suffix)
+{
+	size_t	 n = strlen(name), k = strlen(suffix);
+
+	return n > k && strcmp(name + n - k, suffix) == 0;
+}
+
 int
 cgroup_delegate(char *err, size_t errlen)
 {
@@ -555,11 +564,13 @@ cgroup_delegate(char *err, size_t errlen)
 	if ((slash = strrchr(own, '/')) != NULL && strcmp(slash, "/daemon") == 0)
 		return 0;	/* done before this exec */
 	/*
-	 * Only a subtree given to us: a service unit with Delegate=yes, whose cgroup
-	 * systemd hands to the service's user. Anyone else's cgroup is left alone.
+	 * Only a subtree given to us: a service unit with Delegate=yes (the user unit
+	 * packaging/clockworkd.service), or a scope made by hand with systemd-run --user
+	 * --scope -p Delegate=yes clockworkd, whose cgroup systemd hands to the user.
+	 * Anyone else's cgroup is left alone.
 	 */
-	if (slash == NULL || strlen(slash) < 9 ||
-	    strcmp(slash + strlen(slash) - 8, ".service") != 0 ||
+	if (slash == NULL || !(cgroup_has_suffix(slash + 1, ".service") ||
+	    cgroup_has_suffix(slash + 1, ".scope")) ||
 	    stat(own, &st) == -1 || st.st_uid != geteuid())
 		return 0;
 	if (cgroup_read(own, "cgroup.controllers", buf, sizeof buf) == -1 ||
