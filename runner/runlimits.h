@@ -45,9 +45,10 @@ int	runlimits_nproc_per_userns(void);
  */
 int	runlimits_apply(const struct runlimits *lim, const char **what);
 /*
- * The run's usage: every process in the PID namespace whose PID 1 is init (a host
- * pid), its tasks (threads included) and its resident private memory (RssAnon +
- * RssShmem) summed in bytes. 0, or -1 with errno when /proc cannot be read.
+ * The run's usage: init (the run's PID 1, a host pid) and every descendant of it,
+ * which in the run's PID namespace is every process of the run; their tasks (threads
+ * included) and their resident private memory (RssAnon + RssShmem) summed in bytes.
+ * 0, or -1 with errno when /proc cannot be read.
  */
 int	runlimits_usage(pid_t init, long *tasks, long long *resident);
 
