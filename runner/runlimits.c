@@ -45,13 +45,15 @@ runlimits_lower(int res, rlim_t max)
 }
 
 int
-runlimits_apply(const struct runlimits *lim, const char **what)
+runlimits_apply(const struct runlimits *lim, int which, const char **what)
 {
-	if (lim->nproc > 0 && runlimits_lower(RLIMIT_NPROC, (rlim_t)lim->nproc) == -1) {
+	if ((which & RUNLIMITS_NPROC) && lim->nproc > 0 &&
+	    runlimits_lower(RLIMIT_NPROC, (rlim_t)lim->nproc) == -1) {
 		*what = "RLIMIT_NPROC";
 		return -1;
 	}
-	if (lim->data > 0 && runlimits_lower(RLIMIT_DATA, (rlim_t)lim->data) == -1) {
+	if ((which & RUNLIMITS_DATA) && lim->data > 0 &&
+	    runlimits_lower(RLIMIT_DATA, (rlim_t)lim->data) == -1) {
 		*what = "RLIMIT_DATA";
 		return -1;
 	}

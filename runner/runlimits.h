@@ -38,12 +38,19 @@ struct runlimits {
  * it can bound one run; 0 when not (or the release cannot be read).
  */
 int	runlimits_nproc_per_userns(void);
+#define RUNLIMITS_NPROC	0x1
+#define RUNLIMITS_DATA	0x2
+
 /*
  * In the sandbox child, before anything of the run executes: set each limit of lim
- * that is not 0, soft and hard (the run cannot raise a hard limit again). 0, or -1
+ * named in which (RUNLIMITS_*) that is not 0, soft and hard (the run cannot raise a
+ * hard limit again; a stricter one already there stays). The sandbox sets
+ * RLIMIT_NPROC at step 1 and RLIMIT_DATA in the command's process just before its
+ * exec: the sandbox's own steps allocate, and under AddressSanitizer (whose shadow
+ * memory counts as data) no allocation would succeed under any RLIMIT_DATA. 0, or -1
  * with errno and *what naming the limit that could not be set.
  */
-int	runlimits_apply(const struct runlimits *lim, const char **what);
+int	runlimits_apply(const struct runlimits *lim, int which, const char **what);
 /*
  * The run's usage: init (the run's PID 1, a host pid) and every descendant of it,
  * which in the run's PID namespace is every process of the run; their tasks (threads
