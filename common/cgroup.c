@@ -278,7 +278,7 @@ cgroup_run_create(struct cgroup_run *cg, const char *name, long pids_max,
 		snprintf(num, sizeof num, "%ld", pids_max);
 		if (pids_max > 0 && cgroup_write(d, "pids.max", num) == 0)
 			cg->pids_max = pids_max;
-		else if (pids_max > 0 && cgroup_note(notes, "limits: processes: cannot set "
+		else if (pids_max > 0 && cgroup_note(notes, "processes: cannot set "
 		    "pids.max in %s: %s", d, strerror(errno)) == -1)
 			return -1;
 		snprintf(num, sizeof num, "%lld", mem_max);
@@ -287,7 +287,7 @@ cgroup_run_create(struct cgroup_run *cg, const char *name, long pids_max,
 			/* Swap would let a run go past its limit; one OOM ends the group. */
 			(void)cgroup_write(d, "memory.swap.max", "0");
 			(void)cgroup_write(d, "memory.oom.group", "1");
-		} else if (mem_max > 0 && cgroup_note(notes, "limits: memory: cannot set "
+		} else if (mem_max > 0 && cgroup_note(notes, "memory: cannot set "
 		    "memory.max in %s: %s", d, strerror(errno)) == -1)
 			return -1;
 		cg->freezer = access(d, F_OK) == 0 &&
@@ -310,9 +310,8 @@ cgroup_run_create(struct cgroup_run *cg, const char *name, long pids_max,
 	if (cg->version == 0) {
 		char	 buf[512];
 
-		snprintf(buf, sizeof buf, "limits: no cgroup for the run (cgroup v2: %s; "
-		    "cgroup v1: %s): processes and memory are not limited", v2why,
-		    strerror(e1[CGROUP_PIDS]));
+		snprintf(buf, sizeof buf, "no cgroup for the run (cgroup v2: %s; cgroup "
+		    "v1: %s)", v2why, strerror(e1[CGROUP_PIDS]));
 		return strlist_add(notes, buf) == -1 ? -1 : (errno = ENOTSUP, -1);
 	}
 	if (pids_max > 0) {
@@ -320,7 +319,7 @@ cgroup_run_create(struct cgroup_run *cg, const char *name, long pids_max,
 		if (cg->dir[CGROUP_PIDS][0] != '\0' &&
 		    cgroup_write(cg->dir[CGROUP_PIDS], "pids.max", num) == 0)
 			cg->pids_max = pids_max;
-		else if (cgroup_note(notes, "limits: processes: no cgroup v1 pids "
+		else if (cgroup_note(notes, "processes: no cgroup v1 pids "
 		    "controller (%s): %s", cg->dir[CGROUP_PIDS][0] != '\0' ?
 		    cg->dir[CGROUP_PIDS] : "not mounted", strerror(cg->dir[CGROUP_PIDS][0] !=
 		    '\0' ? errno : e1[CGROUP_PIDS])) == -1)
@@ -334,7 +333,7 @@ cgroup_run_create(struct cgroup_run *cg, const char *name, long pids_max,
 			/* With swap accounting, memory+swap gets the same ceiling. */
 			(void)cgroup_write(cg->dir[CGROUP_MEMORY], "memory.memsw.limit_in_bytes",
 			    num);
-		} else if (cgroup_note(notes, "limits: memory: no cgroup v1 memory "
+		} else if (cgroup_note(notes, "memory: no cgroup v1 memory "
 		    "controller (%s): %s", cg->dir[CGROUP_MEMORY][0] != '\0' ?
 		    cg->dir[CGROUP_MEMORY] : "not mounted", strerror(cg->dir[CGROUP_MEMORY][0] !=
 		    '\0' ? errno : e1[CGROUP_MEMORY])) == -1)
@@ -543,6 +542,15 @@ cgroup_run_remove(struct cgroup_run *cg, int wait_ms, char *err, size_t errlen)
 	return -1;
 }
 
+/* 1 when name is longer than suffix and ends with it. */
+static int
+cgroup_has_suffix(const char *name, const char *suffix)
+{
+	size_t	 n = strlen(name), k = strlen(suffix);
+
+	return n > k && strcmp(name + n - k, suffix) == 0;
+}
+
 int
 cgroup_delegate(char *err, size_t errlen)
 {
@@ -555,11 +563,13 @@ cgroup_delegate(char *err, size_t errlen)
 	if ((slash = strrchr(own, '/')) != NULL && strcmp(slash, "/daemon") == 0)
 		return 0;	/* done before this exec */
 	/*
-	 * Only a subtree given to us: a service unit with Delegate=yes, whose cgroup
-	 * systemd hands to the service's user. Anyone else's cgroup is left alone.
+	 * Only a subtree given to us: a service unit with Delegate=yes (the user unit
+	 * packaging/clockworkd.service), or a scope made by hand with systemd-run --user
+	 * --scope -p Delegate=yes clockworkd, whose cgroup systemd hands to the user.
+	 * Anyone else's cgroup is left alone.
 	 */
-	if (slash == NULL || strlen(slash) < 9 ||
-	    strcmp(slash + strlen(slash) - 8, ".service") != 0 ||
+	if (slash == NULL || !(cgroup_has_suffix(slash + 1, ".service") ||
+	    cgroup_has_suffix(slash + 1, ".scope")) ||
 	    stat(own, &st) == -1 || st.st_uid != geteuid())
 		return 0;
 	if (cgroup_read(own, "cgroup.controllers", buf, sizeof buf) == -1 ||

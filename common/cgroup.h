@@ -15,9 +15,9 @@
  *               the machine this was built on): a child of the runner's own cgroup in
  *               each of pids, memory and freezer.
  *
- * These are resource limits, not a sandbox layer: where neither is available the run
- * still runs, and every limit that could not be set is one sentence in the report's
- * not_enforced (the caller puts them there).
+ * Where neither can be made, runner/runlimits.h is the fallback layer; a limit no
+ * layer holds refuses the run unless the user opted in (limits.allow_unenforced). The
+ * sentences this module adds to notes say why no cgroup could be made or set.
  */
 #ifndef CW_CGROUP_H
 #define CW_CGROUP_H
@@ -75,8 +75,9 @@ int	cgroup_run_freeze(const struct cgroup_run *, int frozen);
 int	cgroup_run_remove(struct cgroup_run *, int wait_ms, char *err, size_t errlen);
 
 /*
- * clockworkd, at start: where it runs in a cgroup v2 subtree it owns (Delegate=yes),
- * move itself into a "daemon" leaf and enable the pids and memory controllers for
+ * clockworkd, at start: where it runs in a cgroup v2 subtree it owns (Delegate=yes on
+ * its user unit, <name>.service, or on a scope made with systemd-run --user --scope
+ * -p Delegate=yes, <name>.scope), move itself into a "daemon" leaf and enable the pids and memory controllers for
  * the runs' cgroups beside it. 0 when done or not applicable, -1 with err filled.
  */
 int	cgroup_delegate(char *err, size_t errlen);

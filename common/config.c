@@ -318,8 +318,9 @@ config_parse_budgets(struct config_parse *p, const yaml_node_t *n, struct config
 }
 
 /*
- * limits: a run's cgroup (SPEC R2). 0 is "no limit"; anything else has a floor below
- * which a shell and an engine could not start at all.
+ * limits: a run's cgroup or rlimits (SPEC R2, U1). 0 is "no limit"; anything else has
+ * a floor below which a shell and an engine could not start at all. allow_unenforced
+ * is the loud opt-in to run where no layer can hold them.
  */
 static int
 config_parse_limits(struct config_parse *p, const yaml_node_t *n, struct config *cfg)
@@ -349,6 +350,10 @@ config_parse_limits(struct config_parse *p, const yaml_node_t *n, struct config 
 			if (config_get_long(p, v, sub, 0, 16777216, &l) == -1)
 				return -1;
 			cfg->limit_memory_mb = (int)l;
+		} else if (strcmp(key, "allow_unenforced") == 0) {
+			if (config_get_bool(p, v, sub, &cfg->limit_allow_unenforced) == -1)
+				return -1;
+			continue;
 		} else
 			return config_fail(p, k, sub, "unknown key");
 		if (l > 0 && l < floor)

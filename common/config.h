@@ -68,6 +68,11 @@ struct config {
 	int			 budget_seconds;
 	int			 limit_processes;	/* per run; 0 = none */
 	int			 limit_memory_mb;	/* per run; 0 = none */
+	/*
+	 * limits.allow_unenforced: run even where no layer (cgroup, rlimit) can hold a
+	 * limit; every report then lists what was not enforced. Default false: refused.
+	 */
+	int			 limit_allow_unenforced;
 	struct strlist		 protected_branches;
 	int			 api_port;	/* 0 = pick a free port */
 	int			 max_concurrent_runs;

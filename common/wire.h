@@ -58,8 +58,11 @@
  *                    at the end the runner seals it (runner/seal.c)         optional
  *   permission_mode  "plan" | "acceptEdits" (nothing else exists)         claude: required
  *   budget           {"dollars":D,"turns":N,"seconds":N}                  seconds required
- *   limits           {"processes":N,"memory_bytes":N}: the run's cgroup (0 or absent:
- *                    none); a run that hits one ends with limit_pids/limit_memory optional
+ *   limits           {"processes":N,"memory_bytes":N}: held by the run's cgroup, else by
+ *                    rlimits in its user namespace (0 or absent: none); a run that hits
+ *                    one ends with limit_pids/limit_memory; one no layer can hold
+ *                    refuses the run unless config.yaml's limits.allow_unenforced
+ *                                                                         optional
  *   key              string: the provider key for engines that need one; it travels
  *                    only here, never through the runner's environment or argv
  *   env              {"NAME":"value",...} extra engine variables (e.g. ANTHROPIC_BASE_URL);
@@ -87,8 +90,10 @@
  *   "limit_memory"|"limit_pids"),
  *   exit_code / signal of the engine (absent when it never started), error (one line,
  *   on refused/failed), sandboxed, not_enforced [..] (limits not enforced among them),
- *   landlock_abi, limits {"mechanism":"cgroup v2"|"cgroup v1"|"none","processes",
- *   "memory_bytes"} (what was enforced, 0 for none), tmpdir_left (why the run's
+ *   landlock_abi, limits {"mechanism":"cgroup v2"|"cgroup v1"|"rlimit"|"none",
+ *   "processes","memory_bytes" (what a cgroup enforced, 0 for none),"layers":
+ *   {"processes":{"max":N,"by":"cgroup v2"|"cgroup v1"|"rlimit"|"none","bounds":
+ *   "<what that layer holds>"},"memory":{...}} (each limit asked for)}, tmpdir_left (why the run's
  *   TMPDIR was kept: a process of the run survived),
  *   spent {"dollars","turns","seconds"}, seal {"tip","bundle","committed"} or
  *   {"error"} (repository runs that started: the bundle is <workdir>/.git/

@@ -172,13 +172,14 @@ main(int argc, char **argv)
 	if (check)
 		return clockworkd_check_config(&o);
 	/*
-	 * In a delegated cgroup v2 subtree (the unit's Delegate=yes), step into a leaf so
-	 * the runners can give each run a cgroup of its own beside it. Failing that, runs
-	 * still run, and each report names the limits not enforced.
+	 * In a delegated cgroup v2 subtree (the unit's Delegate=yes, or a scope made with
+	 * systemd-run --user --scope -p Delegate=yes), step into a leaf so the runners can
+	 * give each run a cgroup of its own beside it. Failing that, the runners fall back
+	 * to rlimits (runner/runlimits.h), and refuse a run no layer can hold.
 	 */
 	if (cgroup_delegate(cgerr, sizeof cgerr) == -1)
-		fprintf(stderr, "clockworkd: warning: %s: per-run limits will not be "
-		    "enforced\n", cgerr);
+		fprintf(stderr, "clockworkd: warning: %s: runs' limits fall back to "
+		    "rlimits\n", cgerr);
 	if (o.foreground)
 		return server_main(&o);
 	return clockworkd_background(&o);

@@ -112,6 +112,39 @@ cwctl_run_count(const cJSON *rep, const char *key, const cJSON **list)
 }
 
 /*
+ * One sentence on what held the run's limits (the report's limits.layers): which
+ * layer held each, so that "rlimit" and "none" are read as what they are.
+ */
+static void
+cwctl_run_print_limits(const cJSON *rep)
+{
+	const cJSON	*layers, *o;
+	const char	*by, *what[2] = { "processes", "memory" };
+	double		 max;
+	int		 n = 0;
+
+	layers = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(rep,
+	    "limits"), "layers");
+	if (!cJSON_IsObject(layers))
+		return;
+	for (int i = 0; i < 2; i++) {
+		if ((o = cJSON_GetObjectItemCaseSensitive(layers, what[i])) == NULL ||
+		    (by = json_get_string(o, "by")) == NULL || json_get_number(o, "max",
+		    &max) == -1)
+			continue;
+		printf("%s%s %.0f%s %s", n++ ? ", " : "limits:       ", what[i],
+		    i == 1 ? max / (1024 * 1024) : max, i == 1 ? " MiB" : "",
+		    strcmp(by, "none") == 0 ? "NOT ENFORCED" : "held by");
+		if (strcmp(by, "none") != 0)
+			printf(" %s%s", cwctl_vis(by), strcmp(by, "rlimit") == 0 ? (i == 0 ?
+			    " (RLIMIT_NPROC in the run's user namespace)" : " (per process, "
+			    "and the run's resident total counted by the runner)") : "");
+	}
+	if (n > 0)
+		printf("\n");
+}
+
+/*
  * The report as people read it: what the floor refused, what was asked, what the
  * sandbox could not enforce, the error; all of it with --json.
  */
@@ -137,6 +170,7 @@ cwctl_run_print_report(const cJSON *rep)
 		printf("  %s: %s\n", cwctl_run_or(json_get_string(e, "id")),
 		    cwctl_run_or(dec));
 	}
+	cwctl_run_print_limits(rep);
 	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(rep, "not_enforced"))
 		if (cJSON_IsString(e))
 			printf("not enforced: %s\n", cwctl_vis(e->valuestring));
@@ -266,7 +300,7 @@ cwctl_run_wait(const char *id, int json)
 	struct sigaction	 sa;
 	cJSON			*o = NULL;
 	struct strlist		 seen = { 0 };
-	int			 rc, ok;
+	int			 rc, ok, refused;
 
 	snprintf(cwctl_run_intr_msg, sizeof cwctl_run_intr_msg,
 	    "\ncwctl: stopped waiting; run %s goes on.\n"
@@ -294,8 +328,10 @@ cwctl_run_wait(const char *id, int json)
 	else
 		cwctl_run_print(o);
 	ok = strcmp(json_get_string(o, "status"), "completed") == 0;
+	/* Refused (nothing ran: the sandbox or a limit could not be held): exit 3. */
+	refused = strcmp(json_get_string(o, "status"), "refused") == 0;
 	cJSON_Delete(o);
-	return ok ? CWCTL_EXIT_OK : CWCTL_EXIT_FAILURE;
+	return ok ? CWCTL_EXIT_OK : refused ? CWCTL_EXIT_DENIED : CWCTL_EXIT_FAILURE;
 }
 
 /* A run was queued (o, taken): print its id, or wait for it to end. from: its origin. */

@@ -6,7 +6,8 @@
 #define CWCTL_EXIT_OK		0
 #define CWCTL_EXIT_FAILURE	1	/* the thing asked for failed */
 #define CWCTL_EXIT_USAGE	2
-#define CWCTL_EXIT_DENIED	3	/* policy check: denied; approve/deny: refused */
+#define CWCTL_EXIT_DENIED	3	/* policy check: denied; approve/deny: refused;
+					   run --wait: the run was refused */
 #define CWCTL_EXIT_NODAEMON	4	/* clockworkd is not running */
 
 #include <stddef.h>

@@ -51,10 +51,14 @@
 
 extern char **environ;
 
-/* Variables a runner may inherit; anything else, keys included, stays behind. */
+/*
+ * Variables a runner may inherit; anything else, keys included, stays behind.
+ * CW_TEST_LIMITS_NO_LAYER=1 (tests only) makes the runner find no layer for a run's
+ * limits: it can only refuse runs, never weaken one the user did not opt out of.
+ */
 static const char *const runs_env_allow[] = {
 	"PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "TZ", "USER",
-	"LOGNAME", "SHELL", "TERM", "TMPDIR", "CW_SANDBOX",
+	"LOGNAME", "SHELL", "TERM", "TMPDIR", "CW_SANDBOX", "CW_TEST_LIMITS_NO_LAYER",
 };
 
 /* Event kinds that also go to the safety journal. */

@@ -38,6 +38,7 @@
 #include "egress.h"
 #include "proxy.h"
 #include "cgroup.h"
+#include "runlimits.h"
 #include "commands.h"
 #include "config.h"
 #include "engine.h"
@@ -105,6 +106,10 @@ struct run {
 	/* the run's cgroup (R2): limits, and the freezer for the ending */
 	struct cgroup_run	 cg;
 	struct strlist		 limit_notes;	/* limits not enforced, for the report */
+	/* the rlimit layer where no cgroup holds a limit (runlimits.h) */
+	struct runlimits	 rl;
+	/* what holds each limit: "cgroup v1"|"cgroup v2"|"rlimit"|"none"; NULL not asked */
+	const char		*procs_by, *mem_by;
 	char			 tmpdir_left[PATH_MAX + 128];	/* why TMPDIR was kept */
 
 	/* the engine */
@@ -475,6 +480,54 @@ run_report_network(struct run *r, cJSON *m)
 	cJSON_Delete(t);
 }
 
+/* What one layer bounds, said in the report next to the layer's name. */
+static const char *
+run_limits_scope(const char *by, int processes)
+{
+	if (by == NULL || strcmp(by, "none") == 0)
+		return "not enforced";
+	if (strncmp(by, "cgroup", 6) == 0)
+		return processes ? "every task of the run together (pids.max)" :
+		    "the run's memory together, page cache included";
+	return processes ? "every task of the run together: RLIMIT_NPROC in the run's "
+	    "user namespace refuses the fork past it; the runner ends the run when it is "
+	    "reached" : "each process's private writable memory by RLIMIT_DATA; the "
+	    "run's processes together by the runner, which sums their resident memory "
+	    "(RssAnon + RssShmem, every 200 ms) and ends the run when it reaches the "
+	    "limit; page cache and kernel memory are not counted";
+}
+
+/*
+ * The report's limits: the cgroup fields as before ("mechanism", "processes" and
+ * "memory_bytes": what a cgroup enforced, 0 for none), and "layers" with what holds
+ * each limit asked for: {"processes":{"max":N,"by":"cgroup v1"|"cgroup v2"|"rlimit"|
+ * "none","bounds":"..."},"memory":{...}}.
+ */
+static void
+run_report_limits(struct run *r, cJSON *lim)
+{
+	cJSON	*layers, *o;
+
+	cJSON_AddStringToObject(lim, "mechanism", r->cg.version == 2 ? "cgroup v2" :
+	    r->cg.version == 1 ? "cgroup v1" : r->rl.nproc > 0 || r->rl.data > 0 ?
+	    "rlimit" : "none");
+	cJSON_AddNumberToObject(lim, "processes", (double)r->cg.pids_max);
+	cJSON_AddNumberToObject(lim, "memory_bytes", (double)r->cg.mem_max);
+	if ((layers = cJSON_AddObjectToObject(lim, "layers")) == NULL)
+		return;
+	if (r->procs_by != NULL && (o = cJSON_AddObjectToObject(layers,
+	    "processes")) != NULL) {
+		cJSON_AddNumberToObject(o, "max", (double)r->limit_processes);
+		cJSON_AddStringToObject(o, "by", r->procs_by);
+		cJSON_AddStringToObject(o, "bounds", run_limits_scope(r->procs_by, 1));
+	}
+	if (r->mem_by != NULL && (o = cJSON_AddObjectToObject(layers, "memory")) != NULL) {
+		cJSON_AddNumberToObject(o, "max", (double)r->limit_memory);
+		cJSON_AddStringToObject(o, "by", r->mem_by);
+		cJSON_AddStringToObject(o, "bounds", run_limits_scope(r->mem_by, 0));
+	}
+}
+
 static void
 run_report(struct run *r, const char *status)
 {
@@ -511,12 +564,8 @@ run_report(struct run *r, const char *status)
 		cJSON_AddItemToArray(ne, cJSON_CreateString(r->limit_notes.v[i]));
 	cJSON_AddNumberToObject(m, "landlock_abi", r->sreport_set ?
 	    r->sreport.landlock_abi : 0);
-	if ((lim = cJSON_AddObjectToObject(m, "limits")) != NULL) {
-		cJSON_AddStringToObject(lim, "mechanism", r->cg.version == 2 ? "cgroup v2" :
-		    r->cg.version == 1 ? "cgroup v1" : "none");
-		cJSON_AddNumberToObject(lim, "processes", (double)r->cg.pids_max);
-		cJSON_AddNumberToObject(lim, "memory_bytes", (double)r->cg.mem_max);
-	}
+	if ((lim = cJSON_AddObjectToObject(m, "limits")) != NULL)
+		run_report_limits(r, lim);
 	if (r->tmpdir_left[0] != '\0')
 		cJSON_AddStringToObject(m, "tmpdir_left", r->tmpdir_left);
 	if (r->seal_done != 0 && (seal = cJSON_AddObjectToObject(m, "seal")) != NULL) {
@@ -653,31 +702,56 @@ run_drain_cb(evutil_socket_t fd, short what, void *arg)
 /*
  * A run that hits its process or memory limit is ended with that reason: a fork bomb
  * never ends by itself, and a process the kernel killed for memory leaves the engine
- * working on without it. The counters are read on a timer (they only grow).
+ * working on without it. The cgroup's counters are read on a timer (they only grow);
+ * where the rlimit layer holds a limit, the run's tasks and resident memory are
+ * counted on the same timer instead (runlimits_usage): RLIMIT_NPROC refuses the fork
+ * that would pass the limit, and RLIMIT_DATA bounds one process, not the run.
  */
 static void
 run_limits_check(struct run *r)
 {
 	enum cgroup_hit	 hit;
+	const char	*by;
+	long		 tasks = 0;
+	long long	 resident = 0;
 	cJSON		*ev;
 
-	if (r->reason != NULL || (hit = cgroup_run_hit(&r->cg)) == CGROUP_HIT_NONE)
+	if (r->reason != NULL)
 		return;
+	if ((hit = cgroup_run_hit(&r->cg)) == CGROUP_HIT_NONE && (r->rl.nproc > 0 ||
+	    r->rl.data > 0) && r->pid > 0 && !r->exited &&
+	    runlimits_usage(r->pid, &tasks, &resident) == 0) {
+		if (r->rl.nproc > 0 && tasks >= r->rl.nproc)
+			hit = CGROUP_HIT_PIDS;
+		else if (r->rl.data > 0 && resident >= r->rl.data)
+			hit = CGROUP_HIT_MEMORY;
+	}
+	if (hit == CGROUP_HIT_NONE)
+		return;
+	by = hit == CGROUP_HIT_PIDS ? r->procs_by : r->mem_by;
 	if ((ev = run_event(r, "limit_exceeded")) != NULL) {
 		cJSON_AddStringToObject(ev, "limit", hit == CGROUP_HIT_PIDS ? "processes" :
 		    "memory");
 		cJSON_AddStringToObject(ev, "reason", hit == CGROUP_HIT_PIDS ? "limit_pids" :
 		    "limit_memory");
 		cJSON_AddNumberToObject(ev, "max", hit == CGROUP_HIT_PIDS ?
-		    (double)r->cg.pids_max : (double)r->cg.mem_max);
+		    (double)r->limit_processes : (double)r->limit_memory);
+		cJSON_AddStringToObject(ev, "by", by != NULL ? by : "none");
 		run_emit(r, ev);
 	}
-	if (hit == CGROUP_HIT_PIDS)
-		run_note(r, "process limit of %ld reached (a fork was refused): stopping "
-		    "the run", r->cg.pids_max);
+	if (hit == CGROUP_HIT_PIDS && tasks > 0)
+		run_note(r, "process limit of %ld reached (%ld tasks in the run; %s): "
+		    "stopping the run", r->limit_processes, tasks, by);
+	else if (hit == CGROUP_HIT_PIDS)
+		run_note(r, "process limit of %ld reached (a fork was refused; %s): "
+		    "stopping the run", r->limit_processes, by);
+	else if (resident > 0)
+		run_note(r, "memory limit of %lld MiB reached (%lld MiB resident in the "
+		    "run's processes; %s): stopping the run", r->limit_memory >> 20,
+		    resident >> 20, by);
 	else
 		run_note(r, "memory limit of %lld MiB reached (the kernel killed a process "
-		    "of the run): stopping the run", r->cg.mem_max >> 20);
+		    "of the run; %s): stopping the run", r->limit_memory >> 20, by);
 	run_stop(r, hit == CGROUP_HIT_PIDS ? "limit_pids" : "limit_memory");
 }
 
@@ -1381,22 +1455,138 @@ run_prepare_engine(struct run *r, struct strlist *argv, struct strlist *env,
 }
 
 /*
- * Make the run's cgroup with the limits the daemon sent. Limits are not a sandbox
- * layer: what cannot be enforced is said in the report (not_enforced), and the run
- * goes on. -1 only when out of memory.
+ * A limit no layer holds, run anyway (limits.allow_unenforced, or the sandbox off):
+ * one sentence in the report's not_enforced, and a warning in the live log.
  */
 static int
-run_limits_create(struct run *r)
+run_limits_unenforced(struct run *r, const char *what, long processes,
+    long long memory, const char *cgwhy, const char *nor)
 {
-	char	 name[128];
+	char	 buf[1536], val[64];
 
-	snprintf(name, sizeof name, "clockwork-run-%s", r->run_id);
-	if (cgroup_run_create(&r->cg, name, r->limit_processes, r->limit_memory,
-	    &r->limit_notes) == -1 && errno == ENOMEM)
+	if (processes > 0)
+		snprintf(val, sizeof val, "%ld", processes);
+	else
+		snprintf(val, sizeof val, "%lld MiB", memory >> 20);
+	snprintf(buf, sizeof buf, "limits: %s (%s) not enforced: no cgroup (%s) and no "
+	    "rlimit (%s); %s", what, val, cgwhy[0] != '\0' ? cgwhy : "none made", nor,
+	    r->cfg.limit_allow_unenforced ? "limits.allow_unenforced: true" :
+	    "the sandbox is off");
+	if (strlist_add(&r->limit_notes, buf) == -1)
 		return -1;
-	for (size_t i = 0; i < r->limit_notes.n; i++)
-		run_note(r, "not enforced: %s", r->limit_notes.v[i]);
+	run_note(r, "WARNING: not enforced: %s", buf);
 	return 0;
+}
+
+/* Why the rlimit layer cannot hold a limit here (processes: 1), or NULL when it can. */
+static const char *
+run_limits_no_rlimit(const struct sandbox_spec *spec, int processes, int test_none)
+{
+	if (test_none)
+		return "the rlimit layer is switched off (CW_TEST_LIMITS_NO_LAYER=1, set by "
+		    "a test)";
+	if (!spec->enabled)
+		return "the sandbox is off, so the run has no user or PID namespace of its "
+		    "own to count in";
+	if (processes && getuid() == 0)
+		return "cw-runner runs as root: RLIMIT_NPROC does not bind root, and the "
+		    "run has no user namespace of its own";
+	if (processes && !runlimits_nproc_per_userns())
+		return "this kernel counts RLIMIT_NPROC per user, not per user namespace "
+		    "(Linux 5.14 or later is needed)";
+	return NULL;
+}
+
+/*
+ * Hold the run's limits (SPEC R2, U1), each by the first layer that can: the run's own
+ * cgroup (root, a delegated cgroup v2 subtree, a cgroup v1 subtree the user owns),
+ * else rlimits set in the sandbox child inside the run's user namespace, counted by
+ * the runner across the run (runlimits.h). A limit no layer can hold refuses the run
+ * (-1, err filled; the caller exits 3) unless the configuration says
+ * limits.allow_unenforced: true or the sandbox is off (its own loud opt-out): then the
+ * report lists it under not_enforced. -1 with err "out of memory" otherwise.
+ */
+static int
+run_limits_create(struct run *r, const struct sandbox_spec *spec, int *refuse,
+    char *err, size_t errlen)
+{
+	struct strlist	 why = { 0 };
+	const char	*cgby, *nor_p, *nor_m, *tn = getenv("CW_TEST_LIMITS_NO_LAYER");
+	char		 name[128], cgwhy[1024], miss[160];
+	int		 test_none = tn != NULL && strcmp(tn, "1") == 0, rc = -1;
+	int		 miss_p = 0, miss_m = 0;
+	size_t		 off = 0;
+
+	*refuse = 0;
+	snprintf(name, sizeof name, "clockwork-run-%s", r->run_id);
+	if (test_none) {
+		if (strlist_add(&why, "switched off (CW_TEST_LIMITS_NO_LAYER=1, set by a "
+		    "test)") == -1)
+			goto nomem;
+	} else if (cgroup_run_create(&r->cg, name, r->limit_processes, r->limit_memory,
+	    &why) == -1 && errno == ENOMEM)
+		goto nomem;
+	cgwhy[0] = '\0';
+	for (size_t i = 0; i < why.n && off < sizeof cgwhy; i++)
+		off += (size_t)snprintf(cgwhy + off, sizeof cgwhy - off, "%s%s", i ? "; " : "",
+		    why.v[i]);
+	cgby = r->cg.version == 2 ? "cgroup v2" : "cgroup v1";
+	nor_p = run_limits_no_rlimit(spec, 1, test_none);
+	nor_m = run_limits_no_rlimit(spec, 0, test_none);
+	if (r->limit_processes > 0) {
+		if (r->cg.pids_max > 0)
+			r->procs_by = cgby;
+		else if (nor_p == NULL) {
+			r->rl.nproc = r->limit_processes;
+			r->procs_by = "rlimit";
+		} else {
+			r->procs_by = "none";
+			miss_p = 1;
+		}
+	}
+	if (r->limit_memory > 0) {
+		if (r->cg.mem_max > 0)
+			r->mem_by = cgby;
+		else if (nor_m == NULL) {
+			r->rl.data = r->limit_memory;
+			r->mem_by = "rlimit";
+		} else {
+			r->mem_by = "none";
+			miss_m = 1;
+		}
+	}
+	if (miss_p || miss_m) {
+		snprintf(miss, sizeof miss, "%s%s%s", miss_p ? "processes" : "",
+		    miss_p && miss_m ? " and " : "", miss_m ? "memory" : "");
+		if (!r->cfg.limit_allow_unenforced && spec->enabled) {
+			snprintf(err, errlen, "limits: no layer can hold this run's %s limit "
+			    "(cgroup: %s; rlimit: %s); `cwctl doctor` shows what this machine "
+			    "is missing and how to fix it (for a normal user: a delegated cgroup, "
+			    "systemd-run --user --scope -p Delegate=yes clockworkd), or set "
+			    "limits.allow_unenforced: true in config.yaml to run without them",
+			    miss, cgwhy[0] != '\0' ? cgwhy : "none made",
+			    miss_p ? nor_p : nor_m);
+			*refuse = 1;
+			goto out;
+		}
+		if (miss_p && run_limits_unenforced(r, "processes", r->limit_processes, 0,
+		    cgwhy, nor_p) == -1)
+			goto nomem;
+		if (miss_m && run_limits_unenforced(r, "memory", 0, r->limit_memory, cgwhy,
+		    nor_m) == -1)
+			goto nomem;
+	}
+	if ((r->rl.nproc > 0 || r->rl.data > 0) && cgwhy[0] != '\0')
+		run_note(r, "limits: no cgroup holds %s%s%s (%s): the rlimit layer does",
+		    r->rl.nproc > 0 ? "processes" : "", r->rl.nproc > 0 && r->rl.data > 0 ?
+		    " and " : "", r->rl.data > 0 ? "memory" : "", cgwhy);
+	rc = 0;
+	goto out;
+nomem:
+	snprintf(err, errlen, "out of memory");
+out:
+	strlist_free(&why);
+	return rc;
 }
 
 /* Build the spec, start the engine in the sandbox, arm the budget. -1: refused. */
@@ -1592,11 +1782,20 @@ run_start(struct run *r)
 	l.fd_out = outp[1];
 	l.fd_err = errp[1];
 	l.new_session = 1;
-	/* The run's cgroup, which its PID 1 joins before anything of the run runs. */
-	if ((r->limit_processes > 0 || r->limit_memory > 0) && run_limits_create(r) == -1)
-		goto nomem;
+	/*
+	 * The run's cgroup, which its PID 1 joins before anything of the run runs, or
+	 * its rlimits, set at the same step.
+	 */
+	if ((r->limit_processes > 0 || r->limit_memory > 0) &&
+	    run_limits_create(r, &spec, &refused, err, sizeof err) == -1) {
+		if (refused)
+			code = RUNNER_EXIT_REFUSED;
+		goto refuse;
+	}
 	if (r->cg.version > 0)
 		l.cgroup = &r->cg;
+	if (r->rl.nproc > 0 || r->rl.data > 0)
+		l.rlimits = &r->rl;
 	if (r->netns) {
 		/* The bridge and the proxy listen inside; the runner serves them from here. */
 		memset(lsin, 0, sizeof lsin);
@@ -1659,7 +1858,7 @@ run_start(struct run *r)
 	tv.tv_sec = r->budget_seconds;
 	tv.tv_usec = 0;
 	event_add(r->ev_budget, &tv);
-	if (r->cg.pids_max > 0 || r->cg.mem_max > 0) {
+	if (r->cg.pids_max > 0 || r->cg.mem_max > 0 || r->rl.nproc > 0 || r->rl.data > 0) {
 		tv.tv_sec = 0;
 		tv.tv_usec = RUN_LIMITS_POLL_MS * 1000;
 		event_add(r->ev_limits, &tv);

@@ -8,8 +8,12 @@
  *
  *   1. signals reset          a clean slate before anything else runs; then the run's
  *                             cgroup is joined (cgroup.h), so that its limits hold for
- *                             every process of the run from the first one (a failure is
- *                             a resource limit not enforced, reported, not a refusal)
+ *                             every process of the run from the first one, and the
+ *                             run's rlimits are set where no cgroup holds a limit
+ *                             (runlimits.h; inside the run's user namespace, where
+ *                             RLIMIT_NPROC counts the run's processes only; the memory
+ *                             rlimit waits for the command's exec): the report says
+ *                             they hold, so a failure refuses the run
  *   2. session / group        the run is one killable group, detached from our tty
  *   3. stdio, other fds       nothing of the runner's leaks in (close_range)
  *   4. namespaces             id maps (user namespace); the network namespace's
@@ -211,13 +215,23 @@ sandbox_drop_caps(const char **step)
 	return 0;
 }
 
+/* The run's rlimits as step 1 found them; RLIMIT_DATA is set by sandbox_exec. */
+static const struct runlimits *sandbox_exec_limits;
+
 /* execve argv[0] as found through the spec's PATH, the way execvp would. */
 static void
 sandbox_exec(char *const argv[], char *const envp[], const char *path)
 {
 	char		 buf[PATH_MAX];
-	const char	*p, *colon;
+	const char	*p, *colon, *what;
 	int		 saw_eacces = 0;
+
+	/* Step 1's memory rlimit, in the command's process only (runlimits.h says why). */
+	if (sandbox_exec_limits != NULL && runlimits_apply(sandbox_exec_limits,
+	    RUNLIMITS_DATA, &what) == -1) {
+		snprintf(buf, sizeof buf, "limits: setrlimit(%s): %s", what, strerror(errno));
+		sandbox_die(SANDBOX_MSG_FATAL, buf);
+	}
 
 	if (strchr(argv[0], '/') != NULL) {
 		execve(argv[0], argv, envp);
@@ -413,13 +427,18 @@ sandbox_child(const struct sandbox_spec *s, const struct sandbox_launch *l, int 
 	struct mountns_result	 mr;
 	struct landlock_extra	 lx;
 	const char		*cwd = l->cwd ? l->cwd : s->workdir, *step;
+	const char		*rlwhat = NULL;
 	char			 err[512];
-	int			 cgerr = 0;
+	int			 cgerr = 0, rlerr = 0;
 
 	/* 1 */
 	sandbox_reset_signals();
 	if (l->cgroup != NULL && cgroup_run_join(l->cgroup) == -1)
 		cgerr = errno;
+	if (l->rlimits != NULL && runlimits_apply(l->rlimits, RUNLIMITS_NPROC,
+	    &rlwhat) == -1)
+		rlerr = errno;
+	sandbox_exec_limits = l->rlimits;
 	/* 2 */
 	if (l->new_session ? setsid() == -1 : setpgid(0, 0) == -1) {
 		/* sandbox_send needs fd 3: report through the pipe's own number. */
@@ -440,10 +459,17 @@ sandbox_child(const struct sandbox_spec *s, const struct sandbox_launch *l, int 
 		(void)!write(msgfd, &m, sizeof m);
 		_exit(127);
 	}
+	/* The report would say the cgroup holds the limits: without it nothing runs. */
 	if (cgerr != 0) {
 		snprintf(err, sizeof err, "limits: joining the run's cgroup failed (%s): "
-		    "processes and memory are not limited", strerror(cgerr));
-		sandbox_send(SANDBOX_MSG_NOTE, cgerr, err);
+		    "its limits would not hold", strerror(cgerr));
+		errno = cgerr;
+		sandbox_die(SANDBOX_MSG_FATAL, err);
+	}
+	if (rlerr != 0) {
+		snprintf(err, sizeof err, "limits: setrlimit(%s): %s", rlwhat, strerror(rlerr));
+		errno = rlerr;
+		sandbox_die(SANDBOX_MSG_FATAL, err);
 	}
 	memset(&lx, 0, sizeof lx);
 	if (s->enabled) {

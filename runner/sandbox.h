@@ -15,6 +15,7 @@
 #include <netinet/in.h>
 
 #include "cgroup.h"
+#include "runlimits.h"
 #include "spec.h"
 
 struct sandbox_launch {
@@ -23,6 +24,7 @@ struct sandbox_launch {
 	int		 fd_in, fd_out, fd_err;	/* -1: /dev/null */
 	int		 new_session;	/* 1: setsid() (own process group and session) */
 	const struct cgroup_run *cgroup; /* NULL, or the run's cgroup to join first */
+	const struct runlimits *rlimits; /* NULL, or the run's rlimits (step 1) */
 	/*
 	 * With a network namespace (the spec's net_open is 0): TCP sockets the child makes
 	 * there, bound to these loopback addresses and listening, before any layer narrows

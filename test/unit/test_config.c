@@ -30,6 +30,7 @@ test_defaults(void **state)
 	assert_int_equal(cfg.budget_seconds, 3600);
 	assert_int_equal(cfg.limit_processes, 4096);
 	assert_int_equal(cfg.limit_memory_mb, 8192);
+	assert_int_equal(cfg.limit_allow_unenforced, 0);
 	assert_int_equal(cfg.max_concurrent_runs, 2);
 	assert_true(cfg.run_log_max_bytes == 64L * 1024 * 1024);
 	assert_int_equal(cfg.desktop_notifications, 0);
@@ -61,6 +62,7 @@ test_full_file(void **state)
 	    "limits:\n"
 	    "  processes: 512\n"
 	    "  memory_mb: 0\n"
+	    "  allow_unenforced: true\n"
 	    "sandbox:\n"
 	    "  enabled: true\n"
 	    "  read_dirs: [~/src/shared, /opt/tools]\n"
@@ -97,6 +99,7 @@ test_full_file(void **state)
 	assert_int_equal(cfg.budget_seconds, 600);
 	assert_int_equal(cfg.limit_processes, 512);
 	assert_int_equal(cfg.limit_memory_mb, 0);
+	assert_int_equal(cfg.limit_allow_unenforced, 1);
 	assert_int_equal(cfg.sandbox.enabled, 1);
 	assert_int_equal(cfg.sandbox.read_dirs.n, 2);
 	assert_string_equal(cfg.sandbox.read_files.v[0], "~/.gitconfig");
@@ -144,6 +147,10 @@ static const struct {
 	{ "limits:\n  processes: many\n", "test.yaml:2: limits.processes: expected an integer" },
 	{ "limits:\n  memory_mb: 1.5\n", "test.yaml:2: limits.memory_mb: expected an integer" },
 	{ "limits:\n  memory_mb: 4\n", "test.yaml:2: limits.memory_mb: 4 is too low" },
+	{ "limits:\n  allow_unenforced: yes\n",
+	    "test.yaml:2: limits.allow_unenforced: expected true or false, got 'yes'" },
+	{ "limits:\n  allow_unenforced: \"true\"\n",
+	    "test.yaml:2: limits.allow_unenforced: expected true or false" },
 	{ "limits:\n  memory_mb: 99999999\n",
 	    "test.yaml:2: limits.memory_mb: 99999999 is out of range" },
 	{ "sandbox:\n  enabled: yes\n", "test.yaml:2: sandbox.enabled: expected true or false" },
