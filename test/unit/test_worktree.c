@@ -155,7 +155,7 @@ test_run_repository(void **state)
 	assert_int_equal(st.insertions, 3);
 	assert_int_equal(st.deletions, 1);
 	sh("rm -rf %s", path);
-	assert_int_equal(worktree_adopt(repo, path, "run1", "clockwork/task1/run1", err,
+	assert_int_equal(worktree_adopt(repo, path, "run1", "clockwork/task1/run1", NULL, err,
 	    sizeof err), 0);
 	out(buf, sizeof buf, "git -C %s rev-parse HEAD", path);
 	assert_string_equal(buf, tip);
@@ -183,7 +183,7 @@ test_run_repository(void **state)
 	assert_int_equal(worktree_branch_at(repo, "clockwork/task1/run2", base, err,
 	    sizeof err), 0);
 	sh("rm -rf %s", path);
-	assert_int_equal(worktree_adopt(repo, path, "run2", "clockwork/task1/run2", err,
+	assert_int_equal(worktree_adopt(repo, path, "run2", "clockwork/task1/run2", NULL, err,
 	    sizeof err), 0);
 	assert_int_equal(worktree_merged(repo, path, "clockwork/task1/run2"), 1);
 	assert_int_equal(worktree_remove(repo, path, "run2", "clockwork/task1/run2", 1, err,
