@@ -490,6 +490,33 @@ worktree_is_adopted(const char *path)
 	return lstat(p, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < 4096;
 }
 
+/*
+ * The entries of status that are changes, or -1: a file held back by worktree_adopt
+ * (skip-worktree, absent on purpose; libgit2 reports it deleted, git does not) is not.
+ */
+static int
+worktree_changes(git_repository *wrepo, git_status_list *status)
+{
+	const git_status_entry	*e;
+	const git_index_entry	*ie;
+	git_index		*idx = NULL;
+	size_t			 n = git_status_list_entrycount(status);
+	int			 changes = 0;
+
+	if (n > 0 && git_repository_index(&idx, wrepo) != 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		e = git_status_byindex(status, i);
+		if (e->status == GIT_STATUS_WT_DELETED && e->index_to_workdir != NULL &&
+		    (ie = git_index_get_bypath(idx, e->index_to_workdir->old_file.path,
+		    0)) != NULL && (ie->flags_extended & GIT_INDEX_ENTRY_SKIP_WORKTREE))
+			continue;
+		changes++;
+	}
+	git_index_free(idx);
+	return changes;
+}
+
 /* Nothing would be lost: the branch tip is reachable from HEAD and the tree is clean. */
 int
 worktree_merged(const char *repo_path, const char *path, const char *branch)
@@ -528,7 +555,7 @@ worktree_merged(const char *repo_path, const char *path, const char *branch)
 		git_status_options_init(&sopts, GIT_STATUS_OPTIONS_VERSION);
 		sopts.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED;
 		if (git_status_list_new(&status, wrepo, &sopts) != 0 ||
-		    git_status_list_entrycount(status) != 0)
+		    worktree_changes(wrepo, status) != 0)
 			goto out;
 	}
 	merged = 1;
