@@ -31,7 +31,7 @@ cwctl_run_usage(void)
 	    "       cwctl run retry RUN [--wait] [--json]\n"
 	    "       cwctl run continue RUN --prompt TEXT [--wait] [--json]\n"
 	    "       cwctl run diff RUN [--stat]\n"
-	    "       cwctl run merge RUN [--into BRANCH] [--squash | --ff-only]\n"
+	    "       cwctl run merge RUN [--into BRANCH] [--squash | --ff-only] [--accept-automation]\n"
 	    "       cwctl run discard RUN\n");
 	return CWCTL_EXIT_USAGE;
 }

@@ -370,7 +370,8 @@ quarantine_readme(const char *dir, const char *run_id, const char *branch,
 		    "            %s). Its top .git was renamed to git-dir.untrusted and the\n"
 		    "            folder made unreadable (mode 0). Do not run git, an editor or an\n"
 		    "            agent inside it: a nested .git or an automation file in it can\n"
-		    "            still run the run's code. Copy out single files with cat.\n",
+		    "            still run the run's code. Copy out single files with cat.\n"
+		    "            To delete it: chmod -R u+rwx unconverted && rm -rf unconverted\n",
 		    unconverted);
 	fclose(f);
 }
