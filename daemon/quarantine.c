@@ -82,9 +82,17 @@ quarantine_copy_file(int dirfd, const char *name, int outdir, struct quarantine_
 	ssize_t	 n;
 	int	 in, out, rc = 0;
 
+	struct stat	 st;
+
 	if ((in = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
 	    O_CLOEXEC)) == -1)
 		return 0;	/* gone or unreadable: skipped, not fatal */
+	/* Swapped for a FIFO or a device since it was looked at: left out. */
+	if (fstat(in, &st) == -1 || !S_ISREG(st.st_mode)) {
+		x->skipped_special++;
+		close(in);
+		return 0;
+	}
 	if ((out = openat(outdir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
 	    O_CLOEXEC, 0600)) == -1) {
 		close(in);
@@ -398,8 +406,18 @@ quarantine_make(const struct quarantine_job *q, cJSON *out)
 	(void)rmtree_path(raw);
 	if (rename(q->workdir, raw) == -1)
 		return errno == ENOENT ? 0 : -1;
-	if (mkdir(dir, 0700) == -1 && errno != EEXIST)
-		goto raw;
+	if (mkdir(dir, 0700) == -1 && errno != EEXIST) {
+		/*
+		 * No quarantine folder: the run's directory stays in imports/, which no
+		 * report names as a place to look, and the error says where it is.
+		 */
+		int e = errno;
+
+		snprintf(err, sizeof err, "%.300s: %s; the run's directory is in %.300s "
+		    "(untrusted: do not run git there)", dir, strerror(e), raw);
+		json_add_string(out, "quarantine_error", err);
+		return 0;
+	}
 	json_add_string(out, "quarantine", dir);
 	x.held = cJSON_CreateArray();
 	snprintf(p, sizeof p, "%s/run.bundle", dir);
@@ -431,10 +449,6 @@ quarantine_make(const struct quarantine_job *q, cJSON *out)
 	cJSON_Delete(x.held);
 	if (rmtree_path(raw) == -1)
 		json_add_string(out, "quarantine_cleanup_error", strerror(errno));
-	return 0;
-raw:
-	/* No quarantine folder: the run's directory stays in imports/, out of sight. */
-	json_add_string(out, "quarantine", raw);
 	return 0;
 }
 

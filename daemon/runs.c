@@ -1435,15 +1435,17 @@ runs_git_report(struct run *r, cJSON *git)
 	json_add_string(git, "quarantine", q);
 	{
 		static const char *const keep[] = { "quarantine_bundle", "quarantine_files",
-		    "quarantine_bundle_error", "quarantine_held_back" };
+		    "quarantine_bundle_error", "quarantine_held_back", "quarantine_error" };
 
 		for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
 			if ((ds = cJSON_GetObjectItemCaseSensitive(res, keep[i])) != NULL)
 				cJSON_AddItemToObject(git, keep[i], cJSON_Duplicate(ds, 1));
 	}
 	runs_log_line(r, "not imported: %s%s%s%s", e != NULL ? e : "unknown error",
-	    q != NULL ? "; the run's work is kept, untrusted and inert (a bundle and plain "
-	    "files, no repository), in " : "", q != NULL ? q : "",
+	    q == NULL ? "" : cJSON_GetObjectItemCaseSensitive(res, "quarantine_files") !=
+	    NULL ? "; the run's work is kept, untrusted and inert (a bundle and plain "
+	    "files, no repository), in " : "; the run's directory is kept, untrusted and "
+	    "unconverted (do not run git or an agent in it), in ", q != NULL ? q : "",
 	    q != NULL ? " (its README.txt says how to inspect it safely)" : "");
 	if ((j = cJSON_CreateObject()) != NULL) {
 		json_add_string(j, "branch", r->branch);
