@@ -15,6 +15,8 @@
 #   ignored     the run commits .env and node_modules/.bin/x, which the user's checkout
 #               ignores and holds; `cwctl run merge` must leave the user's copies as
 #               they were and say so
+#   fallback    the daemon and the runner die mid-run; the unsealed run's directory goes
+#               to quarantine unconverted; the person's git there runs nothing
 # Point CW_BIN at an older build to watch the attacks succeed there.
 #
 # Env: CW_BIN, CW_SRC (as the integration tests); CW_ENGINES_BIN (scripts/setup-engines)
@@ -208,6 +210,34 @@ grep -q '\.env' "$T/merge.out" && grep -q 'node_modules/.bin/x' "$T/merge.out" |
     why="$why the merge does not say which files it left alone ($(tr '\n' ' ' < "$T/merge.out" | head -c 300));"
 [ "${CW_ESCAPE_VERBOSE:-0}" = 1 ] && sed 's/^/    /' "$T/merge.out"
 row "run merge never replaces the user's ignored files" \
+    "$([ -z "$why" ] && echo PASS || echo FAIL)" "$why"
+
+# 5. The fallback quarantine: the daemon and the runner die mid-run (so the run is never
+# sealed) after the run planted core.fsmonitor; the restarted daemon moves its directory
+# to quarantine unconverted; the person's git there (and, where the mode lets them in,
+# in the unconverted folder) runs nothing. (A nested .git inside it is the gap
+# docs/SECURITY.md names.)
+fresh_repo fallback
+cwctl task add fallback --repo "$U" --mode acceptEdits --seconds 300 --prompt \
+    "git config core.fsmonitor 'touch $MARK-fallback; false'; git config core.pager 'touch $MARK-fallback-pager; cat'; echo wip > wip.txt; touch started; sleep 200" >/dev/null
+id=$(cwctl run start fallback)
+started() { wt=$(run_field "$id" worktree); [ -n "$wt" ] && [ -e "$wt/started" ]; }
+why=
+wait_until 60 "the run to start" started || why="the run never started ($(run_status "$id"), $(tail -n 3 "$(run_field "$id" log_path)" 2>&1 | tr "\n" " "));"
+rp=$(run_field "$id" runner_pid)
+kill -KILL "$DPID" $rp 2>/dev/null; wait "$DPID" 2>/dev/null; DPID=
+rm -f "$CLOCKWORK_HOME/clockworkd.port"
+start_daemon --stop-grace 1
+wait_until 60 "the run to be interrupted" run_ended "$id" || why="$why the run was not ended by recovery;"
+q=$CLOCKWORK_HOME/quarantine/$id
+[ -d "$q" ] || why="$why no quarantine folder;"
+[ -e "$q/unconverted/.git" ] && why="$why the run's .git is still where git finds it;"
+[ -s "$q/README.txt" ] || why="$why no README;"
+person_git "$q"
+person_git "$q/unconverted" 2>/dev/null
+[ -n "$(markers)" ] && why="$why the person's git in the fallback quarantine ran code ($(markers));"
+chmod -R u+rwx "$q/unconverted" 2>/dev/null
+row "fallback quarantine (daemon and runner killed): the person's git runs nothing" \
     "$([ -z "$why" ] && echo PASS || echo FAIL)" "$why"
 
 echo "aftermath rows: $n attempts, $((n - failed - skipped)) passed, $failed failed, $skipped skipped"
