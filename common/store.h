@@ -31,7 +31,7 @@
 struct sqlite3;
 struct store;
 
-#define STORE_SCHEMA_LATEST	10
+#define STORE_SCHEMA_LATEST	11
 #define STORE_TIME_LEN		25	/* "YYYY-MM-DDTHH:MM:SS.mmmZ" + NUL */
 #define STORE_ID_LEN		40	/* room for a generated or caller-chosen id */
 
@@ -394,6 +394,21 @@ int	store_telegram_due(struct store *, size_t limit, struct store_telegram_item 
 /* One approval with its task's Telegram settings: 1 found, 0 none, -1 error. */
 int	store_telegram_item_get(struct store *, const char *approval_id,
 	    struct store_telegram_item *out);
+/*
+ * A run whose report asks for a person's eye (SPEC U3: report.git.automation not
+ * empty, or report.git.quarantine set) in a task with a chat, not noticed yet.
+ */
+struct store_telegram_notice {
+	char	*run_id;
+	char	*task;
+	char	*report;		/* JSON text */
+	int64_t	 chat_id;
+};
+int	store_telegram_notices_due(struct store *, size_t limit,
+	    struct store_telegram_notice **out, size_t *n);
+void	store_telegram_notice_list_free(struct store_telegram_notice *, size_t n);
+int	store_telegram_notice_add(struct store *, const char *run_id, int64_t chat_id,
+	    int64_t message_id);
 int	store_telegram_message_add(struct store *, const char *approval_id,
 	    int64_t chat_id, int64_t message_id);
 int	store_telegram_message_shown(struct store *, const char *approval_id,

@@ -267,6 +267,21 @@ static const char store_schema_v9[] =
 static const char store_schema_v10[] =
 "ALTER TABLE tasks ADD COLUMN key_name TEXT;";
 
+/*
+ * 11, SPEC U3: the Telegram notice sent for a run whose work needs a person's eye
+ * (automation files, or refused into quarantine), so it is sent once. Runs from
+ * before count as noticed: an upgrade must not flood the chats with old runs.
+ */
+static const char store_schema_v11[] =
+"CREATE TABLE telegram_run_notices ("
+"  run_id TEXT PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,"
+"  chat_id INTEGER NOT NULL,"
+"  message_id INTEGER NOT NULL DEFAULT 0,"
+"  created_at TEXT NOT NULL"
+");"
+"INSERT INTO telegram_run_notices (run_id, chat_id, created_at)"
+"  SELECT id, 0, 'before migration 11' FROM runs;";
+
 const struct store_migration store_migrations[] = {
 	{ 1, "tasks, runs, run_events", store_schema_v1, 0 },
 	{ 2, "approvals", store_schema_v2, 0 },
@@ -279,6 +294,7 @@ const struct store_migration store_migrations[] = {
 	{ 8, "per-task network policy", store_schema_v8, 0 },
 	{ 9, "approval risk", store_schema_v9, 0 },
 	{ 10, "a task's provider key name", store_schema_v10, 0 },
+	{ 11, "telegram run notices", store_schema_v11, 0 },
 };
 const size_t store_n_migrations =
     sizeof store_migrations / sizeof store_migrations[0];

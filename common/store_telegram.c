@@ -180,3 +180,75 @@ store_telegram_message_shown(struct store *st, const char *approval_id,
 	store_bind_text(stmt, 2, shown);
 	return store_step_done(st, stmt, "telegram message");
 }
+
+/* ---- run notices (SPEC U3) ------------------------------------------------------------ */
+
+static void
+store_telegram_notice_free_v(void *p)
+{
+	struct store_telegram_notice	*it = p;
+
+	free(it->run_id);
+	free(it->task);
+	free(it->report);
+	memset(it, 0, sizeof *it);
+}
+
+static int
+store_telegram_notice_row(sqlite3_stmt *stmt, void *p)
+{
+	struct store_telegram_notice	*it = p;
+
+	it->chat_id = sqlite3_column_int64(stmt, 2);
+	if (store_col_text(stmt, 0, &it->run_id) || store_col_text(stmt, 1, &it->task) ||
+	    store_col_text(stmt, 3, &it->report))
+		return ENOMEM;
+	return 0;
+}
+
+void
+store_telegram_notice_list_free(struct store_telegram_notice *v, size_t n)
+{
+	for (size_t i = 0; v != NULL && i < n; i++)
+		store_telegram_notice_free_v(&v[i]);
+	free(v);
+}
+
+int
+store_telegram_notices_due(struct store *st, size_t limit,
+    struct store_telegram_notice **out, size_t *n)
+{
+	sqlite3_stmt	*stmt;
+
+	if (store_prepare(st, "SELECT r.id, t.name, t.telegram_chat_id, r.report"
+	    " FROM runs r JOIN tasks t ON t.id = r.task_id"
+	    " LEFT JOIN telegram_run_notices n ON n.run_id = r.id"
+	    " WHERE n.run_id IS NULL AND t.telegram_chat_id IS NOT NULL"
+	    "   AND r.report IS NOT NULL"
+	    "   AND (COALESCE(json_array_length(r.report, '$.git.automation'), 0) > 0"
+	    "     OR json_extract(r.report, '$.git.quarantine') IS NOT NULL)"
+	    " ORDER BY r.rowid LIMIT ?1", &stmt, "telegram notices") == -1)
+		return -1;
+	sqlite3_bind_int64(stmt, 1, store_limit(limit));
+	return store_collect(st, stmt, sizeof **out, store_telegram_notice_row,
+	    store_telegram_notice_free_v, (void **)out, n, "telegram notices");
+}
+
+int
+store_telegram_notice_add(struct store *st, const char *run_id, int64_t chat_id,
+    int64_t message_id)
+{
+	sqlite3_stmt	*stmt;
+	char		 now[STORE_TIME_LEN];
+
+	if (store_prepare(st, "INSERT OR REPLACE INTO telegram_run_notices (run_id,"
+	    " chat_id, message_id, created_at) VALUES (?1, ?2, ?3, ?4)", &stmt,
+	    "telegram notice") == -1)
+		return -1;
+	store_now(now, sizeof now);
+	store_bind_text(stmt, 1, run_id);
+	sqlite3_bind_int64(stmt, 2, chat_id);
+	sqlite3_bind_int64(stmt, 3, message_id);
+	store_bind_text(stmt, 4, now);
+	return store_step_done(st, stmt, "telegram notice");
+}

@@ -1315,7 +1315,11 @@ out:
 	store_run_free(&r);
 }
 
-/* POST /api/runs/ID/merge {"into": BRANCH, "mode": "merge"|"ff-only"|"squash"} */
+/*
+ * POST /api/runs/ID/merge {"into": BRANCH, "mode": "merge"|"ff-only"|"squash",
+ * "accept_automation": true|false}. A run that changes automation files is refused
+ * (409 automation_files, the files in "automation") unless accept_automation is true.
+ */
 static void
 api_run_merge(struct api_req *q, const char *id)
 {
@@ -1326,19 +1330,25 @@ api_run_merge(struct api_req *q, const char *id)
 	enum review_mode	 mode = REVIEW_MERGE;
 	cJSON			*body = NULL, *a, *o;
 	const char		*into = NULL;
-	char			 err[768];
-	int			 rc;
+	char			 err[1024];
+	int			 rc, accept = 0;
 
 	if (evbuffer_get_length(in) > 0 && (body = api_body(q)) == NULL)
 		return;
-	cJSON_ArrayForEach(a, body)
+	cJSON_ArrayForEach(a, body) {
+		if (a->string != NULL && strcmp(a->string, "accept_automation") == 0 &&
+		    cJSON_IsBool(a)) {
+			accept = cJSON_IsTrue(a);
+			continue;
+		}
 		if (a->string == NULL || (strcmp(a->string, "into") != 0 &&
 		    strcmp(a->string, "mode") != 0) || !cJSON_IsString(a)) {
-			api_error(q, 400, "invalid_field", "%.64s: unknown field or not a "
-			    "string", a->string != NULL ? a->string : "?");
+			api_error(q, 400, "invalid_field", "%.64s: unknown field or of the "
+			    "wrong type", a->string != NULL ? a->string : "?");
 			cJSON_Delete(body);
 			return;
 		}
+	}
 	into = json_get_string(body, "into");
 	if (review_mode_parse(json_get_string(body, "mode"), &mode) == -1) {
 		api_error(q, 400, "invalid_field", "mode: one of merge, ff-only, squash");
@@ -1354,18 +1364,40 @@ api_run_merge(struct api_req *q, const char *id)
 		    "end before merging", r.id, store_run_status_name(r.status));
 		goto out;
 	}
-	rc = review_merge(t.repo, r.id, r.branch, into, mode, &res, err, sizeof err);
+	rc = review_merge(t.repo, r.id, r.branch, into, mode, accept, &res, err,
+	    sizeof err);
 	a = cJSON_CreateObject();
 	json_add_string(a, "branch", r.branch);
 	json_add_string(a, "into", res.into[0] != '\0' ? res.into : into);
 	json_add_string(a, "mode", review_mode_name(mode));
 	json_add_string(a, "repo", t.repo);
+	if (res.automation != NULL && cJSON_GetArraySize(res.automation) > 0) {
+		cJSON_AddItemReferenceToObject(a, "automation", res.automation);
+		cJSON_AddBoolToObject(a, "accept_automation", accept);
+	}
 	if (rc != REVIEW_OK) {
 		json_add_string(a, "refused", err);
 		if (res.conflicts != NULL)
 			cJSON_AddItemReferenceToObject(a, "conflicts", res.conflicts);
+		if (res.left_alone != NULL && cJSON_GetArraySize(res.left_alone) > 0)
+			cJSON_AddItemReferenceToObject(a, "left_alone", res.left_alone);
 		journal_audit(q->d, q->actor, "run.merge_refused", r.id, a);
-		if (rc == REVIEW_CONFLICT) {
+		if (rc == REVIEW_AUTOMATION || rc == REVIEW_IGNORED) {
+			cJSON *e = cJSON_CreateObject(), *x;
+
+			json_add_string(e, "code", rc == REVIEW_AUTOMATION ?
+			    "automation_files" : "untracked_in_the_way");
+			json_add_string(e, "message", err);
+			if (rc == REVIEW_AUTOMATION)
+				cJSON_AddItemToObject(e, "automation",
+				    cJSON_Duplicate(res.automation, 1));
+			else
+				cJSON_AddItemToObject(e, "left_alone",
+				    cJSON_Duplicate(res.left_alone, 1));
+			x = cJSON_CreateObject();
+			cJSON_AddItemToObject(x, "error", e);
+			api_send(q->req, 409, x);
+		} else if (rc == REVIEW_CONFLICT) {
 			char list[512] = "";
 			size_t off = 0;
 			cJSON *c;
@@ -1378,7 +1410,7 @@ api_run_merge(struct api_req *q, const char *id)
 		} else
 			api_error(q, rc == REVIEW_REFUSED ? 409 : 500,
 			    rc == REVIEW_REFUSED ? "merge_refused" : "internal", "%s", err);
-		cJSON_Delete(res.conflicts);
+		review_merge_free(&res);
 		goto out;
 	}
 	json_add_string(a, "result", res.result);
@@ -1386,6 +1418,7 @@ api_run_merge(struct api_req *q, const char *id)
 	journal_add(q->d, r.id, "run_merged", cJSON_Duplicate(a, 1));
 	json_add_string(a, "actor", q->actor);
 	journal_audit(q->d, q->actor, "run.merge", r.id, a);
+	review_merge_free(&res);
 	o = cJSON_CreateObject();
 	json_add_string(o, "id", r.id);
 	json_add_string(o, "branch", r.branch);

@@ -32,7 +32,7 @@ static const char cwctl_completion_bash[] =
 "        list) words='--task --status --limit --json' ;;\n"
 "        logs) words=\"$(_cwctl_runs) -f --raw --json\" ;;\n"
 "        diff) words=\"$(_cwctl_runs) --stat --json\" ;;\n"
-"        merge) words=\"$(_cwctl_runs) --into --squash --ff-only --json\" ;;\n"
+"        merge) words=\"$(_cwctl_runs) --into --squash --ff-only --accept-automation --json\" ;;\n"
 "        export) words=\"$(_cwctl_runs) --transcript -o\" ;;\n"
 "        *) words=\"$(_cwctl_runs) --json\" ;;\n"
 "      esac; fi ;;\n"

@@ -24,8 +24,14 @@ cwctl_review_help(FILE *f, const char *verb)	/* --help: cwctl.c, from its table 
 		    "  the run's branch against the commit it started from\n");
 	else if (strcmp(verb, "merge") == 0)
 		fprintf(f, "usage: cwctl run merge RUN [--into BRANCH] [--squash | --ff-only] "
-		    "[--json]\n  land the run's branch in BRANCH (default: the branch the "
-		    "repository is on)\n");
+		    "[--accept-automation] [--json]\n  land the run's branch in BRANCH "
+		    "(default: the branch the repository is on)\n"
+		    "  --accept-automation  land it although it adds or changes automation "
+		    "files\n    (.claude/, .mcp.json, .envrc, .vscode/, CI workflows, git "
+		    "hooks...);\n    without it such a run is refused with exit status 5\n"
+		    "  a file the run would write over that git does not track in the "
+		    "checkout\n  (an ignored .env) is left alone: the merge is refused "
+		    "(exit 1) and names it\n");
 	else
 		fprintf(f, "usage: cwctl run discard RUN [--json]\n"
 		    "  delete the run's branch and worktree\n");
@@ -144,12 +150,46 @@ cwctl_review_diff(const char *id, int stat, int json)
 	return CWCTL_EXIT_OK;
 }
 
+/*
+ * A merge the daemon refused for automation files or for files of the user's it would
+ * replace: the files, one a line (made visible: their names are the run's), and what
+ * to do. The exit status: CWCTL_EXIT_AUTOMATION or CWCTL_EXIT_FAILURE.
+ */
 static int
-cwctl_review_merge(const char *id, const char *into, const char *mode, int json)
+cwctl_review_refused(const char *id, const cJSON *e)
+{
+	const char	*code = json_get_string(e, "code");
+	const cJSON	*f;
+
+	if (code != NULL && strcmp(code, "automation_files") == 0) {
+		fprintf(stderr, "cwctl: run %s adds or changes automation files (they make "
+		    "tools run code when a\ncheckout is opened: Claude Code, direnv, editors, "
+		    "CI, git hooks); nothing was merged:\n", cwctl_vis(id));
+		cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(e, "automation")) {
+			fprintf(stderr, "  %-8s %s", cwctl_vis(json_get_string(f, "status")),
+			    cwctl_vis(json_get_string(f, "path")));
+			fprintf(stderr, "  (%s)\n", cwctl_vis(json_get_string(f, "what")));
+		}
+		fprintf(stderr, "review them:  cwctl run diff %s\nthen land:    cwctl run "
+		    "merge %s --accept-automation\n", cwctl_vis(id), cwctl_vis(id));
+		return CWCTL_EXIT_AUTOMATION;
+	}
+	fprintf(stderr, "cwctl: %s\n", cwctl_vis(json_get_string(e, "message")));
+	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(e, "left_alone"))
+		if (cJSON_IsString(f))
+			fprintf(stderr, "  left alone: %s\n", cwctl_vis(f->valuestring));
+	return CWCTL_EXIT_FAILURE;
+}
+
+static int
+cwctl_review_merge(const char *id, const char *into, const char *mode, int accept,
+    int json)
 {
 	char		 path[320];
 	cJSON		*b, *o = NULL;
-	const char	*res;
+	const cJSON	*e;
+	const char	*res, *code;
+	long		 status = 0;
 	int		 rc;
 
 	if (cwctl_review_path(id, "merge", "", path, sizeof path) == -1)
@@ -158,7 +198,28 @@ cwctl_review_merge(const char *id, const char *into, const char *mode, int json)
 	if (into != NULL)
 		json_add_string(b, "into", into);
 	json_add_string(b, "mode", mode);
-	rc = client_call("POST", path, b, &o);
+	if (accept)
+		cJSON_AddTrueToObject(b, "accept_automation");
+	/*
+	 * The refusals that list files are printed here, the rest as every verb prints
+	 * them. A request that never reached the daemon goes again through client_call,
+	 * which says why; one that reached it is never sent twice.
+	 */
+	if (client_call_quiet("POST", path, b, &status, &o) != 0)
+		rc = client_call("POST", path, b, &o);
+	else if (status >= 200 && status < 300)
+		rc = CWCTL_EXIT_OK;
+	else {
+		e = cJSON_GetObjectItemCaseSensitive(o, "error");
+		code = json_get_string(e, "code");
+		if (json && code != NULL && strcmp(code, "automation_files") == 0)
+			cwctl_print_json(o);
+		rc = cwctl_review_refused(id, e);
+		if (status == 401 || status == 403)
+			rc = CWCTL_EXIT_DENIED;
+		cJSON_Delete(o);
+		o = NULL;
+	}
 	cJSON_Delete(b);
 	if (rc != 0)
 		return rc;
@@ -204,13 +265,16 @@ int
 cwctl_run_review(int argc, char **argv)
 {
 	const char	*verb = argv[0], *id = NULL, *into = NULL, *mode = "merge";
-	int		 stat = 0, json = 0;
+	int		 stat = 0, json = 0, accept = 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0)
 			json = 1;
 		else if (strcmp(verb, "diff") == 0 && strcmp(argv[i], "--stat") == 0)
 			stat = 1;
+		else if (strcmp(verb, "merge") == 0 &&
+		    strcmp(argv[i], "--accept-automation") == 0)
+			accept = 1;
 		else if (strcmp(verb, "merge") == 0 && strcmp(argv[i], "--into") == 0) {
 			if (i + 1 >= argc) {
 				fprintf(stderr, "cwctl: --into needs a branch name\n");
@@ -242,6 +306,6 @@ cwctl_run_review(int argc, char **argv)
 	if (strcmp(verb, "diff") == 0)
 		return cwctl_review_diff(id, stat, json);
 	if (strcmp(verb, "merge") == 0)
-		return cwctl_review_merge(id, into, mode, json);
+		return cwctl_review_merge(id, into, mode, accept, json);
 	return cwctl_review_discard(id, json);
 }

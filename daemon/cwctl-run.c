@@ -31,7 +31,7 @@ cwctl_run_usage(void)
 	    "       cwctl run retry RUN [--wait] [--json]\n"
 	    "       cwctl run continue RUN --prompt TEXT [--wait] [--json]\n"
 	    "       cwctl run diff RUN [--stat]\n"
-	    "       cwctl run merge RUN [--into BRANCH] [--squash | --ff-only]\n"
+	    "       cwctl run merge RUN [--into BRANCH] [--squash | --ff-only] [--accept-automation]\n"
 	    "       cwctl run discard RUN\n");
 	return CWCTL_EXIT_USAGE;
 }
@@ -145,6 +145,43 @@ cwctl_run_print_limits(const cJSON *rep)
 }
 
 /*
+ * The report's git part: automation files the run changed (SPEC U3: they land only
+ * with --accept-automation), and for refused work where it is kept and how to look
+ * at it without running it.
+ */
+static void
+cwctl_run_print_git(const cJSON *git)
+{
+	const cJSON	*e, *list = cJSON_GetObjectItemCaseSensitive(git, "automation");
+	const char	*s, *id;
+
+	if (cJSON_GetArraySize(list) > 0) {
+		printf("automation files (they make tools run code when a checkout is "
+		    "opened; held back\n  in the kept worktree, and a merge needs "
+		    "--accept-automation):\n");
+		cJSON_ArrayForEach(e, list) {
+			printf("  %-8s %s", cwctl_run_or(json_get_string(e, "status")),
+			    cwctl_run_or(json_get_string(e, "path")));
+			printf("  (%s)\n", cwctl_run_or(json_get_string(e, "what")));
+		}
+	}
+	if ((s = json_get_string(git, "quarantine")) == NULL)
+		return;
+	printf("not imported: %s\n", cwctl_run_or(json_get_string(git, "error")));
+	printf("quarantine:   %s (untrusted; no git repository in it)\n", cwctl_vis(s));
+	if ((s = json_get_string(git, "quarantine_bundle")) != NULL) {
+		id = "inspect";
+		printf("  bundle:     %s\n", cwctl_vis(s));
+		printf("  inspect:    git clone --no-checkout %s /tmp/%s && git -C /tmp/%s "
+		    "log -p --all\n", cwctl_vis(s), id, id);
+	}
+	if ((s = json_get_string(git, "quarantine_files")) != NULL)
+		printf("  files:      %s (plain files: no .git, automation files held back)\n",
+		    cwctl_vis(s));
+	printf("  (README.txt there says more)\n");
+}
+
+/*
  * The report as people read it: what the floor refused, what was asked, what the
  * sandbox could not enforce, the error; all of it with --json.
  */
@@ -176,6 +213,7 @@ cwctl_run_print_report(const cJSON *rep)
 			printf("not enforced: %s\n", cwctl_vis(e->valuestring));
 	if ((s = json_get_string(rep, "error")) != NULL)
 		printf("error:        %s\n", cwctl_vis(s));
+	cwctl_run_print_git(cJSON_GetObjectItemCaseSensitive(rep, "git"));
 	printf("(the whole report: cwctl run show RUN --json)\n");
 }
 

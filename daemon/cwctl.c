@@ -108,7 +108,8 @@ cwctl_usage(FILE *f)
 	for (size_t i = 0; i < sizeof cwctl_verbs / sizeof cwctl_verbs[0]; i++)
 		fprintf(f, "  %s\n", cwctl_verbs[i].usage);
 	fprintf(f, "\nexit codes: 0 ok; 1 the thing asked for failed; 2 usage; 3 denied;\n"
-	    "4 clockworkd is not running.\n");
+	    "4 clockworkd is not running; 5 run merge refused automation files\n"
+	    "(--accept-automation lands them).\n");
 }
 
 /*

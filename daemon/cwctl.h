@@ -9,6 +9,7 @@
 #define CWCTL_EXIT_DENIED	3	/* policy check: denied; approve/deny: refused;
 					   run --wait: the run was refused */
 #define CWCTL_EXIT_NODAEMON	4	/* clockworkd is not running */
+#define CWCTL_EXIT_AUTOMATION	5	/* run merge: automation files not accepted */
 
 #include <stddef.h>
 #include <stdio.h>

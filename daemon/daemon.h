@@ -314,8 +314,13 @@ int	worktree_create_run(const char *repo, const char *path, const char *branch,
 int	worktree_create_run_at(const char *repo, const char *base_ref, const char *path,
 	    const char *branch, char *base_out, size_t baselen, char *objects_out,
 	    size_t objlen, char *err, size_t errlen);
+/*
+ * hold: [{path, status}] (review_automation) to keep out of the checkout: removed from
+ * its files and marked skip-worktree in its index, so git shows the tree clean and no
+ * tool opened there reads them. NULL: none.
+ */
 int	worktree_adopt(const char *repo, const char *path, const char *name,
-	    const char *branch, char *err, size_t errlen);
+	    const char *branch, const cJSON *hold, char *err, size_t errlen);
 int	worktree_branch_at(const char *repo, const char *branch, const char *commit,
 	    char *err, size_t errlen);
 int	worktree_contains(const char *repo, const char *base, const char *tip);
@@ -344,6 +349,27 @@ int	runimport_start(struct run *r, const cJSON *seal, int nothing_ran,
 	    runimport_done_fn done);
 void	runimport_free(struct runimport *);
 
+/* quarantine.c: refused work kept inert, as a bundle and plain files (SPEC U3). */
+struct quarantine_job {
+	const char	*home, *repo, *workdir, *branch, *run_id;
+	const char	*tip;		/* the seal's word for the tip, a fallback; or NULL */
+	const char	*why;		/* why the import refused, for the README */
+};
+/*
+ * Convert the run's directory into <home>/quarantine/<run>/{run.bundle,files/,
+ * README.txt} and remove it; out gets "quarantine", "quarantine_bundle",
+ * "quarantine_files" (and "..._error" fields for the parts that failed). 0, or -1
+ * with errno when nothing could be moved. For the import child only.
+ */
+int	quarantine_make(const struct quarantine_job *, cJSON *out);
+/*
+ * The fallback when no conversion can run: move workdir to <home>/quarantine/<run>/
+ * unconverted, its top .git renamed away and its mode 0, with a README; where gets
+ * the quarantine folder ("" when workdir was gone). 0, or -1 with errno.
+ */
+int	quarantine_move_raw(const char *home, const char *run_id, const char *workdir,
+	    const char *why, char *where, size_t wherelen);
+
 /* review.c: review and land a run's work in the user's repository (libgit2). */
 struct review_diff {
 	char	 tip[72];	/* the branch tip, hex */
@@ -364,17 +390,25 @@ enum review_mode {
 #define REVIEW_ERROR	-1	/* libgit2 failed */
 #define REVIEW_REFUSED	-2	/* dirty target, no such branch, not a fast-forward */
 #define REVIEW_CONFLICT	-3	/* res->conflicts lists the files */
+#define REVIEW_AUTOMATION -4	/* res->automation lists them: not accepted */
+#define REVIEW_IGNORED	-5	/* res->left_alone: the user's ignored/untracked files */
 struct review_merge {
 	const char	*result;	/* "fast-forward", "merged", "squashed", "up-to-date" */
 	char		 into[256];
 	char		 commit[72];	/* the target's new tip */
 	cJSON		*conflicts;	/* owned by the caller */
+	cJSON		*automation;	/* [{path, status, what}], owned by the caller */
+	cJSON		*left_alone;	/* [path], owned by the caller */
 };
 const char	*review_mode_name(enum review_mode);
 int		 review_mode_parse(const char *, enum review_mode *);
 int	review_merge(const char *repo, const char *run_id, const char *branch,
-	    const char *into, enum review_mode, struct review_merge *, char *err,
-	    size_t errlen);
+	    const char *into, enum review_mode, int accept_automation,
+	    struct review_merge *, char *err, size_t errlen);
+void	review_merge_free(struct review_merge *);
+/* The automation files (common/automation.h) branch changes since base: [{path, status, what}]. */
+int	review_automation(const char *repo, const char *base, const char *branch,
+	    cJSON **out, char *err, size_t errlen);
 int	review_discard(const char *repo, const char *worktree, const char *run_id,
 	    const char *branch, char *err, size_t errlen);
 

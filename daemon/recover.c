@@ -28,26 +28,17 @@
 #include "procid.h"
 #include "wire.h"
 
-/* Move a run's directory to <home>/quarantine/<run>; a missing one is not an error. */
+/*
+ * Move a run's directory to <home>/quarantine/<run> (quarantine.c: unconverted, its
+ * .git out of git's sight); a missing one is not an error (out is "" then).
+ */
 int
 recover_quarantine(struct daemon *d, const char *id, const char *workdir, char *out,
     size_t outlen)
 {
-	char	 dir[PATH_MAX];
-
-	snprintf(dir, sizeof dir, "%s/quarantine", d->home);
-	if (paths_mkdir_p(dir, 0700) == -1)
-		return -1;
-	if ((size_t)snprintf(out, outlen, "%s/%s", dir, id) >= outlen) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	if (rename(workdir, out) == -1) {
-		if (errno != ENOENT)
-			return -1;
-		out[0] = '\0';
-	}
-	return 0;
+	return quarantine_move_raw(d->home, id, workdir, "the run's work could not be "
+	    "imported (the import did not finish, or the daemon restarted before the run "
+	    "was sealed)", out, outlen);
 }
 
 /* Connect to a runner's control socket (runner/uplink.c); the descriptor or -1. */

@@ -17,6 +17,7 @@
 
 #include <git2.h>
 
+#include "automation.h"
 #include "daemon.h"
 #include "json.h"
 
@@ -96,6 +97,74 @@ review_buf_dup(const git_buf *b, size_t max)
 	memcpy(s, b->ptr, n);
 	s[n] = '\0';
 	return s;
+}
+
+/*
+ * The automation files (common/automation.h) that the change from tree a to tree b
+ * touches, as [{path, status, what}] (NULL on error). Both sides of a delta are looked
+ * at: a rename out of .claude/ changes what Claude Code reads as much as one into it.
+ */
+static cJSON *
+review_automation_of(git_repository *repo, git_tree *a, git_tree *b)
+{
+	git_diff	*diff = NULL;
+	cJSON		*out, *f;
+	const char	*what, *path;
+	size_t		 n;
+
+	if (git_diff_tree_to_tree(&diff, repo, a, b, NULL) != 0)
+		return NULL;
+	if ((out = cJSON_CreateArray()) == NULL) {
+		git_diff_free(diff);
+		return NULL;
+	}
+	n = git_diff_num_deltas(diff);
+	for (size_t i = 0; i < n; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+
+		path = d->new_file.path != NULL ? d->new_file.path : d->old_file.path;
+		if ((what = automation_match(path)) == NULL &&
+		    (what = automation_match(d->old_file.path)) != NULL)
+			path = d->old_file.path;
+		if (what == NULL)
+			continue;
+		f = cJSON_CreateObject();
+		json_add_string(f, "path", path);
+		json_add_string(f, "status", review_status_name(d->status));
+		json_add_string(f, "what", what);
+		cJSON_AddItemToArray(out, f);
+	}
+	git_diff_free(diff);
+	return out;
+}
+
+int
+review_automation(const char *repo_path, const char *base, const char *branch,
+    cJSON **out, char *err, size_t errlen)
+{
+	git_repository	*repo = NULL;
+	git_commit	*bc = NULL, *tc = NULL;
+	git_tree	*a = NULL, *b = NULL;
+	int		 rc = -1;
+
+	*out = NULL;
+	if (review_open(repo_path, &repo, err, errlen) == -1)
+		return -1;
+	if (review_ends(repo, base, branch, &bc, &tc, err, errlen) == -1)
+		goto out;
+	if (git_commit_tree(&a, bc) != 0 || git_commit_tree(&b, tc) != 0 ||
+	    (*out = review_automation_of(repo, a, b)) == NULL) {
+		review_err(err, errlen, "cannot diff the run's branch");
+		goto out;
+	}
+	rc = 0;
+out:
+	git_tree_free(b);
+	git_tree_free(a);
+	git_commit_free(tc);
+	git_commit_free(bc);
+	git_repository_free(repo);
+	return rc;
 }
 
 /*
@@ -313,14 +382,75 @@ review_mode_parse(const char *s, enum review_mode *m)
 }
 
 /*
+ * Checkout notifications: every path the checkout would have to overwrite or remove
+ * in the user's working tree although the file there is not the tracked content
+ * (an ignored .env, an untracked node_modules/.bin/x), collected so that the refusal
+ * can name them.
+ */
+static int
+review_notify(git_checkout_notify_t why, const char *path, const git_diff_file *baseline,
+    const git_diff_file *target, const git_diff_file *workdir, void *arg)
+{
+	cJSON	*list = arg;
+
+	(void)baseline;
+	(void)target;
+	(void)workdir;
+	if (why == GIT_CHECKOUT_NOTIFY_CONFLICT && path != NULL &&
+	    cJSON_GetArraySize(list) < 256)
+		cJSON_AddItemToArray(list, cJSON_CreateString(path));
+	return 0;
+}
+
+/* "a, b, c (N more)" of a string array, for one-line messages. */
+static void
+review_list_line(const cJSON *a, char *out, size_t outlen)
+{
+	const cJSON	*c;
+	size_t		 off = 0;
+	int		 i = 0, n = cJSON_GetArraySize(a);
+
+	out[0] = '\0';
+	cJSON_ArrayForEach(c, a) {
+		const char *s = cJSON_IsString(c) ? c->valuestring :
+		    json_get_string(c, "path");
+
+		if (i == 8) {
+			snprintf(out + off, outlen - off, " (%d more)", n - i);
+			break;
+		}
+		if (off < outlen)
+			off += (size_t)snprintf(out + off, outlen - off, "%s%s", i ? ", " :
+			    "", s != NULL ? s : "?");
+		if (off >= outlen)
+			break;
+		i++;
+	}
+}
+
+void
+review_merge_free(struct review_merge *res)
+{
+	cJSON_Delete(res->conflicts);
+	cJSON_Delete(res->automation);
+	cJSON_Delete(res->left_alone);
+	res->conflicts = res->automation = res->left_alone = NULL;
+}
+
+/*
  * Merge branch into into (NULL: the branch the repository's HEAD is on). The result
  * says what was done; a refusal returns REVIEW_REFUSED with err saying why (and
  * res->conflicts listing the files of a conflict); nothing is written then.
+ * A run whose work adds, changes or removes automation files (SPEC U3) is refused
+ * with REVIEW_AUTOMATION (res->automation lists them) unless accept_automation; one
+ * whose checkout would replace a file in the user's working tree that git does not
+ * track there (ignored or untracked) is refused with REVIEW_IGNORED, naming the files
+ * in res->left_alone: the user's copy is theirs, and nothing is written.
  */
 int
 review_merge(const char *repo_path, const char *run_id, const char *branch,
-    const char *into, enum review_mode mode, struct review_merge *res, char *err,
-    size_t errlen)
+    const char *into, enum review_mode mode, int accept_automation,
+    struct review_merge *res, char *err, size_t errlen)
 {
 	git_repository		*repo = NULL, *w = NULL;
 	git_reference		*target = NULL, *head = NULL, *src = NULL, *moved = NULL;
@@ -332,7 +462,10 @@ review_merge(const char *repo_path, const char *run_id, const char *branch,
 	git_checkout_options	 co;
 	git_oid			 tree_oid, new_oid;
 	const git_commit	*parents[2];
-	char			 msg[512], dirty[512], reflog[256];
+	git_oid			 mb;
+	git_commit		*mbc = NULL;
+	git_tree		*mbt = NULL, *st = NULL;
+	char			 msg[512], dirty[512], reflog[256], list[600];
 	int			 rc = REVIEW_ERROR, ff, d;
 
 	memset(res, 0, sizeof *res);
@@ -383,6 +516,26 @@ review_merge(const char *repo_path, const char *run_id, const char *branch,
 		res->result = "up-to-date";
 		git_oid_tostr(res->commit, sizeof res->commit, git_commit_id(tc));
 		rc = REVIEW_OK;
+		goto out;
+	}
+	/*
+	 * What would land is the branch's change since it left the target: the
+	 * automation files in it need the person's explicit acceptance (SPEC U3).
+	 */
+	if (git_merge_base(&mb, repo, git_commit_id(tc), git_commit_id(sc)) != 0 ||
+	    git_commit_lookup(&mbc, repo, &mb) != 0 || git_commit_tree(&mbt, mbc) != 0 ||
+	    git_commit_tree(&st, sc) != 0 ||
+	    (res->automation = review_automation_of(repo, mbt, st)) == NULL) {
+		review_err(err, errlen, "cannot list the run's automation files");
+		goto out;
+	}
+	if (cJSON_GetArraySize(res->automation) > 0 && !accept_automation) {
+		review_list_line(res->automation, list, sizeof list);
+		snprintf(err, errlen, "run %s changes automation files, which make tools "
+		    "run code when a checkout is opened: %s; review them (cwctl run diff "
+		    "%s) and merge with --accept-automation to land them: nothing was "
+		    "merged", run_id, list, run_id);
+		rc = REVIEW_AUTOMATION;
 		goto out;
 	}
 	ff = git_graph_descendant_of(repo, git_commit_id(sc), git_commit_id(tc)) == 1;
@@ -437,13 +590,35 @@ review_merge(const char *repo_path, const char *run_id, const char *branch,
 		goto out;
 	}
 	if (w != NULL) {
-		/* Safe: stops, having written nothing, where a file would be overwritten. */
+		/*
+		 * Safe: stops, having written nothing, where a file would be overwritten.
+		 * libgit2's safe checkout still replaces ignored files (as git does), so
+		 * DONT_OVERWRITE_IGNORED: the user's ignored .env or node_modules/.bin/x
+		 * is theirs. Refusing (rather than landing the commit and leaving their
+		 * copy) keeps the checkout equal to its commit, so that a later commit -a
+		 * cannot put the user's secret .env in place of the run's file.
+		 */
+		if ((res->left_alone = cJSON_CreateArray()) == NULL)
+			goto out;
 		git_checkout_options_init(&co, GIT_CHECKOUT_OPTIONS_VERSION);
-		co.checkout_strategy = GIT_CHECKOUT_SAFE;
+		co.checkout_strategy = GIT_CHECKOUT_SAFE | GIT_CHECKOUT_DONT_OVERWRITE_IGNORED;
+		co.notify_flags = GIT_CHECKOUT_NOTIFY_CONFLICT;
+		co.notify_cb = review_notify;
+		co.notify_payload = res->left_alone;
 		if (git_checkout_tree(w, (const git_object *)nc, &co) != 0) {
-			review_err(err, errlen, "the checkout refused the merge (nothing was "
-			    "changed)");
-			rc = REVIEW_REFUSED;
+			if (cJSON_GetArraySize(res->left_alone) > 0) {
+				review_list_line(res->left_alone, list, sizeof list);
+				snprintf(err, errlen, "the run's work would replace files in "
+				    "%s that git does not track there (ignored or untracked): "
+				    "%s; they were left alone and nothing was merged (move "
+				    "them aside and merge again to take the run's versions)",
+				    git_repository_workdir(w), list);
+				rc = REVIEW_IGNORED;
+			} else {
+				review_err(err, errlen, "the checkout refused the merge "
+				    "(nothing was changed)");
+				rc = REVIEW_REFUSED;
+			}
 			goto out;
 		}
 	}
@@ -455,6 +630,9 @@ review_merge(const char *repo_path, const char *run_id, const char *branch,
 	git_oid_tostr(res->commit, sizeof res->commit, &new_oid);
 	rc = REVIEW_OK;
 out:
+	git_tree_free(st);
+	git_tree_free(mbt);
+	git_commit_free(mbc);
 	git_reference_free(moved);
 	git_signature_free(sig);
 	git_tree_free(tree);

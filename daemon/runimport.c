@@ -22,9 +22,10 @@
  *      followed), then adopts the same path as a linked worktree of the user's
  *      repository checked out by libgit2 from the verified branch. The worktree a
  *      person opens later has admin state the daemon wrote, not the run.
- * When a step fails, the run's directory is moved to <home>/quarantine/<run> instead:
- * nothing is lost, and nothing opens it with git again (gc skips it; the report says
- * where it is and that it is untrusted).
+ * When a step fails, the run's work goes to <home>/quarantine/<run> instead, made inert
+ * (quarantine.c): a bundle the daemon wrote and plain files, never the run's own
+ * repository (gc skips it; the report says where it is, that it is untrusted, and how
+ * to look at it safely).
  */
 #define _GNU_SOURCE	/* close_range */
 #include <sys/stat.h>
@@ -303,32 +304,14 @@ runimport_bundle_header(int fd, const char *branch, char *tip, size_t tiplen, ch
 	return 0;
 }
 
-/* Move the run's directory out of worktrees/ into <home>/quarantine/<run>. */
-static int
-runimport_quarantine(const struct runimport_job *j, char *where, size_t wherelen)
-{
-	char	 dir[PATH_MAX];
-
-	snprintf(dir, sizeof dir, "%s/quarantine", j->home);
-	if (paths_mkdir_p(dir, 0700) == -1)
-		return -1;
-	if ((size_t)snprintf(where, wherelen, "%s/%s", dir, j->run_id) >= wherelen) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	if (rename(j->workdir, where) == -1)
-		return errno == ENOENT ? 0 : -1;
-	return 0;
-}
-
 static void __attribute__((noreturn))
 runimport_child(const struct runimport_job *j, int out)
 {
-	cJSON			*o = cJSON_CreateObject(), *ds;
+	cJSON			*o = cJSON_CreateObject(), *ds, *autom = NULL;
 	struct worktree_stat	 ws;
 	char			 dir[PATH_MAX], copy[PATH_MAX + 32], errpath[PATH_MAX + 32];
 	char			 old[PATH_MAX + 32], tip[65], final[64], err[1024];
-	char			 where[PATH_MAX + 64], gitmsg[512];
+	char			 gitmsg[512];
 	int			 fd, rc;
 
 	err[0] = '\0';
@@ -420,7 +403,14 @@ runimport_child(const struct runimport_job *j, int out)
 	}
 	if (rmtree_path(old) == -1)
 		log_warn("import: could not remove all of %s: %s", old, strerror(errno));
-	if (worktree_adopt(j->repo, j->workdir, j->run_id, j->branch, err,
+	/*
+	 * The automation files the run changed (SPEC U3) are listed in the report and
+	 * held back in the kept worktree, so that a person's tool opened there (Claude
+	 * Code, direnv, an editor) does not act on them until the person chooses.
+	 */
+	if (review_automation(j->repo, j->base, j->branch, &autom, err, sizeof err) == -1)
+		goto fail;
+	if (worktree_adopt(j->repo, j->workdir, j->run_id, j->branch, autom, err,
 	    sizeof err) == -1) {
 		cJSON_AddBoolToObject(o, "ok", 0);
 		json_add_string(o, "error", err);
@@ -430,6 +420,10 @@ runimport_child(const struct runimport_job *j, int out)
 	}
 	cJSON_AddBoolToObject(o, "ok", 1);
 	json_add_string(o, "final_commit", final);
+	if (cJSON_GetArraySize(autom) > 0) {
+		cJSON_AddItemToObject(o, "automation", autom);
+		autom = NULL;
+	}
 	if ((ds = cJSON_AddObjectToObject(o, "diffstat")) != NULL) {
 		cJSON_AddNumberToObject(ds, "files_changed", (double)ws.files);
 		cJSON_AddNumberToObject(ds, "insertions", (double)ws.insertions);
@@ -440,10 +434,15 @@ runimport_child(const struct runimport_job *j, int out)
 fail:
 	cJSON_AddBoolToObject(o, "ok", 0);
 	json_add_string(o, "error", err);
-	if (runimport_quarantine(j, where, sizeof where) == 0)
-		json_add_string(o, "quarantine", where);
-	else
-		json_add_string(o, "quarantine_error", strerror(errno));
+	{
+		struct quarantine_job	 q = {
+			.home = j->home, .repo = j->repo, .workdir = j->workdir,
+			.branch = j->branch, .run_id = j->run_id, .tip = j->tip, .why = err,
+		};
+
+		if (quarantine_make(&q, o) == -1)
+			json_add_string(o, "quarantine_error", strerror(errno));
+	}
 	runimport_reply(out, o);
 	_exit(0);
 }

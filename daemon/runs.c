@@ -1434,6 +1434,13 @@ runs_git_report(struct run *r, cJSON *git)
 	if ((ds = cJSON_GetObjectItemCaseSensitive(res, "diffstat")) != NULL)
 		cJSON_AddItemToObject(git, "diffstat", cJSON_Duplicate(ds, 1));
 	cJSON_AddBoolToObject(git, "imported", ok && !removed);
+	if ((ds = cJSON_GetObjectItemCaseSensitive(res, "automation")) != NULL &&
+	    cJSON_GetArraySize(ds) > 0) {
+		cJSON_AddItemToObject(git, "automation", cJSON_Duplicate(ds, 1));
+		runs_log_line(r, "the run changed %d automation file(s) (they make tools run "
+		    "code when a checkout is opened): held back in its worktree; merging "
+		    "needs --accept-automation", cJSON_GetArraySize(ds));
+	}
 	if (final != NULL)
 		store_run_set_git(d->store, r->id, NULL, NULL, NULL, final);
 	if (removed)
@@ -1446,8 +1453,20 @@ runs_git_report(struct run *r, cJSON *git)
 	q = json_get_string(res, "quarantine");
 	json_add_string(git, "error", e);
 	json_add_string(git, "quarantine", q);
-	runs_log_line(r, "not imported: %s%s%s", e != NULL ? e : "unknown error",
-	    q != NULL ? "; the run's files are kept, untrusted, in " : "", q != NULL ? q : "");
+	{
+		static const char *const keep[] = { "quarantine_bundle", "quarantine_files",
+		    "quarantine_bundle_error", "quarantine_held_back", "quarantine_error" };
+
+		for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
+			if ((ds = cJSON_GetObjectItemCaseSensitive(res, keep[i])) != NULL)
+				cJSON_AddItemToObject(git, keep[i], cJSON_Duplicate(ds, 1));
+	}
+	runs_log_line(r, "not imported: %s%s%s%s", e != NULL ? e : "unknown error",
+	    q == NULL ? "" : cJSON_GetObjectItemCaseSensitive(res, "quarantine_files") !=
+	    NULL ? "; the run's work is kept, untrusted and inert (a bundle and plain "
+	    "files, no repository), in " : "; the run's directory is kept, untrusted and "
+	    "unconverted (do not run git or an agent in it), in ", q != NULL ? q : "",
+	    q != NULL ? " (its README.txt says how to inspect it safely)" : "");
 	if ((j = cJSON_CreateObject()) != NULL) {
 		json_add_string(j, "branch", r->branch);
 		json_add_string(j, "error", e);

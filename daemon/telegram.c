@@ -74,6 +74,7 @@ struct tg_call {
 	char			 method[32];
 	tg_done_fn		 done;
 	char			 approval_id[STORE_ID_LEN];
+	char			 run_id[STORE_ID_LEN];	/* a run notice's */
 	char			 state[16];	/* what an edit shows */
 	int64_t			 chat_id;
 	TAILQ_ENTRY(tg_call)	 entry;
@@ -597,6 +598,8 @@ tg_busy(struct telegram *tg, const char *approval_id)
 	return 0;
 }
 
+static void	tg_sweep_notices(struct telegram *);
+
 static void
 tg_sweep(struct telegram *tg)
 {
@@ -645,6 +648,69 @@ tg_sweep(struct telegram *tg)
 		c->chat_id = send ? v[i].task_chat_id : v[i].chat_id;
 	}
 	store_telegram_item_list_free(v, n);
+	tg_sweep_notices(tg);
+}
+
+/* A run notice was sent (or can never be): it is not sent again. */
+static void
+tg_notice_done(struct telegram *tg, struct tg_call *c, struct tgapi_reply *r,
+    const char *neterr)
+{
+	double	 n = 0;
+
+	if (r == NULL || (!r->ok && r->error_code != 400)) {
+		tg_sweep_failed(tg, "sendMessage", r == NULL ? neterr : r->description);
+		return;
+	}
+	if (r->ok)
+		(void)json_get_number(r->result, "message_id", &n);
+	if (store_telegram_notice_add(tg->d->store, c->run_id, c->chat_id,
+	    (int64_t)n) == -1)
+		log_error("telegram: cannot record the notice of run %s: %s", c->run_id,
+		    store_errmsg(tg->d->store));
+	tg->sweep_backoff_ms = 0;
+}
+
+/*
+ * Runs whose work needs a person's eye (SPEC U3: automation files, quarantine) get
+ * one message in their task's chat.
+ */
+static void
+tg_sweep_notices(struct telegram *tg)
+{
+	struct store_telegram_notice	*v;
+	struct tg_call			*c;
+	cJSON				*p, *rep;
+	char				*text;
+	size_t				 n;
+	int				 busy;
+
+	if (store_telegram_notices_due(tg->d->store, TG_SWEEP_BATCH, &v, &n) == -1) {
+		log_error("telegram: %s", store_errmsg(tg->d->store));
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		busy = 0;
+		TAILQ_FOREACH(c, &tg->calls, entry)
+			if (strcmp(c->run_id, v[i].run_id) == 0)
+				busy = 1;
+		if (busy)
+			continue;
+		rep = json_parse(v[i].report, strlen(v[i].report));
+		text = tgapi_notice_text(v[i].task, v[i].run_id, rep);
+		cJSON_Delete(rep);
+		if (text == NULL)
+			continue;
+		p = cJSON_CreateObject();
+		cJSON_AddNumberToObject(p, "chat_id", (double)v[i].chat_id);
+		json_add_string(p, "text", text);
+		free(text);
+		if ((c = tg_call(tg, "sendMessage", p, tg_notice_done, TG_CALL_SECONDS)) == NULL)
+			break;
+		snprintf(c->run_id, sizeof c->run_id, "%s", v[i].run_id);
+		c->chat_id = v[i].chat_id;
+	}
+	store_telegram_notice_list_free(v, n);
 }
 
 static void

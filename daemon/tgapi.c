@@ -313,3 +313,81 @@ tgapi_keyboard(const char *approval_id)
 	}
 	return kb;
 }
+
+/* s masked, then made visible, appended to the buffer at *off (never past len). */
+static void
+tgapi_add_shown(char *buf, size_t len, size_t *off, const char *s)
+{
+	char	*m, *v = NULL;
+
+	if (s == NULL || *off >= len)
+		return;
+	if ((m = mask_secrets(s)) != NULL)
+		v = vis_str(m, 0);
+	if (v != NULL) {
+		size_t n = (size_t)snprintf(buf + *off, len - *off, "%s", v);
+
+		*off = *off + n < len ? *off + n : len;
+	}
+	free(m);
+	free(v);
+}
+
+static void
+tgapi_add(char *buf, size_t len, size_t *off, const char *s)
+{
+	size_t	 n;
+
+	if (*off >= len)
+		return;
+	n = (size_t)snprintf(buf + *off, len - *off, "%s", s);
+	*off = *off + n < len ? *off + n : len;
+}
+
+char *
+tgapi_notice_text(const char *task, const char *run_id, const cJSON *report)
+{
+	const cJSON	*git = cJSON_GetObjectItemCaseSensitive(report, "git");
+	const cJSON	*list = cJSON_GetObjectItemCaseSensitive(git, "automation"), *f;
+	const char	*q = json_get_string(git, "quarantine");
+	char		*buf;
+	size_t		 off = 0, len = TGAPI_TEXT_MAX;
+	int		 i = 0;
+
+	if (cJSON_GetArraySize(list) == 0 && q == NULL)
+		return NULL;
+	if ((buf = malloc(len)) == NULL)
+		return NULL;
+	buf[0] = '\0';
+	if (cJSON_GetArraySize(list) > 0) {
+		tgapi_add(buf, len, &off, "Automation files in a run's work (tools run them "
+		    "when a checkout is opened). They are held back in its worktree; merging "
+		    "needs cwctl run merge --accept-automation after reading the diff:\n");
+		cJSON_ArrayForEach(f, list) {
+			if (i++ == 20) {
+				tgapi_add(buf, len, &off, "  ...\n");
+				break;
+			}
+			tgapi_add(buf, len, &off, "  ");
+			tgapi_add_shown(buf, len, &off, json_get_string(f, "status"));
+			tgapi_add(buf, len, &off, " ");
+			tgapi_add_shown(buf, len, &off, json_get_string(f, "path"));
+			tgapi_add(buf, len, &off, "\n");
+		}
+	}
+	if (q != NULL) {
+		tgapi_add(buf, len, &off, "A run's work was not imported: ");
+		tgapi_add_shown(buf, len, &off, json_get_string(git, "error"));
+		tgapi_add(buf, len, &off, "\nIt is kept, untrusted and inert (a bundle and "
+		    "plain files, no repository), in ");
+		tgapi_add_shown(buf, len, &off, q);
+		tgapi_add(buf, len, &off, "\n");
+	}
+	tgapi_add(buf, len, &off, "\nrun: ");
+	tgapi_add_shown(buf, len, &off, run_id);
+	tgapi_add(buf, len, &off, "\ntask: ");
+	tgapi_add_shown(buf, len, &off, task);
+	if (strlen(buf) >= TGAPI_TEXT_MAX)
+		buf[record_cut(buf, strlen(buf), TGAPI_TEXT_MAX - 1)] = '\0';
+	return buf;
+}

@@ -61,6 +61,13 @@ int	tgapi_chat_is_group(const char *type, int64_t chat_id);
  * answered, what became of it and who answered. Newly allocated, or NULL.
  */
 char	*tgapi_message_text(const struct store_telegram_item *, time_t now);
+/*
+ * The text of a run's notice (SPEC U3): the automation files its work changes (listed;
+ * merging needs --accept-automation) or that its work was refused into quarantine
+ * and where. Paths masked and made visible; cut to TGAPI_TEXT_MAX. Newly allocated,
+ * or NULL (also when report asks for nothing).
+ */
+char	*tgapi_notice_text(const char *task, const char *run_id, const cJSON *report);
 /* The inline keyboard of a pending approval, or NULL. */
 cJSON	*tgapi_keyboard(const char *approval_id);
 /* Seconds from now to a store timestamp; INT64_MIN when there is none. */

@@ -19,6 +19,7 @@
 #include <git2.h>
 
 #include "daemon.h"
+#include "json.h"
 #include "rmtree.h"
 
 static void
@@ -244,15 +245,75 @@ out:
 }
 
 /*
+ * Remove the file at repository path rel beneath the folder root without following a
+ * link on the way (each parent opened O_NOFOLLOW); a missing one is not an error.
+ */
+static int
+worktree_unlink_beneath(const char *root, const char *rel)
+{
+	char	 buf[PATH_MAX], *p, *slash;
+	int	 fd, next, rc;
+
+	if (strlen(rel) >= sizeof buf)
+		return -1;
+	snprintf(buf, sizeof buf, "%s", rel);
+	if ((fd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+		return -1;
+	for (p = buf; (slash = strchr(p, '/')) != NULL; p = slash + 1) {
+		*slash = '\0';
+		next = openat(fd, p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(fd);
+		if (next == -1)
+			return errno == ENOENT ? 0 : -1;
+		fd = next;
+	}
+	rc = unlinkat(fd, p, 0);
+	close(fd);
+	return rc == -1 && errno != ENOENT ? -1 : 0;
+}
+
+/* Keep hold's paths out of the worktree wrepo at path (see worktree_adopt). */
+static int
+worktree_hold_back(git_repository *wrepo, const char *path, const cJSON *hold)
+{
+	git_index		*idx = NULL;
+	const git_index_entry	*e;
+	git_index_entry		 copy;
+	const cJSON		*h;
+	const char		*p;
+	int			 rc = -1;
+
+	if (git_repository_index(&idx, wrepo) != 0)
+		return -1;
+	cJSON_ArrayForEach(h, hold) {
+		if ((p = json_get_string(h, "path")) == NULL ||
+		    (e = git_index_get_bypath(idx, p, 0)) == NULL)
+			continue;	/* deleted by the run: nothing to hold back */
+		copy = *e;
+		copy.flags |= GIT_INDEX_ENTRY_EXTENDED;
+		copy.flags_extended |= GIT_INDEX_ENTRY_SKIP_WORKTREE;
+		if (git_index_add(idx, &copy) != 0 || worktree_unlink_beneath(path, p) == -1)
+			goto out;
+	}
+	rc = git_index_write(idx) == 0 ? 0 : -1;
+out:
+	git_index_free(idx);
+	return rc;
+}
+
+/*
  * After an import: a linked worktree of repo at path (which must not exist) named
  * name, on branch, checked out by libgit2 from objects git has verified. This is the
- * worktree a person opens: its admin state is written here, not by the run.
+ * worktree a person opens: its admin state is written here, not by the run (its .git
+ * pointer file, and gitdir, commondir, HEAD and index in the repository's
+ * worktrees/<name>: libgit2 writes them all; no per-worktree config is made). The
+ * automation files in hold are kept out of its files (SPEC U3).
  */
 int
 worktree_adopt(const char *repo_path, const char *path, const char *name,
-    const char *branch, char *err, size_t errlen)
+    const char *branch, const cJSON *hold, char *err, size_t errlen)
 {
-	git_repository			*repo = NULL;
+	git_repository			*repo = NULL, *wrepo = NULL;
 	git_reference			*ref = NULL;
 	git_worktree			*wt = NULL;
 	git_worktree_add_options	 opts;
@@ -272,8 +333,15 @@ worktree_adopt(const char *repo_path, const char *path, const char *name,
 		worktree_err(err, errlen, "cannot add worktree", repo_path);
 		goto out;
 	}
+	if (cJSON_GetArraySize(hold) > 0 &&
+	    (git_repository_open_from_worktree(&wrepo, wt) != 0 ||
+	    worktree_hold_back(wrepo, path, hold) == -1)) {
+		worktree_err(err, errlen, "cannot hold the run's automation files back", path);
+		goto out;
+	}
 	rc = 0;
 out:
+	git_repository_free(wrepo);
 	git_worktree_free(wt);
 	git_reference_free(ref);
 	git_repository_free(repo);
@@ -422,6 +490,33 @@ worktree_is_adopted(const char *path)
 	return lstat(p, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < 4096;
 }
 
+/*
+ * The entries of status that are changes, or -1: a file held back by worktree_adopt
+ * (skip-worktree, absent on purpose; libgit2 reports it deleted, git does not) is not.
+ */
+static int
+worktree_changes(git_repository *wrepo, git_status_list *status)
+{
+	const git_status_entry	*e;
+	const git_index_entry	*ie;
+	git_index		*idx = NULL;
+	size_t			 n = git_status_list_entrycount(status);
+	int			 changes = 0;
+
+	if (n > 0 && git_repository_index(&idx, wrepo) != 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		e = git_status_byindex(status, i);
+		if (e->status == GIT_STATUS_WT_DELETED && e->index_to_workdir != NULL &&
+		    (ie = git_index_get_bypath(idx, e->index_to_workdir->old_file.path,
+		    0)) != NULL && (ie->flags_extended & GIT_INDEX_ENTRY_SKIP_WORKTREE))
+			continue;
+		changes++;
+	}
+	git_index_free(idx);
+	return changes;
+}
+
 /* Nothing would be lost: the branch tip is reachable from HEAD and the tree is clean. */
 int
 worktree_merged(const char *repo_path, const char *path, const char *branch)
@@ -460,7 +555,7 @@ worktree_merged(const char *repo_path, const char *path, const char *branch)
 		git_status_options_init(&sopts, GIT_STATUS_OPTIONS_VERSION);
 		sopts.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED;
 		if (git_status_list_new(&status, wrepo, &sopts) != 0 ||
-		    git_status_list_entrycount(status) != 0)
+		    worktree_changes(wrepo, status) != 0)
 			goto out;
 	}
 	merged = 1;

@@ -321,7 +321,22 @@ async function runAction(what, id) {
   const btns = ['run-stop', 'run-merge', 'run-discard'].map($);
   btns.forEach((b) => { b.disabled = true; });
   try {
-    const r = await post('/inbox/api/runs/' + encodeURIComponent(id) + '/' + what, what === 'merge' ? {} : null);
+    // A run that changes automation files (SPEC U3) lands only after the person has
+    // been shown their names and confirmed; the daemon refuses it otherwise.
+    let body = what === 'merge' ? {} : null;
+    const auto = what === 'merge' ? (state.runAuto || []) : [];
+    if (auto.length) {
+      const names = auto.map((f) => '  ' + f.status + ' ' + f.path + ' (' + f.what + ')').join('\n');
+      if (!window.confirm('Run ' + id + ' changes automation files: tools run them when a checkout ' +
+          'is opened (Claude Code hooks, direnv, editors, CI, git hooks).\n\n' + names +
+          '\n\nRead the diff first. Merge them into your checkout?')) {
+        btns.forEach((b) => { b.disabled = false; });
+        $('run-result').textContent = 'Not merged: the automation files were not accepted';
+        return;
+      }
+      body = { accept_automation: true };
+    }
+    const r = await post('/inbox/api/runs/' + encodeURIComponent(id) + '/' + what, body);
     $('run-result').textContent = what === 'merge' ? (r.result === 'up-to-date' ?
       r.into + ' already has run ' + id : 'Merged run ' + id + ' into ' + r.into + ' (' + r.result + ')') :
       what === 'discard' ? 'Discarded run ' + id + ' and its branch' : 'Stopping run ' + id;
@@ -366,6 +381,16 @@ async function loadRunView() {
     fact(dl, 'Approvals', eng.approvals);
   }
   if (r.report && typeof r.report.result === 'string') fact(dl, 'Result', r.report.result);
+  const git = (r.report && r.report.git) || {};
+  state.runAuto = Array.isArray(git.automation) ? git.automation : [];
+  if (state.runAuto.length) {
+    fact(dl, 'Automation files', state.runAuto.map((f) => f.status + ' ' + f.path + ' (' + f.what + ')').join('; ') +
+      ' — held back in the worktree; merging asks you to confirm them');
+  }
+  if (typeof git.quarantine === 'string') {
+    fact(dl, 'Not imported', (git.error || '') + ' — kept, untrusted and inert, in ' + git.quarantine +
+      ' (a bundle and plain files; see its README.txt)');
+  }
   $('run-report').textContent = r.report ? JSON.stringify(r.report, null, 2) : '(no report yet)';
   const live = ['queued', 'starting', 'running'].includes(r.status);
   $('run-stop').hidden = !live;

@@ -155,7 +155,7 @@ test_run_repository(void **state)
 	assert_int_equal(st.insertions, 3);
 	assert_int_equal(st.deletions, 1);
 	sh("rm -rf %s", path);
-	assert_int_equal(worktree_adopt(repo, path, "run1", "clockwork/task1/run1", err,
+	assert_int_equal(worktree_adopt(repo, path, "run1", "clockwork/task1/run1", NULL, err,
 	    sizeof err), 0);
 	out(buf, sizeof buf, "git -C %s rev-parse HEAD", path);
 	assert_string_equal(buf, tip);
@@ -183,7 +183,7 @@ test_run_repository(void **state)
 	assert_int_equal(worktree_branch_at(repo, "clockwork/task1/run2", base, err,
 	    sizeof err), 0);
 	sh("rm -rf %s", path);
-	assert_int_equal(worktree_adopt(repo, path, "run2", "clockwork/task1/run2", err,
+	assert_int_equal(worktree_adopt(repo, path, "run2", "clockwork/task1/run2", NULL, err,
 	    sizeof err), 0);
 	assert_int_equal(worktree_merged(repo, path, "clockwork/task1/run2"), 1);
 	assert_int_equal(worktree_remove(repo, path, "run2", "clockwork/task1/run2", 1, err,
@@ -245,6 +245,48 @@ test_refusals(void **state)
 	sh("rm -rf %s", path);
 }
 
+/*
+ * SPEC U3: the automation files a run's branch adds are held back in the worktree a
+ * person opens (absent from its files, skip-worktree in its index): git shows it clean,
+ * the file is still on the branch, and gc's "nothing would be lost" is not fooled by
+ * libgit2 reporting the held-back file as deleted.
+ */
+static void
+test_hold_back(void **state)
+{
+	char	 repo[512], path[512], base[64], buf[512], err[512];
+	cJSON	*autom = NULL;
+
+	(void)state;
+	snprintf(repo, sizeof repo, "%s/hrepo", tmp);
+	snprintf(path, sizeof path, "%s/hwt", tmp);
+	sh("git init -q -b main %s && cd %s && echo one > a.txt && git add . && "
+	    "git -c user.name=t -c user.email=t@e commit -q -m init && "
+	    "git checkout -q -b clockwork/h/1 && mkdir .claude && echo '{}' > "
+	    ".claude/settings.json && echo 'touch x' > .envrc && echo ok > ok.txt && "
+	    "git add -A && git -c user.name=t -c user.email=t@e commit -q -m work && "
+	    "git checkout -q main", repo, repo);
+	out(base, sizeof base, "git -C %s rev-parse main", repo);
+	assert_int_equal(review_automation(repo, base, "clockwork/h/1", &autom, err,
+	    sizeof err), 0);
+	assert_int_equal(cJSON_GetArraySize(autom), 2);
+	assert_int_equal(worktree_adopt(repo, path, "h1", "clockwork/h/1", autom, err,
+	    sizeof err), 0);
+	cJSON_Delete(autom);
+	out(buf, sizeof buf, "cd %s && ls -A | tr '\n' ' '", path);
+	assert_string_equal(buf, ".claude .git a.txt ok.txt ");
+	out(buf, sizeof buf, "ls -A %s/.claude | wc -l", path);
+	assert_string_equal(buf, "0");
+	out(buf, sizeof buf, "git -C %s status --porcelain", path);
+	assert_string_equal(buf, "");
+	out(buf, sizeof buf, "git -C %s ls-files -v .envrc .claude/settings.json | "
+	    "cut -c1 | tr -d '\n'", path);
+	assert_string_equal(buf, "SS");
+	assert_int_equal(worktree_merged(repo, path, "clockwork/h/1"), 0);
+	sh("git -C %s merge -q --ff-only clockwork/h/1", repo);
+	assert_int_equal(worktree_merged(repo, path, "clockwork/h/1"), 1);
+}
+
 int
 main(void)
 {
@@ -252,6 +294,7 @@ main(void)
 		cmocka_unit_test(test_run_repository),
 		cmocka_unit_test(test_merged_never_opens_a_run_repository),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_hold_back),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
