@@ -550,7 +550,7 @@ attempt "mknod a block device (the loop disk) in the worktree" "EPERM|EACCES" "a
 attempt "chroot / (coreutils)" EPERM "" "$(command -v chroot) / true"
 probe "syscall" "" "$P/probe_syscalls $P/core_pattern" bpf:EPERM keyctl:EPERM add_key:EPERM \
 	io_uring_setup:EPERM userfaultfd:EPERM perf_event_open:EPERM \
-	"name_to_handle_at:EPERM|EACCES" syslog:EPERM
+	"name_to_handle_at:EPERM|EACCES" syslog:EPERM open_tree_attr:EPERM
 probe "terminal:" "" "$P/probe_tiocsti" tiocsti:EPERM
 # --- the same sandbox as a Claude Code run gets (--engine claude) ------------------------
 # Its state paths under ~/.claude are writable; what later runs, or the user's own

@@ -55,6 +55,15 @@ main(int argc, char **argv)
 	probe_result("bpf", rc, errno);
 	done(rc);
 
+	/*
+	 * open_tree_attr (Linux 6.15, number 467 on x86_64 and arm64): without
+	 * OPEN_TREE_CLONE it only opens a path, which any process may; so a refusal is
+	 * the filter's. A kernel without it answers ENOSYS: the attempt is not live there.
+	 */
+	rc = syscall(467, AT_FDCWD, "/", 0, NULL, 0);
+	probe_result("open_tree_attr", rc, errno);
+	done(rc);
+
 	rc = syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 1);
 	probe_result("keyctl", rc, errno);
 
