@@ -50,7 +50,12 @@ bench_subject() {
 	local subject=$1 B W results
 	B=$CW_BENCH/bench_sandbox
 	[ -x "$B" ] || { echo "bench_sandbox not built in $CW_BENCH" >&2; return 1; }
-	W=$(mktemp -d "${CW_BENCH_DIR:-/tmp}/cw-bench-sandbox.XXXXXX")
+	# A normal user's runs live under its own HOME (under /home, as people run it).
+	local base=${CW_BENCH_DIR:-/tmp}
+	if [ -z "${CW_BENCH_DIR:-}" ] && [ "$subject" != root ]; then
+		case $HOME in /home/?*) base=$HOME ;; *) echo "note: HOME $HOME is not under /home" >&2 ;; esac
+	fi
+	W=$(mktemp -d "$base/cw-bench-sandbox.XXXXXX")
 	# shellcheck disable=SC2064
 	trap "rm -rf '$W'" RETURN
 	mkdir -p "$W/home" "$W/wd" "$W/open/.clockwork"
