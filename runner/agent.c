@@ -21,12 +21,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <curl/curl.h>
 #include <seccomp.h>
 
 #include "agent.h"
 #include "anthropic.h"
 #include "commands.h"
+#include "curlload.h"
 #include "json.h"
 #include "landlock.h"
 #include "openai.h"
@@ -430,34 +430,34 @@ agent_request(struct agent *a, struct anthropic_turn *turn, long *wait, char *wh
 		snprintf(url, sizeof url, "%s/v1/messages", a->base_url);
 		snprintf(keyhdr, sizeof keyhdr, "x-api-key: %s", a->key);
 	}
-	hdr = curl_slist_append(hdr, keyhdr);
+	hdr = curlload_fn.slist_append(hdr, keyhdr);
 	explicit_bzero(keyhdr, sizeof keyhdr);
 	if (!a->openai)
-		hdr = curl_slist_append(hdr, "anthropic-version: " ANTHROPIC_VERSION);
-	hdr = curl_slist_append(hdr, "content-type: application/json");
-	hdr = curl_slist_append(hdr, "accept: text/event-stream");
-	if ((c = curl_easy_init()) == NULL || hdr == NULL) {
+		hdr = curlload_fn.slist_append(hdr, "anthropic-version: " ANTHROPIC_VERSION);
+	hdr = curlload_fn.slist_append(hdr, "content-type: application/json");
+	hdr = curlload_fn.slist_append(hdr, "accept: text/event-stream");
+	if ((c = curlload_fn.easy_init()) == NULL || hdr == NULL) {
 		snprintf(why, whylen, "libcurl could not start");
 		free(body);
 		goto out;
 	}
-	curl_easy_setopt(c, CURLOPT_URL, url);
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
-	curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, agent_write_cb);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, &h);
-	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, agent_header_cb);
-	curl_easy_setopt(c, CURLOPT_HEADERDATA, &h);
-	curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
-	curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "https,http");
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 30L);
+	curlload_fn.easy_setopt(c, CURLOPT_URL, url);
+	curlload_fn.easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
+	curlload_fn.easy_setopt(c, CURLOPT_POSTFIELDS, body);
+	curlload_fn.easy_setopt(c, CURLOPT_WRITEFUNCTION, agent_write_cb);
+	curlload_fn.easy_setopt(c, CURLOPT_WRITEDATA, &h);
+	curlload_fn.easy_setopt(c, CURLOPT_HEADERFUNCTION, agent_header_cb);
+	curlload_fn.easy_setopt(c, CURLOPT_HEADERDATA, &h);
+	curlload_fn.easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
+	curlload_fn.easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
+	curlload_fn.easy_setopt(c, CURLOPT_PROTOCOLS_STR, "https,http");
+	curlload_fn.easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curlload_fn.easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 30L);
 	/* A stream that sends nothing for two minutes is dead. */
-	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
-	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, 120L);
-	cc = curl_easy_perform(c);
-	curl_easy_cleanup(c);
+	curlload_fn.easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	curlload_fn.easy_setopt(c, CURLOPT_LOW_SPEED_TIME, 120L);
+	cc = curlload_fn.easy_perform(c);
+	curlload_fn.easy_cleanup(c);
 	free(body);
 	/* A server that answered the whole message at once, though asked to stream. */
 	if (h.status == 200 && h.json && !h.bad && cc == CURLE_OK &&
@@ -480,11 +480,11 @@ agent_request(struct agent *a, struct anthropic_turn *turn, long *wait, char *wh
 	    cc != CURLE_COULDNT_CONNECT && cc != CURLE_COULDNT_RESOLVE_HOST &&
 	    cc != CURLE_OPERATION_TIMEDOUT)) {
 		snprintf(why, whylen, "the provider's stream broke off before the answer "
-		    "was whole (%s)", cc != CURLE_OK ? curl_easy_strerror(cc) : "no message_stop");
+		    "was whole (%s)", cc != CURLE_OK ? curlload_fn.easy_strerror(cc) : "no message_stop");
 		out = AGENT_RETRY;
 	} else if (h.status == 0) {
 		snprintf(why, whylen, "network down: cannot reach %s (%s)", a->base_url,
-		    curl_easy_strerror(cc));
+		    curlload_fn.easy_strerror(cc));
 		out = AGENT_RETRY;
 		*wait = 2;
 	} else {
@@ -525,7 +525,7 @@ out:
 		/* Scrub the copy of the key curl made for the header. */
 		for (struct curl_slist *l = hdr; l != NULL; l = l->next)
 			explicit_bzero(l->data, strlen(l->data));
-		curl_slist_free_all(hdr);
+		curlload_fn.slist_free_all(hdr);
 	}
 	sse_free(h.sse);
 	free(h.body);
@@ -863,8 +863,8 @@ runner_cmd_agent(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	memset(&a, 0, sizeof a);
 	/* libcurl and its TLS library load what they need before the narrowing. */
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0) {
-		fprintf(stderr, "cw-runner agent: libcurl could not start\n");
+	if (curlload_open(CURL_GLOBAL_DEFAULT, err, sizeof err) == -1) {
+		fprintf(stderr, "cw-runner agent: libcurl could not start: %s\n", err);
 		return RUNNER_EXIT_FAILURE;
 	}
 	if (agent_narrow(err, sizeof err) == -1) {

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -767,52 +768,70 @@ static const char *const spec_system_world_only[] = {
 /* How deep the walk goes; a directory deeper than this counts as not world-readable. */
 #define SPEC_UNREADABLE_DEPTH	12
 
+/* One record of getdents64(2), as the kernel lays it out (glibc declares no type). */
+struct spec_dirent64 {
+	unsigned long long	 d_ino;
+	long long		 d_off;
+	unsigned short		 d_reclen;
+	unsigned char		 d_type;
+	char			 d_name[];
+};
+
+/* The walk's listing buffer, one per level: /etc's largest directory fits in one call. */
+#define SPEC_DENTS_BUF	16384
+
 /*
  * Add to b->unreadable every entry below the directory open at dfd (named path, of
  * length len in a PATH_MAX buffer) that is not world-readable: a file without o+r, a
  * directory without o+r or o+x (below it nothing is walked). Symlinks are not entries
  * of their own: the carving grants none that leads out, and one that stays inside
  * leads to an entry this walk judges. Closes dfd.
+ *
+ * The directory is listed with getdents64 itself rather than fdopendir/readdir: the
+ * same records, without fdopendir's fstat and two fcntls per directory (450 of a
+ * start's system calls for /etc's 150 directories). A listing that fails ends the
+ * directory's walk early, as readdir's NULL did.
  */
 static int
 spec_system_unreadable(struct spec_build *b, int dfd, char *path, size_t len, int depth)
 {
-	DIR		*d;
-	struct dirent	*de;
-	struct stat	 st;
-	size_t		 nlen;
-	int		 fd, rc = 0;
+	char			 buf[SPEC_DENTS_BUF] __attribute__((aligned(8)));
+	struct spec_dirent64	*de;
+	struct stat		 st;
+	size_t			 nlen;
+	long			 n;
+	int			 fd, rc = 0;
 
-	if ((d = fdopendir(dfd)) == NULL) {
-		close(dfd);
-		return 0;
+	while (rc == 0 && (n = syscall(SYS_getdents64, dfd, buf, sizeof buf)) > 0) {
+		for (long off = 0; rc == 0 && off < n; off += de->d_reclen) {
+			de = (struct spec_dirent64 *)(buf + off);
+			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+			    de->d_type == DT_LNK)
+				continue;
+			nlen = strlen(de->d_name);
+			if (len + 1 + nlen >= PATH_MAX)
+				continue;
+			if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
+			    S_ISLNK(st.st_mode))
+				continue;
+			path[len] = '/';
+			memcpy(path + len + 1, de->d_name, nlen + 1);
+			if (!S_ISDIR(st.st_mode)) {
+				if ((st.st_mode & S_IROTH) == 0 &&
+				    strlist_add(&b->unreadable, path) == -1)
+					rc = spec_nomem(b);
+			} else if ((st.st_mode & (S_IROTH | S_IXOTH)) != (S_IROTH | S_IXOTH) ||
+			    depth >= SPEC_UNREADABLE_DEPTH) {
+				if (strlist_add(&b->unreadable, path) == -1)
+					rc = spec_nomem(b);
+			} else if ((fd = openat(dfd, de->d_name, O_RDONLY | O_DIRECTORY |
+			    O_NOFOLLOW | O_CLOEXEC)) != -1)
+				rc = spec_system_unreadable(b, fd, path, len + 1 + nlen,
+				    depth + 1);
+			path[len] = '\0';
+		}
 	}
-	while (rc == 0 && (de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
-		    de->d_type == DT_LNK)
-			continue;
-		nlen = strlen(de->d_name);
-		if (len + 1 + nlen >= PATH_MAX)
-			continue;
-		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
-		    S_ISLNK(st.st_mode))
-			continue;
-		path[len] = '/';
-		memcpy(path + len + 1, de->d_name, nlen + 1);
-		if (!S_ISDIR(st.st_mode)) {
-			if ((st.st_mode & S_IROTH) == 0 &&
-			    strlist_add(&b->unreadable, path) == -1)
-				rc = spec_nomem(b);
-		} else if ((st.st_mode & (S_IROTH | S_IXOTH)) != (S_IROTH | S_IXOTH) ||
-		    depth >= SPEC_UNREADABLE_DEPTH) {
-			if (strlist_add(&b->unreadable, path) == -1)
-				rc = spec_nomem(b);
-		} else if ((fd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY |
-		    O_NOFOLLOW | O_CLOEXEC)) != -1)
-			rc = spec_system_unreadable(b, fd, path, len + 1 + nlen, depth + 1);
-		path[len] = '\0';
-	}
-	closedir(d);
+	close(dfd);
 	return rc;
 }
 

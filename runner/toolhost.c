@@ -29,10 +29,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <curl/curl.h>
-
 #include "agent.h"
 #include "commands.h"
+#include "curlload.h"
 #include "json.h"
 #include "toolhost.h"
 #include "wire.h"
@@ -128,26 +127,26 @@ toolhost_post(struct toolhost *h, const char *path, const cJSON *body, cJSON **a
 	o.buf[0] = '\0';
 	snprintf(url, sizeof url, "http://127.0.0.1:%d%s", h->port, path);
 	snprintf(th, sizeof th, "%s: %s", CW_HOOK_RUN_HEADER, h->token);
-	hdr = curl_slist_append(hdr, th);
-	hdr = curl_slist_append(hdr, "Content-Type: application/json");
-	hdr = curl_slist_append(hdr, "Accept: application/json, text/event-stream");
-	if ((c = curl_easy_init()) == NULL) {
-		curl_slist_free_all(hdr);
+	hdr = curlload_fn.slist_append(hdr, th);
+	hdr = curlload_fn.slist_append(hdr, "Content-Type: application/json");
+	hdr = curlload_fn.slist_append(hdr, "Accept: application/json, text/event-stream");
+	if ((c = curlload_fn.easy_init()) == NULL) {
+		curlload_fn.slist_free_all(hdr);
 		cJSON_free(text);
 		free(o.buf);
 		return -1;
 	}
-	curl_easy_setopt(c, CURLOPT_URL, url);
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
-	curl_easy_setopt(c, CURLOPT_POSTFIELDS, text);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, toolhost_curl_cb);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, &o);
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_NOPROXY, "*");
-	cc = curl_easy_perform(c);
-	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-	curl_easy_cleanup(c);
-	curl_slist_free_all(hdr);
+	curlload_fn.easy_setopt(c, CURLOPT_URL, url);
+	curlload_fn.easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
+	curlload_fn.easy_setopt(c, CURLOPT_POSTFIELDS, text);
+	curlload_fn.easy_setopt(c, CURLOPT_WRITEFUNCTION, toolhost_curl_cb);
+	curlload_fn.easy_setopt(c, CURLOPT_WRITEDATA, &o);
+	curlload_fn.easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curlload_fn.easy_setopt(c, CURLOPT_NOPROXY, "*");
+	cc = curlload_fn.easy_perform(c);
+	curlload_fn.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	curlload_fn.easy_cleanup(c);
+	curlload_fn.slist_free_all(hdr);
 	cJSON_free(text);
 	if (cc == CURLE_OK && status == 200)
 		*answer = json_parse(o.buf, o.len);
@@ -506,7 +505,7 @@ runner_cmd_toolhost(int argc, char **argv)
 	struct toolhost		 h;
 	struct toolhost_out	 o;
 	FILE			*in;
-	char			*line = NULL;
+	char			*line = NULL, why[512];
 	size_t			 cap = 0;
 	ssize_t			 n;
 	cJSON			*req;
@@ -535,7 +534,11 @@ runner_cmd_toolhost(int argc, char **argv)
 		    "CW_BRIDGE_TOKEN_FILE): no shell command could pass the floor\n");
 		return RUNNER_EXIT_USAGE;
 	}
-	curl_global_init(CURL_GLOBAL_NOTHING);
+	if (curlload_open(CURL_GLOBAL_NOTHING, why, sizeof why) == -1) {
+		fprintf(stderr, "cw-runner toolhost: %s: no tool call can reach the bridge\n",
+		    why);
+		return RUNNER_EXIT_FAILURE;
+	}
 	memset(&o, 0, sizeof o);
 	o.cap = TOOLHOST_OUT_MAX;
 	if ((o.buf = malloc(o.cap + 1)) == NULL || (in = fdopen(0, "r")) == NULL)

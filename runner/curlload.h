@@ -1,0 +1,37 @@
+/*
+ * libcurl, loaded when a subcommand needs it (cw-runner agent, cw-runner toolhost),
+ * not at every start of cw-runner. Linked in, libcurl brings some thirty libraries
+ * (its TLS stack, Kerberos, LDAP, SSH, ...) that the dynamic loader maps and
+ * relocates before main() runs, about 3.5 ms of CPU on the reference machine, at
+ * every `cw-runner exec` and every run's start, which never use it (docs/performance.md).
+ */
+#ifndef CW_CURLLOAD_H
+#define CW_CURLLOAD_H
+
+#include <stddef.h>
+#include <curl/curl.h>
+
+/* The libcurl functions the runner calls, resolved by curlload_open(). */
+struct curlload_fns {
+	CURLcode		 (*global_init)(long);
+	CURL			*(*easy_init)(void);
+	CURLcode		 (*easy_setopt)(CURL *, CURLoption, ...);
+	CURLcode		 (*easy_perform)(CURL *);
+	CURLcode		 (*easy_getinfo)(CURL *, CURLINFO, ...);
+	void			 (*easy_cleanup)(CURL *);
+	const char		*(*easy_strerror)(CURLcode);
+	struct curl_slist	*(*slist_append)(struct curl_slist *, const char *);
+	void			 (*slist_free_all)(struct curl_slist *);
+};
+
+/* Filled by curlload_open(); unusable before it returned 0. */
+extern struct curlload_fns curlload_fn;
+
+/*
+ * Load libcurl (its ABI's soname, every symbol bound now) and curl_global_init(flags).
+ * 0, or -1 with the loader's reason in err. Call it before the process is narrowed:
+ * the libraries and what the TLS stack reads at its start are loaded here.
+ */
+int	curlload_open(long flags, char *err, size_t errlen);
+
+#endif
