@@ -373,7 +373,7 @@ config_engine_string(struct config_parse *p, const yaml_node_t *v, const char *s
     const char *key, struct config_engine *e)
 {
 	char		 f[192];
-	const char	*s;
+	const char	*s = NULL;
 	char		**slot;
 
 	config_field(f, sizeof f, "%s.%s", sub, key);
