@@ -828,6 +828,10 @@ config_parse_root(struct config_parse *p, const yaml_node_t *root, struct config
 			if (config_get_long(p, v, key, 0, 1048576, &l) == -1)
 				return -1;
 			cfg->disk_free_floor_mb = (int)l;
+		} else if (strcmp(key, "import_checkout_max_mb") == 0) {
+			if (config_get_long(p, v, key, 1, 1048576, &l) == -1)
+				return -1;
+			cfg->import_checkout_max_mb = (int)l;
 		} else if (strcmp(key, "keep_runs") == 0) {
 			if (config_get_long(p, v, key, 0, 10000, &l) == -1)
 				return -1;
@@ -874,6 +878,7 @@ config_defaults(struct config *cfg)
 	cfg->api_port = CONFIG_DEFAULT_PORT;
 	cfg->max_concurrent_runs = CONFIG_DEFAULT_CONCURRENCY;
 	cfg->disk_free_floor_mb = CONFIG_DEFAULT_DISK_FLOOR_MB;
+	cfg->import_checkout_max_mb = CONFIG_DEFAULT_CHECKOUT_MAX_MB;
 	cfg->keep_runs = CONFIG_DEFAULT_KEEP_RUNS;
 	cfg->archive_retention_days = CONFIG_DEFAULT_ARCHIVE_DAYS;
 	cfg->run_log_max_bytes = CONFIG_DEFAULT_RUN_LOG;

@@ -16,6 +16,7 @@
 #define CONFIG_DEFAULT_PORT		7420
 #define CONFIG_DEFAULT_CONCURRENCY	2
 #define CONFIG_DEFAULT_DISK_FLOOR_MB	256
+#define CONFIG_DEFAULT_CHECKOUT_MAX_MB	2048
 #define CONFIG_DEFAULT_KEEP_RUNS	5
 #define CONFIG_DEFAULT_ARCHIVE_DAYS	30	/* archived tasks' branches, unmerged */
 #define CONFIG_DEFAULT_RUN_LOG		(64L * 1024 * 1024)	/* a run's live log, bytes */
@@ -77,6 +78,7 @@ struct config {
 	int			 api_port;	/* 0 = pick a free port */
 	int			 max_concurrent_runs;
 	int			 disk_free_floor_mb;	/* below it no run starts (diskguard) */
+	int			 import_checkout_max_mb; /* a kept worktree's checkout may add */
 	int			 keep_runs;	/* worktrees kept per task */
 	int			 archive_retention_days; /* archived tasks' runs */
 	long			 run_log_max_bytes; /* a run's live log; then it is cut */

@@ -304,8 +304,13 @@ int	supervise_load(struct proctree *, const char *path);
 
 /* worktree.c: a run's own repository, and the user's repository after import (libgit2). */
 struct worktree_stat {
-	size_t	files, insertions, deletions;
+	size_t		files, insertions, deletions;
+	long long	added_bytes;	/* every added or changed file's size, path by path */
+	long long	largest;	/* the largest of them */
+	int		no_lines;	/* a file over WORKTREE_BLOB_MAX: lines not counted */
 };
+/* A file larger than this is not read for the diffstat's line counts. */
+#define WORKTREE_BLOB_MAX	(256LL * 1024 * 1024)
 void	worktree_init(void);
 void	worktree_shutdown(void);
 int	worktree_create_run(const char *repo, const char *path, const char *branch,

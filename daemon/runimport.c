@@ -28,6 +28,7 @@
  * to look at it safely).
  */
 #define _GNU_SOURCE	/* close_range */
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -72,7 +73,14 @@ struct runimport_job {
 	int		 bundle;	/* the seal wrote a bundle */
 	int		 sealed;	/* the seal succeeded */
 	int		 nothing_ran;	/* refused: the directory is the daemon's own */
+	long long	 checkout_max;	/* bytes the kept worktree's checkout may add */
 };
+
+/*
+ * The child's own bounds: a crafted object must not make it take the machine's memory
+ * (it runs outside any run's cgroup). Private memory, not the packs git maps.
+ */
+#define RUNIMPORT_DATA_MAX	(1536LL * 1024 * 1024)
 
 /* ---- the child ---------------------------------------------------------------------- */
 
@@ -312,9 +320,13 @@ runimport_child(const struct runimport_job *j, int out)
 	char			 dir[PATH_MAX], copy[PATH_MAX + 32], errpath[PATH_MAX + 32];
 	char			 old[PATH_MAX + 32], tip[65], final[64], err[1024];
 	char			 gitmsg[512];
-	int			 fd, rc;
+	struct rlimit		 rl = { RUNIMPORT_DATA_MAX, RUNIMPORT_DATA_MAX };
+	int			 fd, rc, over;
 
 	err[0] = '\0';
+	/* Inherited by git index-pack, which the child execs. */
+	if (setrlimit(RLIMIT_DATA, &rl) == -1)
+		log_warn("import: cannot bound its memory: %s", strerror(errno));
 	snprintf(dir, sizeof dir, "%s/imports", j->home);
 	snprintf(copy, sizeof copy, "%s/%s.bundle", dir, j->run_id);
 	snprintf(errpath, sizeof errpath, "%s/%s.git-stderr", dir, j->run_id);
@@ -396,6 +408,7 @@ runimport_child(const struct runimport_job *j, int out)
 	if (worktree_diffstat(j->repo, j->base, final, &ws, err, sizeof err) == -1)
 		goto fail;
 	/* The run's directory goes; a checkout from verified objects takes its place. */
+	over = ws.added_bytes > j->checkout_max || ws.largest > WORKTREE_BLOB_MAX;
 	if (rename(j->workdir, old) == -1) {
 		snprintf(err, sizeof err, "move %.400s aside: %s", j->workdir,
 		    strerror(errno));
@@ -410,6 +423,33 @@ runimport_child(const struct runimport_job *j, int out)
 	 */
 	if (review_automation(j->repo, j->base, j->branch, &autom, err, sizeof err) == -1)
 		goto fail;
+	/*
+	 * A checkout over the budget is not made (issue 26, item 6): the branch holds
+	 * the work, verified; what it would write (hard links, a sparse file, N copies
+	 * of one blob) is the person's to check out, or not.
+	 */
+	if (over) {
+		cJSON	*co = cJSON_AddObjectToObject(o, "checkout");
+
+		cJSON_AddBoolToObject(co, "skipped", 1);
+		cJSON_AddNumberToObject(co, "bytes", (double)ws.added_bytes);
+		cJSON_AddNumberToObject(co, "largest", (double)ws.largest);
+		cJSON_AddNumberToObject(co, "budget", (double)j->checkout_max);
+		snprintf(err, sizeof err, "the kept worktree was not checked out: the run's "
+		    "branch adds %lld MiB across its files (largest %lld MiB), over the "
+		    "checkout budget of %lld MiB (import_checkout_max_mb) or the %lld MiB a "
+		    "file may have; the work is on the branch (cwctl run diff)",
+		    ws.added_bytes >> 20, ws.largest >> 20, j->checkout_max >> 20,
+		    WORKTREE_BLOB_MAX >> 20);
+		json_add_string(co, "why", err);
+		err[0] = '\0';
+		cJSON_AddBoolToObject(o, "ok", 1);
+		json_add_string(o, "final_commit", final);
+		if ((ds = cJSON_AddObjectToObject(o, "diffstat")) != NULL)
+			cJSON_AddNumberToObject(ds, "files_changed", (double)ws.files);
+		runimport_reply(out, o);
+		_exit(0);
+	}
 	if (worktree_adopt(j->repo, j->workdir, j->run_id, j->branch, autom, err,
 	    sizeof err) == -1) {
 		cJSON_AddBoolToObject(o, "ok", 0);
@@ -527,6 +567,7 @@ runimport_start(struct run *r, const cJSON *seal, int nothing_ran, runimport_don
 	j.run_id = r->id;
 	j.base = r->base_commit;
 	j.nothing_ran = nothing_ran;
+	j.checkout_max = (long long)r->d->cfg.import_checkout_max_mb << 20;
 	if (seal != NULL && (j.tip = json_get_string(seal, "tip")) != NULL &&
 	    json_get_bool(seal, "bundle", &b) == 0) {
 		j.sealed = 1;

@@ -1447,6 +1447,11 @@ runs_git_report(struct run *r, cJSON *git)
 		return;
 	if (ok) {
 		runs_log_line(r, "imported: %s is at %s", r->branch, final);
+		if ((ds = cJSON_GetObjectItemCaseSensitive(res, "checkout")) != NULL) {
+			cJSON_AddItemToObject(git, "checkout", cJSON_Duplicate(ds, 1));
+			runs_log_line(r, "%s", json_get_string(ds, "why") ?
+			    json_get_string(ds, "why") : "the kept worktree was not checked out");
+		}
 		return;
 	}
 	e = json_get_string(res, "error");

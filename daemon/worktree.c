@@ -445,6 +445,7 @@ worktree_diffstat(const char *repo_path, const char *base, const char *tip,
 	git_tree		*a = NULL, *b = NULL;
 	git_diff		*diff = NULL;
 	git_diff_stats		*stats = NULL;
+	git_odb			*odb = NULL;
 	int			 rc = -1;
 
 	worktree_init();
@@ -458,8 +459,40 @@ worktree_diffstat(const char *repo_path, const char *base, const char *tip,
 		worktree_err(err, errlen, "cannot read the run's commits", repo_path);
 		goto out;
 	}
-	if (git_diff_tree_to_tree(&diff, repo, a, b, NULL) != 0 ||
-	    git_diff_get_stats(&stats, diff) != 0) {
+	if (git_diff_tree_to_tree(&diff, repo, a, b, NULL) != 0) {
+		worktree_err(err, errlen, "cannot diff", repo_path);
+		goto out;
+	}
+	/*
+	 * What a checkout of the tip writes beyond the base, each path counted (a blob
+	 * committed under N names is written N times), from the object headers alone:
+	 * a run's 2 GiB file of zeros is a small pack and a huge checkout.
+	 */
+	if (git_repository_odb(&odb, repo) != 0) {
+		worktree_err(err, errlen, "cannot open the object database", repo_path);
+		goto out;
+	}
+	for (size_t i = 0; i < git_diff_num_deltas(diff); i++) {
+		const git_diff_delta	*dd = git_diff_get_delta(diff, i);
+		git_object_t		 type;
+		size_t			 size;
+
+		if (dd->status == GIT_DELTA_DELETED || git_oid_is_zero(&dd->new_file.id) ||
+		    dd->new_file.mode == GIT_FILEMODE_COMMIT ||
+		    git_odb_read_header(&size, &type, odb, &dd->new_file.id) != 0)
+			continue;
+		st->added_bytes += (long long)size;
+		if ((long long)size > st->largest)
+			st->largest = (long long)size;
+	}
+	st->files = git_diff_num_deltas(diff);
+	/* Line counts read every blob whole: not for one too big to hold. */
+	if (st->largest > WORKTREE_BLOB_MAX) {
+		st->no_lines = 1;
+		rc = 0;
+		goto out;
+	}
+	if (git_diff_get_stats(&stats, diff) != 0) {
 		worktree_err(err, errlen, "cannot diff", repo_path);
 		goto out;
 	}
@@ -470,6 +503,7 @@ worktree_diffstat(const char *repo_path, const char *base, const char *tip,
 out:
 	git_diff_stats_free(stats);
 	git_diff_free(diff);
+	git_odb_free(odb);
 	git_tree_free(b);
 	git_tree_free(a);
 	git_repository_free(repo);
