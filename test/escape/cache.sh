@@ -42,5 +42,42 @@ why=
 [ "$(run_status "$id2")" = completed ] || why="the next run: $(run_status "$id2") ($(run_field "$id2" report | grep -o '"error":"[^"]*"'));"
 row "a file planted where the next run's cache directory goes" "$([ -z "$why" ] && echo PASS || echo FAIL)" "$why"
 
+# U2: no writable state is shared between tasks. Task A's run plants a cargo
+# configuration in its CARGO_HOME: a build.rustc-wrapper that announces itself and then
+# runs the real rustc. Task B's run builds and runs a crate (no dependencies, offline)
+# with the real cargo; the wrapper must not run there. Skipped when cargo is missing.
+CARGO=$(command -v /usr/bin/cargo || true)
+if [ -n "$CARGO" ]; then
+	plant='mkdir -p "$CARGO_HOME/bin" && printf "%s\n" "#!/bin/sh" "echo CW-PLANTED-WRAPPER-RAN >&2" "exec \"\$@\"" > "$CARGO_HOME/bin/wrap" && chmod 755 "$CARGO_HOME/bin/wrap" && printf "[build]\nrustc-wrapper = \"%s/bin/wrap\"\n" "$CARGO_HOME" > "$CARGO_HOME/config.toml" && cat "$CARGO_HOME/config.toml"'
+	id=$(run_cmd cargo-plant "$plant")
+	build='cd "$TMPDIR" && mkdir -p hello/src && printf "[package]\nname = \"hello\"\nversion = \"0.1.0\"\nedition = \"2021\"\n" > hello/Cargo.toml && printf "fn main() { println!(\"CW-HELLO-FROM-B\"); }\n" > hello/src/main.rs && cd hello && RUSTC=/usr/bin/rustc '"$CARGO"' run --offline -q'
+	id2=$(run_cmd cargo-victim "$build")
+	why=
+	[ "$(run_status "$id")" = completed ] || why="the planting run: $(run_status "$id");"
+	grep -q CW-HELLO-FROM-B "$CLOCKWORK_HOME/runs/$id2.log" 2>/dev/null ||
+		why="$why task B's cargo run did not build and run the crate ($(run_status "$id2"): $(tail -c 300 "$CLOCKWORK_HOME/runs/$id2.log" 2>/dev/null | tr '\n' ' '));"
+	! grep -q CW-PLANTED-WRAPPER-RAN "$CLOCKWORK_HOME/runs/$id2.log" 2>/dev/null ||
+		why="$why task B's cargo ran task A's rustc-wrapper;"
+	row "task A's CARGO_HOME/config.toml runs in task B's cargo build" "$([ -z "$why" ] && echo PASS || echo FAIL)" "$why"
+else
+	echo "SKIP: no /usr/bin/cargo (scripts/setup installs Debian's cargo)"
+	skipped=1
+fi
+
+# Every redirected tool home at once: task A drops a canary in each, task B looks in
+# each of its own and must find none (XDG data/state, GOPATH, GEM_HOME, BUNDLE_*, ...).
+VARS="npm_config_cache PNPM_HOME npm_config_store_dir YARN_CACHE_FOLDER PIP_CACHE_DIR XDG_CACHE_HOME XDG_DATA_HOME XDG_STATE_HOME CARGO_HOME GOPATH GOMODCACHE GOCACHE GEM_HOME BUNDLE_PATH BUNDLE_USER_HOME UV_CACHE_DIR POETRY_CACHE_DIR GRADLE_USER_HOME COMPOSER_HOME NUGET_PACKAGES"
+id=$(run_cmd canary-plant "for v in $VARS; do eval d=\\\$\$v; [ -n \"\$d\" ] && echo planted > \"\$d/cw-canary-\$v\" && echo \"planted \$v\"; done")
+id2=$(run_cmd canary-look "for v in $VARS; do eval d=\\\$\$v; [ -n \"\$d\" ] || echo \"CW-UNSET \$v\"; ls \"\$d\"/cw-canary-* 2>/dev/null | sed 's/^/CW-FOUND /'; done; echo looked")
+why=
+n_planted=$(grep -c '^planted ' "$CLOCKWORK_HOME/runs/$id.log" 2>/dev/null)
+[ "$n_planted" = "$(echo $VARS | wc -w)" ] || why="task A planted in ${n_planted:-0} homes;"
+grep -q '^looked' "$CLOCKWORK_HOME/runs/$id2.log" 2>/dev/null || why="$why task B did not look ($(run_status "$id2"));"
+found=$(grep -o 'cw-canary-[A-Za-z_]*' "$CLOCKWORK_HOME/runs/$id2.log" 2>/dev/null | sed 's/cw-canary-//' | sort -u | tr '\n' ' ')
+[ -z "$found" ] || why="$why task B saw task A's files in: $found;"
+! grep -q '^CW-UNSET' "$CLOCKWORK_HOME/runs/$id2.log" || why="$why not redirected in B: $(grep '^CW-UNSET' "$CLOCKWORK_HOME/runs/$id2.log" | tr '\n' ' ');"
+row "task A's files in any tool home reach task B" "$([ -z "$why" ] && echo PASS || echo FAIL)" "$why"
+
 echo "cache escape rows: $n attempts, $((n - failed)) passed, $failed failed"
-[ "$failed" -eq 0 ]
+[ "$failed" -eq 0 ] || exit 1
+[ -z "${skipped:-}" ] || exit 77
