@@ -377,6 +377,7 @@ int	confcheck_grants(const struct config *, char *err, size_t errlen);
 /* gc.c: retention of finished runs' worktrees. */
 struct gc_result {
 	size_t	pruned, kept;
+	size_t	caches;		/* archived tasks whose tool caches were removed */
 };
 int	gc_run(struct daemon *, int64_t task_id, int force, struct gc_result *,
 	    cJSON *pruned_list);

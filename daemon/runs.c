@@ -1012,6 +1012,8 @@ runs_send_spec(struct run *r, const struct store_task *t)
 	json_add_string(m, "type", "run");
 	json_add_string(m, "run_id", r->id);
 	json_add_string(m, "task", t->name);
+	/* The runner keeps this task's tool caches apart from every other's (SPEC U2). */
+	cJSON_AddNumberToObject(m, "task_id", (double)t->id);
 	json_add_string(m, "engine", t->engine);
 	json_add_string(m, "prompt", t->prompt);
 	/* The command engine's prompt is a shell command line, run by sh -c in the sandbox. */

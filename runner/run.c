@@ -88,6 +88,7 @@ struct run {
 	int			 have_cfg;
 	struct floor_policy	 policy;
 	char			 home[PATH_MAX], cwhome[PATH_MAX];
+	char			 cache_scope[64];	/* "tasks/<task id>", or "" */
 
 	/* the run message */
 	int			 have_run;
@@ -960,6 +961,17 @@ run_parse(struct run *r, const cJSON *j)
 	} else if (r->mode != NULL && strcmp(r->mode, "plan") != 0 &&
 	    strcmp(r->mode, "acceptEdits") != 0)
 		RUN_FAIL("permission_mode must be \"plan\" or \"acceptEdits\"");
+	/*
+	 * The task's id names its tool caches (SPEC U2), kept between that task's runs
+	 * and seen by no other task. Ids, unlike names, are never reused (an archived
+	 * task keeps its row). Without one the run gets a private one-off cache.
+	 */
+	if (cJSON_HasObjectItem(j, "task_id")) {
+		if (json_get_number(j, "task_id", &d) == -1 || d < 1 || d > 0x1p53 ||
+		    d != (double)(long long)d)
+			RUN_FAIL("task_id must be a positive integer");
+		snprintf(r->cache_scope, sizeof r->cache_scope, "tasks/%lld", (long long)d);
+	}
 	if (cJSON_HasObjectItem(j, "log_max_bytes")) {
 		if (json_get_number(j, "log_max_bytes", &d) == -1 || d < 0 || d > 1e15)
 			RUN_FAIL("log_max_bytes must be a non-negative number");
@@ -1498,6 +1510,7 @@ run_start(struct run *r)
 	ctx.home = r->home;
 	ctx.cwhome = r->cwhome;
 	ctx.run_id = r->run_id;
+	ctx.cache_scope = r->cache_scope[0] != '\0' ? r->cache_scope : NULL;
 	ctx.context_ro = r->context;
 	ctx.git_objects = r->git_objects;
 	ctx.sandbox_off = r->sandbox_off;
