@@ -14,6 +14,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "asklimit.h"
 #include "config.h"
 #include "proctree.h"
 #include "record.h"
@@ -117,6 +118,8 @@ struct run {
 	size_t			 n_journal;
 	size_t			 journal_dropped;
 	int			 n_approvals;
+	struct asklimit		 asks;		/* approvals.* counted again before each
+						   approval is stored (asklimit.h) */
 	double			 spent_dollars;
 	int			 spent_turns;
 	int			 sandboxed;	/* -1 until the runner says */

@@ -34,6 +34,7 @@
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 
+#include "asklimit.h"
 #include "bridge.h"
 #include "egress.h"
 #include "proxy.h"
@@ -86,6 +87,8 @@ struct run {
 	int			 net_ask;	/* the task's network.ask */
 	struct config		 cfg;
 	int			 have_cfg;
+	struct asklimit		 asks;		/* the run's approval budget: bridge and
+						   proxy count together (asklimit.h) */
 	struct floor_policy	 policy;
 	char			 home[PATH_MAX], cwhome[PATH_MAX];
 	char			 cache_scope[64];	/* "tasks/<task id>", or "" */
@@ -1364,6 +1367,7 @@ run_prepare_engine(struct run *r, struct strlist *argv, struct strlist *env,
 	bc.floor_command = r->ops->floor_command;
 	bc.emit = run_emit_cb;
 	bc.arg = r;
+	bc.asks = &r->asks;
 	if (r->netns) {
 		/* Its socket is made in the run's network namespace (run_start). */
 		bc.defer_listen = 1;
@@ -1453,6 +1457,7 @@ run_egress(struct run *r, char *err, size_t errlen)
 	pc.hold_seconds = r->budget_seconds;
 	pc.emit = run_emit_cb;
 	pc.arg = r;
+	pc.asks = &r->asks;
 	r->proxy = proxy_new(r->base, &pc, err, errlen);
 	if (r->proxy != NULL && (ev = run_event(r, "network_policy")) != NULL) {
 		cJSON_AddStringToObject(ev, "mode", "allowlist");
@@ -1495,6 +1500,11 @@ run_start(struct run *r)
 	    config_load(cfgpath, 0, &r->cfg, err, sizeof err) == -1)
 		goto refuse;
 	r->have_cfg = 1;
+	if (asklimit_init(&r->asks, r->cfg.approvals_max_per_run,
+	    r->cfg.approvals_per_minute) == -1) {
+		snprintf(err, sizeof err, "approval limits: %s", strerror(errno));
+		goto refuse;
+	}
 	run_control_socket(r);
 	r->policy.protected_branches = r->cfg.protected_branches.n > 0 ?
 	    &r->cfg.protected_branches : NULL;
@@ -1790,6 +1800,7 @@ run_free(struct run *r)
 		event_base_free(r->base);
 	if (r->have_cfg)
 		config_free(&r->cfg);
+	asklimit_free(&r->asks);
 	if (r->sreport_set)
 		sandbox_report_free(&r->sreport);
 	if (r->key != NULL)
