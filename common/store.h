@@ -383,11 +383,14 @@ struct store_telegram_item {
 	int64_t	 message_id;
 	char	*risk;			/* the floor's level: destructive, ... */
 	char	*risk_rule;		/* the rule that raised it, or NULL */
+	int64_t	 run_others;		/* the run's other pending approvals */
 };
 /*
  * What the chats need, oldest first, at most limit: pending approvals of tasks with a
  * chat that have no message yet, and messages that show another state than the
- * approval's now (answered, expired, the run ended).
+ * approval's now (answered, expired, the run ended). A run has one live message at a
+ * time: its next pending approval is due only once none of its pending ones has a
+ * message (the caller sends at most one per run from one batch).
  */
 int	store_telegram_due(struct store *, size_t limit, struct store_telegram_item **out,
 	    size_t *n);

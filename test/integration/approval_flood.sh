@@ -9,7 +9,11 @@
 #     rule names, each abandoned): the same bound, the same reason, one journal row;
 #  3. with approvals.max_per_run 20 (per_minute high) at most 20 are stored and the
 #     agent is told "approval limit: 20 requests in this run";
-#  4. a bad approvals.* value is refused naming the field (cwctl config check).
+#  4. a bad approvals.* value is refused naming the field (clockworkd --check-config);
+#  5. a runner that does not count (the protocol stand-in sends 100 at once, with
+#     approvals.per_minute 10): the daemon stores 10, denies 90 at once with the
+#     reason, journals it once, and the task's Telegram chat gets one message for the
+#     run's burst, the next (counting the 8 still waiting) only after it is answered.
 . "${CW_SRC:?}/test/integration/daemon_lib.bash" || exit 1
 command -v python3 >/dev/null || fail "python3 is needed"
 set +e
@@ -108,6 +112,50 @@ for bad in 'max_per_run: 0' 'per_minute: -1' 'per_minute: 1000001' 'max_per_run:
 		why="$why '$bad': rc $rc: $out;"
 done
 row "a bad approvals.* value is refused, naming the field" "$([ -z "$why" ] && echo PASS || echo FAIL)" "$why"
+
+# A runner that does not count (the protocol stand-in, #flood=100): the daemon's own
+# bound holds (10 stored, the other 90 denied at once with the reason, journaled once),
+# and the task's Telegram chat gets one message for the burst, not one per call, the
+# next only once that one is answered.
+printf 'api_port: 0\napprovals:\n  per_minute: 10\n' > "$CLOCKWORK_HOME/config.yaml"
+mkdir -p "$T/pids"
+TG_TOKEN="7000000001:AAFtestTOKENabcdefghijklmnopqrstuvw"
+rm -f "$T/tgport"
+python3 "$CW_SRC/test/fixtures/telegram-bot-api.py" "$TG_TOKEN" "$T/tgport" "$T/tg.log" &
+echo $! > "$T/pids/standin"
+wait_until 10 "stand-in" test -s "$T/tgport" || fail "the Bot API stand-in did not start"
+TGB="http://127.0.0.1:$(cat "$T/tgport")"
+export CW_TELEGRAM_API_BASE_FOR_TESTS="$TGB"
+sent_to() {	# sent_to CHAT: how many messages the stand-in has sent there
+	curl -s --noproxy '*' "$TGB/_test/state" |
+	    python3 -c "import json,sys; print(len([m for m in json.load(sys.stdin)['sent'] if m['chat']['id']==$1]))"
+}
+sent_at_least() { [ "$(sent_to "$1")" -ge "$2" ]; }
+start_daemon --runner "$FAKE_RUNNER" --stop-grace 0.5
+printf '%s\n' "$TG_TOKEN" | cwctl telegram set-token >/dev/null || fail "set-token"
+cwctl task add tg-flood --seconds 120 --prompt 'sleep 100 #flood=100' --telegram-chat 111 >/dev/null ||
+	fail "task add"
+id=$(cwctl run start tg-flood)
+log=$CLOCKWORK_HOME/runs/$id.log
+denied() { [ "$(grep -c '^decision flood-[0-9]* deny: too many approvals per minute' "$log")" -ge "$1" ]; }
+why=
+wait_until 30 "90 denials" denied 90 || why="the runner got $(grep -c '^decision flood-' "$log") denials (want 90);"
+s=$(stored "$id") lim=$(journaled "$id" approval_limit)
+[ "$s" = 10 ] || why="$why $s approvals stored (want 10);"
+[ "$lim" = 1 ] || why="$why $lim approval_limit journal rows (want 1);"
+wait_until 20 "a message in chat 111" sent_at_least 111 1 || why="$why no message in the chat;"
+first=$(sql "SELECT a.id FROM approvals a JOIN telegram_messages m ON m.approval_id = a.id WHERE a.run_id = '$id'")
+[ "$(echo "$first" | grep -c .)" = 1 ] || why="$why $(echo "$first" | grep -c .) approvals have a message (want 1);"
+cwctl approve "$first" >/dev/null || why="$why cwctl approve $first failed;"
+wait_until 20 "the next message" sent_at_least 111 2 || why="$why no next message after the answer;"
+[ "$(sent_to 111)" = 2 ] || why="$why $(sent_to 111) messages in the chat (want 2: one live per run);"
+# The second was sent with the whole burst stored: it counts the other 8 waiting.
+curl -s --noproxy '*' "$TGB/_test/state" | grep -q '+8 more from this run waiting' ||
+	why="$why the next message does not count the other 8;"
+echo "telegram: $s stored, $(grep -c '^decision flood-' "$log") denied at once, $(sent_to 111) messages in the chat"
+cwctl run stop "$id" >/dev/null
+wait_until 20 "run ended" run_ended "$id"
+row "a burst of 100 from a runner that does not count; one Telegram message" "$([ -z "$why" ] && echo PASS || echo FAIL)" "$why"
 
 echo "approval flood rows: $n attempts, $((n - failed)) passed, $failed failed"
 [ "$failed" -eq 0 ]
