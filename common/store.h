@@ -315,6 +315,8 @@ int	store_approval_answer(struct store *, const char *id,
 	    const char *answered_by);
 /* Expire every pending approval of run_id (the run ended). Returns the count or -1. */
 int	store_approval_expire_run(struct store *, const char *run_id);
+/* How many approvals run_id has stored, in any state; -1 on error. */
+int	store_approval_count_run(struct store *, const char *run_id);
 /* Pending approvals, oldest first; run_id NULL: of every run. */
 int	store_approval_list_pending(struct store *, const char *run_id,
 	    struct store_approval **out, size_t *n);
