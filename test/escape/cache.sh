@@ -90,6 +90,17 @@ found=$(grep -o 'cw-canary-[A-Za-z_]*' "$CLOCKWORK_HOME/runs/$id2.log" 2>/dev/nu
 ! grep -q '^CW-UNSET' "$CLOCKWORK_HOME/runs/$id2.log" || why="$why not redirected in B: $(grep '^CW-UNSET' "$CLOCKWORK_HOME/runs/$id2.log" | tr '\n' ' ');"
 row "task A's files in any tool home reach task B" "$([ -z "$why" ] && echo PASS || echo FAIL)" "$why"
 
+# Nor can task B reach task A's root by its path: not to read it, not to write it.
+tid=$(sql "SELECT id FROM tasks WHERE name = 'canary-plant'")
+id2=$(run_cmd canary-reach "ls $CLOCKWORK_HOME/caches/tasks/$tid/cargo 2>&1 | sed 's/^/CW-LS /'; echo x > $CLOCKWORK_HOME/caches/tasks/$tid/cargo/cw-from-b 2>&1 | sed 's/^/CW-WRITE /'; ls $CLOCKWORK_HOME/caches/tasks 2>&1 | sed 's/^/CW-LIST /'; echo reached")
+why=
+grep -q '^reached' "$CLOCKWORK_HOME/runs/$id2.log" || why="task B did not run ($(run_status "$id2"));"
+! grep -q '^CW-LS cw-canary' "$CLOCKWORK_HOME/runs/$id2.log" || why="$why task B listed task A's cargo home;"
+[ ! -e "$CLOCKWORK_HOME/caches/tasks/$tid/cargo/cw-from-b" ] || why="$why task B wrote into task A's cargo home;"
+! grep -q "^CW-LIST $tid\$" "$CLOCKWORK_HOME/runs/$id2.log" || why="$why task B listed the tasks' roots;"
+grep '^CW-' "$CLOCKWORK_HOME/runs/$id2.log" | sed 's/^/   task B: /'
+row "task B reaches task A's cache root by its path" "$([ -z "$why" ] && echo PASS || echo FAIL)" "$why"
+
 # An archived task's caches serve no later run: gc removes its root, and only its.
 tid=$(sql "SELECT id FROM tasks WHERE name = 'canary-plant'")
 tid2=$(sql "SELECT id FROM tasks WHERE name = 'canary-look'")
