@@ -364,6 +364,40 @@ config_parse_limits(struct config_parse *p, const yaml_node_t *n, struct config 
 }
 
 /*
+ * approvals: max_per_run and per_minute, each 1 .. CONFIG_MAX_APPROVALS. No 0 for "no
+ * limit": one run flooding approvals drowns the Inbox and every chat (issue 26).
+ */
+static int
+config_parse_approvals(struct config_parse *p, const yaml_node_t *n, struct config *cfg)
+{
+	yaml_node_pair_t	*pair;
+	const yaml_node_t	*k, *v;
+	const char		*key;
+	char			 sub[128];
+	long			 l;
+
+	if (n == NULL || n->type != YAML_MAPPING_NODE)
+		return config_fail(p, n, "approvals", "expected a mapping");
+	for (pair = n->data.mapping.pairs.start; pair < n->data.mapping.pairs.top; pair++) {
+		k = yaml_document_get_node(p->doc, pair->key);
+		v = yaml_document_get_node(p->doc, pair->value);
+		if (!config_is_scalar(k))
+			return config_fail(p, k, "approvals", "keys must be strings");
+		key = config_scalar(k);
+		config_field(sub, sizeof sub, "approvals.%s", key);
+		if (strcmp(key, "max_per_run") != 0 && strcmp(key, "per_minute") != 0)
+			return config_fail(p, k, sub, "unknown key (max_per_run, per_minute)");
+		if (config_get_long(p, v, sub, 1, CONFIG_MAX_APPROVALS, &l) == -1)
+			return -1;
+		if (strcmp(key, "max_per_run") == 0)
+			cfg->approvals_max_per_run = (int)l;
+		else
+			cfg->approvals_per_minute = (int)l;
+	}
+	return 0;
+}
+
+/*
  * engines.<name>.base_url | model | key_env. A base URL is http(s) with no space or
  * control character (it goes into an engine's configuration and environment); a
  * model is a plain name; key_env names a variable of the daemon's environment.
@@ -812,6 +846,9 @@ config_parse_root(struct config_parse *p, const yaml_node_t *root, struct config
 		} else if (strcmp(key, "limits") == 0) {
 			if (config_parse_limits(p, v, cfg) == -1)
 				return -1;
+		} else if (strcmp(key, "approvals") == 0) {
+			if (config_parse_approvals(p, v, cfg) == -1)
+				return -1;
 		} else if (strcmp(key, "protected_branches") == 0) {
 			if (config_get_list(p, v, key, config_check_branch,
 			    "a branch name", &cfg->protected_branches) == -1)
@@ -880,6 +917,8 @@ config_defaults(struct config *cfg)
 	cfg->disk_free_floor_mb = CONFIG_DEFAULT_DISK_FLOOR_MB;
 	cfg->import_checkout_max_mb = CONFIG_DEFAULT_CHECKOUT_MAX_MB;
 	cfg->keep_runs = CONFIG_DEFAULT_KEEP_RUNS;
+	cfg->approvals_max_per_run = CONFIG_DEFAULT_APPROVALS_PER_RUN;
+	cfg->approvals_per_minute = CONFIG_DEFAULT_APPROVALS_PER_MINUTE;
 	cfg->archive_retention_days = CONFIG_DEFAULT_ARCHIVE_DAYS;
 	cfg->run_log_max_bytes = CONFIG_DEFAULT_RUN_LOG;
 	if (strlist_add(&cfg->protected_branches, "main") == -1 ||

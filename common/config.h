@@ -27,6 +27,10 @@
 #define CONFIG_DEFAULT_LIMIT_MEMORY_MB	8192
 #define CONFIG_MIN_LIMIT_PROCESSES	16
 #define CONFIG_MIN_LIMIT_MEMORY_MB	16
+/* approvals.*: how many approvals one run may ask for (common/asklimit.h). */
+#define CONFIG_DEFAULT_APPROVALS_PER_RUN	200
+#define CONFIG_DEFAULT_APPROVALS_PER_MINUTE	30
+#define CONFIG_MAX_APPROVALS			100000
 
 struct config_engine {
 	char		*name;
@@ -82,6 +86,8 @@ struct config {
 	int			 keep_runs;	/* worktrees kept per task */
 	int			 archive_retention_days; /* archived tasks' runs */
 	long			 run_log_max_bytes; /* a run's live log; then it is cut */
+	int			 approvals_max_per_run;	/* approvals.max_per_run */
+	int			 approvals_per_minute;	/* approvals.per_minute */
 	struct config_rule	*rules;
 	size_t			 n_rules;
 	int			 desktop_notifications;	/* new approvals on the desktop */

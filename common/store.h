@@ -315,6 +315,8 @@ int	store_approval_answer(struct store *, const char *id,
 	    const char *answered_by);
 /* Expire every pending approval of run_id (the run ended). Returns the count or -1. */
 int	store_approval_expire_run(struct store *, const char *run_id);
+/* How many approvals run_id has stored, in any state; -1 on error. */
+int	store_approval_count_run(struct store *, const char *run_id);
 /* Pending approvals, oldest first; run_id NULL: of every run. */
 int	store_approval_list_pending(struct store *, const char *run_id,
 	    struct store_approval **out, size_t *n);
@@ -383,11 +385,14 @@ struct store_telegram_item {
 	int64_t	 message_id;
 	char	*risk;			/* the floor's level: destructive, ... */
 	char	*risk_rule;		/* the rule that raised it, or NULL */
+	int64_t	 run_others;		/* the run's other pending approvals */
 };
 /*
  * What the chats need, oldest first, at most limit: pending approvals of tasks with a
  * chat that have no message yet, and messages that show another state than the
- * approval's now (answered, expired, the run ended).
+ * approval's now (answered, expired, the run ended). A run has one live message at a
+ * time: its next pending approval is due only once none of its pending ones has a
+ * message (the caller sends at most one per run from one batch).
  */
 int	store_telegram_due(struct store *, size_t limit, struct store_telegram_item **out,
 	    size_t *n);

@@ -196,6 +196,23 @@ store_approval_expire_run(struct store *st, const char *run_id)
 }
 
 int
+store_approval_count_run(struct store *st, const char *run_id)
+{
+	sqlite3_stmt	*stmt;
+	int		 n;
+
+	if (store_prepare(st, "SELECT count(*) FROM approvals WHERE run_id = ?1", &stmt,
+	    "approval count") == -1)
+		return -1;
+	store_bind_text(stmt, 1, run_id);
+	if (sqlite3_step(stmt) != SQLITE_ROW)
+		return store_sqlfail(st, stmt, "approval count");
+	n = sqlite3_column_int(stmt, 0);
+	sqlite3_finalize(stmt);
+	return n;
+}
+
+int
 store_approval_list_pending(struct store *st, const char *run_id,
     struct store_approval **out, size_t *n)
 {

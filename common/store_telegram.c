@@ -56,7 +56,9 @@ store_telegram_state_set(struct store *st, const char *key, const char *value)
 	"SELECT a.id, a.run_id, t.name, a.tool, a.input, a.deadline, a.state," \
 	" a.answered_by, t.telegram_allowed_user_ids, m.shown," \
 	" COALESCE(t.telegram_chat_id, 0), COALESCE(m.chat_id, 0)," \
-	" COALESCE(m.message_id, 0), a.risk, a.risk_rule" \
+	" COALESCE(m.message_id, 0), a.risk, a.risk_rule," \
+	" (SELECT count(*) FROM approvals o WHERE o.run_id = a.run_id" \
+	"   AND o.state = 'pending' AND o.id <> a.id)" \
 	" FROM approvals a JOIN runs r ON r.id = a.run_id" \
 	" JOIN tasks t ON t.id = r.task_id" \
 	" LEFT JOIN telegram_messages m ON m.approval_id = a.id"
@@ -69,6 +71,7 @@ store_telegram_row(sqlite3_stmt *stmt, void *p)
 	it->task_chat_id = sqlite3_column_int64(stmt, 10);
 	it->chat_id = sqlite3_column_int64(stmt, 11);
 	it->message_id = sqlite3_column_int64(stmt, 12);
+	it->run_others = sqlite3_column_int64(stmt, 15);
 	if (store_col_text(stmt, 0, &it->approval_id) ||
 	    store_col_text(stmt, 1, &it->run_id) || store_col_text(stmt, 2, &it->task) ||
 	    store_col_text(stmt, 3, &it->tool) || store_col_text(stmt, 4, &it->input) ||
@@ -125,7 +128,15 @@ store_telegram_due(struct store *st, size_t limit, struct store_telegram_item **
 
 	if (store_prepare(st, TELEGRAM_ITEM_SELECT
 	    " WHERE (m.approval_id IS NULL AND a.state = 'pending'"
-	    "   AND t.telegram_chat_id IS NOT NULL)"
+	    "   AND t.telegram_chat_id IS NOT NULL"
+	    /*
+	     * One live message per run: while one of the run's pending approvals is
+	     * in the chat, the others wait for it to be answered (the message counts
+	     * them), so a burst of asks is one message, not one per call.
+	     */
+	    "   AND NOT EXISTS (SELECT 1 FROM approvals o JOIN telegram_messages mo"
+	    "     ON mo.approval_id = o.id WHERE o.run_id = a.run_id"
+	    "     AND o.state = 'pending'))"
 	    " OR (m.approval_id IS NOT NULL AND m.shown <> a.state)"
 	    " ORDER BY a.created_at, a.rowid LIMIT ?1", &stmt, "telegram due") == -1)
 		return -1;

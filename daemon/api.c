@@ -1247,6 +1247,7 @@ api_gc(struct api_req *q)
 		return;
 	}
 	cJSON_AddNumberToObject(o, "kept", (double)res.kept);
+	cJSON_AddNumberToObject(o, "caches_removed", (double)res.caches);
 	body = cJSON_CreateObject();
 	cJSON_AddBoolToObject(body, "force", force);
 	cJSON_AddNumberToObject(body, "pruned", (double)res.pruned);

@@ -14,7 +14,7 @@ int
 cwctl_gc(int argc, char **argv)
 {
 	cJSON	*b, *o = NULL, *e;
-	double	 kept = 0;
+	double	 kept = 0, caches = 0;
 	int	 json = 0, rc;
 
 	b = cJSON_CreateObject();
@@ -43,6 +43,8 @@ cwctl_gc(int argc, char **argv)
 		json_get_number(o, "kept", &kept);
 		printf("%d worktree(s) pruned, %.0f kept\n",
 		    cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(o, "pruned")), kept);
+		if (json_get_number(o, "caches_removed", &caches) == 0 && caches > 0)
+			printf("%.0f archived task(s)' tool caches removed\n", caches);
 	}
 	cJSON_Delete(o);
 	return CWCTL_EXIT_OK;

@@ -14,6 +14,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "asklimit.h"
 #include "config.h"
 #include "peerns.h"
 #include "proctree.h"
@@ -118,6 +119,8 @@ struct run {
 	size_t			 n_journal;
 	size_t			 journal_dropped;
 	int			 n_approvals;
+	struct asklimit		 asks;		/* approvals.* counted again before each
+						   approval is stored (asklimit.h) */
 	double			 spent_dollars;
 	int			 spent_turns;
 	int			 sandboxed;	/* -1 until the runner says */
@@ -423,6 +426,7 @@ int	confcheck_grants(const struct config *, char *err, size_t errlen);
 /* gc.c: retention of finished runs' worktrees. */
 struct gc_result {
 	size_t	pruned, kept;
+	size_t	caches;		/* archived tasks whose tool caches were removed */
 };
 int	gc_run(struct daemon *, int64_t task_id, int force, struct gc_result *,
 	    cJSON *pruned_list);

@@ -116,6 +116,29 @@ gc_time_ms(const char *ts)
 }
 
 /*
+ * An archived task's tool caches (<home>/caches/tasks/<id>, SPEC U2) serve no later
+ * run: they go once none of its runs is still going. The tree was written by runs, so
+ * rmtree_path walks it without following a link; <home>/caches/tasks is the daemon's.
+ */
+static void
+gc_task_caches(struct daemon *d, const struct store_task *t, int busy,
+    struct gc_result *res)
+{
+	char	path[PATH_MAX];
+
+	if (busy || (size_t)snprintf(path, sizeof path, "%s/caches/tasks/%lld", d->home,
+	    (long long)t->id) >= sizeof path || access(path, F_OK) != 0)
+		return;
+	if (rmtree_path(path) == -1) {
+		log_warn("gc: archived task %s: cannot remove its caches %s: %s", t->name,
+		    path, strerror(errno));
+		return;
+	}
+	log_info("gc: archived task %s: its tool caches removed", t->name);
+	res->caches++;
+}
+
+/*
  * An archived task (`task rm`) runs no more, so its worktrees and branches are only
  * clutter once nothing would be lost: a run's worktree and branch go when the branch
  * is merged, or when the run ended more than archive_retention_days ago (then an
@@ -132,15 +155,17 @@ gc_archived(struct daemon *d, const struct store_task *t, int force,
 	struct timespec		 ts;
 	long long		 ended, now;
 	long long		 keep = (long long)d->cfg.archive_retention_days * 86400000LL;
-	int			 merged, expired, has_wt;
+	int			 merged, expired, has_wt, busy = 0;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	now = (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 	if (store_run_list(d->store, t->id, STORE_RUN_ANY, 0, &v, &n) == -1)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
-		if (!store_run_status_terminal(v[i].status))
+		if (!store_run_status_terminal(v[i].status)) {
+			busy = 1;
 			continue;
+		}
 		has_wt = v[i].worktree != NULL && access(v[i].worktree, F_OK) == 0;
 		if (t->repo == NULL || v[i].branch == NULL) {
 			if (has_wt && gc_remove_dir(d, v[i].worktree) == 0) {
@@ -176,6 +201,7 @@ gc_archived(struct daemon *d, const struct store_task *t, int force,
 			cJSON_AddItemToArray(list, cJSON_CreateString(v[i].id));
 	}
 	store_run_list_free(v, n);
+	gc_task_caches(d, t, busy, res);
 	return 0;
 }
 

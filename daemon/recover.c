@@ -131,7 +131,7 @@ recover_reattach(struct daemon *d, const struct store_run *v)
 	struct run		*r;
 	cJSON			*report = NULL, *j;
 	struct timeval		 tv;
-	int			 fd = -1, alive;
+	int			 fd = -1, alive, n;
 
 	alive = v->runner_pid > 1 && procid_stat((pid_t)v->runner_pid, &pi) == 0 &&
 	    pi.state != 'Z' && pi.start == (unsigned long long)v->runner_start_time;
@@ -150,6 +150,9 @@ recover_reattach(struct daemon *d, const struct store_run *v)
 	}
 	r->sandboxed = v->sandboxed;
 	r->adopted = 1;
+	/* The run's approval budget goes on from what it has already asked for. */
+	if ((n = store_approval_count_run(d->store, v->id)) > 0)
+		r->asks.asked = n;
 	r->spent_dollars = v->spent_dollars;
 	r->spent_turns = v->spent_turns;
 	r->t0.tv_sec -= (time_t)v->spent_seconds;

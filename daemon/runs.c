@@ -606,6 +606,35 @@ runs_approval_request(struct run *r, const struct wiremsg *m)
 			return;
 	if (r->adopted && runs_approval_readopt(r, rid, tool, input) == 0)
 		return;
+	/*
+	 * The runner already counts (asklimit.h); this is the second count, so a runner
+	 * that did not still cannot fill the store, the Inbox or a chat. Refused: denied
+	 * at once, journaled once per burst.
+	 */
+	{
+		char		 why[160];
+		const char	*kind;
+		int		 first;
+
+		if (asklimit_admit(&r->asks, asklimit_now_ms(), why, sizeof why, &kind,
+		    &first) == -1) {
+			if ((dec = cJSON_CreateObject()) != NULL) {
+				json_add_string(dec, "type", "decision");
+				json_add_string(dec, "id", rid);
+				json_add_string(dec, "behavior", "deny");
+				json_add_string(dec, "message", why);
+				runs_send(r, dec);
+			}
+			if (first && (j = cJSON_CreateObject()) != NULL) {
+				json_add_string(j, "tool", tool);
+				json_add_string(j, "limit", kind);
+				json_add_string(j, "reason", why);
+				json_add_string(j, "by", "clockworkd");
+				journal_add(r->d, r->id, "approval_limit", j);
+			}
+			return;
+		}
+	}
 	if ((a = calloc(1, sizeof *a)) == NULL || (a->runner_id = strdup(rid)) == NULL) {
 		free(a);
 		return;
@@ -697,8 +726,12 @@ runs_handle_event(struct run *r, const struct wiremsg *m)
 		/* In the raw log too (a command run's transcript), under the log's cap. */
 		runs_log_output(r, line, strlen(line));
 	}
-	/* The runner gave up on an approval (deadline, limit): it is no longer answerable. */
-	if ((strcmp(kind, "approval_timeout") == 0 || strcmp(kind, "approval_limit") == 0) &&
+	/*
+	 * The runner gave up on an approval (deadline, limit, or the agent hung up on
+	 * it): it is no longer answerable, and must not stay in the Inbox as pending.
+	 */
+	if ((strcmp(kind, "approval_timeout") == 0 || strcmp(kind, "approval_limit") == 0 ||
+	    strcmp(kind, "approval_abandoned") == 0) &&
 	    (rid = m->id) != NULL) {
 		TAILQ_FOREACH(a, &r->approvals, entry)
 			if (strcmp(a->runner_id, rid) == 0)
@@ -1016,6 +1049,8 @@ runs_send_spec(struct run *r, const struct store_task *t)
 	json_add_string(m, "type", "run");
 	json_add_string(m, "run_id", r->id);
 	json_add_string(m, "task", t->name);
+	/* The runner keeps this task's tool caches apart from every other's (SPEC U2). */
+	cJSON_AddNumberToObject(m, "task_id", (double)t->id);
 	json_add_string(m, "engine", t->engine);
 	json_add_string(m, "prompt", t->prompt);
 	/* The command engine's prompt is a shell command line, run by sh -c in the sandbox. */
@@ -1065,6 +1100,7 @@ runs_free(struct run *r)
 
 	while ((a = TAILQ_FIRST(&r->approvals)) != NULL)
 		runs_approval_forget(a);
+	asklimit_free(&r->asks);
 	if (r->up != NULL)
 		bufferevent_free(r->up);
 	if (r->down != NULL)
@@ -1137,6 +1173,11 @@ runs_alloc(struct daemon *d, const char *id, const struct store_task *t)
 	r->pidfd = r->log_fd = -1;
 	r->sandboxed = -1;
 	TAILQ_INIT(&r->approvals);
+	if (asklimit_init(&r->asks, d->cfg.approvals_max_per_run,
+	    d->cfg.approvals_per_minute) == -1) {
+		free(r);
+		return NULL;
+	}
 	snprintf(r->id, sizeof r->id, "%s", id);
 	snprintf(r->task_name, sizeof r->task_name, "%s", t->name);
 	r->task_id = t->id;

@@ -42,6 +42,7 @@
 
 #include "daemon.h"
 #include "json.h"
+#include "wire.h"
 #include "log.h"
 #include "mask.h"
 #include "record.h"
@@ -74,7 +75,9 @@ struct tg_call {
 	char			 method[32];
 	tg_done_fn		 done;
 	char			 approval_id[STORE_ID_LEN];
-	char			 run_id[STORE_ID_LEN];	/* a run notice's */
+	char			 run_id[CW_RUN_ID_MAX + 1];	/* a run notice's, or the
+								   approval's run */
+	int			 sending;	/* a new approval message (sendMessage) */
 	char			 state[16];	/* what an edit shows */
 	int64_t			 chat_id;
 	TAILQ_ENTRY(tg_call)	 entry;
@@ -600,6 +603,27 @@ tg_busy(struct telegram *tg, const char *approval_id)
 
 static void	tg_sweep_notices(struct telegram *);
 
+/*
+ * Whether a message for another approval of v[i]'s run is being sent: from this
+ * batch (an earlier item) or still in flight from the last sweep.
+ */
+static int
+tg_run_sending(struct telegram *tg, const struct store_telegram_item *v, size_t i)
+{
+	struct tg_call	*c;
+
+	for (size_t k = 0; k < i; k++)
+		if (v[k].chat_id == 0 && v[k].run_id != NULL && v[i].run_id != NULL &&
+		    strcmp(v[k].run_id, v[i].run_id) == 0)
+			return 1;
+	TAILQ_FOREACH(c, &tg->calls, entry)
+		if (c->run_id[0] != '\0' && v[i].run_id != NULL &&
+		    strcmp(c->run_id, v[i].run_id) == 0 &&
+		    c->sending)
+			return 1;
+	return 0;
+}
+
 static void
 tg_sweep(struct telegram *tg)
 {
@@ -624,6 +648,9 @@ tg_sweep(struct telegram *tg)
 		if (tg_busy(tg, v[i].approval_id))
 			continue;
 		send = v[i].chat_id == 0;
+		/* One new message per run per sweep (store_telegram_due: one live). */
+		if (send && tg_run_sending(tg, v, i))
+			continue;
 		if ((text = tgapi_message_text(&v[i], time(NULL))) == NULL)
 			continue;
 		p = cJSON_CreateObject();
@@ -644,6 +671,9 @@ tg_sweep(struct telegram *tg)
 		if (c == NULL)
 			break;
 		snprintf(c->approval_id, sizeof c->approval_id, "%s", v[i].approval_id);
+		snprintf(c->run_id, sizeof c->run_id, "%s", v[i].run_id != NULL ?
+		    v[i].run_id : "");
+		c->sending = send;
 		snprintf(c->state, sizeof c->state, "%s", v[i].state);
 		c->chat_id = send ? v[i].task_chat_id : v[i].chat_id;
 	}

@@ -239,7 +239,7 @@ char *
 tgapi_message_text(const struct store_telegram_item *it, time_t now)
 {
 	char	*cmd, *masked = NULL, *shown = NULL, *head = NULL, *text = NULL;
-	char	 left[64], who[160], tail[128] = "", risk[160];
+	char	 left[64], who[160], tail[128] = "", risk[160], more[200] = "";
 	size_t	 len, cut;
 	int	 pending = it->state != NULL && strcmp(it->state, "pending") == 0;
 
@@ -262,9 +262,14 @@ tgapi_message_text(const struct store_telegram_item *it, time_t now)
 	    it->risk_rule != NULL ? it->risk_rule : "", it->risk_rule != NULL ? ")" : "");
 	if (pending) {
 		tgapi_time_left(left, sizeof left, tgapi_seconds_left(it->deadline, now));
+		/* A burst is one message: the run's other asks are counted, not sent. */
+		if (it->run_others > 0)
+			snprintf(more, sizeof more, "\n\n+%lld more from this run waiting: "
+			    "the next comes here once this one is answered, or answer them "
+			    "all in the Inbox (cwctl approvals)", (long long)it->run_others);
 		if (asprintf(&text, "%s\nApproval needed: %s\n\n%s%s\n\nrun: %s\ntask: %s\n"
-		    "approval: %s\ntime left: %s", risk, it->tool != NULL ? it->tool : "?",
-		    head, tail, it->run_id, it->task, it->approval_id, left) == -1)
+		    "approval: %s\ntime left: %s%s", risk, it->tool != NULL ? it->tool : "?",
+		    head, tail, it->run_id, it->task, it->approval_id, left, more) == -1)
 			text = NULL;
 	} else {
 		if (it->state != NULL && strcmp(it->state, "expired") == 0)

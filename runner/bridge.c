@@ -22,6 +22,7 @@
 #include "ctlchar.h"
 #include "floor.h"
 #include "httpd.h"
+#include "asklimit.h"
 #include "json.h"
 #include "mask.h"
 #include "record.h"
@@ -51,6 +52,8 @@ struct bridge {
 	size_t			 max_body;
 	int			 max_pending;
 	int			 npending;
+	struct asklimit		*asks;		/* the run's approval budget, or NULL */
+	int			 pending_full;	/* the last call met max_pending */
 	struct bridge_pendq	 pending;
 	struct record_list	 denials;	/* bounded: see record.h */
 	struct record_list	 approvals;
@@ -493,15 +496,25 @@ bridge_tools_call(struct bridge *b, const cJSON *id, const cJSON *params, void *
 			return bridge_tool_result(id, 0, NULL, fr.reason);
 		}
 	}
+	/*
+	 * Every refusal below is answered at once and recorded (bounded), but the
+	 * daemon hears of a limit once per burst: an agent calling in a loop must not
+	 * turn each call into a journal row and a notification.
+	 */
 	if (b->npending >= b->max_pending) {
 		bridge_record_approval(b, NULL, tool, "deny", "limit", NULL);
-		if ((msg = bridge_event(b, "approval_limit")) != NULL) {
+		if (!b->pending_full && (msg = bridge_event(b, "approval_limit")) != NULL) {
 			cJSON_AddStringToObject(msg, "tool", tool);
+			cJSON_AddStringToObject(msg, "limit", "pending");
+			cJSON_AddStringToObject(msg, "reason", "too many approval requests are "
+			    "already waiting for an answer");
 			bridge_emit(b, msg);
 		}
+		b->pending_full = 1;
 		return bridge_tool_result(id, 0, NULL,
 		    "too many approval requests are already waiting for an answer");
 	}
+	b->pending_full = 0;
 	if (bridge_too_large(input)) {
 		bridge_record_approval(b, NULL, tool, "deny", "limit", "input too large");
 		if ((msg = bridge_event(b, "approval_too_large")) != NULL) {
@@ -510,6 +523,23 @@ bridge_tools_call(struct bridge *b, const cJSON *id, const cJSON *params, void *
 		}
 		return bridge_tool_result(id, 0, NULL,
 		    "the approval request is too large to be shown to a person");
+	}
+	if (b->asks != NULL) {
+		char		 why[160];
+		const char	*kind;
+		int		 first;
+
+		if (asklimit_admit(b->asks, asklimit_now_ms(), why, sizeof why, &kind,
+		    &first) == -1) {
+			bridge_record_approval(b, NULL, tool, "deny", "limit", why);
+			if (first && (msg = bridge_event(b, "approval_limit")) != NULL) {
+				record_add_string(msg, "tool", tool, BRIDGE_TOOL_MAX);
+				cJSON_AddStringToObject(msg, "limit", kind);
+				cJSON_AddStringToObject(msg, "reason", why);
+				bridge_emit(b, msg);
+			}
+			return bridge_tool_result(id, 0, NULL, why);
+		}
 	}
 	if ((p = calloc(1, sizeof *p)) == NULL || bridge_new_id(p->id, sizeof p->id) == -1 ||
 	    (p->tool = strdup(tool)) == NULL ||
@@ -848,6 +878,7 @@ bridge_new(struct event_base *base, const struct bridge_config *cfg, char *err,
 	b->policy = cfg->policy;
 	b->max_body = cfg->max_body ? cfg->max_body : CW_BRIDGE_MAX_BODY;
 	b->max_pending = cfg->max_pending ? cfg->max_pending : CW_BRIDGE_MAX_PENDING;
+	b->asks = cfg->asks;
 	b->floor_command = cfg->floor_command;
 	b->emit = cfg->emit;
 	b->arg = cfg->arg;

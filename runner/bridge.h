@@ -21,6 +21,7 @@
 
 #include <cjson/cJSON.h>
 
+struct asklimit;
 struct event_base;
 struct floor_policy;
 struct bridge;
@@ -40,6 +41,11 @@ struct bridge_config {
 	size_t				 max_body;	/* 0: CW_BRIDGE_MAX_BODY */
 	int				 max_pending;	/* 0: CW_BRIDGE_MAX_PENDING */
 	int				 hold_seconds;	/* HTTP idle limit; >= the run's budget */
+	/*
+	 * The run's approval budget (common/asklimit.h), shared with the egress proxy;
+	 * NULL: none beyond max_pending. Not owned.
+	 */
+	struct asklimit			*asks;
 	/*
 	 * The engine's reading of its hook body (runner/engine.h, floor_command): the
 	 * shell command, or none. NULL: /floor refuses every body (no hook engine).

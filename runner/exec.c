@@ -26,6 +26,7 @@ struct exec_opts {
 	const char	*workdir;
 	const char	*engine;
 	const char	*git_objects;	/* the workdir is a run's repository (SPEC G1) */
+	char		 cache_scope[80];	/* "scopes/<name>", or "": private caches */
 	struct strlist	 context;
 	int		 json;
 	char		**cmd;		/* after "--" */
@@ -39,10 +40,10 @@ exec_usage(const char *name, const char *msg)
 	fprintf(stderr, "cw-runner %s: %s\n", name, msg);
 	if (strcmp(name, "exec") == 0)
 		fprintf(stderr, "usage: cw-runner exec --workdir DIR [--engine NAME] "
-		    "[--context DIR:ro]... [--git-objects DIR] -- CMD [ARG...]\n");
+		    "[--context DIR:ro]... [--git-objects DIR] [--cache-scope NAME] -- CMD [ARG...]\n");
 	else
 		fprintf(stderr, "usage: cw-runner spec --json [--workdir DIR] [--engine NAME] "
-		    "[--context DIR:ro]... [--git-objects DIR]\n");
+		    "[--context DIR:ro]... [--git-objects DIR] [--cache-scope NAME]\n");
 	return RUNNER_EXIT_USAGE;
 }
 
@@ -64,7 +65,8 @@ exec_parse(const char *name, int argc, char **argv, struct exec_opts *o, char *e
 			continue;
 		}
 		if (strcmp(a, "--workdir") != 0 && strcmp(a, "--engine") != 0 &&
-		    strcmp(a, "--context") != 0 && strcmp(a, "--git-objects") != 0) {
+		    strcmp(a, "--context") != 0 && strcmp(a, "--git-objects") != 0 &&
+		    strcmp(a, "--cache-scope") != 0) {
 			snprintf(err, errlen, "unknown argument '%s'", a);
 			return -1;
 		}
@@ -78,7 +80,18 @@ exec_parse(const char *name, int argc, char **argv, struct exec_opts *o, char *e
 			o->workdir = v;
 		else if (strcmp(a, "--engine") == 0)
 			o->engine = v;
-		else if (strcmp(a, "--git-objects") == 0) {
+		else if (strcmp(a, "--cache-scope") == 0) {
+			/*
+			 * Tool caches kept under <cwhome>/caches/scopes/NAME for every exec
+			 * that names NAME (spec_build checks the name); without it each
+			 * exec gets caches of its own in its TMPDIR, gone when it ends.
+			 */
+			if ((size_t)snprintf(o->cache_scope, sizeof o->cache_scope,
+			    "scopes/%s", v) >= sizeof o->cache_scope) {
+				snprintf(err, errlen, "--cache-scope: at most 64 characters");
+				return -1;
+			}
+		} else if (strcmp(a, "--git-objects") == 0) {
 			/* The layout of a daemon run: the workdir borrows this store. */
 			if (v[0] != '/') {
 				snprintf(err, errlen, "--git-objects must be an absolute path");
@@ -153,6 +166,7 @@ exec_spec(const char *name, const struct exec_opts *o, struct sandbox_spec *s)
 	ctx.cwhome = cwhome;
 	ctx.context_ro = o->context;
 	ctx.git_objects = o->git_objects;
+	ctx.cache_scope = o->cache_scope[0] != '\0' ? o->cache_scope : NULL;
 	ctx.sandbox_off = sb != NULL && strcmp(sb, "off") == 0;
 	if (spec_build(&ctx, &cfg, s, err, sizeof err) == -1) {
 		fprintf(stderr, "cw-runner %s: refused: %s\n", name, err);

@@ -36,6 +36,7 @@
 #include <event2/listener.h>
 #include <event2/util.h>
 
+#include "asklimit.h"
 #include "json.h"
 #include "proxy.h"
 #include "proxyreq.h"
@@ -79,6 +80,7 @@ struct proxy {
 	struct proxy_conns	 conns;
 	int			 nconns;
 	int			 ask, hold_seconds, nheld;
+	struct asklimit		*asks;		/* the run's approval budget, or NULL */
 	struct netrule		 granted[PROXY_MAX_GRANTS];	/* answered "allow" */
 	size_t			 ngranted;
 	uint64_t		 total, allowed, denied, bytes_up, bytes_down;
@@ -629,6 +631,38 @@ proxy_ask(struct proxy_conn *c)
 	return 0;
 }
 
+/*
+ * Whether the run's approval budget allows one more ask (asklimit.h): -1 with why
+ * filled when it does not. The daemon hears of a limit once per burst, as an
+ * approval_limit event, never once per refused connection.
+ */
+static int
+proxy_ask_admit(struct proxy_conn *c, char *why, size_t whylen)
+{
+	struct proxy	*p = c->p;
+	char		 reason[160];
+	const char	*kind;
+	int		 first;
+	cJSON		*ev;
+
+	if (p->asks == NULL || asklimit_admit(p->asks, asklimit_now_ms(), reason,
+	    sizeof reason, &kind, &first) == 0)
+		return 0;
+	snprintf(why, whylen, "network policy: no rule allows %.300s:%d, and no approval "
+	    "can be asked: %s", c->req.host, c->req.port, reason);
+	if (first && p->emit != NULL && (ev = cJSON_CreateObject()) != NULL) {
+		cJSON_AddNumberToObject(ev, "v", CW_WIRE_VERSION);
+		cJSON_AddStringToObject(ev, "type", "event");
+		cJSON_AddStringToObject(ev, "kind", "approval_limit");
+		cJSON_AddStringToObject(ev, "run_id", p->run_id);
+		cJSON_AddStringToObject(ev, "tool", PROXY_TOOL);
+		cJSON_AddStringToObject(ev, "limit", kind);
+		cJSON_AddStringToObject(ev, "reason", reason);
+		p->emit(p->arg, ev);
+	}
+	return -1;
+}
+
 static void
 proxy_decide_conn(struct proxy_conn *c)
 {
@@ -648,8 +682,14 @@ proxy_decide_conn(struct proxy_conn *c)
 		 * so the answers can never outnumber the table (proxy_answer checks again).
 		 */
 		if (p->ask && p->nheld < PROXY_MAX_HELD &&
-		    p->ngranted + (size_t)p->nheld < PROXY_MAX_GRANTS && proxy_ask(c) == 0)
-			return;
+		    p->ngranted + (size_t)p->nheld < PROXY_MAX_GRANTS) {
+			if (proxy_ask_admit(c, why, sizeof why) == -1) {
+				proxy_refuse(c, 403, why);
+				return;
+			}
+			if (proxy_ask(c) == 0)
+				return;
+		}
 		snprintf(why, sizeof why, "network policy: no rule allows %s%s%s:%d "
 		    "(network.allow in config.yaml%s)", v6 ? "[" : "", c->req.host,
 		    v6 ? "]" : "", c->req.port, !p->ask ? "" : p->nheld >= PROXY_MAX_HELD ?
@@ -844,6 +884,7 @@ proxy_new(struct event_base *base, const struct proxy_config *cfg, char *err,
 	p->base = base;
 	p->idle_seconds = cfg->idle_seconds > 0 ? cfg->idle_seconds : 600;
 	p->ask = cfg->ask;
+	p->asks = cfg->asks;
 	p->hold_seconds = cfg->hold_seconds > 0 ? cfg->hold_seconds : 600;
 	p->emit = cfg->emit;
 	p->arg = cfg->arg;

@@ -36,6 +36,7 @@
 
 #include "netrule.h"
 
+struct asklimit;
 struct event_base;
 struct proxy;
 
@@ -60,6 +61,8 @@ struct proxy_config {
 	 */
 	int			 ask;
 	int			 hold_seconds;
+	/* The run's approval budget, shared with the bridge; NULL: none. Not owned. */
+	struct asklimit		*asks;
 	/* A wire message for the daemon; the callee owns msg. */
 	void			(*emit)(void *arg, cJSON *msg);
 	void			*arg;

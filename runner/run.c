@@ -34,6 +34,7 @@
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 
+#include "asklimit.h"
 #include "bridge.h"
 #include "egress.h"
 #include "proxy.h"
@@ -87,8 +88,11 @@ struct run {
 	int			 net_ask;	/* the task's network.ask */
 	struct config		 cfg;
 	int			 have_cfg;
+	struct asklimit		 asks;		/* the run's approval budget: bridge and
+						   proxy count together (asklimit.h) */
 	struct floor_policy	 policy;
 	char			 home[PATH_MAX], cwhome[PATH_MAX];
+	char			 cache_scope[64];	/* "tasks/<task id>", or "" */
 
 	/* the run message */
 	int			 have_run;
@@ -1034,6 +1038,17 @@ run_parse(struct run *r, const cJSON *j)
 	} else if (r->mode != NULL && strcmp(r->mode, "plan") != 0 &&
 	    strcmp(r->mode, "acceptEdits") != 0)
 		RUN_FAIL("permission_mode must be \"plan\" or \"acceptEdits\"");
+	/*
+	 * The task's id names its tool caches (SPEC U2), kept between that task's runs
+	 * and seen by no other task. Ids, unlike names, are never reused (an archived
+	 * task keeps its row). Without one the run gets a private one-off cache.
+	 */
+	if (cJSON_HasObjectItem(j, "task_id")) {
+		if (json_get_number(j, "task_id", &d) == -1 || d < 1 || d > 0x1p53 ||
+		    d != (double)(long long)d)
+			RUN_FAIL("task_id must be a positive integer");
+		snprintf(r->cache_scope, sizeof r->cache_scope, "tasks/%lld", (long long)d);
+	}
 	if (cJSON_HasObjectItem(j, "log_max_bytes")) {
 		if (json_get_number(j, "log_max_bytes", &d) == -1 || d < 0 || d > 1e15)
 			RUN_FAIL("log_max_bytes must be a non-negative number");
@@ -1426,6 +1441,7 @@ run_prepare_engine(struct run *r, struct strlist *argv, struct strlist *env,
 	bc.floor_command = r->ops->floor_command;
 	bc.emit = run_emit_cb;
 	bc.arg = r;
+	bc.asks = &r->asks;
 	if (r->netns) {
 		/* Its socket is made in the run's network namespace (run_start). */
 		bc.defer_listen = 1;
@@ -1631,6 +1647,7 @@ run_egress(struct run *r, char *err, size_t errlen)
 	pc.hold_seconds = r->budget_seconds;
 	pc.emit = run_emit_cb;
 	pc.arg = r;
+	pc.asks = &r->asks;
 	r->proxy = proxy_new(r->base, &pc, err, errlen);
 	if (r->proxy != NULL && (ev = run_event(r, "network_policy")) != NULL) {
 		cJSON_AddStringToObject(ev, "mode", "allowlist");
@@ -1673,6 +1690,11 @@ run_start(struct run *r)
 	    config_load(cfgpath, 0, &r->cfg, err, sizeof err) == -1)
 		goto refuse;
 	r->have_cfg = 1;
+	if (asklimit_init(&r->asks, r->cfg.approvals_max_per_run,
+	    r->cfg.approvals_per_minute) == -1) {
+		snprintf(err, sizeof err, "approval limits: %s", strerror(errno));
+		goto refuse;
+	}
 	run_control_socket(r);
 	r->policy.protected_branches = r->cfg.protected_branches.n > 0 ?
 	    &r->cfg.protected_branches : NULL;
@@ -1688,6 +1710,7 @@ run_start(struct run *r)
 	ctx.home = r->home;
 	ctx.cwhome = r->cwhome;
 	ctx.run_id = r->run_id;
+	ctx.cache_scope = r->cache_scope[0] != '\0' ? r->cache_scope : NULL;
 	ctx.context_ro = r->context;
 	ctx.git_objects = r->git_objects;
 	ctx.sandbox_off = r->sandbox_off;
@@ -1976,6 +1999,7 @@ run_free(struct run *r)
 		event_base_free(r->base);
 	if (r->have_cfg)
 		config_free(&r->cfg);
+	asklimit_free(&r->asks);
 	if (r->sreport_set)
 		sandbox_report_free(&r->sreport);
 	if (r->key != NULL)

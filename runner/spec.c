@@ -116,10 +116,17 @@ static const char *const spec_env_pass[] = {
 	"LOGNAME", "SHELL", "COLORTERM", "NO_COLOR",
 };
 
-/* Tool caches under <cwhome>/cache, and the variables that send each tool there. */
+/*
+ * Tool caches, and the variables that send each tool there (SPEC U2). Several of these
+ * homes hold configuration that runs code (CARGO_HOME/config.toml's rustc-wrapper and
+ * target runners, GRADLE_USER_HOME/init.d, BUNDLE_USER_HOME, COMPOSER_HOME, GEM_HOME
+ * plugins, GOPATH/GOMODCACHE sources, XDG data and state), so the root they live in
+ * belongs to one task: <cwhome>/caches/tasks/<task id>, or a private one-off root in
+ * the run's TMPDIR. docs/SECURITY.md lists them with the reasons.
+ */
 static const struct spec_cache {
 	const char	*var;
-	const char	*dir;		/* relative to <cwhome>/cache */
+	const char	*dir;		/* relative to the cache root */
 } spec_caches[] = {
 	{ "npm_config_cache", "npm" },
 	{ "PNPM_HOME", "pnpm" },
@@ -335,21 +342,6 @@ spec_read_carved(struct spec_build *b, const char *canon, int depth)
 	return spec_read_carved_type(b, canon, depth, DT_UNKNOWN);
 }
 
-/* Grant a directory read-write, creating it (0700) if need be. */
-static int
-spec_write_dir(struct spec_build *b, const char *path, int create)
-{
-	char	 canon[PATH_MAX];
-
-	if (create && paths_mkdir_p(path, 0700) == -1)
-		return spec_fail(b, errno, "spec: create %s: %s", path, strerror(errno));
-	if (paths_canonical(path, canon, sizeof canon) == -1)
-		return spec_fail(b, errno, "spec: %s: %s", path, strerror(errno));
-	if (!spec_is_dir(canon))
-		return 0;
-	return strlist_add_unique(&b->s->write_dirs, canon) == -1 ? spec_nomem(b) : 0;
-}
-
 static int
 spec_setenv(struct spec_build *b, const char *name, const char *value)
 {
@@ -462,17 +454,67 @@ spec_remove_tmpdir(const char *tmpdir, const char *cwhome, size_t survivors, cha
 	return 0;
 }
 
-/* <cwhome>/cache is one read-write grant; each tool's variable names its own subdir. */
+/* A cache scope is "tasks/<id>" or "scopes/<name>": two plain names, no dot first. */
+static int
+spec_cache_scope_ok(const char *scope)
+{
+	const char	*p = scope;
+	size_t		 len;
+
+	if (strncmp(p, "tasks/", 6) == 0)
+		p += 6;
+	else if (strncmp(p, "scopes/", 7) == 0)
+		p += 7;
+	else
+		return 0;
+	if ((len = strlen(p)) == 0 || len > 64 || p[0] == '.')
+		return 0;
+	return strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "0123456789._-") == len;
+}
+
+/*
+ * The cache root is one read-write grant: <cwhome>/caches/<scope> for a task (or a
+ * named exec scope), <TMPDIR>/cache for anything else, so no writable cache is ever
+ * shared between tasks (SPEC U2). <cwhome>/caches itself and its tasks/ and scopes/
+ * levels are granted to no run; each tool's variable names its own subdirectory.
+ */
 static int
 spec_caches_add(struct spec_build *b)
 {
-	char	 dir[PATH_MAX], root[PATH_MAX];
+	char		 base[PATH_MAX], dir[PATH_MAX], root[PATH_MAX];
+	const char	*scope = b->ctx->cache_scope;
 
-	if ((size_t)snprintf(dir, sizeof dir, "%s/cache", b->cwhome) >= sizeof dir)
-		return spec_fail(b, ENAMETOOLONG, "spec: cache path too long");
-	if (spec_write_dir(b, dir, 1) == -1)
-		return -1;
-	snprintf(root, sizeof root, "%s", b->s->write_dirs.v[b->s->write_dirs.n - 1]);
+	if (scope == NULL) {
+		/* The TMPDIR is new and already granted: nothing else reaches it. */
+		if ((size_t)snprintf(root, sizeof root, "%s/cache", b->s->tmpdir) >=
+		    sizeof root)
+			return spec_fail(b, ENAMETOOLONG, "spec: cache path too long");
+		if (mkdir(root, 0700) == -1)
+			return spec_fail(b, errno, "spec: create %s: %s", root,
+			    strerror(errno));
+	} else {
+		if (!spec_cache_scope_ok(scope))
+			return spec_fail(b, EINVAL, "spec: bad cache scope '%s' (tasks/ID or "
+			    "scopes/NAME, NAME of [A-Za-z0-9._-], at most 64, no leading dot)",
+			    scope);
+		if ((size_t)snprintf(base, sizeof base, "%s/caches", b->cwhome) >=
+		    sizeof base)
+			return spec_fail(b, ENAMETOOLONG, "spec: cache path too long");
+		if (paths_mkdir_p(base, 0700) == -1)
+			return spec_fail(b, errno, "spec: create %s: %s", base,
+			    strerror(errno));
+		/* Runs write beneath <scope>, never above it; still, follow no link. */
+		if (paths_mkdir_beneath(base, scope, 0700) == -1)
+			return spec_fail(b, errno, "spec: create %s/%s: %s", base, scope,
+			    strerror(errno));
+		if ((size_t)snprintf(dir, sizeof dir, "%s/%s", base, scope) >= sizeof dir)
+			return spec_fail(b, ENAMETOOLONG, "spec: cache path too long");
+		if (paths_canonical(dir, root, sizeof root) == -1)
+			return spec_fail(b, errno, "spec: %s: %s", dir, strerror(errno));
+		if (strlist_add_unique(&b->s->write_dirs, root) == -1)
+			return spec_nomem(b);
+	}
 	for (size_t i = 0; i < sizeof spec_caches / sizeof spec_caches[0]; i++) {
 		if ((size_t)snprintf(dir, sizeof dir, "%s/%s", root,
 		    spec_caches[i].dir) >= sizeof dir)

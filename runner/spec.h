@@ -15,6 +15,10 @@ struct spec_context {
 	const char	*home;		/* the user's HOME */
 	const char	*cwhome;	/* Clockwork home */
 	const char	*run_id;	/* names the private TMPDIR; NULL for exec */
+	const char	*cache_scope;	/* the tool caches' home beneath <cwhome>/caches:
+					   "tasks/<id>" for a task's runs (kept between
+					   them), "scopes/<name>" for exec --cache-scope;
+					   NULL: a private one-off cache in the TMPDIR */
 	struct strlist	 context_ro;	/* read-only context roots */
 	const char	*git_objects;	/* a run's repository borrows this object store
 					   (read-only); NULL outside a run (exec) */
@@ -49,7 +53,9 @@ struct config;
  * Build the spec for one run from the config (global + engine policy, merged and
  * resolved) and the context. Refuses (-1, err names the path and why) a grant or
  * context root that resolves into a credential location, and a read-only grant under
- * a prefix that must stay writable. Creates the private TMPDIR and cache directories.
+ * a prefix that must stay writable. Creates the private TMPDIR and cache directories
+ * (SPEC U2: per task or private, never shared between tasks; a bad cache_scope is
+ * refused with EINVAL).
  */
 int	spec_build(const struct spec_context *, const struct config *,
 	    struct sandbox_spec *out, char *err, size_t errlen);

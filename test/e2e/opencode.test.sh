@@ -213,8 +213,8 @@ turns_id=$id
 for d in "${homes[@]}"; do
 	check "home: nothing written in ${d#"$HOME"/}" test -z "$(ls -A "$d")"
 done
-check "home: nothing of OpenCode in the shared tool caches" \
-    test -z "$(find "$CLOCKWORK_HOME/cache" -name 'opencode*' -print 2>/dev/null)"
+check "home: nothing of OpenCode in the tasks' tool caches" \
+    test -z "$(find "$CLOCKWORK_HOME/caches" -name 'opencode*' -print 2>/dev/null)"
 check "home: every run's private home went with its TMPDIR (but the turns run's, above)" \
     test -z "$(find "$CLOCKWORK_HOME/tmp" -path "*/$turns_id" -prune -o -name engine-home -print 2>/dev/null)"
 

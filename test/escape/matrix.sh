@@ -335,8 +335,8 @@ work "python3 writes a file" "grep -qx ok $WT/py-out.txt || echo no file" \
 work "write in the run's TMPDIR" "" \
 	"case \$TMPDIR in $CWH/tmp/*) ;; *) echo TMPDIR=\$TMPDIR not private; exit 1;; esac; echo x > \$TMPDIR/f && cat \$TMPDIR/f"
 work "npm pack + npm install of a local package" \
-	"[ -f $WT/app/node_modules/cw-localpkg/index.js ] || echo not installed; [ -n \"\$(ls -A $CWH/cache/npm 2>/dev/null)\" ] || echo cache $CWH/cache/npm empty; absent $H/.npm" \
-	"echo cache=\$npm_config_cache; cd app && npm pack ../localpkg --silent --no-update-notifier && npm install --no-audit --no-fund --no-update-notifier ./cw-localpkg-1.0.0.tgz && node -e 'process.exit(require(\"cw-localpkg\") === 42 ? 0 : 1)'"
+	"[ -f $WT/app/node_modules/cw-localpkg/index.js ] || echo not installed; absent $H/.npm" \
+	"echo cache=\$npm_config_cache; cd app && npm pack ../localpkg --silent --no-update-notifier && npm install --no-audit --no-fund --no-update-notifier ./cw-localpkg-1.0.0.tgz && node -e 'process.exit(require(\"cw-localpkg\") === 42 ? 0 : 1)' && { [ -n \"\$(ls -A \"\$npm_config_cache\")\" ] || { echo cache \$npm_config_cache empty; exit 1; }; }"
 if [ -x "$CLAUDE_BIN/claude" ]; then
 	# The sandbox a Claude Code run gets: --engine claude, its install found on PATH.
 	SBX_ENGINE=claude SBX_PATH=$CLAUDE_BIN:/usr/local/bin:/usr/bin:/bin

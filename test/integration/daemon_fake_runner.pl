@@ -8,6 +8,9 @@
 #   #usage=D,T    reports D dollars and T turns of use
 #   #refuse       refuses the run as cw-runner does when the sandbox cannot be enforced
 #   #ruledeny     reports a configured rule's denial and a floor rule's, as the bridge does
+#   #flood=N      sends N approval requests at once, without counting them as
+#                 cw-runner does (the daemon's own bound must hold), and logs every
+#                 decision that comes back ("decision ID BEHAVIOR: MESSAGE")
 #   #risky        the #approval request carries risk "destructive" (config.rm_root),
 #                 and a floor_deny and a rule_deny event come first, as cw-runner's
 #                 bridge sends them
@@ -67,6 +70,13 @@ if ($prompt =~ /#approval/) {
 	send_msg({ type => 'event', kind => 'approval_decided', behavior => $decision });
 }
 
+if ($prompt =~ /#flood=([0-9]+)/) {
+	for my $i (1 .. $1) {
+		send_msg({ type => 'approval_request', id => "flood-$i", tool => 'Bash',
+		    input => { command => "echo flood $i" }, deadline => 0 });
+	}
+}
+
 pipe(my $r, my $w) or die;
 my $pid = fork();
 if ($pid == 0) {
@@ -93,6 +103,11 @@ OUTER: while (1) {
 			$buf .= $chunk;
 			while ($buf =~ s/^(.*)\n//) {
 				my $m = eval { $json->decode($1) } or next;
+				if ($m->{type} eq 'decision') {
+					send_msg({ type => 'log', stream => 'stdout', text =>
+					    "decision $m->{id} $m->{behavior}: " .
+					    ($m->{message} // '') . "\n" });
+				}
 				if ($m->{type} eq 'stop' && $prompt !~ /#hang/) {
 					$stopped = 1;
 					kill 'TERM', -$pid;

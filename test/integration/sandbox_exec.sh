@@ -67,9 +67,18 @@ done
 # 7. The environment is an allowlist: an unlisted variable does not get in.
 out=$(SECRET_X=leak run -- sh -c 'echo "[${SECRET_X:-}] [$TMPDIR] [$npm_config_cache]"' 2>/dev/null)
 case "$out" in
-  "[] [$t/home/.clockwork/tmp/"*"] [$t/home/.clockwork/cache/npm]") ok "environment allowlist and redirects" ;;
+  "[] [$t/home/.clockwork/tmp/"*"] [$t/home/.clockwork/tmp/"*"/cache/npm]") ok "environment allowlist and redirects" ;;
   *) bad "environment: $out" ;;
 esac
+# The caches of an exec without --cache-scope are its own (in its TMPDIR); with one,
+# they are kept under <cwhome>/caches/scopes/NAME for the next exec naming it.
+run --cache-scope sx -- sh -c 'echo kept > "$npm_config_cache/cw-kept"' 2>/dev/null
+out=$(run --cache-scope sx -- sh -c 'echo "[$npm_config_cache] $(cat "$npm_config_cache/cw-kept")"' 2>/dev/null)
+[ "$out" = "[$t/home/.clockwork/caches/scopes/sx/npm] kept" ] && ok "--cache-scope keeps its caches" ||
+  bad "--cache-scope: $out"
+out=$(run --cache-scope ../x -- true 2>&1); rc=$?
+[ $rc -eq 3 ] && printf '%s' "$out" | grep -q "bad cache scope" && ok "--cache-scope ../x refused" ||
+  bad "--cache-scope ../x: rc $rc: $out"
 
 # 8. Capabilities are gone even for root, and no new ones come through exec.
 out=$(run -- sh -c 'grep -E "^Cap(Eff|Prm|Bnd|Amb)" /proc/self/status' 2>/dev/null)

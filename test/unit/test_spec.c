@@ -110,6 +110,9 @@ teardown(void **state)
 	return system(cmd) == 0 ? 0 : -1;
 }
 
+/* The cache scope build() passes: a task's, unless a test changes it. */
+static const char *cache_scope = "tasks/7";
+
 /* Build with a fresh default config that the caller may have extended. */
 static int
 build(struct config *cfg, struct strlist *context, int off, struct sandbox_spec *s,
@@ -123,6 +126,7 @@ build(struct config *cfg, struct strlist *context, int off, struct sandbox_spec 
 	ctx.home = home;
 	ctx.cwhome = cwhome;
 	ctx.run_id = "test-run";
+	ctx.cache_scope = cache_scope;
 	if (context != NULL)
 		ctx.context_ro = *context;
 	ctx.sandbox_off = off;
@@ -148,6 +152,16 @@ within_any(const struct strlist *l, const char *path)
 {
 	for (size_t i = 0; i < l->n; i++)
 		if (paths_within(l->v[i], path) || paths_within(path, l->v[i]))
+			return 1;
+	return 0;
+}
+
+/* 1 if path lies in one of the grants. */
+static int
+granted(const struct strlist *l, const char *path)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (paths_within(path, l->v[i]))
 			return 1;
 	return 0;
 }
@@ -379,7 +393,9 @@ test_cache_redirects_and_tmpdir(void **state)
 	(void)state;
 	config_defaults(&cfg);
 	assert_int_equal(build(&cfg, NULL, 0, &s, err, sizeof err), 0);
-	snprintf(cache, sizeof cache, "%s/cache", cwhome);
+	/* A task's caches live under its own root, which is the grant (SPEC U2). */
+	snprintf(cache, sizeof cache, "%s/caches/tasks/7", cwhome);
+	assert_true(strlist_contains(&s.write_dirs, cache));
 	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
 		v = env_get(&s, vars[i]);
 		if (v == NULL)
@@ -389,6 +405,11 @@ test_cache_redirects_and_tmpdir(void **state)
 		assert_true(S_ISDIR(st.st_mode));
 		assert_true(within_any(&s.write_dirs, v));
 	}
+	/* Nothing above the task's root is granted: not caches/, not caches/tasks. */
+	snprintf(tmp, sizeof tmp, "%s/caches/tasks", cwhome);
+	assert_false(granted(&s.write_dirs, tmp));
+	snprintf(tmp, sizeof tmp, "%s/caches/tasks/8", cwhome);
+	assert_false(granted(&s.write_dirs, tmp));
 	/* XDG_CONFIG_HOME stays unset: a writable config home would persist config. */
 	assert_null(env_get(&s, "XDG_CONFIG_HOME"));
 	snprintf(tmp, sizeof tmp, "%s/tmp/test-run", cwhome);
@@ -399,6 +420,34 @@ test_cache_redirects_and_tmpdir(void **state)
 	assert_true(strlist_contains(&s.write_dirs, work));
 	assert_false(strlist_contains(&s.write_dirs, home));
 	done(&s);
+
+	/* No scope (exec): the caches are the TMPDIR's own, gone with it. */
+	cache_scope = NULL;
+	assert_int_equal(build(&cfg, NULL, 0, &s, err, sizeof err), 0);
+	snprintf(cache, sizeof cache, "%s/cache", s.tmpdir);
+	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+		assert_true(paths_within(env_get(&s, vars[i]), cache));
+	snprintf(tmp, sizeof tmp, "%s/caches", cwhome);
+	assert_false(granted(&s.write_dirs, tmp));
+	done(&s);
+
+	/* A scope that is not tasks/ID or scopes/NAME is refused, naming it. */
+	{
+		static const char *const bad[] = {
+			"tasks/", "tasks/../x", "tasks/.x", "tasks/a/b", "other/1", "tasks",
+			"scopes/..", "/tasks/1",
+		};
+
+		for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+			cache_scope = bad[i];
+			assert_int_equal(build(&cfg, NULL, 0, &s, err, sizeof err), -1);
+			assert_int_equal(errno, EINVAL);
+			assert_non_null(strstr(err, "bad cache scope"));
+			snprintf(tmp, sizeof tmp, "%s/tmp/test-run", cwhome);
+			assert_int_equal(access(tmp, F_OK), -1);
+		}
+	}
+	cache_scope = "tasks/7";
 	config_free(&cfg);
 }
 

@@ -556,6 +556,9 @@ test_approval_compare_and_set(void **state)
 	    "ok", "inbox"), 1);
 	assert_int_equal(store_approval_answer(st, "ap-1", STORE_APPROVAL_DENIED,
 	    "no", "telegram:42"), 0);
+	/* Answered or not, each counts toward the run's approval budget. */
+	assert_int_equal(store_approval_count_run(st, "run-a"), 2);
+	assert_int_equal(store_approval_count_run(st, "no-run"), 0);
 	assert_int_equal(store_approval_get(st, "ap-1", &a), 1);
 	assert_int_equal(a.state, STORE_APPROVAL_ALLOWED);
 	assert_string_equal(a.answered_by, "inbox");
