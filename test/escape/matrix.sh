@@ -106,6 +106,7 @@ for f in $CREDS "$OUT/secret" "$OUT/fd-secret" "$MAIN/.env" "$OTHER/private.txt"
 	plant "$f"
 done
 printf 'export PATH=$HOME/bin:$PATH\n' > "$H/.bashrc"
+mkdir -p "$H/.local/bin" && cp /bin/true "$H/.local/bin/cw-tool" && chmod 4755 "$H/.local/bin/cw-tool"
 printf '{"permissions":{"allow":[]}}\n' > "$H/.claude/settings.json"
 printf '{"numStartups":1}\n' > "$H/.claude.json"
 printf 'sandbox:\n  enabled: true\n' > "$CWH/config.yaml"
@@ -192,7 +193,7 @@ digest() {
 		echo MISSING
 	fi
 }
-SNAPPED="$USR_SUID $ETC_RO $REAL_SECRET $H/.ssh $CREDS $OUT/secret $MAIN/.env $H/.bashrc $H/.claude/settings.json $H/.claude.json $CWH/config.yaml
+SNAPPED="$USR_SUID $ETC_RO $REAL_SECRET $H/.ssh $H/.local/bin/cw-tool $CREDS $OUT/secret $MAIN/.env $H/.bashrc $H/.claude/settings.json $H/.claude.json $CWH/config.yaml
 	$CTX $OTHER $MAIN/.git/hooks $MAIN/.git/config $MAIN/.git/refs/heads/main
 	$MAIN/.git/packed-refs $MAIN/.git/info $MAIN/.git/HEAD $MAIN/.git/refs/tags
 	$MAIN/.git/objects $CWH/tmp/run-other"
@@ -291,6 +292,13 @@ main_back() {
 	[ -n "$MAIN_PACKED" ] || rm -f "$MAIN/.git/packed-refs"
 	return 0
 }
+# After a row that changed a target: take the changed state as the new reference, so
+# that each later row is judged by its own change, not by an earlier row's.
+resnap() {
+	local f
+	for f in $SNAPPED; do [[ $1 == *"$f changed"* ]] && SNAP[$f]=$(digest "$f"); done
+	return 0
+}
 mtime() { [ "$(stat -c %Y "$1")" = "$2" ] || echo "$1 mtime changed"; }
 noconn() { [ ! -s "$REC" ] || echo "listener recorded: $(tr '\n' ' ' < "$REC")"; }
 
@@ -300,6 +308,7 @@ attempt() {
 	out=$(sbx sh -c "exec 2>&1; $cmd" 2>"$T/runner.err")
 	rc=$?
 	why=$(eval "$checks" 2>&1)
+	resnap "$why"
 	[[ $out == *CWSECRET* ]] && why="$why secret in output"
 	got=$(errkind "$out" "$expect")
 	# "private": the write landed in the sandbox's own throwaway mount, the host's
@@ -337,6 +346,7 @@ probe() {
 	fi
 	out=$(sbx sh -c "exec 2>&1; $cmd" 2>"$T/runner.err")
 	why=$(eval "$checks" 2>&1)
+	resnap "$why"
 	[ "$VERBOSE" = 1 ] && { printf '    out: %s\n' "$out"; sed 's/^/    runner: /' "$T/runner.err"; }
 	for spec in "$@"; do
 		op=${spec%%:*} expect=${spec#*:}
@@ -510,11 +520,10 @@ attempt "chmod 0777 ~/.bashrc" "EPERM|$WR|private" "same $H/.bashrc" \
 attempt "chmod 0644 ~/.ssh/id_ed25519 (world-readable key)" "EPERM|$WR|private" \
 	"same $H/.ssh/id_ed25519" "chmod 0644 $H/.ssh/id_ed25519"
 attempt "chmod 0777 ~/.ssh (directory)" "EPERM|$WR|private" "same $H/.ssh" "chmod 0777 $H/.ssh"
-# chown to the owner it already has: no capability needed, and it still clears the
-# setuid bits and moves ctime: the view must refuse it like any other change.
-attempt "chown (to its own owner) ~/.bashrc" "EPERM|$WR|private" \
-	"same $H/.bashrc; [ \"\$(stat -c %Z $H/.bashrc)\" = $(stat -c %Z "$H/.bashrc") ] || echo ctime changed" \
-	"chown $(id -u):$(id -g) $H/.bashrc"
+# chown to the owner it already has needs no capability, and still clears the file's
+# setuid bit: the view must refuse it like any other change.
+attempt "chown (to its own owner) a setuid tool in ~/.local/bin" "EPERM|$WR|private" \
+	"same $H/.local/bin/cw-tool" "chown $(id -u):$(id -g) $H/.local/bin/cw-tool"
 asroot "a root-owned file only root can plant or set an xattr on" \
 	attempt "setxattr user.* on a system binary (python3)" "EROFS|EPERM|EACCES|private" \
 	"noxattr $USR_SUID" "$PY -c 'import os; os.setxattr(\"$USR_SUID\", \"user.cw\", b\"1\")'"
@@ -555,8 +564,9 @@ attempt "git tag in the main repository" "$WR|not-a-repo" "same $MAIN/.git/refs/
 	"git --git-dir=$MAIN/.git tag evil"
 attempt "repoint main repo's HEAD" "$WR" "same $MAIN/.git/HEAD" \
 	"echo 'ref: refs/heads/evil' > $MAIN/.git/HEAD"
-attempt "overwrite main's commit object in the shared store" "EACCES|EROFS" "same $MAINOBJ" \
-	"echo garbage >> $MAINOBJ"
+# (git leaves objects 0444: their owner, root or not, first gives itself the right.)
+attempt "overwrite main's commit object in the shared store" "EACCES|EROFS|EPERM" "same $MAINOBJ" \
+	"chmod u+w $MAINOBJ; echo garbage >> $MAINOBJ"
 attempt "delete the main repository's objects (rm -rf objects/??)" "EACCES|EROFS" \
 	"same $MAIN/.git/objects" "rm -rf $MAINOBJS/?? $MAINOBJS/pack/*"
 # (A normal user's control run would lock itself out: the modes are put back.)
