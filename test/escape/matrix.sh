@@ -300,7 +300,13 @@ resnap() {
 	return 0
 }
 mtime() { [ "$(stat -c %Y "$1")" = "$2" ] || echo "$1 mtime changed"; }
-noconn() { [ ! -s "$REC" ] || echo "listener recorded: $(tr '\n' ' ' < "$REC")"; }
+# noconn [NAME]: the listener recorded no connection (to NAME: a record of an earlier
+# row's connection may land late, and is that row's).
+noconn() {
+	local r
+	r=$(if [ -n "${1:-}" ]; then grep -xF -- "$1" "$REC"; else cat "$REC"; fi 2>/dev/null)
+	[ -z "$r" ] || echo "listener recorded: $(printf '%s' "$r" | tr '\n' ' ')"
+}
 
 # attempt NAME EXPECTED CHECKS COMMAND: COMMAND runs under sh inside the sandbox.
 attempt() {
@@ -615,21 +621,21 @@ probe "ptrace runner:" "" "$P/probe_ptrace @RUNNER@" "ptrace_attach:EPERM|ESRCH"
 	"pidfd_getfd:EPERM|EACCES|ESRCH"
 
 # --- sockets ------------------------------------------------------------------------------
-attempt "connect outside named socket (python3)" "EACCES|EPERM|ENOENT|ECONNREFUSED" noconn \
+attempt "connect outside named socket (python3)" "EACCES|EPERM|ENOENT|ECONNREFUSED" "noconn $SOCK_NAMED" \
 	"$PY -c 'import socket; s=socket.socket(socket.AF_UNIX); s.connect(\"$SOCK_NAMED\"); print(\"connected\")'"
-probe "named socket:" noconn "$P/probe_connect $SOCK_NAMED" \
+probe "named socket:" "noconn $SOCK_NAMED" "$P/probe_connect $SOCK_NAMED" \
 	"connect_named:EACCES|EPERM|ENOENT|ECONNREFUSED"
 attempt "connect ssh-agent-style socket (\$SSH_AUTH_SOCK)" "EACCES|EPERM|ENOENT|ECONNREFUSED" \
-	noconn "$P/probe_connect $SOCK_AGENT; exit 1"
-probe "docker.sock in HOME:" noconn "$P/probe_connect $SOCK_DOCKER" \
+	"noconn $SOCK_AGENT" "$P/probe_connect $SOCK_AGENT; exit 1"
+probe "docker.sock in HOME:" "noconn $SOCK_DOCKER" "$P/probe_connect $SOCK_DOCKER" \
 	"connect_named:EACCES|EPERM|ENOENT|ECONNREFUSED"
-probe "gpg-agent socket in ~/.gnupg:" noconn "$P/probe_connect $SOCK_GPG" \
+probe "gpg-agent socket in ~/.gnupg:" "noconn $SOCK_GPG" "$P/probe_connect $SOCK_GPG" \
 	"connect_named:EACCES|EPERM|ENOENT|ECONNREFUSED"
 # Abstract names belong to a network namespace: the run's own (SPEC N1) has none of the
 # host's (ECONNREFUSED); in the host's, Landlock's scoping refuses (EPERM, proved with
 # network: open in test/integration/sandbox_exec.sh).
-probe "abstract socket:" noconn "$P/probe_connect $SOCK_ABSTRACT" "connect_abstract:EPERM|ECONNREFUSED"
-attempt "connect abstract socket (python3)" "EPERM|ECONNREFUSED" noconn \
+probe "abstract socket:" "noconn $SOCK_ABSTRACT" "$P/probe_connect $SOCK_ABSTRACT" "connect_abstract:EPERM|ECONNREFUSED"
+attempt "connect abstract socket (python3)" "EPERM|ECONNREFUSED" "noconn $SOCK_ABSTRACT" \
 	"$PY -c 'import socket; s=socket.socket(socket.AF_UNIX); s.connect(\"\\0${SOCK_ABSTRACT#@}\"); print(\"connected\")'"
 
 # --- namespaces, mounts, privileged syscalls, the terminal -------------------------------
@@ -637,7 +643,7 @@ attempt "connect abstract socket (python3)" "EPERM|ECONNREFUSED" noconn \
 # control outside the sandbox tells (it faults with SIGSEGV where there is none).
 I386=
 mkdir -p "$T/mnt-control"
-case $(unshare -m --propagation private "$CW_BUILD/escape/probe_mount" "$T/mnt-control" "$T/ctx" | grep '^unshare_user_i386 ') in
+case $(unshare $([ "$ROOT" = 1 ] || echo -r) -m --propagation private "$CW_BUILD/escape/probe_mount" "$T/mnt-control" "$T/ctx" | grep '^unshare_user_i386 ') in
 *" ok") I386="unshare_user_i386:EPERM|SIGSYS|ENOSYS";;
 *) NOTES+=("unshare via int 0x80 (i386 entry): not applicable, this kernel has no IA32 emulation (faults outside the sandbox too)");;
 esac
