@@ -10,8 +10,12 @@
 # kind of error AND the outside target is unchanged.
 # Env: CW_BIN (cw-runner), CW_BUILD (probes in $CW_BUILD/escape), CW_TEST_TMP.
 #      CW_ESCAPE_CONTROL=1 runs every attempt WITHOUT the sandbox: each one must then get
-#      through (all FAIL), which proves the attempts are live.
+#      through (all FAIL), which proves the attempts are live; the exit status then says
+#      whether every row that ran got through (0) or not (1).
 #      CW_ESCAPE_VERBOSE=1 prints each attempt's output and the runner's stderr.
+# Subjects: root and a normal user (scripts/test-user). Every process, segment and run is
+# the invoking user's own, so only the sandbox can refuse; the /etc rows need root-owned
+# files only root can plant, and are shown as SKIP with that reason as a normal user.
 # Exit: 0 when every attempt was refused and every positive check passed, else 1.
 set -u
 : "${CW_BIN:?CW_BIN must name the directory holding cw-runner}"
@@ -22,9 +26,7 @@ VERBOSE=${CW_ESCAPE_VERBOSE:-0}
 started=$(date +%s)
 
 die() { echo "escape namespaces: $*" >&2; exit 1; }
-# As any other user, file permissions would refuse the /etc reads before the sandbox is
-# asked: the rows are only honest as root.
-[ "$(id -u)" = 0 ] || die "must run as root, so that only the sandbox can refuse"
+if [ "$(id -u)" = 0 ]; then ROOT=1 SUBJECT=root; else ROOT=0 SUBJECT="normal user $(id -un)"; fi
 for tool in sh bash ps git node; do
 	command -v "$tool" >/dev/null || die "needs $tool"
 done
@@ -82,10 +84,15 @@ mkdir -p "$CWH" "$WT" "$WT2"
 printf 'sandbox:\n  enabled: true\n' > "$CWH/config.yaml"
 git init -q -b main "$WT"
 cp "$CW_BUILD/escape/probe_shm" "$RUNNER" "$WT/"
-printf 'CWSECRET-etc-%s\n' "$RAND" > "$ETC_SECRET" && chmod 0600 "$ETC_SECRET"
-mkdir -p "$ETC_DIR" && chmod 0755 "$ETC_DIR"
-printf 'CWSECRET-etcdir-%s\n' "$RAND" > "$ETC_DIR/opasswd" && chmod 0600 "$ETC_DIR/opasswd"
-echo "public-$RAND" > "$ETC_PUBLIC" && chmod 0644 "$ETC_PUBLIC"
+# Root-owned files under the /etc read grant: only root can plant them.
+if [ "$ROOT" = 1 ]; then
+	printf 'CWSECRET-etc-%s\n' "$RAND" > "$ETC_SECRET" && chmod 0600 "$ETC_SECRET"
+	mkdir -p "$ETC_DIR" && chmod 0755 "$ETC_DIR"
+	printf 'CWSECRET-etcdir-%s\n' "$RAND" > "$ETC_DIR/opasswd" && chmod 0600 "$ETC_DIR/opasswd"
+	echo "public-$RAND" > "$ETC_PUBLIC" && chmod 0644 "$ETC_PUBLIC"
+else
+	ETC_SECRET= ETC_DIR=
+fi
 SHM_ID=$("$CW_BUILD/escape/probe_shm" plant "$SHM_KEY" "CWSECRET-shm-$RAND") ||
 	die "could not plant a System V segment"
 
@@ -126,13 +133,25 @@ errkind() {	# errkind TEXT EXPECTED: the first errno kind named in TEXT
 	done
 }
 
-n=0 refused=0 failed=0 worked=0 workfail=0
-ROWS=() WROWS=()
-row() {	# row NAME EXPECTED GOT VERDICT
+n=0 refused=0 failed=0 skipped=0 worked=0 workfail=0 live=0
+ROWS=() WROWS=() DEAD=()
+row() {	# row NAME EXPECTED GOT VERDICT [LIVE]: LIVE=1 when the attempt got through
 	n=$((n + 1))
 	ROWS+=("$(printf '%3d %-56s | %-20s | %-20s | %s' "$n" "$1" "$2" "$3" "$4")")
 	printf '%s\n' "${ROWS[-1]}"
-	if [ "$4" = PASS ]; then refused=$((refused + 1)); else failed=$((failed + 1)); fi
+	case $4 in
+	PASS) refused=$((refused + 1));;
+	SKIP*) skipped=$((skipped + 1)); return;;
+	*) failed=$((failed + 1));;
+	esac
+	# In control mode every row that ran must have got through.
+	if [ "${5:-0}" = 1 ]; then live=$((live + 1)); else DEAD+=("$n $1"); fi
+}
+# asroot REASON FUNCTION NAME ...: a row only root can make honest; SKIP otherwise.
+asroot() {
+	local reason=$1
+	shift
+	if [ "$ROOT" = 1 ]; then "$@"; else row "$2" - skipped "SKIP: as a normal user: $reason"; fi
 }
 alive() { kill -0 "$VICTIM" 2>/dev/null || echo "outside process died"; }
 other_alive() { has_marker "$MARK_RUN" || echo "the other run's process died"; }
@@ -154,7 +173,8 @@ attempt() {
 	if [ "$rc" -ne 0 ] && [[ "|$expect|" == *"|$got|"* ]] && [ -z "$why" ]; then
 		row "$name" "$expect" "$got" PASS
 	else
-		row "$name" "$expect" "$got" "FAIL${why:+:$why}"
+		row "$name" "$expect" "$got" "FAIL${why:+:$why}" \
+			"$({ [ "$rc" -eq 0 ] || [ -n "$why" ]; } && echo 1)"
 	fi
 	[ "$VERBOSE" = 1 ] && { printf '    out: %s\n' "$out"; sed 's/^/    runner: /' "$T/runner.err"; }
 	if ! kill -0 "$VICTIM" 2>/dev/null; then	# control mode may kill it: respawn
@@ -187,7 +207,7 @@ scan() {	# scan MARKER: exits 0 (found) or 1, printing not-found
 	printf 'm=%s; m=$m-%s; for f in /proc/[0-9]*/cmdline; do c=$(tr "\\0" " " 2>/dev/null < $f); case $c in *"$m"*) echo "found $f: $c"; exit 0;; esac; done; ps -eo pid,args > ps.out || exit 2; while read -r l; do case $l in *"$m"*) echo "found in ps: $l"; exit 0;; esac; done < ps.out; echo not-found; exit 1' "$a" "$b"
 }
 
-echo "escape namespaces: kernel $(uname -r), root $T$([ "$CONTROL" = 1 ] && echo ', CONTROL MODE (no sandbox)')"
+echo "escape namespaces: kernel $(uname -r), as $SUBJECT, root $T$([ "$CONTROL" = 1 ] && echo ', CONTROL MODE (no sandbox)')"
 printf '%3s %-56s | %-20s | %-20s | %s\n' "#" "attempt" "expected" "got" "verdict"
 
 # --- PID namespace (item 8) ------------------------------------------------------------
@@ -218,7 +238,8 @@ for spec in "shmget_by_key:ENOENT" "shmat_by_id:EINVAL|EACCES|EPERM"; do
 	if [ -n "$line" ] && [ "$got" != ok ] && [[ "|$expect|" == *"|$got|"* ]] && [ -z "$why" ]; then
 		row "System V shm made outside: $op" "$expect" "$got" PASS
 	else
-		row "System V shm made outside: $op" "$expect" "$got" "FAIL${why:+:$why}"
+		row "System V shm made outside: $op" "$expect" "$got" "FAIL${why:+:$why}" \
+			"$({ [ "$got" = ok ] || [ -n "$why" ]; } && echo 1)"
 	fi
 done
 [ "$VERBOSE" = 1 ] && printf '    out: %s\n' "$out"
@@ -236,10 +257,12 @@ attempt "run where namespaces cannot be made (nested cw-runner)" refused-exit-3 
 	"mkdir -p nest-h nest-w; HOME=\$PWD/nest-h CLOCKWORK_HOME=\$PWD/nest-h/.cw ASAN_OPTIONS=detect_leaks=0 ./cw-runner exec --workdir \$PWD/nest-w -- echo inner-ran; rc=\$?; [ \$rc = 3 ] && echo refused-exit-3 && exit 1; exit 0"
 
 # --- system read grants: world-readable files only (item 10) -----------------------------
-attempt "read a root-owned 0600 file in /etc" EACCES "" "cat $ETC_SECRET"
-attempt "read a root-owned 0600 file in an /etc subdirectory" EACCES "" "cat $ETC_DIR/opasswd"
+NOROOT="a root-owned 0600 file refuses a normal user by its mode without the sandbox"
+asroot "$NOROOT" attempt "read a root-owned 0600 file in /etc" EACCES "" "cat $ETC_SECRET"
+asroot "$NOROOT" attempt "read a root-owned 0600 file in an /etc subdirectory" EACCES "" \
+	"cat $ETC_DIR/opasswd"
 if [ -f /etc/security/opasswd ] && [ "$(stat -c %a /etc/security/opasswd)" = 600 ]; then
-	attempt "open /etc/security/opasswd" EACCES "" "cat /etc/security/opasswd"
+	asroot "$NOROOT" attempt "open /etc/security/opasswd" EACCES "" "cat /etc/security/opasswd"
 fi
 
 # --- what must keep working -------------------------------------------------------------
@@ -252,8 +275,12 @@ work "the run's own child is visible in /proc" "" \
 	"sleep 30 & p=\$!; [ -r /proc/\$p/cmdline ]; r=\$?; kill \$p; exit \$r"
 work "signal the run's own child (kill, wait: 143)" "" \
 	"sleep 30 & p=\$!; kill -TERM \$p; wait \$p; [ \$? = 143 ]"
-work "read world-readable /etc files (/etc/passwd, planted public)" "" \
-	"grep -q '^root:' /etc/passwd && grep -qx public-$RAND $ETC_PUBLIC"
+if [ "$ROOT" = 1 ]; then
+	work "read world-readable /etc files (/etc/passwd, planted public)" "" \
+		"grep -q '^root:' /etc/passwd && grep -qx public-$RAND $ETC_PUBLIC"
+else
+	work "read world-readable /etc files (/etc/passwd)" "" "grep -q '^root:' /etc/passwd"
+fi
 work "git init/commit in TMPDIR" "" \
 	"cd \$TMPDIR && git init -q g && cd g && echo x > f && git add f && git -c user.name=cw -c user.email=cw@example.invalid commit -qm x"
 work "node runs and spawns a child" "" \
@@ -289,8 +316,14 @@ if [ "$CONTROL" != 1 ]; then
 fi
 
 echo
-echo "=== escape namespaces ($(uname -r), $(($(date +%s) - started)) s) ==="
+echo "=== escape namespaces ($(uname -r), as $SUBJECT, $(($(date +%s) - started)) s) ==="
 printf '%s\n' "${ROWS[@]}"
 printf '%s\n' "${WROWS[@]}"
-echo "escape namespaces: $refused refused as expected, $worked positive checks passed, $failed escapes$([ "$workfail" -gt 0 ] && echo ", $workfail positive failures")"
+if [ "$CONTROL" = 1 ]; then
+	[ "${#DEAD[@]}" -gt 0 ] && printf 'not live (refused without the sandbox): %s\n' "${DEAD[@]}"
+	echo "escape namespaces CONTROL ($SUBJECT): $live of $((n - skipped)) attempts got through without the sandbox, $skipped skipped, $worked positive checks passed"
+	[ "${#DEAD[@]}" -eq 0 ] && [ "$workfail" -eq 0 ]
+	exit
+fi
+echo "escape namespaces ($SUBJECT): $refused refused as expected, $skipped skipped, $worked positive checks passed, $failed escapes$([ "$workfail" -gt 0 ] && echo ", $workfail positive failures")"
 [ "$failed" -eq 0 ] && [ "$workfail" -eq 0 ]

@@ -120,9 +120,20 @@ op_chroot(void)
 	return chroot(dir);
 }
 
+/*
+ * pivot_root needs its new root to be a mount point in a mount namespace of the
+ * caller's own: the child first makes one (private, DIR bound onto itself), so the
+ * call is live outside the sandbox (the control) and never moves the host's root.
+ * Inside the sandbox the unshare and the mount are refused too; pivot_root's own
+ * refusal is what is reported.
+ */
 static long
 op_pivot_root(void)
 {
+	if (unshare(CLONE_NEWNS) == 0) {
+		mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
+		mount(dir, dir, NULL, MS_BIND, NULL);
+	}
 	return syscall(SYS_pivot_root, dir, dir);
 }
 

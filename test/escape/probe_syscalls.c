@@ -111,6 +111,7 @@ main(int argc, char **argv)
 	if (rc < 0) {
 		probe_result("name_to_handle_at", rc, errno);
 	} else {
+		probe_result("name_to_handle_at", rc, errno);
 		/* Any directory fd on the same mount does as mount_fd. */
 		int mfd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
