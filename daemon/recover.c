@@ -98,6 +98,19 @@ recover_report_file(struct daemon *d, const char *id)
 	return j;
 }
 
+/* How long a runner that left its report is given to end by itself. */
+#define RECOVER_END_WAIT_MS	2000
+
+/* Is the run's runner still the process the store named (pid and start time)? */
+static int
+recover_alive(const struct store_run *v)
+{
+	struct procid	 pi;
+
+	return v->runner_pid > 1 && procid_stat((pid_t)v->runner_pid, &pi) == 0 &&
+	    pi.state != 'Z' && pi.start == (unsigned long long)v->runner_start_time;
+}
+
 static void
 recover_pidfd_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -127,18 +140,37 @@ static int
 recover_reattach(struct daemon *d, const struct store_run *v)
 {
 	struct store_task	 t;
-	struct procid		 pi;
 	struct run		*r;
 	cJSON			*report = NULL, *j;
 	struct timeval		 tv;
 	int			 fd = -1, alive, n;
 
-	alive = v->runner_pid > 1 && procid_stat((pid_t)v->runner_pid, &pi) == 0 &&
-	    pi.state != 'Z' && pi.start == (unsigned long long)v->runner_start_time;
+	alive = recover_alive(v);
 	if (alive)
 		fd = recover_connect(d, v->id);
-	if (fd == -1 && (alive || (report = recover_report_file(d, v->id)) == NULL))
+	/*
+	 * Not reachable: either it is gone, or it was ending as we looked (a runner
+	 * writes its report file, waits for a daemon a while, then stops listening and
+	 * exits). Its report is its word either way; without one, the caller
+	 * interrupts the run. Before this, a runner ending between the look and the
+	 * connect had its run interrupted and its report and work thrown over.
+	 */
+	if (fd == -1 && (report = recover_report_file(d, v->id)) == NULL)
 		return -1;
+	if (fd == -1 && alive) {
+		struct proctree	 set = { 0 };
+
+		for (int i = 0; i < RECOVER_END_WAIT_MS / 50 && recover_alive(v); i++)
+			usleep(50 * 1000);
+		if (recover_alive(v)) {
+			proctree_add(&set, (pid_t)v->runner_pid,
+			    (unsigned long long)v->runner_start_time);
+			(void)supervise_kill_tree(&set, 0);
+			proctree_free(&set);
+			log_warn("run %s: its runner left its report but did not end; ended it",
+			    v->id);
+		}
+	}
 	memset(&t, 0, sizeof t);
 	if (store_task_get(d->store, v->task_id, &t) != 1 ||
 	    (r = runs_alloc(d, v->id, &t)) == NULL) {
