@@ -2191,6 +2191,11 @@ runner_cmd_run(int argc, char **argv)
 		code = r.code;	/* refused: the report is out already */
 	else if (r.have_run)
 		code = run_finish(&r);
+	/*
+	 * What is still on its way to the daemon (the report among it) goes now, a
+	 * bounded time: the loop that wrote it as the daemon took it has ended.
+	 */
+	(void)uplink_flush(r.up, UPLINK_WRITE_TIMEOUT_MS);
 	/* A run refused after its cgroup was made: nothing of it ever ran in it. */
 	(void)cgroup_run_remove(&r.cg, RUN_CGROUP_REMOVE_MS, cgerr, sizeof cgerr);
 	/*
@@ -2205,6 +2210,7 @@ runner_cmd_run(int argc, char **argv)
 		    "report", RUN_REATTACH_WAIT_S);
 		event_base_loopexit(r.base, &tv);
 		event_base_dispatch(r.base);
+		(void)uplink_flush(r.up, UPLINK_WRITE_TIMEOUT_MS);
 	}
 	run_free(&r);
 	return code;

@@ -37,6 +37,14 @@ int		 uplink_listen(struct uplink *, const char *path, uplink_attach_fn,
  * any other is kept.
  */
 void		 uplink_send(struct uplink *, const char *text, size_t len, int droppable);
+/*
+ * Before the runner ends: wait (up to timeout_ms) until every line on its way has
+ * been written. 0, or -1 when the daemon took them not (then, when listening, the
+ * whole lines wait in the outbox for the next daemon).
+ */
+int		 uplink_flush(struct uplink *, int timeout_ms);
+/* Bytes on their way to the daemon, not yet taken. */
+size_t		 uplink_pending(const struct uplink *);
 /* The daemon is gone: queue from now on (only when listening; 0 when not). */
 int		 uplink_detach(struct uplink *);
 int		 uplink_attached(const struct uplink *);
