@@ -4,6 +4,7 @@
 'use strict';
 
 const state = { csrf: null, tasks: {}, runs: [], approvals: [], journal: [], jobs: [],
+  expanded: new Set(),
   runView: null, diffOf: null, logOffset: 0, logTimer: null, busy: false, again: false };
 
 function $(id) { return document.getElementById(id); }
@@ -107,6 +108,8 @@ const RISKS = {
   ordinary: 'Ordinary',
 };
 
+const GROUP_SHOW = 3;
+
 function renderApprovals() {
   const ul = $('approval-list');
   ul.replaceChildren();
@@ -115,7 +118,13 @@ function renderApprovals() {
   document.title = (state.approvals.length ? '(' + state.approvals.length + ') ' : '') +
     'Clockwork Inbox';
   $('no-approvals').hidden = state.approvals.length > 0;
+  // A run that asks many times at once is one group: its first GROUP_SHOW cards, then
+  // one line saying how many more it asks, which shows them (issue 26, item 8).
+  const counts = {}, seen = {};
+  for (const a of state.approvals) counts[a.run_id] = (counts[a.run_id] || 0) + 1;
   for (const a of state.approvals) {
+    seen[a.run_id] = (seen[a.run_id] || 0) + 1;
+    const collapsed = counts[a.run_id] > GROUP_SHOW && !state.expanded.has(a.run_id);
     const risk = RISKS[a.risk] ? a.risk : 'ordinary';
     const li = el('li', 'card risk-' + risk);
     li.dataset.approval = a.id;
@@ -146,7 +155,18 @@ function renderApprovals() {
     no.addEventListener('click', () => answer(a, false, msg, [yes, no]));
     act.append(msg, yes, no);
     li.append(act);
+    li.hidden = collapsed && seen[a.run_id] > GROUP_SHOW;
     ul.append(li);
+    if (collapsed && seen[a.run_id] === GROUP_SHOW) {
+      const more = el('li', 'card more');
+      more.dataset.moreRun = a.run_id;
+      const b = el('button', 'more', (counts[a.run_id] - GROUP_SHOW) + ' more from run ' +
+        a.run_id + ' \u00b7 task ' + taskOf(a.run_id) + ': show them');
+      b.type = 'button';
+      b.addEventListener('click', () => { state.expanded.add(a.run_id); renderApprovals(); });
+      more.append(b);
+      ul.append(more);
+    }
   }
 }
 
