@@ -60,22 +60,33 @@ runlimits_apply(const struct runlimits *lim, int which, const char **what)
 	return 0;
 }
 
-/* Threads, RssAnon and RssShmem (kB) from one /proc/<pid>/status. 0 or -1. */
-static int
-runlimits_status(int dirfd, const char *pid, long *threads, long long *kb)
+/* The start of /proc/<pid>/<name> (dirfd: /proc), NUL-terminated. Its length or -1. */
+static ssize_t
+runlimits_read(int dirfd, const char *pid, const char *name, char *buf, size_t size)
 {
-	char	 path[300], buf[4096], *p;
+	char	 path[300];
 	ssize_t	 n;
 	int	 fd;
 
-	snprintf(path, sizeof path, "%s/status", pid);
+	snprintf(path, sizeof path, "%s/%s", pid, name);
 	if ((fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC)) == -1)
 		return -1;
-	n = read(fd, buf, sizeof buf - 1);
+	n = read(fd, buf, size - 1);
 	close(fd);
 	if (n <= 0)
 		return -1;
 	buf[n] = '\0';
+	return n;
+}
+
+/* Threads, RssAnon and RssShmem (kB) from one /proc/<pid>/status. 0 or -1. */
+static int
+runlimits_status(int dirfd, const char *pid, long *threads, long long *kb)
+{
+	char	 buf[4096], *p;
+
+	if (runlimits_read(dirfd, pid, "status", buf, sizeof buf) == -1)
+		return -1;
 	*threads = 1;
 	*kb = 0;
 	for (p = buf; p != NULL && *p != '\0'; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
@@ -91,18 +102,10 @@ runlimits_status(int dirfd, const char *pid, long *threads, long long *kb)
 static pid_t
 runlimits_ppid(int dirfd, const char *pid)
 {
-	char	 path[300], buf[512], *p;
-	ssize_t	 n;
-	int	 fd;
+	char	 buf[512], *p;
 
-	snprintf(path, sizeof path, "%s/stat", pid);
-	if ((fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC)) == -1)
+	if (runlimits_read(dirfd, pid, "stat", buf, sizeof buf) == -1)
 		return -1;
-	n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
 	if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ' || p[2] == '\0' || p[3] != ' ')
 		return -1;
 	return (pid_t)strtol(p + 4, NULL, 10);
