@@ -84,6 +84,9 @@ end=$(( $(date +%s) + 10 ))
 until [ -S "$RSOCK" ] && [ -e "$T/rsock.rec" ]; do [ "$(date +%s)" -lt "$end" ] || break; sleep 0.05; done
 RCONNECT="import socket; s=socket.socket(socket.AF_UNIX); s.connect(\"$RSOCK\"); print(\"connected\")"
 out=$(python3 -c "$RCONNECT" 2>&1)
+# The listener records the connection after its accept: wait for it, with a deadline.
+end=$(( $(date +%s) + 10 ))
+until [ -s "$T/rsock.rec" ]; do [ "$(date +%s)" -lt "$end" ] || break; sleep 0.05; done
 if [ "$out" = connected ] && [ -s "$T/rsock.rec" ]; then
 	: > "$T/rsock.rec"
 	out=$(env -i HOME="$HOME" CLOCKWORK_HOME="$CLOCKWORK_HOME" PATH=/usr/local/bin:/usr/bin:/bin \
