@@ -49,6 +49,13 @@ struct httpd_limits {
 	int		reserve;	/* slots of the process budget no other listener may take */
 	httpd_admit_fn	admit;		/* NULL: the limits alone decide */
 	void		*admit_arg;
+	/*
+	 * 1: when the listener is full, a new connection closes the oldest one that has
+	 * not sent its request yet, instead of waiting behind it. For a listener whose
+	 * real clients speak at once (a run's bridge): idle connections held by the run
+	 * itself cannot shut the floor hook out.
+	 */
+	int		evict_idle;
 };
 
 enum httpd_kind {

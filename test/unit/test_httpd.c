@@ -101,7 +101,7 @@ fx_free(struct fx *f)
 static void
 fx_tcp(struct fx *f, int max, int per_peer, int deadline_ms)
 {
-	struct httpd_limits	l = { max, per_peer, deadline_ms, 0, NULL, NULL };
+	struct httpd_limits	l = { max, per_peer, deadline_ms, 0, NULL, NULL, 0 };
 	char			err[256];
 
 	assert_int_equal(httpd_listen_tcp(f->h, 0, &l, &f->port, err, sizeof err), 0);
@@ -228,6 +228,41 @@ test_caps(void **state)
 	fx_free(f);
 }
 
+/*
+ * evict_idle (the run's bridge): four idle connections fill the listener; a fifth,
+ * which asks at once, is served, and the oldest idle one is closed to make room.
+ * Without it the fifth waits in the backlog behind them (test_caps above).
+ */
+static void
+test_evict_idle(void **state)
+{
+	struct fx		*f = fx_new(100);
+	struct httpd_limits	 l = { 4, 4, 0, 0, NULL, NULL, 1 };
+	struct httpd_stats	 s;
+	const char		*rq = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
+	char			 err[256];
+	int			 idle[4], fd;
+
+	assert_int_equal(httpd_listen_tcp(f->h, 0, &l, &f->port, err, sizeof err), 0);
+	for (int i = 0; i < 4; i++)
+		idle[i] = tcp_connect(f, "127.0.0.1");
+	pump(f, 300, NULL);
+	httpd_stats(f->h, &s);
+	assert_int_equal(s.open, 4);
+	fd = tcp_connect(f, "127.0.0.1");
+	assert_int_equal(write(fd, rq, strlen(rq)), (ssize_t)strlen(rq));
+	pump(f, 1000, &f->served);
+	assert_int_equal(f->served, 1);
+	assert_true(closed_by_server(idle[0]));
+	assert_false(closed_by_server(idle[1]));
+	httpd_stats(f->h, &s);
+	assert_true(s.open <= 4);
+	for (int i = 0; i < 4; i++)
+		close(idle[i]);
+	close(fd);
+	fx_free(f);
+}
+
 /* A connection that never sends a whole request is closed at the deadline. */
 static void
 test_deadline(void **state)
@@ -332,7 +367,7 @@ static void
 test_unix_path(void **state)
 {
 	struct fx		*f = fx_new(100), *g;
-	struct httpd_limits	 l = { 4, 4, 1000, 4, NULL, NULL };
+	struct httpd_limits	 l = { 4, 4, 1000, 4, NULL, NULL, 0 };
 	struct stat		 st;
 	char			 path[200], file[200], err[256];
 	int			 fd;
@@ -384,7 +419,7 @@ static void
 test_unix_peer(void **state)
 {
 	struct fx		*f = fx_new(100);
-	struct httpd_limits	 l = { 4, 4, 1000, 4, NULL, NULL };
+	struct httpd_limits	 l = { 4, 4, 1000, 4, NULL, NULL, 0 };
 	char			 path[200];
 	const char		*rq = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
 	int			 fd;
@@ -412,7 +447,7 @@ static void
 test_unix_peer_other_uid(void **state)
 {
 	struct fx		*f = fx_new(100);
-	struct httpd_limits	 l = { 4, 4, 1000, 4, NULL, NULL };
+	struct httpd_limits	 l = { 4, 4, 1000, 4, NULL, NULL, 0 };
 	struct httpd_stats	 s;
 	char			 path[200], c;
 	pid_t			 pid;
@@ -455,7 +490,7 @@ static void
 test_reserve(void **state)
 {
 	struct fx		*f = fx_new(5);
-	struct httpd_limits	 ul = { 3, 3, 0, 3, NULL, NULL };
+	struct httpd_limits	 ul = { 3, 3, 0, 3, NULL, NULL, 0 };
 	struct httpd_stats	 s;
 	char			 path[200];
 	int			 t[4], u[3];
@@ -525,6 +560,7 @@ main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_helpers),
 		cmocka_unit_test(test_caps),
+		cmocka_unit_test(test_evict_idle),
 		cmocka_unit_test(test_deadline),
 		cmocka_unit_test(test_one_request),
 		cmocka_unit_test(test_unix_path),
