@@ -147,6 +147,20 @@ httpd_listener_full(const struct httpd_listener *l)
 	return l->n >= l->lim.max_conns || httpd_budget_left(l->h, l) <= 0;
 }
 
+/* Does an evict_idle listener have a connection that sent no request yet? */
+static int
+httpd_has_idle(const struct httpd *h, const struct httpd_listener *l)
+{
+	const struct httpd_conn	*c;
+
+	if (!l->lim.evict_idle)
+		return 0;
+	TAILQ_FOREACH(c, &h->conns, entry)
+		if (c->l == l && !c->served)
+			return 1;
+	return 0;
+}
+
 /*
  * For an evict_idle listener at its cap: close the oldest connection on it that has
  * sent no request yet, to make room. 1 when one was closed, 0 when none is idle.
@@ -191,9 +205,8 @@ httpd_pause_if_full(struct httpd *h)
 	struct httpd_listener	*l;
 
 	TAILQ_FOREACH(l, &h->listeners, entry) {
-		/* An evict_idle listener at its own cap keeps accepting: it makes room. */
-		if (l->paused || !httpd_listener_full(l) ||
-		    (l->lim.evict_idle && httpd_budget_left(h, l) > 0))
+		/* An evict_idle listener with an idle connection keeps accepting: it makes room. */
+		if (l->paused || !httpd_listener_full(l) || httpd_has_idle(h, l))
 			continue;
 		l->paused = 1;
 		evconnlistener_disable(l->lev);
@@ -325,8 +338,11 @@ httpd_admit(struct httpd *h, struct evhttp_connection *evcon, int fd)
 		httpd_pause_if_full(h);
 		return;
 	}
-	else if (l->n >= l->lim.max_conns && (!httpd_evict_idle(h, l) ||
-	    l->n >= l->lim.max_conns))
+	else if ((l->n >= l->lim.max_conns || httpd_budget_left(h, l) <= 0) &&
+	    httpd_evict_idle(h, l) && (l->n >= l->lim.max_conns ||
+	    httpd_budget_left(h, l) <= 0))
+		why = "the listener is full";
+	else if (l->n >= l->lim.max_conns)
 		why = "the listener is full";
 	else if (httpd_budget_left(h, l) <= 0)
 		why = "the connection budget is spent (the rest is reserved)";
