@@ -688,7 +688,6 @@ mountns_apply(const struct sandbox_spec *s, const char *const *names,
 		mountns_fail(err, errlen, "read-only", "the new root");
 		goto out;
 	}
-	r->view = 1;
 	rc = 0;
 out:
 	mountns_plan_free(&p);

@@ -15,7 +15,6 @@
 
 struct mountns_result {
 	int	applied;		/* 1: the namespace exists and is private */
-	int	view;			/* 1: the view (mountns.c) is the root */
 	int	ptys;			/* 1: a private devpts backs /dev/pts and /dev/ptmx */
 };
 
