@@ -329,6 +329,22 @@ worktree_adopt(const char *repo_path, const char *path, const char *name,
 		goto out;
 	opts.ref = ref;
 	opts.checkout_options.checkout_strategy = GIT_CHECKOUT_FORCE;
+	/*
+	 * Two imports into one repository run at once (each in its own child): libgit2
+	 * makes <commondir>/worktrees with "exclusive" and fails when the other import
+	 * made it a moment before ("directory exists"). It is made here first, where
+	 * its being there already is no error.
+	 */
+	{
+		char	 wdir[PATH_MAX];
+
+		if ((size_t)snprintf(wdir, sizeof wdir, "%s/worktrees",
+		    git_repository_commondir(repo)) < sizeof wdir &&
+		    mkdir(wdir, 0755) == -1 && errno != EEXIST) {
+			snprintf(err, errlen, "%s: %s", wdir, strerror(errno));
+			goto out;
+		}
+	}
 	if (git_worktree_add(&wt, repo, name, path, &opts) != 0) {
 		worktree_err(err, errlen, "cannot add worktree", repo_path);
 		goto out;
