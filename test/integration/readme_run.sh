@@ -59,6 +59,10 @@ git -C "$repo" log --oneline --all | grep -q "demo: hello" || { echo "FAIL: no c
 
 # 2. The shell-command demonstration (the fallback), in a new home.
 mkdir -p "$t/cw2"
+# The daemon's default port is 7420; the normal-user tier runs this same test
+# beside the root one, so this home asks for any free port as a user with a
+# busy 7420 would.
+printf 'api_port: 0\n' > "$t/cw2/config.yaml"
 out=$(HOME="$t/home" CLOCKWORK_HOME="$t/cw2" CW_BIN="$CW_BIN" CW_DEMO=command timeout 120 \
   bash "$CW_SRC/scripts/run" --once 2>&1); rc=$?
 f2=0
