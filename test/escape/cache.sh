@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The escape matrix's cache rows. Every run's tool caches (npm, pip, XDG, cargo, go, ...)
 # live in its task's own root, $CLOCKWORK_HOME/caches/tasks/<task id> (SPEC U2), and the
-# task's next run's cw-runner, outside any sandbox and as the user, makes its cache
-# directories there before it starts: a run that swaps one for a symlink must not make
-# that mkdir write elsewhere, and one that swaps it for a file must not refuse its
-# task's later runs. Nothing one task writes there reaches another task: not a cargo
+# task's next run's cw-runner, outside any sandbox and as the user, names its cache
+# directories there before it starts (each tool makes its own, inside the sandbox): a
+# run that swaps one for a symlink must not make the next cw-runner write elsewhere,
+# and one that swaps it for a file must not refuse its task's later runs. Nothing one task writes there reaches another task: not a cargo
 # configuration that runs code, not a file in any tool home. Real `command` runs
 # through clockworkd and the sandboxed cw-runner; each row checks the outside
 # directory and the next run.
@@ -38,8 +38,9 @@ run_again() {	# run_again TASK: another run of it; prints its id once it has end
 
 # XDG_CACHE_HOME is <root>/xdg/cache and GOMODCACHE <root>/go/pkg/mod: the run climbs
 # to its root and replaces xdg and go/pkg with links to a directory outside; the same
-# task's next run must make its directories in place.
-id=$(run_cmd plant-links "if [ -e \"\$XDG_CACHE_HOME/../../planted\" ]; then echo next run; else cd \"\$XDG_CACHE_HOME/../..\" && rm -rf xdg go/pkg && ln -s $OUTSIDE xdg && ln -s $OUTSIDE go/pkg && touch planted; ls -l; fi")
+# task's next run's cw-runner must make nothing there (nor anywhere the links lead).
+ROOT='r=$(dirname "$(dirname "$XDG_CACHE_HOME")");'
+id=$(run_cmd plant-links "$ROOT if [ -e \"\$r/planted\" ]; then echo next run; else cd \"\$r\" && rm -rf xdg go/pkg && mkdir -p go && ln -s $OUTSIDE xdg && ln -s $OUTSIDE go/pkg && touch planted; ls -l; fi")
 id2=$(run_again plant-links)
 why=
 [ -z "$(ls -A "$OUTSIDE")" ] || why="the next run's cw-runner made $(ls "$OUTSIDE" | tr '\n' ' ')in $OUTSIDE;"
@@ -47,7 +48,7 @@ why=
 grep -q '^next run' "$CLOCKWORK_HOME/runs/$id2.log" || why="$why the next run did not see its task's root;"
 row "symlinks planted for the next run's cache mkdir" "$([ -z "$why" ] && echo PASS || echo FAIL)" "$why"
 
-id=$(run_cmd plant-file "if [ -e \"\$XDG_CACHE_HOME/../../planted\" ]; then echo next run; else cd \"\$XDG_CACHE_HOME/../..\" && rm -rf xdg && echo x > xdg && touch planted; ls -l; fi")
+id=$(run_cmd plant-file "$ROOT if [ -e \"\$r/planted\" ]; then echo next run; else cd \"\$r\" && rm -rf xdg && echo x > xdg && touch planted; ls -l; fi")
 id2=$(run_again plant-file)
 why=
 [ "$(run_status "$id2")" = completed ] || why="the next run: $(run_status "$id2") ($(run_field "$id2" report | grep -o '"error":"[^"]*"'));"
@@ -79,7 +80,7 @@ fi
 # Every redirected tool home at once: task A drops a canary in each, task B looks in
 # each of its own and must find none (XDG data/state, GOPATH, GEM_HOME, BUNDLE_*, ...).
 VARS="npm_config_cache PNPM_HOME npm_config_store_dir YARN_CACHE_FOLDER PIP_CACHE_DIR XDG_CACHE_HOME XDG_DATA_HOME XDG_STATE_HOME CARGO_HOME GOPATH GOMODCACHE GOCACHE GEM_HOME BUNDLE_PATH BUNDLE_USER_HOME UV_CACHE_DIR POETRY_CACHE_DIR GRADLE_USER_HOME COMPOSER_HOME NUGET_PACKAGES"
-id=$(run_cmd canary-plant "for v in $VARS; do eval d=\\\$\$v; [ -n \"\$d\" ] && echo planted > \"\$d/cw-canary-\$v\" && echo \"planted \$v\"; done")
+id=$(run_cmd canary-plant "for v in $VARS; do eval d=\\\$\$v; [ -n \"\$d\" ] && mkdir -p \"\$d\" && echo planted > \"\$d/cw-canary-\$v\" && echo \"planted \$v\"; done")
 id2=$(run_cmd canary-look "for v in $VARS; do eval d=\\\$\$v; [ -n \"\$d\" ] || echo \"CW-UNSET \$v\"; ls \"\$d\"/cw-canary-* 2>/dev/null | sed 's/^/CW-FOUND /'; done; echo looked")
 why=
 n_planted=$(grep -c '^planted ' "$CLOCKWORK_HOME/runs/$id.log" 2>/dev/null)
@@ -109,7 +110,7 @@ why=
 cwctl task rm canary-plant >/dev/null 2>&1 || why="$why cwctl task rm failed;"
 out=$(cwctl gc 2>&1) || why="$why cwctl gc: $out;"
 [ ! -e "$CLOCKWORK_HOME/caches/tasks/$tid" ] || why="$why gc left $CLOCKWORK_HOME/caches/tasks/$tid;"
-[ -d "$CLOCKWORK_HOME/caches/tasks/$tid2/cargo" ] || why="$why gc removed the live task's caches;"
+[ -d "$CLOCKWORK_HOME/caches/tasks/$tid2" ] || why="$why gc removed the live task's caches;"
 printf '%s' "$out" | grep -q "tool caches removed" || why="$why gc did not say so ($out);"
 row "gc removes an archived task's caches, and only its" "$([ -z "$why" ] && echo PASS || echo FAIL)" "$why"
 

@@ -72,7 +72,7 @@ case "$out" in
 esac
 # The caches of an exec without --cache-scope are its own (in its TMPDIR); with one,
 # they are kept under <cwhome>/caches/scopes/NAME for the next exec naming it.
-run --cache-scope sx -- sh -c 'echo kept > "$npm_config_cache/cw-kept"' 2>/dev/null
+run --cache-scope sx -- sh -c 'mkdir -p "$npm_config_cache" && echo kept > "$npm_config_cache/cw-kept"' 2>/dev/null
 out=$(run --cache-scope sx -- sh -c 'echo "[$npm_config_cache] $(cat "$npm_config_cache/cw-kept")"' 2>/dev/null)
 [ "$out" = "[$t/home/.clockwork/caches/scopes/sx/npm] kept" ] && ok "--cache-scope keeps its caches" ||
   bad "--cache-scope: $out"
