@@ -31,6 +31,7 @@
 #include "rmtree.h"
 #include "policy.h"
 #include "spec.h"
+#include "unreadable.h"
 
 /* How deep carving follows a directory tree around credential locations. */
 #define SPEC_CARVE_DEPTH	8
@@ -340,6 +341,20 @@ static int
 spec_read_carved(struct spec_build *b, const char *canon, int depth)
 {
 	return spec_read_carved_type(b, canon, depth, DT_UNKNOWN);
+}
+
+/* Append "key value" to l. */
+static int
+spec_kv(struct spec_build *b, struct strlist *l, const char *key, const char *value)
+{
+	char	*kv;
+	int	 rc;
+
+	if (asprintf(&kv, "%s %s", key, value) == -1)
+		return spec_nomem(b);
+	rc = strlist_add(l, kv);
+	free(kv);
+	return rc == -1 ? spec_nomem(b) : 0;
 }
 
 static int
@@ -795,7 +810,8 @@ spec_path_dirs(struct spec_build *b)
  * System directories whose read grant gives world-readable entries only (issue 9, item
  * 10). Landlock grants a directory whole, so a root run (the owner of every root-owned
  * 0600 file, capabilities or not) could read /etc/security/opasswd, /etc/shadow-like
- * files, a daemon's 0600 config. These trees are walked at every spawn and carved around
+ * files, a daemon's 0600 config. These trees are judged at every spawn (unreadable.h:
+ * walked, or their kept outline checked entry by entry) and carved around
  * every entry that is not world-readable, as around credential locations: they are
  * small (/etc is about 1,300 entries). The other system directories are left whole:
  * /usr (and /bin, /sbin, /lib*, which lead into it) is about 160,000 entries, too many
@@ -808,82 +824,34 @@ static const char *const spec_system_world_only[] = {
 	"/etc", "/run/systemd/resolve", "/var/lib/ca-certificates",
 };
 
-/* How deep the walk goes; a directory deeper than this counts as not world-readable. */
-#define SPEC_UNREADABLE_DEPTH	12
-
-/* One record of getdents64(2), as the kernel lays it out (glibc declares no type). */
-struct spec_dirent64 {
-	unsigned long long	 d_ino;
-	long long		 d_off;
-	unsigned short		 d_reclen;
-	unsigned char		 d_type;
-	char			 d_name[];
-};
-
-/* The walk's listing buffer, one per level: /etc's largest directory fits in one call. */
-#define SPEC_DENTS_BUF	16384
-
 /*
- * Add to b->unreadable every entry below the directory open at dfd (named path, of
- * length len in a PATH_MAX buffer) that is not world-readable: a file without o+r, a
- * directory without o+r or o+x (below it nothing is walked). Symlinks are not entries
- * of their own: the carving grants none that leads out, and one that stays inside
- * leads to an entry this walk judges. Closes dfd.
- *
- * The directory is listed with getdents64 itself rather than fdopendir/readdir: the
- * same records, without fdopendir's fstat and two fcntls per directory (450 of a
- * start's system calls for /etc's 150 directories). A listing that fails ends the
- * directory's walk early, as readdir's NULL did.
+ * Where the outline of a walked system directory is kept between starts
+ * (unreadable.h): <cwhome>/unreadable/<the path, its slashes as underscores>. No run is
+ * granted any of it.
  */
-static int
-spec_system_unreadable(struct spec_build *b, int dfd, char *path, size_t len, int depth)
+static void
+spec_outline_path(const struct spec_build *b, const char *root, char *out, size_t outlen)
 {
-	char			 buf[SPEC_DENTS_BUF] __attribute__((aligned(8)));
-	struct spec_dirent64	*de;
-	struct stat		 st;
-	size_t			 nlen;
-	long			 n;
-	int			 fd, rc = 0;
+	char	*c;
+	int	 n;
 
-	while (rc == 0 && (n = syscall(SYS_getdents64, dfd, buf, sizeof buf)) > 0) {
-		for (long off = 0; rc == 0 && off < n; off += de->d_reclen) {
-			de = (struct spec_dirent64 *)(buf + off);
-			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
-			    de->d_type == DT_LNK)
-				continue;
-			nlen = strlen(de->d_name);
-			if (len + 1 + nlen >= PATH_MAX)
-				continue;
-			if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
-			    S_ISLNK(st.st_mode))
-				continue;
-			path[len] = '/';
-			memcpy(path + len + 1, de->d_name, nlen + 1);
-			if (!S_ISDIR(st.st_mode)) {
-				if ((st.st_mode & S_IROTH) == 0 &&
-				    strlist_add(&b->unreadable, path) == -1)
-					rc = spec_nomem(b);
-			} else if ((st.st_mode & (S_IROTH | S_IXOTH)) != (S_IROTH | S_IXOTH) ||
-			    depth >= SPEC_UNREADABLE_DEPTH) {
-				if (strlist_add(&b->unreadable, path) == -1)
-					rc = spec_nomem(b);
-			} else if ((fd = openat(dfd, de->d_name, O_RDONLY | O_DIRECTORY |
-			    O_NOFOLLOW | O_CLOEXEC)) != -1)
-				rc = spec_system_unreadable(b, fd, path, len + 1 + nlen,
-				    depth + 1);
-			path[len] = '\0';
-		}
+	n = snprintf(out, outlen, "%s/unreadable/%s", b->cwhome, root + 1);
+	if (n < 0 || (size_t)n >= outlen) {
+		out[0] = '\0';
+		return;
 	}
-	close(dfd);
-	return rc;
+	for (c = out + strlen(b->cwhome) + strlen("/unreadable/"); *c != '\0'; c++)
+		if (*c == '/')
+			*c = '_';
 }
 
 static int
 spec_system(struct spec_build *b)
 {
-	char		 canon[PATH_MAX];
-	const char	*sys;
-	int		 fd, rc;
+	char			 canon[PATH_MAX], outline[PATH_MAX];
+	const char		*sys;
+	enum unreadable_how	 how;
+	int			 rc;
 
 	for (size_t i = 0; i < sizeof spec_system_dirs / sizeof spec_system_dirs[0]; i++) {
 		sys = spec_system_canon(i);
@@ -896,14 +864,17 @@ spec_system(struct spec_build *b)
 			    strcmp(spec_system_dirs[i], spec_system_world_only[j]) != 0 ||
 			    strlen(sys) >= sizeof canon)
 				continue;
-			strcpy(canon, sys);
-			if ((fd = open(sys, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1 ||
-			    spec_system_unreadable(b, fd, canon, strlen(canon), 0) == -1) {
+			spec_outline_path(b, sys, outline, sizeof outline);
+			if (unreadable_scan(sys, outline[0] != '\0' ? outline : NULL,
+			    &b->unreadable, &how) == -1) {
 				strlist_free(&b->unreadable);
-				if (fd == -1)
+				if (errno != ENOMEM)
 					continue;	/* not listable: granted as before */
-				return -1;
+				return spec_nomem(b);
 			}
+			if (spec_kv(b, &b->s->system_scan, sys,
+			    how == UNREADABLE_KEPT ? "kept" : "walked") == -1)
+				return -1;
 		}
 		rc = spec_read_carved(b, sys, 0);
 		strlist_free(&b->unreadable);
@@ -1513,6 +1484,7 @@ spec_to_json(const struct sandbox_spec *s)
 		}
 	}
 	cJSON_AddItemToObject(o, "notes", spec_json_list(&s->notes));
+	cJSON_AddItemToObject(o, "system_scan", spec_json_list(&s->system_scan));
 	text = cJSON_Print(o);
 	cJSON_Delete(o);
 	return text;
@@ -1536,5 +1508,6 @@ spec_free(struct sandbox_spec *s)
 	strlist_free(&s->ro_binds);
 	strlist_free(&s->env_secret);
 	strlist_free(&s->notes);
+	strlist_free(&s->system_scan);
 	memset(s, 0, sizeof *s);
 }

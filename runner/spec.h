@@ -45,6 +45,9 @@ struct sandbox_spec {
 	struct strlist	 notes;		/* grants skipped or narrowed, one sentence each */
 	int		 net_open;	/* network: open; else a network namespace of the
 					   run's own, loopback only (SPEC N1) */
+	struct strlist	 system_scan;	/* "<dir> walked|kept": how each system directory's
+					   entries that are not world-readable were found
+					   (unreadable.h) */
 };
 
 struct config;
