@@ -186,7 +186,8 @@ exec_spec_done(struct sandbox_spec *s, size_t survivors)
 {
 	char	 cwhome[PATH_MAX], err[PATH_MAX + 128] = "cannot find the Clockwork home";
 
-	if (s->tmpdir != NULL && (paths_clockwork_home(cwhome, sizeof cwhome) == -1 ||
+	if (s->tmpdir != NULL && !s->tmpdir_view &&
+	    (paths_clockwork_home(cwhome, sizeof cwhome) == -1 ||
 	    spec_remove_tmpdir(s->tmpdir, cwhome, survivors, err, sizeof err) == -1))
 		fprintf(stderr, "cw-runner: leaving TMPDIR %s: %s\n", s->tmpdir, err);
 	spec_free(s);

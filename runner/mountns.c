@@ -25,6 +25,7 @@
  *   - /dev holds only the device files granted, /dev/pts a private devpts instance,
  *     /proc a fresh proc of the run's PID namespace, and the host's top-level links
  *     (/bin -> usr/bin) are copied;
+ *   - an exec's TMPDIR, which the host never holds, is a tmpfs of the run's own;
  *   - sockets and directories the spec hides inside grants are covered, read-only
  *     islands inside writable grants pinned;
  *   - pivot_root, the old root detached, and the tmpfs root itself made read-only, so
@@ -301,7 +302,8 @@ mountns_plan_grants(const struct sandbox_spec *s, struct mountns_plan *p)
 				return -1;
 	if (s->workdir != NULL && mountns_plan_add(p, s->workdir, 1) == -1)
 		return -1;
-	if (s->tmpdir != NULL && mountns_plan_add(p, s->tmpdir, 1) == -1)
+	/* A TMPDIR of the view alone is a tmpfs (mountns_tmpdir), not a bind. */
+	if (s->tmpdir != NULL && !s->tmpdir_view && mountns_plan_add(p, s->tmpdir, 1) == -1)
 		return -1;
 	if (s->ssh_auth_sock != NULL && mountns_plan_add(p, s->ssh_auth_sock, 1) == -1)
 		return -1;
@@ -545,6 +547,34 @@ mountns_bind_all(const struct mountns_plan *p, const char *newroot, const char *
 	return 0;
 }
 
+/*
+ * An exec's TMPDIR (spec.c's spec_tmpdir_view): a tmpfs of its own at the path the spec
+ * named, mode 0700, owned by the run's uid, gone with the namespace. Its path must be
+ * in no bind, where making its mount point would write to the host.
+ */
+static int
+mountns_tmpdir(const struct mountns_plan *p, const struct sandbox_spec *s,
+    const char *newroot, char *err, size_t errlen)
+{
+	char	 target[2 * PATH_MAX];
+
+	if (s->tmpdir == NULL || !s->tmpdir_view)
+		return 0;
+	if (mountns_enclosing(p, p->n, s->tmpdir) != NULL) {
+		snprintf(err, errlen, "mount namespace: the run's TMPDIR %s lies inside a "
+		    "grant, where its mount point would be made on the host: refused",
+		    s->tmpdir);
+		errno = EEXIST;
+		return -1;
+	}
+	snprintf(target, sizeof target, "%s%s", newroot, s->tmpdir);
+	if (mountns_mkpoint(target, 1) == -1)
+		return mountns_fail(err, errlen, "mount point", s->tmpdir);
+	if (mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700") == -1)
+		return mountns_fail(err, errlen, "TMPDIR tmpfs on", s->tmpdir);
+	return 0;
+}
+
 /* The pieces of the new root that are not binds: links, /dev's names, /tmp, /proc. */
 static int
 mountns_furnish(const struct mountns_plan *p, const struct sandbox_spec *s,
@@ -671,6 +701,7 @@ mountns_apply(const struct sandbox_spec *s, const char *const *names,
 		goto out;
 	}
 	if (mountns_bind_all(&p, newroot, NULL, err, errlen) == -1 ||
+	    mountns_tmpdir(&p, s, newroot, err, errlen) == -1 ||
 	    mountns_cover(&p, s, newroot, err, errlen) == -1 ||
 	    mountns_furnish(&p, s, newroot, r, err, errlen) == -1)
 		goto out;

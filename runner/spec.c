@@ -381,9 +381,44 @@ spec_setenv(struct spec_build *b, const char *name, const char *value)
 }
 
 /*
- * The private per-run TMPDIR: <cwhome>/tmp/<run-id> (exec: exec-XXXXXX from mkdtemp),
- * mode 0700, always new: a directory left by an earlier run is never handed to another
- * one (spec_remove_tmpdir() removes it when its run ends).
+ * An exec's TMPDIR in its view (Linux, sandbox on, an engine with no private home to
+ * fill, as "command"): the path it would have on the host,
+ * <cwhome>/tmp/exec-<random>, named but not made; the mount namespace mounts a tmpfs of
+ * the run's own there (mountns.c) and the TMPDIR goes with the namespace. Making and
+ * removing a directory on the host's disk was a tenth of an exec's start (and on ext4
+ * mounted with discard, the removal waits for the device).
+ */
+static int
+spec_tmpdir_view(struct spec_build *b)
+{
+	static const char	 digits[] = "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	unsigned char		 rnd[6];
+	char			 cw[PATH_MAX], dir[PATH_MAX], name[sizeof rnd + 1];
+
+	if (getentropy(rnd, sizeof rnd) == -1)
+		return spec_fail(b, errno, "spec: getentropy: %s", strerror(errno));
+	for (size_t i = 0; i < sizeof rnd; i++)
+		name[i] = digits[rnd[i] % (sizeof digits - 1)];
+	name[sizeof rnd] = '\0';
+	if (paths_canonical(b->cwhome, cw, sizeof cw) == -1)
+		return spec_fail(b, errno, "spec: the Clockwork home %s: %s", b->cwhome,
+		    strerror(errno));
+	if ((size_t)snprintf(dir, sizeof dir, "%s/tmp/exec-%s", cw, name) >= sizeof dir)
+		return spec_fail(b, ENAMETOOLONG, "spec: TMPDIR path too long");
+	if ((b->s->tmpdir = strdup(dir)) == NULL)
+		return spec_nomem(b);
+	b->s->tmpdir_view = 1;
+	if (strlist_add_unique(&b->s->write_dirs, dir) == -1)
+		return spec_nomem(b);
+	return spec_setenv(b, "TMPDIR", dir);
+}
+
+/*
+ * The private per-run TMPDIR: <cwhome>/tmp/<run-id> (exec: exec-XXXXXX from mkdtemp,
+ * or only in its view: spec_tmpdir_view), mode 0700, always new: a directory left by an
+ * earlier run is never handed to another one (spec_remove_tmpdir() removes it when its
+ * run ends).
  */
 static int
 spec_tmpdir(struct spec_build *b)
@@ -394,6 +429,20 @@ spec_tmpdir(struct spec_build *b)
 	if (b->ctx->run_id != NULL && (strchr(b->ctx->run_id, '/') != NULL ||
 	    b->ctx->run_id[0] == '.' || b->ctx->run_id[0] == '\0'))
 		return spec_fail(b, EINVAL, "spec: bad run id '%s'", b->ctx->run_id);
+#if defined(__linux__)
+	/*
+	 * Only where nothing must be put in it before the run: an engine's private home
+	 * (spec_engine_state) is filled from the host, before the namespace exists.
+	 */
+	{
+		const struct engine_ops	*ops = engine_find(b->ctx->engine != NULL ?
+		    b->ctx->engine : "command");
+
+		if (b->ctx->run_id == NULL && b->s->enabled &&
+		    (ops == NULL || ops->home == NULL))
+			return spec_tmpdir_view(b);
+	}
+#endif
 	n = snprintf(parent, sizeof parent, "%s/tmp", b->cwhome);
 	if (n < 0 || (size_t)n >= sizeof parent)
 		return spec_fail(b, ENAMETOOLONG, "spec: TMPDIR path too long");
@@ -501,13 +550,14 @@ spec_caches_add(struct spec_build *b)
 	const char	*scope = b->ctx->cache_scope;
 
 	if (scope == NULL) {
-		/* The TMPDIR is new and already granted: nothing else reaches it. */
+		/*
+		 * The TMPDIR is new and already granted: nothing else reaches it. Like
+		 * the tools' own directories beneath it, the root is made by whichever
+		 * tool writes first.
+		 */
 		if ((size_t)snprintf(root, sizeof root, "%s/cache", b->s->tmpdir) >=
 		    sizeof root)
 			return spec_fail(b, ENAMETOOLONG, "spec: cache path too long");
-		if (mkdir(root, 0700) == -1)
-			return spec_fail(b, errno, "spec: create %s: %s", root,
-			    strerror(errno));
 	} else {
 		if (!spec_cache_scope_ok(scope))
 			return spec_fail(b, EINVAL, "spec: bad cache scope '%s' (tasks/ID or "
@@ -1413,7 +1463,9 @@ out:
 		char	 rmerr[256];
 
 		/* A refused spec leaves no TMPDIR behind (it held nothing yet). */
-		(void)spec_remove_tmpdir(out->tmpdir, ctx->cwhome, 0, rmerr, sizeof rmerr);
+		if (!out->tmpdir_view)
+			(void)spec_remove_tmpdir(out->tmpdir, ctx->cwhome, 0, rmerr,
+			    sizeof rmerr);
 		spec_free(out);
 		errno = save;
 	}
@@ -1484,6 +1536,7 @@ spec_to_json(const struct sandbox_spec *s)
 		}
 	}
 	cJSON_AddItemToObject(o, "notes", spec_json_list(&s->notes));
+	cJSON_AddBoolToObject(o, "tmpdir_in_view", s->tmpdir_view);
 	cJSON_AddItemToObject(o, "system_scan", spec_json_list(&s->system_scan));
 	text = cJSON_Print(o);
 	cJSON_Delete(o);

@@ -31,6 +31,8 @@ struct sandbox_spec {
 	char		*engine;
 	char		*home;
 	char		*tmpdir;	/* private per-run TMPDIR (read-write) */
+	int		 tmpdir_view;	/* the TMPDIR is a tmpfs in the run's view only,
+					   nothing on the host (an exec on Linux) */
 	struct strlist	 read_dirs;	/* recursive read + execute */
 	struct strlist	 write_dirs;	/* recursive read-write */
 	struct strlist	 read_files;	/* single files, read-only */
