@@ -89,73 +89,158 @@ syscallfilter_personality(scmp_filter_ctx ctx)
 	return 0;
 }
 
-int
-syscallfilter_apply(char *err, size_t errlen)
+/* Every rule of the filter into ctx; *step names the one that failed. */
+static int
+syscallfilter_rules(scmp_filter_ctx ctx, const char **step)
 {
-	scmp_filter_ctx		 ctx;
 	struct scmp_arg_cmp	 c;
-	const char		*step = "init";
 	int			 rc;
 
-	/* Default allow: Landlock is the allowlist; this layer removes what it cannot see. */
-	if ((ctx = seccomp_init(SCMP_ACT_ALLOW)) == NULL) {
-		snprintf(err, errlen, "seccomp: init failed");
-		errno = ENOMEM;
-		return -1;
-	}
 	/*
 	 * Only the native ABI: the 32-bit x86 entry (int 0x80) and x32 would otherwise be a
 	 * second, unfiltered syscall table.
 	 */
-	step = "bad-arch action";
+	*step = "bad-arch action";
 	if ((rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS)) < 0)
-		goto fail;
+		return rc;
 
-	step = "deny list";
+	*step = "deny list";
 	for (size_t i = 0; i < sizeof syscallfilter_denied / sizeof syscallfilter_denied[0];
 	    i++)
 		if ((rc = syscallfilter_rule(ctx, EPERM, syscallfilter_denied[i], 0,
 		    NULL)) < 0)
-			goto fail;
+			return rc;
 
 	/* clone3 passes its flags in memory the filter cannot read: ENOSYS makes libc fall back to clone. */
-	step = "clone3";
+	*step = "clone3";
 	if ((rc = syscallfilter_rule(ctx, ENOSYS, "clone3", 0, NULL)) < 0)
-		goto fail;
-	step = "namespace flags";
+		return rc;
+	*step = "namespace flags";
 	for (size_t i = 0; i < sizeof syscallfilter_nsflags / sizeof syscallfilter_nsflags[0];
 	    i++) {
 		c = SCMP_A0(SCMP_CMP_MASKED_EQ, syscallfilter_nsflags[i],
 		    syscallfilter_nsflags[i]);
 		if ((rc = syscallfilter_rule(ctx, EPERM, "clone", 1, &c)) < 0 ||
 		    (rc = syscallfilter_rule(ctx, EPERM, "unshare", 1, &c)) < 0)
-			goto fail;
+			return rc;
 	}
 
 	/*
 	 * TIOCSTI pushes input into a terminal; TIOCLINUX can do the same on a VT. The command
 	 * is an unsigned int in the kernel, so compare only the low 32 bits.
 	 */
-	step = "ioctl";
+	*step = "ioctl";
 	c = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, TIOCSTI);
 	if ((rc = syscallfilter_rule(ctx, EPERM, "ioctl", 1, &c)) < 0)
-		goto fail;
+		return rc;
 	c = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, TIOCLINUX);
 	if ((rc = syscallfilter_rule(ctx, EPERM, "ioctl", 1, &c)) < 0)
-		goto fail;
+		return rc;
 
-	step = "personality";
+	*step = "personality";
 	if ((rc = syscallfilter_personality(ctx)) < 0)
-		goto fail;
-
-	step = "load";
-	if ((rc = seccomp_load(ctx)) < 0)
-		goto fail;
-	seccomp_release(ctx);
+		return rc;
 	return 0;
-fail:
-	seccomp_release(ctx);
+}
+
+/* The filter built by libseccomp, in a context of its own (release it), or NULL. */
+static scmp_filter_ctx
+syscallfilter_build(const char **step, int *rc)
+{
+	scmp_filter_ctx	 ctx;
+
+	/* Default allow: Landlock is the allowlist; this layer removes what it cannot see. */
+	*step = "init";
+	if ((ctx = seccomp_init(SCMP_ACT_ALLOW)) == NULL) {
+		*rc = -ENOMEM;
+		return NULL;
+	}
+	if ((*rc = syscallfilter_rules(ctx, step)) < 0) {
+		seccomp_release(ctx);
+		return NULL;
+	}
+	return ctx;
+}
+
+int
+syscallfilter_export(int fd, char *err, size_t errlen)
+{
+	scmp_filter_ctx	 ctx;
+	const char	*step;
+	int		 rc;
+
+	if ((ctx = syscallfilter_build(&step, &rc)) != NULL) {
+		step = "export";
+		rc = seccomp_export_bpf(ctx, fd);
+		seccomp_release(ctx);
+		if (rc == 0)
+			return 0;
+	}
 	errno = rc < 0 ? -rc : EINVAL;
 	snprintf(err, errlen, "seccomp: %s: %s", step, strerror(errno));
 	return -1;
 }
+
+#ifdef CW_SYSCALLFILTER_BPF
+/*
+ * The same filter as libseccomp builds it, made once when cw-runner was built
+ * (runner/gen/syscallfilter-gen.c writes syscallfilter_bpf.h from
+ * syscallfilter_export()): building it at every start was a tenth of the start.
+ * test_syscallfilter checks the two are the same program. Loaded as seccomp_load()
+ * loads it: no flags; no_new_privs is set already (sandbox.c, step 6).
+ */
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "syscallfilter_bpf.h"
+
+int
+syscallfilter_apply(char *err, size_t errlen)
+{
+	struct sock_fprog	 prog = {
+		.len = (unsigned short)(sizeof syscallfilter_bpf / sizeof syscallfilter_bpf[0]),
+		.filter = (struct sock_filter *)syscallfilter_bpf,
+	};
+
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == -1) {
+		snprintf(err, errlen, "seccomp: load: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+size_t
+syscallfilter_builtin(const unsigned char **prog)
+{
+	*prog = (const unsigned char *)syscallfilter_bpf;
+	return sizeof syscallfilter_bpf;
+}
+#else
+int
+syscallfilter_apply(char *err, size_t errlen)
+{
+	scmp_filter_ctx	 ctx;
+	const char	*step;
+	int		 rc;
+
+	if ((ctx = syscallfilter_build(&step, &rc)) != NULL) {
+		step = "load";
+		rc = seccomp_load(ctx);
+		seccomp_release(ctx);
+		if (rc == 0)
+			return 0;
+	}
+	errno = rc < 0 ? -rc : EINVAL;
+	snprintf(err, errlen, "seccomp: %s: %s", step, strerror(errno));
+	return -1;
+}
+
+size_t
+syscallfilter_builtin(const unsigned char **prog)
+{
+	*prog = NULL;
+	return 0;
+}
+#endif
