@@ -235,6 +235,15 @@ mountns_plan_add(struct mountns_plan *p, const char *path, int rw)
 	struct stat	 st;
 	ssize_t		 n;
 
+	/*
+	 * Already planned (every read grant in /etc becomes /etc itself): it was no link
+	 * when it was added, so it needs no second look.
+	 */
+	for (size_t i = 0; i < p->n; i++)
+		if (strcmp(p->b[i].path, path) == 0) {
+			p->b[i].rw |= rw;	/* granted both ways: it is writable */
+			return 0;
+		}
 	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
 		if ((n = readlink(path, target, sizeof target - 1)) == -1 ||
 		    realpath(path, canon) == NULL)
@@ -243,12 +252,12 @@ mountns_plan_add(struct mountns_plan *p, const char *path, int rw)
 		if (mountns_plan_link(p, path, target) == -1)
 			return -1;
 		path = canon;
+		for (size_t i = 0; i < p->n; i++)
+			if (strcmp(p->b[i].path, path) == 0) {
+				p->b[i].rw |= rw;
+				return 0;
+			}
 	}
-	for (size_t i = 0; i < p->n; i++)
-		if (strcmp(p->b[i].path, path) == 0) {
-			p->b[i].rw |= rw;	/* granted both ways: it is writable */
-			return 0;
-		}
 	if (p->n == p->cap) {
 		size_t			 cap = p->cap ? p->cap * 2 : 32;
 		struct mountns_bind	*nb = realloc(p->b, cap * sizeof *nb);
