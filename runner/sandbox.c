@@ -279,25 +279,21 @@ sandbox_exec(char *const argv[], char *const envp[], const char *path)
  * /proc/1/environ (capabilities are gone, so the kernel's check refuses). The exec
  * makes the command dumpable again, as any process is.
  */
-static void __attribute__((noreturn))
-sandbox_init(char *const argv[], char *const envp[], const char *path)
+/*
+ * The command's process, for sandbox_init: by vfork, so that it borrows our memory until
+ * it execs instead of copying the page tables of the whole runner image we hold (most
+ * of what a plain fork cost here). It touches nothing of ours on the way: this frame,
+ * then execve or the report of why not, then _exit. A function of its own, so that no
+ * variable of the init's loop lives across the vfork.
+ */
+static pid_t __attribute__((noinline))
+sandbox_spawn(char *const argv[], char *const envp[], const char *path)
 {
-	static const int	 fwd[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT };
-	sigset_t		 set, none;
-	siginfo_t		 si;
-	char			 err[512];
-	pid_t			 cmd, p;
-	int			 sig, st, status = 0, done = 0;
+	sigset_t	 none;
+	char		 err[512];
+	pid_t		 cmd;
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGCHLD);
-	for (size_t i = 0; i < sizeof fwd / sizeof fwd[0]; i++)
-		sigaddset(&set, fwd[i]);
-	if (sigprocmask(SIG_BLOCK, &set, NULL) == -1)
-		sandbox_die_step("init: block signals");
-	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == -1)
-		sandbox_die_step("init: not dumpable");
-	if ((cmd = fork()) == -1)
+	if ((cmd = vfork()) == -1)
 		sandbox_die_step("init: fork");
 	if (cmd == 0) {
 		sigemptyset(&none);
@@ -309,6 +305,27 @@ sandbox_init(char *const argv[], char *const envp[], const char *path)
 		snprintf(err, sizeof err, "exec %s: %s", argv[0], strerror(errno));
 		sandbox_die(SANDBOX_MSG_EXEC, err);
 	}
+	return cmd;
+}
+
+static void __attribute__((noreturn))
+sandbox_init(char *const argv[], char *const envp[], const char *path)
+{
+	static const int	 fwd[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT };
+	sigset_t		 set;
+	siginfo_t		 si;
+	pid_t			 cmd, p;
+	int			 sig, st, status = 0, done = 0;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	for (size_t i = 0; i < sizeof fwd / sizeof fwd[0]; i++)
+		sigaddset(&set, fwd[i]);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) == -1)
+		sandbox_die_step("init: block signals");
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == -1)
+		sandbox_die_step("init: not dumpable");
+	cmd = sandbox_spawn(argv, envp, path);
 	/* Both sides set the group, so that no forwarded signal can miss it. */
 	(void)setpgid(cmd, cmd);
 	/*
