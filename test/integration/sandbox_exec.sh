@@ -80,6 +80,24 @@ out=$(run --cache-scope ../x -- true 2>&1); rc=$?
 [ $rc -eq 3 ] && printf '%s' "$out" | grep -q "bad cache scope" && ok "--cache-scope ../x refused" ||
   bad "--cache-scope ../x: rc $rc: $out"
 
+# 7b. An exec's TMPDIR is a tmpfs of its own, 0700, in the view only: while the command
+# runs, nothing of it is on the host's disk, and a concurrent exec does not see it.
+mkfifo "$t/work/go"
+run -- sh -c 'echo held > "$TMPDIR/m" && printf "%s %s %s\n" "$TMPDIR" "$(stat -f -c %T "$TMPDIR")" "$(stat -c %a "$TMPDIR")" > tmpdir.txt && cat go >/dev/null && cat "$TMPDIR/m"' > "$t/tmpdir.out" 2>&1 &
+tpid=$!
+for _ in $(seq 1 100); do [ -s "$t/work/tmpdir.txt" ] && break; sleep 0.1; done
+read -r tdir tfs tmode < "$t/work/tmpdir.txt" 2>/dev/null
+during=$(find "$t/home/.clockwork/tmp" -mindepth 1 2>/dev/null | head -n 3 | tr '\n' ' ')
+other=$(run -- sh -c "ls -d '$tdir' 2>&1" 2>&1)
+echo > "$t/work/go"
+wait $tpid; rc=$?
+if [ $rc -eq 0 ] && [ "$tfs" = tmpfs ] && [ "$tmode" = 700 ] && [ -z "$during" ] &&
+    [ "$(cat "$t/tmpdir.out")" = held ] && case $tdir in "$t/home/.clockwork/tmp/exec-"*) true ;; *) false ;; esac &&
+    printf '%s' "$other" | grep -q 'No such file'; then
+  ok "exec TMPDIR: $tfs, mode $tmode, nothing on the host, not in another exec's view"
+else bad "exec TMPDIR: rc $rc, '$tdir' '$tfs' '$tmode', on the host: [$during], out: $(cat "$t/tmpdir.out"), other exec: $other"; fi
+rm -f "$t/work/go" "$t/work/tmpdir.txt"
+
 # 8. Capabilities are gone even for root, and no new ones come through exec.
 out=$(run -- sh -c 'grep -E "^Cap(Eff|Prm|Bnd|Amb)" /proc/self/status' 2>/dev/null)
 [ "$(printf '%s\n' "$out" | grep -cv '0000000000000000$')" = 0 ] && [ -n "$out" ] &&
