@@ -162,16 +162,17 @@ syscallfilter_build(const char **step, int *rc)
 	return ctx;
 }
 
-int
-syscallfilter_export(int fd, char *err, size_t errlen)
+/* Build the filter, then load it into this process or export it to fd as raw BPF. */
+static int
+syscallfilter_use(int load, int fd, char *err, size_t errlen)
 {
 	scmp_filter_ctx	 ctx;
 	const char	*step;
 	int		 rc;
 
 	if ((ctx = syscallfilter_build(&step, &rc)) != NULL) {
-		step = "export";
-		rc = seccomp_export_bpf(ctx, fd);
+		step = load ? "load" : "export";
+		rc = load ? seccomp_load(ctx) : seccomp_export_bpf(ctx, fd);
 		seccomp_release(ctx);
 		if (rc == 0)
 			return 0;
@@ -179,6 +180,12 @@ syscallfilter_export(int fd, char *err, size_t errlen)
 	errno = rc < 0 ? -rc : EINVAL;
 	snprintf(err, errlen, "seccomp: %s: %s", step, strerror(errno));
 	return -1;
+}
+
+int
+syscallfilter_export(int fd, char *err, size_t errlen)
+{
+	return syscallfilter_use(0, fd, err, errlen);
 }
 
 #ifdef CW_SYSCALLFILTER_BPF
@@ -221,20 +228,7 @@ syscallfilter_builtin(const unsigned char **prog)
 int
 syscallfilter_apply(char *err, size_t errlen)
 {
-	scmp_filter_ctx	 ctx;
-	const char	*step;
-	int		 rc;
-
-	if ((ctx = syscallfilter_build(&step, &rc)) != NULL) {
-		step = "load";
-		rc = seccomp_load(ctx);
-		seccomp_release(ctx);
-		if (rc == 0)
-			return 0;
-	}
-	errno = rc < 0 ? -rc : EINVAL;
-	snprintf(err, errlen, "seccomp: %s: %s", step, strerror(errno));
-	return -1;
+	return syscallfilter_use(1, -1, err, errlen);
 }
 
 size_t
