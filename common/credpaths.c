@@ -70,6 +70,11 @@ static const struct credpath credpaths[] = {
 	{ CRED_CWHOME, "api.token", "Clockwork API token" },
 	{ CRED_CWHOME, "secrets", "Clockwork delivery credentials" },
 	{ CRED_CWHOME, "inbox", "Clockwork Inbox sessions" },
+	/*
+	 * The kept outlines of /etc (runner/unreadable.h): a run that could rewrite one
+	 * could drop an entry that is not world-readable from every later run's carving.
+	 */
+	{ CRED_CWHOME, "unreadable", "Clockwork's outline of what runs may not read in /etc" },
 	/* System secrets a root-run engine could otherwise read. */
 	{ CRED_ABS, "/etc/shadow", "system password hashes" },
 	{ CRED_ABS, "/etc/shadow-", "system password hashes" },

@@ -56,6 +56,11 @@
 #define MOUNTNS_STAGE		"/tmp"
 #define MOUNTNS_ROOT_OPTS	"mode=0755,size=1m"
 #define MOUNTNS_COVER_OPTS	"mode=0755,size=4k"
+/*
+ * An exec's TMPDIR: memory, so bounded (a quarter of RAM, a million inodes); a run with
+ * a memory cgroup is charged for what it writes there as well.
+ */
+#define MOUNTNS_TMPDIR_OPTS	"mode=0700,size=25%,nr_inodes=1m"
 
 /* One bind of the view: a canonical host path, shown at the same path. */
 struct mountns_bind {
@@ -570,6 +575,7 @@ mountns_tmpdir(const struct mountns_plan *p, const struct sandbox_spec *s,
 	if (s->tmpdir == NULL || !s->tmpdir_view)
 		return 0;
 	if (mountns_enclosing(p, p->n, s->tmpdir) != NULL) {
+		/* spec.c makes such a TMPDIR on the host instead: this is a spec from elsewhere. */
 		snprintf(err, errlen, "mount namespace: the run's TMPDIR %s lies inside a "
 		    "grant, where its mount point would be made on the host: refused",
 		    s->tmpdir);
@@ -579,7 +585,7 @@ mountns_tmpdir(const struct mountns_plan *p, const struct sandbox_spec *s,
 	snprintf(target, sizeof target, "%s%s", newroot, s->tmpdir);
 	if (mountns_mkpoint(target, 1) == -1)
 		return mountns_fail(err, errlen, "mount point", s->tmpdir);
-	if (mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700") == -1)
+	if (mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, MOUNTNS_TMPDIR_OPTS) == -1)
 		return mountns_fail(err, errlen, "TMPDIR tmpfs on", s->tmpdir);
 	return 0;
 }

@@ -415,6 +415,48 @@ spec_tmpdir_view(struct spec_build *b)
 }
 
 /*
+ * Once every grant is known: a TMPDIR of the view alone cannot lie inside a grant (its
+ * mount point would have to be made in the host directory the grant shows), so there
+ * it is made on the host after all, at the same path, as it was before the view had
+ * its own (a policy granting ~ for writing, a context root enclosing CLOCKWORK_HOME).
+ */
+static int
+spec_tmpdir_settle(struct spec_build *b)
+{
+	const struct strlist	*lists[] = { &b->s->read_dirs, &b->s->write_dirs,
+	    &b->s->read_files, &b->s->write_files };
+	char			 root[PATH_MAX], parent[PATH_MAX];
+	const char		*by = NULL, *g;
+
+	if (!b->s->tmpdir_view)
+		return 0;
+	if (b->s->workdir != NULL && paths_within(b->s->tmpdir, b->s->workdir))
+		by = b->s->workdir;
+	for (size_t i = 0; by == NULL && i < sizeof lists / sizeof lists[0]; i++)
+		for (size_t j = 0; by == NULL && j < lists[i]->n; j++) {
+			g = lists[i]->v[j];
+			if (strcmp(g, b->s->tmpdir) == 0)
+				continue;
+			if (spec_system_root(g, root, sizeof root))
+				g = root;
+			if (paths_within(b->s->tmpdir, g))
+				by = lists[i]->v[j];
+		}
+	if (by == NULL)
+		return 0;
+	if ((size_t)snprintf(parent, sizeof parent, "%s/tmp", b->cwhome) >= sizeof parent)
+		return spec_fail(b, ENAMETOOLONG, "spec: TMPDIR path too long");
+	if (paths_mkdir_p(parent, 0700) == -1)
+		return spec_fail(b, errno, "spec: create %s: %s", parent, strerror(errno));
+	if (mkdir(b->s->tmpdir, 0700) == -1)
+		return spec_fail(b, errno, "spec: create TMPDIR %s: %s", b->s->tmpdir,
+		    strerror(errno));
+	b->s->tmpdir_view = 0;
+	return spec_note(b, "TMPDIR %s made on the host: the grant %s encloses it",
+	    b->s->tmpdir, by);
+}
+
+/*
  * The private per-run TMPDIR: <cwhome>/tmp/<run-id> (exec: exec-XXXXXX from mkdtemp,
  * or only in its view: spec_tmpdir_view), mode 0700, always new: a directory left by an
  * earlier run is never handed to another one (spec_remove_tmpdir() removes it when its
@@ -1447,7 +1489,7 @@ spec_build(const struct spec_context *ctx, const struct config *cfg,
 	    spec_engine_install(&b, engine) == -1 || spec_engine_state(&b, engine) == -1 ||
 	    spec_path_dirs(&b) == -1 || spec_home_files(&b) == -1 ||
 	    spec_hide(&b, &r) == -1 || spec_git(&b) == -1 ||
-	    spec_environment(&b, &r) == -1)
+	    spec_environment(&b, &r) == -1 || spec_tmpdir_settle(&b) == -1)
 		goto out;
 	rc = 0;
 	goto out;

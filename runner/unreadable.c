@@ -6,16 +6,21 @@
  * The outline file, one record per line, in the order the walk met them (a directory
  * before what it holds):
  *
- *	clockwork-unreadable 1 <root>
- *	R <dev> <ino> <mtime s> <mtime ns>		the root itself
- *	D <dev> <ino> <mtime s> <mtime ns> <name>	a directory the walk went into
+ *	clockwork-unreadable 2 <root>
+ *	R <dev> <ino> <mtime s> <mtime ns> <ctime s> <ctime ns>	the root itself
+ *	D <dev> <ino> <mtime s> <mtime ns> <ctime s> <ctime ns> <name>
+ *							a directory the walk went into
  *	U <name>					a directory it did not (not
  *							world-readable, or too deep)
  *	F <name>					anything else that is not a link
  *
  * <name> is relative to the root. Symbolic links are not entries (the walk judges what
  * they lead to where it is an entry itself); a link appearing or going changes its
- * directory's time, which makes the outline stale.
+ * directory's times, which makes the outline stale.
+ *
+ * Both times of a directory are kept: its modification time is the user's to set
+ * (touch -d; tar -x, rsync -a and cp -a put it back when they restore a tree), its
+ * change time is not, and any entry added, removed or renamed in it moves both.
  */
 #define _GNU_SOURCE	/* O_PATH */
 #include <dirent.h>
@@ -33,20 +38,18 @@
 #include "paths.h"
 #include "unreadable.h"
 
-#define UNREADABLE_MAGIC	"clockwork-unreadable 1 "
+#define UNREADABLE_MAGIC	"clockwork-unreadable 2 "
 
 struct unreadable_entry {
 	char			 kind;		/* 'D', 'U' or 'F' */
 	unsigned long long	 dev, ino;	/* 'D' only */
-	long long		 sec;
-	long			 nsec;
+	struct timespec		 mtime, ctime;
 	char			*name;
 };
 
 struct unreadable_outline {
 	unsigned long long	 dev, ino;	/* the root */
-	long long		 sec;
-	long			 nsec;
+	struct timespec		 mtime, ctime;
 	struct unreadable_entry	*e;
 	size_t			 n, cap;
 	int			 keep;		/* may be written back */
@@ -94,8 +97,8 @@ unreadable_outline_add(struct unreadable_outline *o, char kind, const struct sta
 	if (st != NULL) {
 		e->dev = (unsigned long long)st->st_dev;
 		e->ino = (unsigned long long)st->st_ino;
-		e->sec = (long long)st->st_mtim.tv_sec;
-		e->nsec = st->st_mtim.tv_nsec;
+		e->mtime = st->st_mtim;
+		e->ctime = st->st_ctim;
 	}
 	if ((e->name = strdup(name)) == NULL)
 		return -1;
@@ -144,6 +147,13 @@ unreadable_walkable(const struct stat *st, int depth)
 {
 	return (st->st_mode & (S_IROTH | S_IXOTH)) == (S_IROTH | S_IXOTH) &&
 	    depth < UNREADABLE_DEPTH;
+}
+
+/* Last changed after settled, by either time: an outline of it is not kept. */
+static int
+unreadable_unsettled(const struct stat *st, time_t settled)
+{
+	return st->st_mtim.tv_sec > settled || st->st_ctim.tv_sec > settled;
 }
 
 /*
@@ -203,7 +213,7 @@ unreadable_walk(struct unreadable_outline *o, struct strlist *out, int dfd, char
 			    O_NOFOLLOW | O_CLOEXEC)) == -1) {
 				o->keep = 0;	/* neither walked nor judged, as before */
 			} else {
-				if (st.st_mtim.tv_sec > o->settled)
+				if (unreadable_unsettled(&st, o->settled))
 					o->keep = 0;
 				if (o->keep && unreadable_outline_add(o, 'D', &st, name) == -1)
 					rc = -1;
@@ -222,8 +232,9 @@ unreadable_walk(struct unreadable_outline *o, struct strlist *out, int dfd, char
 	return rc;
 }
 
+/* One decimal number and the space after it (or, when last, the end of the line). */
 static int
-unreadable_parse_u64(const char **p, unsigned long long *v)
+unreadable_parse_u64(const char **p, unsigned long long *v, int last)
 {
 	char	*end;
 
@@ -231,10 +242,33 @@ unreadable_parse_u64(const char **p, unsigned long long *v)
 		return -1;
 	errno = 0;
 	*v = strtoull(*p, &end, 10);
-	if (errno != 0 || *end != ' ')
+	if (errno != 0 || *end != (last ? '\0' : ' '))
 		return -1;
-	*p = end + 1;
+	*p = last ? end : end + 1;
 	return 0;
+}
+
+/* A record's six numbers: device, inode, modification and change times. */
+static void
+unreadable_parse_ids(const unsigned long long v[6], unsigned long long *dev,
+    unsigned long long *ino, struct timespec *mtime, struct timespec *ctime)
+{
+	*dev = v[0];
+	*ino = v[1];
+	mtime->tv_sec = (time_t)v[2];
+	mtime->tv_nsec = (long)v[3];
+	ctime->tv_sec = (time_t)v[4];
+	ctime->tv_nsec = (long)v[5];
+}
+
+/* Is st the directory a record names: the same device, inode and both times? */
+static int
+unreadable_same_dir(const struct stat *st, unsigned long long dev, unsigned long long ino,
+    const struct timespec *mtime, const struct timespec *ctime)
+{
+	return (unsigned long long)st->st_dev == dev && (unsigned long long)st->st_ino == ino &&
+	    st->st_mtim.tv_sec == mtime->tv_sec && st->st_mtim.tv_nsec == mtime->tv_nsec &&
+	    st->st_ctim.tv_sec == ctime->tv_sec && st->st_ctim.tv_nsec == ctime->tv_nsec;
 }
 
 /* Parse text (NUL-terminated at len) as an outline of root into o: 0, or -1. */
@@ -242,7 +276,7 @@ static int
 unreadable_parse(char *text, size_t len, const char *root, struct unreadable_outline *o)
 {
 	size_t			 rootlen = strlen(root), mlen = strlen(UNREADABLE_MAGIC);
-	unsigned long long	 v[4];
+	unsigned long long	 v[6];
 	char			*line = text, *nl, *name, *slash;
 	const char		*p;
 	size_t			*stack = NULL, depth = 0, stackcap = 0, plen;
@@ -265,31 +299,18 @@ unreadable_parse(char *text, size_t len, const char *root, struct unreadable_out
 		if (line[0] == '\0' || line[1] != ' ')
 			goto bad;
 		if (line[0] == 'R' || line[0] == 'D') {
-			for (int i = 0; i < 4; i++) {
-				if (i == 3 && line[0] == 'R') {
-					/* The root's record ends after its nanoseconds. */
-					char	*end;
-
-					errno = 0;
-					if (*p < '0' || *p > '9')
-						goto bad;
-					v[3] = strtoull(p, &end, 10);
-					if (errno != 0 || *end != '\0')
-						goto bad;
-					p = end;
-				} else if (unreadable_parse_u64(&p, &v[i]) == -1)
+			/* Six numbers; the root's record ends after its sixth. */
+			for (int i = 0; i < 6; i++)
+				if (unreadable_parse_u64(&p, &v[i], line[0] == 'R' && i == 5) == -1)
 					goto bad;
-			}
-			if (v[2] > (unsigned long long)LLONG_MAX || v[3] >= 1000000000ull)
+			if (v[2] > (unsigned long long)LLONG_MAX || v[3] >= 1000000000ull ||
+			    v[4] > (unsigned long long)LLONG_MAX || v[5] >= 1000000000ull)
 				goto bad;
 		}
 		if (line[0] == 'R') {
 			if (seen_root || o->n > 0)
 				goto bad;
-			o->dev = v[0];
-			o->ino = v[1];
-			o->sec = (long long)v[2];
-			o->nsec = (long)v[3];
+			unreadable_parse_ids(v, &o->dev, &o->ino, &o->mtime, &o->ctime);
 			seen_root = 1;
 			continue;
 		}
@@ -324,10 +345,8 @@ unreadable_parse(char *text, size_t len, const char *root, struct unreadable_out
 				stackcap = cap;
 			}
 			stack[depth++] = o->n - 1;
-			o->e[o->n - 1].dev = v[0];
-			o->e[o->n - 1].ino = v[1];
-			o->e[o->n - 1].sec = (long long)v[2];
-			o->e[o->n - 1].nsec = (long)v[3];
+			unreadable_parse_ids(v, &o->e[o->n - 1].dev, &o->e[o->n - 1].ino,
+			    &o->e[o->n - 1].mtime, &o->e[o->n - 1].ctime);
 		}
 	}
 	if (first || !seen_root)
@@ -405,9 +424,8 @@ unreadable_check(const char *root, const struct unreadable_outline *o,
 
 	if ((rfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
 		return 0;
-	if (fstat(rfd, &st) == -1 || (unsigned long long)st.st_dev != o->dev ||
-	    (unsigned long long)st.st_ino != o->ino || st.st_mtim.tv_sec != o->sec ||
-	    st.st_mtim.tv_nsec != o->nsec)
+	if (fstat(rfd, &st) == -1 ||
+	    !unreadable_same_dir(&st, o->dev, o->ino, &o->mtime, &o->ctime))
 		goto out;
 	for (size_t i = 0; i < o->n; i++) {
 		const struct unreadable_entry	*e = &o->e[i];
@@ -424,9 +442,8 @@ unreadable_check(const char *root, const struct unreadable_outline *o,
 		if (e->kind == 'F')
 			add = (st.st_mode & S_IROTH) == 0;
 		else if (unreadable_walkable(&st, unreadable_depth(e->name))) {
-			if (e->kind == 'U' || (unsigned long long)st.st_dev != e->dev ||
-			    (unsigned long long)st.st_ino != e->ino ||
-			    st.st_mtim.tv_sec != e->sec || st.st_mtim.tv_nsec != e->nsec)
+			if (e->kind == 'U' ||
+			    !unreadable_same_dir(&st, e->dev, e->ino, &e->mtime, &e->ctime))
 				goto out;
 			add = 0;
 		} else {
@@ -480,14 +497,16 @@ unreadable_store(const char *file, const char *root, const struct unreadable_out
 		unlink(tmp);
 		return;
 	}
-	fprintf(f, "%s%s\nR %llu %llu %lld %ld\n", UNREADABLE_MAGIC, root, o->dev, o->ino,
-	    o->sec, o->nsec);
+	fprintf(f, "%s%s\nR %llu %llu %lld %ld %lld %ld\n", UNREADABLE_MAGIC, root, o->dev,
+	    o->ino, (long long)o->mtime.tv_sec, o->mtime.tv_nsec, (long long)o->ctime.tv_sec,
+	    o->ctime.tv_nsec);
 	for (size_t i = 0; i < o->n; i++) {
 		const struct unreadable_entry	*e = &o->e[i];
 
 		if (e->kind == 'D')
-			fprintf(f, "D %llu %llu %lld %ld %s\n", e->dev, e->ino, e->sec,
-			    e->nsec, e->name);
+			fprintf(f, "D %llu %llu %lld %ld %lld %ld %s\n", e->dev, e->ino,
+			    (long long)e->mtime.tv_sec, e->mtime.tv_nsec,
+			    (long long)e->ctime.tv_sec, e->ctime.tv_nsec, e->name);
 		else
 			fprintf(f, "%c %s\n", e->kind, e->name);
 	}
@@ -501,6 +520,13 @@ unreadable_store(const char *file, const char *root, const struct unreadable_out
 int
 unreadable_scan(const char *root, const char *outline, struct strlist *out,
     enum unreadable_how *how)
+{
+	return unreadable_scan_at(root, outline, out, how, time(NULL));
+}
+
+int
+unreadable_scan_at(const char *root, const char *outline, struct strlist *out,
+    enum unreadable_how *how, time_t now)
 {
 	struct unreadable_outline	 o;
 	struct stat			 st;
@@ -528,16 +554,16 @@ unreadable_scan(const char *root, const char *outline, struct strlist *out,
 		return -1;
 	memset(&o, 0, sizeof o);
 	o.keep = outline != NULL;
-	o.settled = time(NULL) - UNREADABLE_SETTLE_S;
+	o.settled = now - UNREADABLE_SETTLE_S;
 	if (fstat(fd, &st) == -1) {
 		close(fd);
 		return -1;
 	}
 	o.dev = (unsigned long long)st.st_dev;
 	o.ino = (unsigned long long)st.st_ino;
-	o.sec = (long long)st.st_mtim.tv_sec;
-	o.nsec = st.st_mtim.tv_nsec;
-	if (st.st_mtim.tv_sec > o.settled)
+	o.mtime = st.st_mtim;
+	o.ctime = st.st_ctim;
+	if (unreadable_unsettled(&st, o.settled))
 		o.keep = 0;
 	memcpy(path, root, rootlen + 1);
 	rc = unreadable_walk(&o, out, fd, path, rootlen, rootlen, 0);

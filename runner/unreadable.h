@@ -14,13 +14,16 @@
  * where it was not: the outline is stale and the tree is walked again. The verdict of
  * each entry always comes from the stat of this start, never from the file.
  *
- * A directory changed twice within one tick of the filesystem's clock keeps the first
- * change's time: an outline is therefore written only when every directory in it was
- * last changed well before the walk (UNREADABLE_SETTLE_S).
+ * A directory is known by its device, inode, and both its modification time (which the
+ * user may set back, and tar, rsync and cp -a do) and its change time (which no one
+ * can set). A directory changed twice within one tick of the filesystem's clock keeps
+ * the first change's times: an outline is therefore written only when every directory
+ * in it was last changed, by either time, well before the walk (UNREADABLE_SETTLE_S).
  */
 #ifndef CW_UNREADABLE_H
 #define CW_UNREADABLE_H
 #include <stddef.h>
+#include <time.h>
 
 #include "strlist.h"
 
@@ -46,6 +49,13 @@ enum unreadable_how {
  */
 int	unreadable_scan(const char *root, const char *outline, struct strlist *out,
 	    enum unreadable_how *how);
+
+/*
+ * The same, with now the time the settling rule compares the directories' times with
+ * (unreadable_scan passes the clock's; a test passes a later one rather than wait).
+ */
+int	unreadable_scan_at(const char *root, const char *outline, struct strlist *out,
+	    enum unreadable_how *how, time_t now);
 
 /*
  * The outline parser on its own, for the fuzz target: 0 when text is a well-formed

@@ -35,12 +35,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				*next++ = '\0';
 			if (i < 2)
 				continue;
-			name = strrchr(line, ' ') != NULL && line[0] == 'D' ?
-			    strrchr(line, ' ') + 1 : line + 2;
+			name = line + 2;
 			if (line[0] == 'D') {
-				/* The name is what follows the fourth number. */
+				/* The name is what follows the sixth number. */
 				name = line + 2;
-				for (int k = 0; k < 4; k++)
+				for (int k = 0; k < 6; k++)
 					name = strchr(name, ' ') + 1;
 			}
 			if (name[0] == '/' || strstr(name, "//") != NULL ||

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "paths.h"
@@ -161,7 +162,11 @@ scan_with(const char *file, enum unreadable_how *how)
 	static int	 which;
 	char		*out = line[which ^= 1];
 
-	assert_int_equal(unreadable_scan(root, file, &l, how), 0);
+	/*
+	 * As if the scan ran an hour on: settle() moves a directory's change time to now
+	 * (it cannot be set back), and an outline is kept only of settled directories.
+	 */
+	assert_int_equal(unreadable_scan_at(root, file, &l, how, time(NULL) + 3600), 0);
 	out[0] = '\0';
 	for (size_t i = 0; i < l.n; i++) {
 		assert_true(strncmp(l.v[i], root, strlen(root)) == 0);
@@ -251,14 +256,43 @@ test_changes_make_it_stale(void **state)
 	mk("a/b/new-key", 0, 0600);
 	assert_non_null(strstr(scan(&how), "a/b/new-key "));
 	assert_int_equal(how, UNREADABLE_WALKED);
-	/* Changed within the settling time: walked, but no outline kept of it. */
+	/* The walk kept an outline of it (as if an hour on); at the clock's own time, */
 	(void)scan(&how);
-	assert_int_equal(how, UNREADABLE_WALKED);
-	settle("a/b");
+	assert_int_equal(how, UNREADABLE_KEPT);
+	/* a change within the settling time is walked, and no outline is kept of it. */
+	mk("a/b/newer-key", 0, 0600);
+	{
+		struct strlist	 l = { 0 };
+
+		assert_int_equal(unreadable_scan(root, outline, &l, &how), 0);
+		assert_int_equal(how, UNREADABLE_WALKED);
+		strlist_free(&l);
+		assert_int_equal(unreadable_scan(root, outline, &l, &how), 0);
+		assert_int_equal(how, UNREADABLE_WALKED);
+		strlist_free(&l);
+	}
 	(void)scan(&how);
 	assert_int_equal(how, UNREADABLE_WALKED);
 	(void)scan(&how);
 	assert_int_equal(how, UNREADABLE_KEPT);
+
+	/*
+	 * A 0600 file added and the directory's modification time put back to the very
+	 * nanosecond (touch -d; tar -x, rsync -a, cp -a restore it): its change time,
+	 * which no one can set, still moved (found by the attacker run of issue 22).
+	 */
+	{
+		struct stat	 bst;
+
+		snprintf(p, sizeof p, "%s/a/b", root);
+		assert_int_equal(stat(p, &bst), 0);
+		mk("a/b/restored-key", 0, 0600);
+		times_of("a/b", &bst);
+		assert_non_null(strstr(scan(&how), "a/b/restored-key "));
+		assert_int_equal(how, UNREADABLE_WALKED);
+		settle("a/b");
+		(void)scan(&how);
+	}
 
 	/* A closed directory opened: what it holds was never looked at. */
 	mode("closed", 0755);
@@ -342,20 +376,22 @@ test_bad_outlines_are_not_used(void **state)
 {
 	static const char *const bad[] = {
 		"",
-		"clockwork-unreadable 1 /other\nR 1 2 3 4\n",
-		"clockwork-unreadable 2 %s\nR 1 2 3 4\n",
-		"clockwork-unreadable 1 %s\nR 1 2 3 4\nF ../x\n",
-		"clockwork-unreadable 1 %s\nR 1 2 3 4\nF /abs\n",
-		"clockwork-unreadable 1 %s\nR 1 2 3 4\nF a//b\n",
-		"clockwork-unreadable 1 %s\nR 1 2 3 4\nF a/./b\n",
-		"clockwork-unreadable 1 %s\nR 1 2 3 4\nF x/y\n",	/* no parent */
-		"clockwork-unreadable 1 %s\nR 1 2 3 4\nD 1 2 3 4 a\nF b\nF a/c\n",
-		"clockwork-unreadable 1 %s\nR 1 2 3 4\nR 1 2 3 4\n",
-		"clockwork-unreadable 1 %s\nR 1 2 3 1000000000\n",
-		"clockwork-unreadable 1 %s\nR 1 2 3 4\nX a\n",
-		"clockwork-unreadable 1 %s\nR 1 2 3 4\nD 1 2 3 a\n",
-		"clockwork-unreadable 1 %s\nR 1 2 3 4\nF a",		/* no last newline */
-		"clockwork-unreadable 1 %s\nF a\n",			/* no root record */
+		"clockwork-unreadable 2 /other\nR 1 2 3 4 5 6\n",
+		"clockwork-unreadable 1 %s\nR 1 2 3 4\n",		/* the old format */
+		"clockwork-unreadable 2 %s\nR 1 2 3 4 5 6\nF ../x\n",
+		"clockwork-unreadable 2 %s\nR 1 2 3 4 5 6\nF /abs\n",
+		"clockwork-unreadable 2 %s\nR 1 2 3 4 5 6\nF a//b\n",
+		"clockwork-unreadable 2 %s\nR 1 2 3 4 5 6\nF a/./b\n",
+		"clockwork-unreadable 2 %s\nR 1 2 3 4 5 6\nF x/y\n",	/* no parent */
+		"clockwork-unreadable 2 %s\nR 1 2 3 4 5 6\nD 1 2 3 4 5 6 a\nF b\nF a/c\n",
+		"clockwork-unreadable 2 %s\nR 1 2 3 4 5 6\nR 1 2 3 4 5 6\n",
+		"clockwork-unreadable 2 %s\nR 1 2 3 1000000000 5 6\n",
+		"clockwork-unreadable 2 %s\nR 1 2 3 4 5 1000000000\n",
+		"clockwork-unreadable 2 %s\nR 1 2 3 4\n",		/* no change time */
+		"clockwork-unreadable 2 %s\nR 1 2 3 4 5 6\nX a\n",
+		"clockwork-unreadable 2 %s\nR 1 2 3 4 5 6\nD 1 2 3 4 5 a\n",
+		"clockwork-unreadable 2 %s\nR 1 2 3 4 5 6\nF a",	/* no last newline */
+		"clockwork-unreadable 2 %s\nF a\n",			/* no root record */
 	};
 	char		 text[1024];
 	size_t		 n;
@@ -364,8 +400,8 @@ test_bad_outlines_are_not_used(void **state)
 	FILE		*f;
 
 	(void)state;
-	snprintf(text, sizeof text, "clockwork-unreadable 1 %s\nR 1 2 3 4\nD 1 2 3 4 a\n"
-	    "D 5 6 7 8 a/b\nF a/b/c\nU a/d\nF e\n", root);
+	snprintf(text, sizeof text, "clockwork-unreadable 2 %s\nR 1 2 3 4 5 6\n"
+	    "D 1 2 3 4 5 6 a\nD 5 6 7 8 9 10 a/b\nF a/b/c\nU a/d\nF e\n", root);
 	assert_int_equal(unreadable_parse_check(text, strlen(text), root, &n), 0);
 	assert_int_equal(n, 5);
 	snprintf(want, sizeof want, "%s", walked());
