@@ -6,7 +6,8 @@
  *  - The file is read from the default branch as committed (jobsgit.c) and parsed
  *    by a schema that names only the job fields (common/jobspec.c).
  *  - Every imported task gets the same conservative defaults (JOBS_*: acceptEdits,
- *    $2 / 50 turns / 3600 s, queued, the default engine), whatever the file said,
+ *    $2 / 50 turns / 3600 s, queued, the engine a task without --engine gets),
+ *    whatever the file said,
  *    and is created disabled with needs_review set and a security preview
  *    (preview.c) stored beside it.
  *  - Only jobs_enable (cwctl jobs enable, the Inbox's button) turns needs_review
@@ -27,6 +28,7 @@
 #include "daemon.h"
 #include "jobspec.h"
 #include "json.h"
+#include "keys.h"
 #include "log.h"
 #include "paths.h"
 #include "sha256.h"
@@ -96,19 +98,32 @@ jobs_prompt(const struct jobspec_job *j)
 	return p;
 }
 
-/* A new imported task: the defaults, whatever the file said. */
+/*
+ * A new imported task: the defaults, whatever the file said. Its engine is the one a
+ * task added without --engine gets (tasks_default_engine): the file has no say in it.
+ */
 static int
-jobs_task_defaults(struct store_task *t, const char *name, const char *repo,
-    char *prompt)
+jobs_task_defaults(struct daemon *d, struct store_task *t, const char *name,
+    const char *repo, char *prompt, char *err, size_t errlen)
 {
+	char	engine[32], key[KEYS_NAME_MAX + 1], why[1024];
+
 	memset(t, 0, sizeof *t);
 	t->prompt = prompt;
+	if (tasks_default_engine(d, NULL, engine, sizeof engine, key, sizeof key, why,
+	    sizeof why) == -1) {
+		snprintf(err, errlen, "job %s: %s", name, why);
+		return -1;
+	}
 	if ((t->name = strdup(name)) == NULL ||
 	    (repo != NULL && (t->repo = strdup(repo)) == NULL) ||
-	    (t->engine = strdup(JOBS_ENGINE)) == NULL ||
+	    (t->engine = strdup(engine)) == NULL ||
+	    (key[0] != '\0' && (t->key_name = strdup(key)) == NULL) ||
 	    (t->permission_mode = strdup(JOBS_MODE)) == NULL ||
-	    (t->schedule = strdup("queued")) == NULL)
+	    (t->schedule = strdup("queued")) == NULL) {
+		snprintf(err, errlen, "out of memory");
 		return -1;
+	}
 	t->budget_dollars = JOBS_DOLLARS;
 	t->budget_turns = JOBS_TURNS;
 	t->budget_seconds = JOBS_SECONDS;
@@ -193,10 +208,13 @@ jobs_create(struct daemon *d, const struct jobspec *js, const struct jobspec_job
 	cJSON			*pv;
 	int			 rc = -1;
 
-	if ((prompt = jobs_prompt(j)) == NULL ||
-	    jobs_task_defaults(&t, j->name, repo, prompt) == -1) {
-		free(prompt);
+	if ((prompt = jobs_prompt(j)) == NULL) {
 		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (jobs_task_defaults(d, &t, j->name, repo, prompt, err, errlen) == -1) {
+		/* t owns the prompt from the start; freeing t frees it. */
+		store_task_free(&t);
 		return -1;
 	}
 	pv = jobs_preview(d, &t, js, j, source, NULL);
