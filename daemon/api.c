@@ -290,15 +290,14 @@ api_task_add(struct api_req *q)
 	if (cJSON_IsObject(body) && !cJSON_HasObjectItem(body, "engine") &&
 	    cJSON_IsString(cJSON_GetObjectItemCaseSensitive(body, "prompt"))) {
 		k = cJSON_GetObjectItemCaseSensitive(body, "key");
+		/* None to be had: tasks_from_json names the first bad field, in order. */
 		if (tasks_default_engine(q->d, cJSON_IsString(k) ? k->valuestring : NULL,
-		    eng, sizeof eng, key, sizeof key, why, sizeof why) == -1) {
-			cJSON_Delete(body);
-			api_error(q, 400, "invalid_field", "engine: %s", why);
-			return;
-		}
-		json_add_string(body, "engine", eng);
-		if (key[0] != '\0' && k == NULL)
-			json_add_string(body, "key", key);
+		    eng, sizeof eng, key, sizeof key, why, sizeof why) == 0) {
+			json_add_string(body, "engine", eng);
+			if (key[0] != '\0' && k == NULL)
+				json_add_string(body, "key", key);
+		} else
+			why[0] = '\0';
 	}
 	if (tasks_from_json(q->d, body, NULL, &t, field, sizeof field, err,
 	    sizeof err) == -1) {
