@@ -260,6 +260,8 @@ int	tasks_default_engine(struct daemon *d, const char *key_name, char *engine,
 	    size_t enginelen, char *key, size_t keylen, char *why, size_t whylen);
 
 /* runs.c: the run manager. */
+/* spent_dollars stored for a run whose model had no price: its cost is unknown. */
+#define RUNS_DOLLARS_UNKNOWN	(-1.0)
 int	runs_enqueue(struct daemon *, const struct store_task *, char *id_out,
 	    size_t idlen, char *err, size_t errlen);
 /* A run from an earlier one (retry, continue): its own prompt and base, or NULL. */

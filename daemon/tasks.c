@@ -19,6 +19,7 @@
 #include "json.h"
 #include "keys.h"
 #include "paths.h"
+#include "prices.h"
 
 static const char *const tasks_keys[] = {
 	"name", "repo", "prompt", "engine", "permission_mode", "budget_dollars",
@@ -175,6 +176,34 @@ tasks_default_engine(struct daemon *d, const char *key_name, char *engine,
 	    "add), or name the engine: --engine E, or --command LINE for a shell line",
 	    enginepick_order(), path != NULL ? path : "unset", conf);
 	return -1;
+}
+
+/* The model a byok task's key runs (its own, else engines.byok.model), or NULL. */
+static const char *
+tasks_byok_model(struct daemon *d, const char *key_name)
+{
+	static char			 model[257];
+	const struct config_engine	*ce;
+	char				 err[256];
+	cJSON				*a;
+	const cJSON			*it;
+	const char			*n, *m;
+
+	if (d == NULL || key_name == NULL)
+		return NULL;
+	model[0] = '\0';
+	if ((a = keys_list(d->home, err, sizeof err)) != NULL) {
+		cJSON_ArrayForEach(it, a)
+			if ((n = json_get_string(it, "name")) != NULL &&
+			    strcmp(n, key_name) == 0 &&
+			    (m = json_get_string(it, "model")) != NULL)
+				snprintf(model, sizeof model, "%s", m);
+		cJSON_Delete(a);
+	}
+	if (model[0] == '\0' && (ce = config_engine(&d->cfg, "byok")) != NULL &&
+	    ce->model != NULL)
+		snprintf(model, sizeof model, "%s", ce->model);
+	return model[0] != '\0' ? model : NULL;
 }
 
 #define TASKS_FAIL(f, ...) do {						\
@@ -498,6 +527,20 @@ tasks_from_json(struct daemon *d, const cJSON *in, const struct store_task *base
 	if (strcmp(out->engine, "byok") == 0 && out->key_name == NULL)
 		TASKS_FAIL("key", "the byok engine needs a provider key: cwctl key add NAME "
 		    "--provider anthropic, then --key NAME");
+	/*
+	 * A dollar budget asked for a byok model with no price cannot hold: say so now.
+	 * (The configuration's default budget is not asked for: such a run goes on with
+	 * its cost unknown, and its report says the dollar budget was refused.)
+	 */
+	if (strcmp(out->engine, "byok") == 0 && out->budget_dollars > 0 &&
+	    cJSON_GetObjectItemCaseSensitive(in, "budget_dollars") != NULL &&
+	    (s = tasks_byok_model(d, out->key_name)) != NULL &&
+	    prices_find(&d->cfg, s, NULL) == NULL)
+		TASKS_FAIL("budget_dollars", "model '%.200s' (key %s) has no price, so a "
+		    "dollar budget cannot hold: add prices.%.200s (input and output, $ per "
+		    "million tokens) to %s, or leave the dollar budget out (0)", s,
+		    out->key_name, s, d->config_path[0] != '\0' ? d->config_path :
+		    "config.yaml");
 	if (strcmp(out->engine, "byok") != 0 && out->key_name != NULL)
 		TASKS_FAIL("key", "only the byok engine takes a key by name");
 	return 0;
