@@ -91,8 +91,8 @@ tasks_key_known(struct daemon *d, const char *name)
 }
 
 /*
- * byok picked with no key named: the only stored key, or an error naming them all (a
- * choice among several is the person's).
+ * byok picked with no key named: 0 and the only stored key; 1 when none is stored;
+ * -1 with why naming them when there are several (a choice that is the person's).
  */
 static int
 tasks_default_key(struct daemon *d, const char *how, char *key, size_t keylen,
@@ -117,12 +117,13 @@ tasks_default_key(struct daemon *d, const char *how, char *key, size_t keylen,
 	if (count == 1)
 		return 0;
 	key[0] = '\0';
-	if (count == 0)
+	if (count == 0) {
 		snprintf(why, whylen, "%s, but no provider key is stored: cwctl key add "
 		    "NAME --provider anthropic, then --key NAME", how);
-	else
-		snprintf(why, whylen, "%s, and several provider keys are stored (%s): name "
-		    "one with --key NAME", how, names);
+		return 1;
+	}
+	snprintf(why, whylen, "%s, and several provider keys are stored (%s): name one "
+	    "with --key NAME", how, names);
 	return -1;
 }
 
@@ -146,7 +147,7 @@ tasks_default_engine(struct daemon *d, const char *key_name, char *engine,
 		snprintf(engine, enginelen, "%s", d->cfg.engine_default);
 		snprintf(how, sizeof how, "engines.default in %.600s", conf);
 		if (strcmp(engine, "byok") == 0 &&
-		    tasks_default_key(d, how, key, keylen, why, whylen) == -1)
+		    tasks_default_key(d, how, key, keylen, why, whylen) != 0)
 			return -1;
 		snprintf(why, whylen, "%s%s%s", how, key[0] != '\0' ? ", with the only "
 		    "stored key, " : "", key);
@@ -162,11 +163,15 @@ tasks_default_engine(struct daemon *d, const char *key_name, char *engine,
 	snprintf(how, sizeof how, "none of %s is on the daemon's PATH (%.200s) "
 	    "and engines.default is not set in %.300s", enginepick_order(),
 	    path != NULL ? path : "unset", conf);
-	if (tasks_default_key(d, how, key, keylen, why, whylen) == 0) {
+	switch (tasks_default_key(d, how, key, keylen, why, whylen)) {
+	case 0:
 		snprintf(engine, enginelen, "byok");
 		snprintf(why, whylen, "%s; a provider key is stored, so Clockwork's own "
 		    "agent runs with it (%s)", how, key);
 		return 0;
+	case -1:
+		engine[0] = '\0';
+		return -1;
 	}
 	engine[0] = '\0';
 	snprintf(why, whylen, "no engine to default to: none of %s is on the daemon's "
