@@ -187,6 +187,23 @@ svc uninstall --systemd | grep -q "^removed $unit" && [ ! -e "$unit" ] || fail "
 svc install --launchd --print | grep -q "<string>$CLOCKWORK_HOME</string>" || fail "launchd CLOCKWORK_HOME"
 pass "service install|status|uninstall: CLOCKWORK_HOME, PATH to the engines, EnvironmentFile, Delegate; --force to replace"
 
+# 9b. The first config.yaml (issue 23): install writes one when there is none, with
+#     engines.default the first agent CLI on the service's PATH; a file already there
+#     is the person's and stays as it is.
+fresh="$T/cw-fresh"
+CLOCKWORK_HOME=$fresh svc install --systemd --force > "$T/svc2.out" || fail "install, fresh home: $(cat "$T/svc2.out")"
+grep -qF "wrote $fresh/config.yaml: engines.default: claude (found $T/engines/claude)" "$T/svc2.out" ||
+	fail "install did not say it wrote the first config: $(cat "$T/svc2.out")"
+grep -qx '  default: claude' "$fresh/config.yaml" || fail "first config: $(cat "$fresh/config.yaml")"
+[ "$(stat -c %a "$fresh/config.yaml")" = 600 ] || fail "first config mode $(stat -c %a "$fresh/config.yaml")"
+CLOCKWORK_HOME=$fresh "$CW_BIN/cwctl" policy check -- ls >/dev/null || fail "the first config does not load"
+echo '# mine' >> "$fresh/config.yaml"
+CLOCKWORK_HOME=$fresh svc install --systemd --force > "$T/svc3.out" || fail "install again"
+grep -qF "$fresh/config.yaml exists" "$T/svc3.out" && grep -qx '# mine' "$fresh/config.yaml" ||
+	fail "an existing config was touched: $(cat "$T/svc3.out")"
+CLOCKWORK_HOME=$fresh svc uninstall --systemd > /dev/null || fail "uninstall, fresh home"
+pass "service install writes the first config.yaml with engines.default (the first agent CLI on the service's PATH), 0600, and leaves an existing one alone"
+
 # 10. Another home with a stale port file (pointing at this daemon's port) and a stale
 #     socket file: cwctl says clockworkd is not running for that home, exit 4.
 mkdir -p "$T/other" && chmod 700 "$T/other"
