@@ -460,6 +460,33 @@ jobs_sync_one(struct daemon *d, const char *repo, const struct jobsgit_result *g
 	return rc;
 }
 
+/*
+ * A job that would become a new task needs an engine to default to; with none to be
+ * had, say so before anything is written (409: the machine's state, not the file).
+ */
+static int
+jobs_engine_check(struct daemon *d, const struct jobspec *js, size_t n, char *err,
+    size_t errlen)
+{
+	struct store_task	 t;
+	char			 engine[32], key[KEYS_NAME_MAX + 1], why[1024];
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < js[i].n_jobs; k++) {
+			if (store_task_get_by_name(d->store, js[i].jobs[k].name, &t) == 1) {
+				store_task_free(&t);
+				continue;
+			}
+			if (tasks_default_engine(d, NULL, engine, sizeof engine, key,
+			    sizeof key, why, sizeof why) == -1) {
+				snprintf(err, errlen, "job %s: %s", js[i].jobs[k].name, why);
+				return -1;
+			}
+			return 0;	/* the same answer for every new job */
+		}
+	return 0;
+}
+
 int
 jobs_discover(struct daemon *d, const char *repo_in, const char *actor, cJSON **result,
     int *code, char *err, size_t errlen)
@@ -501,6 +528,9 @@ jobs_discover(struct daemon *d, const char *repo_in, const char *actor, cJSON **
 	cJSON_AddArrayToObject(res, "unchanged");
 	cJSON_AddArrayToObject(res, "removed");
 	cJSON_AddArrayToObject(res, "conflicts");
+	*code = 409;
+	if (jobs_engine_check(d, js, g.n_files, err, errlen) == -1)
+		goto out;
 	*code = 500;
 	if (store_begin(d->store) == -1) {
 		snprintf(err, errlen, "%s", store_errmsg(d->store));
@@ -615,6 +645,9 @@ jobs_template_import(struct daemon *d, const char *file, const char *text, size_
 		snprintf(err, errlen, "a task named '%s' already exists", js.jobs[0].name);
 		goto out;
 	}
+	*code = 409;
+	if (jobs_engine_check(d, &js, 1, err, errlen) == -1)
+		goto out;
 	jobs_job_hash(&js.jobs[0], NULL, hash);
 	jobs_budget = JOBS_PREVIEW_EVALS;
 	source = jobs_source("template", repo_in != NULL ? repo : NULL, file, NULL, NULL,

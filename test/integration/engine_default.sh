@@ -84,7 +84,9 @@ out=$(cwctl jobs discover "$T/rj" 2>&1); rc=$?
 set -e
 [ "$rc" != 0 ] && grep -qF "job lint: no engine to default to" <<<"$out" || fail "discovery with no engine: exit $rc: $out"
 [ "$(sql "SELECT count(*) FROM tasks WHERE name = 'lint'")" = 0 ] || fail "a job was imported with no engine"
-pass "a job file's engine: command is not read; with nothing to default to, discovery fails naming the job"
+r=$(api_unix POST /api/jobs/discover "{\"repo\":\"$T/rj\"}")
+[ "${r%% *}" = 409 ] && grep -q '"no_engine"' <<<"$r" || fail "discovery with no engine over the API: $r"
+pass "a job file's engine: command is not read; with nothing to default to, discovery fails (409 no_engine) naming the job"
 
 # 3. A stored key and no CLI: byok with that key.
 printf '%s\n' sk-ant-test-not-real | cwctl key add work --provider anthropic \
