@@ -358,7 +358,9 @@ run_usage(struct run *r)
 	if ((m = run_msg("usage")) == NULL)
 		return;
 	cJSON_AddStringToObject(m, "run_id", r->run_id);
-	cJSON_AddNumberToObject(m, "dollars", r->usage.dollars);
+	/* Negative: no cost to report (the model has no price, run_cost_check). */
+	cJSON_AddNumberToObject(m, "dollars", r->cost_unknown[0] != '\0' ? -1 :
+	    r->usage.dollars);
 	cJSON_AddNumberToObject(m, "turns", r->usage.turns);
 	cJSON_AddNumberToObject(m, "seconds", (int)run_elapsed(r));
 	run_emit(r, m);
