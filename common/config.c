@@ -500,6 +500,29 @@ config_parse_network(struct config_parse *p, const yaml_node_t *n, const char *f
 	return 0;
 }
 
+/*
+ * engines.default: the engine a task or an imported job gets when it names none. Any
+ * runnable engine, "command" included: a person who writes it has asked for shell
+ * lines; the installers only ever write an agent engine (docs/configuration.md).
+ */
+static int
+config_parse_engine_default(struct config_parse *p, const yaml_node_t *v,
+    struct config *cfg)
+{
+	const char	*s = NULL;
+
+	if (config_get_string(p, v, "engines.default", &s) == -1)
+		return -1;
+	if (engines_runnable(s) == NULL)
+		return config_fail(p, v, "engines.default", "'%.64s' is not an engine "
+		    "Clockwork can run (one of: %s)", s, engines_names(1));
+	if (cfg->engine_default != NULL)
+		return config_fail(p, v, "engines.default", "given twice");
+	if ((cfg->engine_default = strdup(s)) == NULL)
+		return config_fail(p, v, "engines.default", "out of memory");
+	return 0;
+}
+
 static int
 config_parse_engines(struct config_parse *p, const yaml_node_t *n, struct config *cfg)
 {
@@ -518,6 +541,11 @@ config_parse_engines(struct config_parse *p, const yaml_node_t *n, struct config
 			return config_fail(p, k, "engines", "keys must be engine names");
 		name = config_scalar(k);
 		config_field(sub, sizeof sub, "engines.%s", name);
+		if (strcmp(name, "default") == 0) {
+			if (config_parse_engine_default(p, v, cfg) == -1)
+				return -1;
+			continue;
+		}
 		if (engines_find(name) == NULL)
 			return config_fail(p, k, sub, "unknown engine (known: %s)",
 			    engines_names(0));
@@ -1111,6 +1139,7 @@ config_free(struct config *cfg)
 		policy_free(&cfg->engines[i].sandbox);
 	}
 	free(cfg->engines);
+	free(cfg->engine_default);
 	strlist_free(&cfg->protected_branches);
 	strlist_free(&cfg->network_allow);
 	for (size_t i = 0; i < cfg->n_rules; i++) {

@@ -68,6 +68,8 @@ struct config {
 	struct policy		 sandbox;	/* the global policy */
 	struct config_engine	*engines;
 	size_t			 n_engines;
+	char			*engine_default; /* engines.default, or NULL: picked from
+						    what is installed (daemon/tasks.c) */
 	double			 budget_dollars;
 	int			 budget_turns;
 	int			 budget_seconds;

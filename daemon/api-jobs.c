@@ -88,7 +88,8 @@ api_jobs_discover(struct api_req *q)
 		return;
 	}
 	if (jobs_discover(q->d, repo, q->actor, &res, &code, err, sizeof err) == -1)
-		api_error(q, code, code == 400 ? "invalid_jobs" : "internal", "%s", err);
+		api_error(q, code, code == 400 ? "invalid_jobs" : code == 409 ? "no_engine" :
+		    "internal", "%s", err);
 	else
 		api_ok(q, 200, res);
 	cJSON_Delete(body);
@@ -202,8 +203,9 @@ api_jobs_template_import(struct api_req *q)
 		    "given, an absolute path");
 	else if (jobs_template_import(q->d, file, text, strlen(text), repo, q->actor,
 	    &res, &code, err, sizeof err) == -1)
-		api_error(q, code, code == 400 ? "invalid_template" : code == 409 ?
-		    "exists" : "internal", "%s", err);
+		api_error(q, code, code == 400 ? "invalid_template" : code != 409 ?
+		    "internal" : strstr(err, "no engine to default to") != NULL ?
+		    "no_engine" : "exists", "%s", err);
 	else
 		api_ok(q, 201, res);
 	cJSON_Delete(body);

@@ -36,6 +36,7 @@
 #include "httpd.h"
 #include "engines.h"
 #include "json.h"
+#include "keys.h"
 #include "transcript.h"
 #include "transcripts.h"
 #include "log.h"
@@ -67,7 +68,7 @@ api_send(struct evhttp_request *req, int code, cJSON *body)
 void
 api_error(struct api_req *q, int code, const char *ecode, const char *fmt, ...)
 {
-	char	 msg[768];
+	char	 msg[1280];
 	va_list	 ap;
 	cJSON	*o, *e;
 
@@ -277,12 +278,27 @@ static void
 api_task_add(struct api_req *q)
 {
 	struct store_task	 t, got;
-	char			 field[64], err[512];
-	cJSON			*body;
+	char			 field[64], err[1280], eng[32], key[KEYS_NAME_MAX + 1];
+	char			 why[1024] = "";
+	const cJSON		*k;
+	cJSON			*body, *o;
 	int64_t			 id;
 
 	if ((body = api_body(q)) == NULL)
 		return;
+	/* No engine named: the default, and the sentence that says why, for the reply. */
+	if (cJSON_IsObject(body) && !cJSON_HasObjectItem(body, "engine") &&
+	    cJSON_IsString(cJSON_GetObjectItemCaseSensitive(body, "prompt"))) {
+		k = cJSON_GetObjectItemCaseSensitive(body, "key");
+		/* None to be had: tasks_from_json names the first bad field, in order. */
+		if (tasks_default_engine(q->d, cJSON_IsString(k) ? k->valuestring : NULL,
+		    eng, sizeof eng, key, sizeof key, why, sizeof why) == 0) {
+			json_add_string(body, "engine", eng);
+			if (key[0] != '\0' && k == NULL)
+				json_add_string(body, "key", key);
+		} else
+			why[0] = '\0';
+	}
 	if (tasks_from_json(q->d, body, NULL, &t, field, sizeof field, err,
 	    sizeof err) == -1) {
 		cJSON_Delete(body);
@@ -308,7 +324,10 @@ api_task_add(struct api_req *q)
 		api_error(q, 500, "internal", "%s", store_errmsg(q->d->store));
 		return;
 	}
-	api_ok(q, 201, tasks_to_json(&got));
+	o = tasks_to_json(&got);
+	if (o != NULL && why[0] != '\0')
+		json_add_string(o, "engine_default", why);
+	api_ok(q, 201, o);
 	store_task_free(&got);
 }
 

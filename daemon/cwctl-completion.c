@@ -22,7 +22,7 @@ static const char cwctl_completion_bash[] =
 "    task)\n"
 "      if [ \"$COMP_CWORD\" -eq 2 ]; then words='add list show enable disable rm'\n"
 "      else case $sub in\n"
-"        add) words='--prompt --prompt-file --repo --engine --mode --dollars --turns --seconds --processes --memory-mb --schedule --disabled --json' ;;\n"
+"        add) words='--prompt --prompt-file --command --repo --engine --key --mode --dollars --turns --seconds --processes --memory-mb --schedule --disabled --json' ;;\n"
 "        *) words=\"$(_cwctl_tasks) --json\" ;;\n"
 "      esac; fi ;;\n"
 "    run)\n"

@@ -208,6 +208,8 @@ cwctl_run_print_report(const cJSON *rep)
 		    cwctl_run_or(dec));
 	}
 	cwctl_run_print_limits(rep);
+	if ((s = json_get_string(rep, "cost_unknown")) != NULL)
+		printf("cost:         unknown: %s\n", cwctl_vis(s));
 	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(rep, "not_enforced"))
 		if (cJSON_IsString(e))
 			printf("not enforced: %s\n", cwctl_vis(e->valuestring));
@@ -250,7 +252,10 @@ cwctl_run_print(const cJSON *r)
 	if ((sp = cJSON_GetObjectItemCaseSensitive(r, "spent")) != NULL) {
 		n = 0;
 		json_get_number(sp, "dollars", &n);
-		printf("spent:        %s", cwctl_run_money(n, money, sizeof money));
+		b = 1;
+		json_get_bool(sp, "dollars_known", &b);
+		printf("spent:        %s", b ? cwctl_run_money(n, money, sizeof money) :
+		    "cost unknown (the model has no price)");
 		n = 0;
 		json_get_number(sp, "turns", &n);
 		printf(", %.0f turn%s", n, n == 1 ? "" : "s");

@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -17,7 +18,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "cwctl.h"
+#include "enginepick.h"
 #include "paths.h"
 
 const char cwctl_service_systemd[] =
@@ -191,6 +194,60 @@ cwctl_service_write(const char *path, const char *text)
 	return 0;
 }
 
+/*
+ * The first config.yaml (issue 23), when there is none: engines.default set to the
+ * first agent CLI on the PATH the service will run with (this cwctl's directory, then
+ * the install's PATH), so that a task named without --engine runs an agent. byok is
+ * never written here: its key is added later (cwctl key add), and the daemon itself
+ * picks byok when a key is stored and no CLI is found. An existing file is the
+ * person's and is not touched.
+ */
+static void
+cwctl_service_first_config(const char *bindir)
+{
+	char		 conf[PATH_MAX], dir[PATH_MAX], found[PATH_MAX], *path = NULL;
+	const char	*e, *env = getenv("PATH");
+	FILE		*f;
+	int		 fd;
+
+	if (config_default_path(conf, sizeof conf) == -1 ||
+	    paths_clockwork_home(dir, sizeof dir) == -1)
+		return;
+	if (access(conf, F_OK) == 0) {
+		printf("%s exists: its engines.default (if any) stands\n", conf);
+		return;
+	}
+	if (asprintf(&path, "%s:%s", bindir, env != NULL ? env : "") == -1)
+		return;
+	e = enginepick_on_path(path, found, sizeof found);
+	free(path);
+	if (e == NULL) {
+		printf("no agent engine (%s) is on the service's PATH: install one, or set "
+		    "engines.default in %s; until then the daemon picks one when a task "
+		    "names none (byok, with a key from cwctl key add)\n", enginepick_order(),
+		    conf);
+		return;
+	}
+	if (paths_mkdir_p(dir, 0700) == -1 ||
+	    (fd = open(conf, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) == -1) {
+		fprintf(stderr, "cwctl: %s: %s (engines.default not written)\n", conf,
+		    strerror(errno));
+		return;
+	}
+	if ((f = fdopen(fd, "w")) == NULL) {
+		close(fd);
+		return;
+	}
+	fprintf(f, "# Written by cwctl service install. The engine a task gets when it names\n"
+	    "# none: the first of %s found on the service's PATH\n"
+	    "# (%s). docs/configuration.md lists the rest.\n"
+	    "engines:\n  default: %s\n", enginepick_order(), found, e);
+	if (fclose(f) != 0)
+		fprintf(stderr, "cwctl: %s: %s\n", conf, strerror(errno));
+	else
+		printf("wrote %s: engines.default: %s (found %s)\n", conf, e, found);
+}
+
 static int
 cwctl_service_usage(void)
 {
@@ -299,6 +356,7 @@ cwctl_service(int argc, char **argv)
 		printf("already installed: %s\n", path);
 		free(old);
 		free(text);
+		cwctl_service_first_config(exe);
 		return CWCTL_EXIT_OK;
 	}
 	if (old != NULL && !force) {
@@ -317,6 +375,7 @@ cwctl_service(int argc, char **argv)
 	}
 	free(text);
 	printf("wrote %s\n", path);
+	cwctl_service_first_config(exe);
 	/* Only root can load the profile: say the one command (exe is now the bindir). */
 	if (!mac && cwctl_apparmor_needed())
 		printf("AppArmor restricts user namespaces on this system, and cw-runner has "

@@ -15,10 +15,13 @@ cwctl_task_usage(void)
 	fprintf(stderr,
 	    "usage: cwctl task add NAME (--prompt TEXT | --prompt - | --prompt-file FILE)\n"
 	    "                [--repo DIR] [--engine E] [--key NAME]  (byok: a key from cwctl key list)\n"
-	    "                [--mode plan|acceptEdits] [--dollars N] [--turns N] [--seconds N]\n"
+	    "                [--mode acceptEdits|plan] [--dollars N] [--turns N] [--seconds N]\n"
 	    "                [--processes N] [--memory-mb N]\n"
 	    "                [--telegram-chat CHAT_ID [--telegram-allow USER_ID]...]\n"
 	    "                [--schedule queued|'CRON'] [--disabled] [--json]\n"
+	    "                without --engine: engines.default, else the first of claude, codex,\n"
+	    "                opencode on the daemon's PATH, else byok with a stored key\n"
+	    "       cwctl task add NAME --command LINE [--repo DIR] ...  (a shell line, not an agent)\n"
 	    "       cwctl task edit NAME [--prompt TEXT] [--mode M] [--dollars N] [--turns N]\n"
 	    "                [--seconds N] [--schedule queued|'CRON'] [--base BRANCH|default]\n"
 	    "                [--repo DIR] [--engine E] [--processes N] [--memory-mb N] [--json]\n"
@@ -165,8 +168,8 @@ cwctl_task_add(int argc, char **argv, int edit)
 {
 	cJSON		*b, *o = NULL;
 	char		 real[PATH_MAX], *end, path[256], name[200];
-	const char	*verb = edit ? "task edit" : "task add";
-	int		 json = 0, rc;
+	const char	*verb = edit ? "task edit" : "task add", *engine = NULL;
+	int		 json = 0, rc, prompted = 0, command = 0;
 	double		 d;
 	long		 l;
 
@@ -194,10 +197,15 @@ cwctl_task_add(int argc, char **argv, int edit)
 		}
 		i++;
 		if (strcmp(a, "--prompt") == 0 || strcmp(a, "--prompt-file") == 0) {
+			prompted = 1;
 			if (cwctl_task_prompt(b, a, v) == -1) {
 				cJSON_Delete(b);
 				return CWCTL_EXIT_FAILURE;
 			}
+		} else if (strcmp(a, "--command") == 0) {
+			/* A shell line is asked for by name: --command LINE. */
+			if (command++ == 0)
+				json_add_string(b, "prompt", v);
 		} else if (strcmp(a, "--repo") == 0) {
 			/* The daemon wants an absolute path; resolve relative ones here. */
 			if (realpath(v, real) == NULL) {
@@ -207,7 +215,7 @@ cwctl_task_add(int argc, char **argv, int edit)
 			}
 			json_add_string(b, "repo", real);
 		} else if (strcmp(a, "--engine") == 0)
-			json_add_string(b, "engine", v);
+			engine = v;
 		else if (strcmp(a, "--key") == 0)
 			json_add_string(b, "key", v);
 		else if (strcmp(a, "--mode") == 0 || strcmp(a, "--permission-mode") == 0)
@@ -254,6 +262,17 @@ bad_number:
 		fprintf(stderr, "cwctl: %s: %s: '%s' is not a number\n", verb, a, v);
 		goto usage;
 	}
+	/* --command LINE is the engine and the prompt at once: nothing may say otherwise. */
+	if (command && (prompted || command > 1 || (engine != NULL &&
+	    strcmp(engine, "command") != 0))) {
+		fprintf(stderr, "cwctl: %s: --command LINE is a shell line for the command "
+		    "engine; it cannot go with %s (an agent's task takes --prompt)\n", verb,
+		    prompted ? "--prompt" : engine != NULL ? "--engine other than command" :
+		    "a second --command");
+		goto usage;
+	}
+	if (command || engine != NULL)
+		json_add_string(b, "engine", command ? "command" : engine);
 	if (edit) {
 		if (b->child == NULL) {
 			fprintf(stderr, "cwctl: task edit: nothing to change\n");
@@ -276,9 +295,16 @@ bad_number:
 		return rc;
 	if (json)
 		cwctl_print_json(o);
-	else
+	else {
 		printf("task %s %s\n", cwctl_vis(json_get_string(o, "name")), edit ? "edited" :
 		    "added");
+		/* No --engine: say which engine the daemon chose, and why. */
+		if (json_get_string(o, "engine_default") != NULL)
+			printf("engine %s, mode %s, the default: %s\n",
+			    cwctl_vis(json_get_string(o, "engine")),
+			    cwctl_vis(json_get_string(o, "permission_mode")),
+			    cwctl_vis(json_get_string(o, "engine_default")));
+	}
 	cJSON_Delete(o);
 	return CWCTL_EXIT_OK;
 usage:

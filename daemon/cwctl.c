@@ -17,8 +17,9 @@ static const struct cwctl_verb {
 	const char	*usage;
 } cwctl_verbs[] = {
 	{ "status", cwctl_status, "status [--json]   is clockworkd running, and what is it doing" },
-	{ "task", cwctl_task, "task add NAME (--prompt TEXT | --prompt - | --prompt-file FILE)\n"
-	    "      [--repo DIR] [--engine E] [--mode plan|acceptEdits] [--base B] [--dollars N]\n"
+	{ "task", cwctl_task, "task add NAME (--prompt TEXT | --prompt - | --prompt-file FILE |\n"
+	    "      --command LINE) [--repo DIR] [--engine E (default: engines.default, else\n"
+	    "      the first agent CLI found)] [--mode acceptEdits|plan] [--base B] [--dollars N]\n"
 	    "      [--turns N] [--seconds N] [--processes N] [--memory-mb N]\n"
 	    "      [--schedule queued|'CRON'] [--disabled] [--json]\n"
 	    "  task edit NAME [--prompt TEXT] [--mode M] [--base B|default] ...   (history kept)\n"

@@ -248,8 +248,20 @@ int	tasks_from_json(struct daemon *, const cJSON *in, const struct store_task *b
 cJSON	*tasks_to_json(const struct store_task *);
 int	tasks_name_valid(const char *);
 int	tasks_branch_valid(const char *);
+/*
+ * The engine a new task (or an imported job) gets when it names none: a key named
+ * (key_name, or NULL) means byok; then engines.default; then the first agent CLI on
+ * the daemon's PATH (common/enginepick.h); then byok when a provider key is stored.
+ * Fills engine, key (the only stored key, when byok is picked and none was named; else
+ * empty) and why, one sentence for the person; -1 with why saying what to do. d may be
+ * NULL (no configuration, no key store).
+ */
+int	tasks_default_engine(struct daemon *d, const char *key_name, char *engine,
+	    size_t enginelen, char *key, size_t keylen, char *why, size_t whylen);
 
 /* runs.c: the run manager. */
+/* spent_dollars stored for a run whose model had no price: its cost is unknown. */
+#define RUNS_DOLLARS_UNKNOWN	(-1.0)
 int	runs_enqueue(struct daemon *, const struct store_task *, char *id_out,
 	    size_t idlen, char *err, size_t errlen);
 /* A run from an earlier one (retry, continue): its own prompt and base, or NULL. */
@@ -505,7 +517,6 @@ struct preview_input {
 cJSON	*preview_build(struct daemon *, const struct preview_input *);
 
 /* jobs.c: discovery of repository jobs, enabling, templates (W2). */
-#define JOBS_ENGINE		"command"	/* the existing default engine */
 #define JOBS_MODE		"acceptEdits"
 #define JOBS_DOLLARS		2.0
 #define JOBS_TURNS		50

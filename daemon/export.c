@@ -147,8 +147,12 @@ export_render(const struct export_input *in)
 		    "unknown");
 	export_rowf(f, "Budget", "$%.2f, %d turns, %d s", in->budget_dollars,
 	    in->budget_turns, in->budget_seconds);
-	export_rowf(f, "Spent", "$%.4f, %d turns, %.1f s", in->spent_dollars,
-	    in->spent_turns, in->spent_seconds);
+	if (in->spent_dollars < 0)	/* RUNS_DOLLARS_UNKNOWN: the model had no price */
+		export_rowf(f, "Spent", "cost unknown (the model has no price), %d turns, "
+		    "%.1f s", in->spent_turns, in->spent_seconds);
+	else
+		export_rowf(f, "Spent", "$%.4f, %d turns, %.1f s", in->spent_dollars,
+		    in->spent_turns, in->spent_seconds);
 	export_row(f, "Repository", in->repo != NULL ? in->repo : "(scratch run)");
 	export_row(f, "Branch", in->branch);
 	export_row(f, "Base commit", in->base_commit);

@@ -6,7 +6,8 @@
  *  - The file is read from the default branch as committed (jobsgit.c) and parsed
  *    by a schema that names only the job fields (common/jobspec.c).
  *  - Every imported task gets the same conservative defaults (JOBS_*: acceptEdits,
- *    $2 / 50 turns / 3600 s, queued, the default engine), whatever the file said,
+ *    $2 / 50 turns / 3600 s, queued, the engine a task without --engine gets),
+ *    whatever the file said,
  *    and is created disabled with needs_review set and a security preview
  *    (preview.c) stored beside it.
  *  - Only jobs_enable (cwctl jobs enable, the Inbox's button) turns needs_review
@@ -27,6 +28,7 @@
 #include "daemon.h"
 #include "jobspec.h"
 #include "json.h"
+#include "keys.h"
 #include "log.h"
 #include "paths.h"
 #include "sha256.h"
@@ -96,19 +98,32 @@ jobs_prompt(const struct jobspec_job *j)
 	return p;
 }
 
-/* A new imported task: the defaults, whatever the file said. */
+/*
+ * A new imported task: the defaults, whatever the file said. Its engine is the one a
+ * task added without --engine gets (tasks_default_engine): the file has no say in it.
+ */
 static int
-jobs_task_defaults(struct store_task *t, const char *name, const char *repo,
-    char *prompt)
+jobs_task_defaults(struct daemon *d, struct store_task *t, const char *name,
+    const char *repo, char *prompt, char *err, size_t errlen)
 {
+	char	engine[32], key[KEYS_NAME_MAX + 1], why[1024];
+
 	memset(t, 0, sizeof *t);
 	t->prompt = prompt;
+	if (tasks_default_engine(d, NULL, engine, sizeof engine, key, sizeof key, why,
+	    sizeof why) == -1) {
+		snprintf(err, errlen, "job %s: %s", name, why);
+		return -1;
+	}
 	if ((t->name = strdup(name)) == NULL ||
 	    (repo != NULL && (t->repo = strdup(repo)) == NULL) ||
-	    (t->engine = strdup(JOBS_ENGINE)) == NULL ||
+	    (t->engine = strdup(engine)) == NULL ||
+	    (key[0] != '\0' && (t->key_name = strdup(key)) == NULL) ||
 	    (t->permission_mode = strdup(JOBS_MODE)) == NULL ||
-	    (t->schedule = strdup("queued")) == NULL)
+	    (t->schedule = strdup("queued")) == NULL) {
+		snprintf(err, errlen, "out of memory");
 		return -1;
+	}
 	t->budget_dollars = JOBS_DOLLARS;
 	t->budget_turns = JOBS_TURNS;
 	t->budget_seconds = JOBS_SECONDS;
@@ -193,10 +208,13 @@ jobs_create(struct daemon *d, const struct jobspec *js, const struct jobspec_job
 	cJSON			*pv;
 	int			 rc = -1;
 
-	if ((prompt = jobs_prompt(j)) == NULL ||
-	    jobs_task_defaults(&t, j->name, repo, prompt) == -1) {
-		free(prompt);
+	if ((prompt = jobs_prompt(j)) == NULL) {
 		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (jobs_task_defaults(d, &t, j->name, repo, prompt, err, errlen) == -1) {
+		/* t owns the prompt from the start; freeing t frees it. */
+		store_task_free(&t);
 		return -1;
 	}
 	pv = jobs_preview(d, &t, js, j, source, NULL);
@@ -442,6 +460,33 @@ jobs_sync_one(struct daemon *d, const char *repo, const struct jobsgit_result *g
 	return rc;
 }
 
+/*
+ * A job that would become a new task needs an engine to default to; with none to be
+ * had, say so before anything is written (409: the machine's state, not the file).
+ */
+static int
+jobs_engine_check(struct daemon *d, const struct jobspec *js, size_t n, char *err,
+    size_t errlen)
+{
+	struct store_task	 t;
+	char			 engine[32], key[KEYS_NAME_MAX + 1], why[1024];
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < js[i].n_jobs; k++) {
+			if (store_task_get_by_name(d->store, js[i].jobs[k].name, &t) == 1) {
+				store_task_free(&t);
+				continue;
+			}
+			if (tasks_default_engine(d, NULL, engine, sizeof engine, key,
+			    sizeof key, why, sizeof why) == -1) {
+				snprintf(err, errlen, "job %s: %s", js[i].jobs[k].name, why);
+				return -1;
+			}
+			return 0;	/* the same answer for every new job */
+		}
+	return 0;
+}
+
 int
 jobs_discover(struct daemon *d, const char *repo_in, const char *actor, cJSON **result,
     int *code, char *err, size_t errlen)
@@ -483,6 +528,9 @@ jobs_discover(struct daemon *d, const char *repo_in, const char *actor, cJSON **
 	cJSON_AddArrayToObject(res, "unchanged");
 	cJSON_AddArrayToObject(res, "removed");
 	cJSON_AddArrayToObject(res, "conflicts");
+	*code = 409;
+	if (jobs_engine_check(d, js, g.n_files, err, errlen) == -1)
+		goto out;
 	*code = 500;
 	if (store_begin(d->store) == -1) {
 		snprintf(err, errlen, "%s", store_errmsg(d->store));
@@ -597,6 +645,9 @@ jobs_template_import(struct daemon *d, const char *file, const char *text, size_
 		snprintf(err, errlen, "a task named '%s' already exists", js.jobs[0].name);
 		goto out;
 	}
+	*code = 409;
+	if (jobs_engine_check(d, &js, 1, err, errlen) == -1)
+		goto out;
 	jobs_job_hash(&js.jobs[0], NULL, hash);
 	jobs_budget = JOBS_PREVIEW_EVALS;
 	source = jobs_source("template", repo_in != NULL ? repo : NULL, file, NULL, NULL,

@@ -1552,7 +1552,7 @@ runs_finish(struct run *r)
 	cJSON			*rep, *j, *git, *spent, *runner, *ap;
 	char			*text, cgerr[PATH_MAX + 64], ended[96];
 	double			 secs;
-	int			 refused = 0, sb, n;
+	int			 refused = 0, sb, n, cost_unknown = 0;
 
 	if (r->import != NULL)
 		return;		/* the import is under way: it finishes the run */
@@ -1659,6 +1659,10 @@ runs_finish(struct run *r)
 		double	dd;
 		int	tt;
 
+		/* byok without a price (issue 23): the cost is unknown, not $0. */
+		cost_unknown = cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(spent,
+		    "dollars_known"));
+
 		if (json_get_number(spent, "dollars", &dd) == 0 && dd > r->spent_dollars)
 			r->spent_dollars = dd;
 		if (json_get_int(spent, "turns", &tt) == 0 && tt > r->spent_turns)
@@ -1669,6 +1673,10 @@ runs_finish(struct run *r)
 		cJSON_AddNumberToObject(spent, "dollars", r->spent_dollars);
 		cJSON_AddNumberToObject(spent, "turns", r->spent_turns);
 		cJSON_AddNumberToObject(spent, "seconds", (double)(int64_t)(secs * 1000) / 1000);
+		if (cost_unknown) {
+			cJSON_AddBoolToObject(spent, "dollars_known", 0);
+			r->spent_dollars = RUNS_DOLLARS_UNKNOWN;
+		}
 	}
 	if (cJSON_GetObjectItemCaseSensitive(rep, "denials") == NULL)
 		cJSON_AddItemToObject(rep, "denials", record_list_json(&r->denials));
@@ -1942,7 +1950,11 @@ runs_to_json(const struct store_run *sr, int with_report)
 		cJSON_AddBoolToObject(o, "sandboxed", sr->sandboxed);
 	if ((s = cJSON_AddObjectToObject(o, "spent")) != NULL) {
 		/* To a hundredth of a cent and a millisecond: no float noise in the JSON. */
-		cJSON_AddNumberToObject(s, "dollars", round(sr->spent_dollars * 1e6) / 1e6);
+		/* Stored as RUNS_DOLLARS_UNKNOWN when the model had no price. */
+		cJSON_AddNumberToObject(s, "dollars", sr->spent_dollars < 0 ? 0 :
+		    round(sr->spent_dollars * 1e6) / 1e6);
+		if (sr->spent_dollars < 0)
+			cJSON_AddBoolToObject(s, "dollars_known", 0);
 		cJSON_AddNumberToObject(s, "turns", sr->spent_turns);
 		cJSON_AddNumberToObject(s, "seconds", round(sr->spent_seconds * 1e3) / 1e3);
 	}

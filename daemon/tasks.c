@@ -14,10 +14,12 @@
 #include <git2.h>
 
 #include "daemon.h"
+#include "enginepick.h"
 #include "engines.h"
 #include "json.h"
 #include "keys.h"
 #include "paths.h"
+#include "prices.h"
 
 static const char *const tasks_keys[] = {
 	"name", "repo", "prompt", "engine", "permission_mode", "budget_dollars",
@@ -86,6 +88,127 @@ tasks_key_known(struct daemon *d, const char *name)
 			found = 1;
 	cJSON_Delete(a);
 	return found;
+}
+
+/*
+ * byok picked with no key named: 0 and the only stored key; 1 when none is stored;
+ * -1 with why naming them when there are several (a choice that is the person's).
+ */
+static int
+tasks_default_key(struct daemon *d, const char *how, char *key, size_t keylen,
+    char *why, size_t whylen)
+{
+	char		 err[256], names[256] = "";
+	cJSON		*a = d != NULL ? keys_list(d->home, err, sizeof err) : NULL;
+	const cJSON	*it;
+	const char	*n;
+	size_t		 len = 0;
+	int		 count = 0;
+
+	cJSON_ArrayForEach(it, a)
+		if ((n = json_get_string(it, "name")) != NULL) {
+			if (count++ == 0)
+				snprintf(key, keylen, "%s", n);
+			if (len < sizeof names)
+				len += (size_t)snprintf(names + len, sizeof names - len,
+				    "%s%s", len > 0 ? ", " : "", n);
+		}
+	cJSON_Delete(a);
+	if (count == 1)
+		return 0;
+	key[0] = '\0';
+	if (count == 0) {
+		snprintf(why, whylen, "%s, but no provider key is stored: cwctl key add "
+		    "NAME --provider anthropic, then --key NAME", how);
+		return 1;
+	}
+	snprintf(why, whylen, "%s, and several provider keys are stored (%s): name one "
+	    "with --key NAME", how, names);
+	return -1;
+}
+
+int
+tasks_default_engine(struct daemon *d, const char *key_name, char *engine,
+    size_t enginelen, char *key, size_t keylen, char *why, size_t whylen)
+{
+	const char	*conf = d != NULL && d->config_path[0] != '\0' ? d->config_path :
+			    "config.yaml";
+	const char	*path = getenv("PATH"), *e;
+	char		 found[PATH_MAX], how[768];
+
+	key[0] = '\0';
+	if (key_name != NULL) {
+		snprintf(engine, enginelen, "byok");
+		snprintf(why, whylen, "the task names a provider key (--key %s), which "
+		    "only byok takes", key_name);
+		return 0;
+	}
+	if (d != NULL && d->cfg.engine_default != NULL) {
+		snprintf(engine, enginelen, "%s", d->cfg.engine_default);
+		snprintf(how, sizeof how, "engines.default in %.600s", conf);
+		if (strcmp(engine, "byok") == 0 &&
+		    tasks_default_key(d, how, key, keylen, why, whylen) != 0)
+			return -1;
+		snprintf(why, whylen, "%s%s%s", how, key[0] != '\0' ? ", with the only "
+		    "stored key, " : "", key);
+		return 0;
+	}
+	if ((e = enginepick_on_path(path, found, sizeof found)) != NULL) {
+		snprintf(engine, enginelen, "%s", e);
+		snprintf(why, whylen, "found %.400s on the daemon's PATH (engines.default "
+		    "is not set in %.300s; the order is %s, then byok)", found, conf,
+		    enginepick_order());
+		return 0;
+	}
+	snprintf(how, sizeof how, "none of %s is on the daemon's PATH (%.200s) "
+	    "and engines.default is not set in %.300s", enginepick_order(),
+	    path != NULL ? path : "unset", conf);
+	switch (tasks_default_key(d, how, key, keylen, why, whylen)) {
+	case 0:
+		snprintf(engine, enginelen, "byok");
+		snprintf(why, whylen, "%s; a provider key is stored, so Clockwork's own "
+		    "agent runs with it (%s)", how, key);
+		return 0;
+	case -1:
+		engine[0] = '\0';
+		return -1;
+	}
+	engine[0] = '\0';
+	snprintf(why, whylen, "no engine to default to: none of %s is on the daemon's "
+	    "PATH (%.200s), engines.default is not set in %.300s, and no provider key is "
+	    "stored for byok. Install one (scripts/setup-engines, or npm install -g "
+	    "@anthropic-ai/claude-code), set engines.default, store a key (cwctl key "
+	    "add), or name the engine: --engine E, or --command LINE for a shell line",
+	    enginepick_order(), path != NULL ? path : "unset", conf);
+	return -1;
+}
+
+/* The model a byok task's key runs (its own, else engines.byok.model), or NULL. */
+static const char *
+tasks_byok_model(struct daemon *d, const char *key_name)
+{
+	static char			 model[257];
+	const struct config_engine	*ce;
+	char				 err[256];
+	cJSON				*a;
+	const cJSON			*it;
+	const char			*n, *m;
+
+	if (d == NULL || key_name == NULL)
+		return NULL;
+	model[0] = '\0';
+	if ((a = keys_list(d->home, err, sizeof err)) != NULL) {
+		cJSON_ArrayForEach(it, a)
+			if ((n = json_get_string(it, "name")) != NULL &&
+			    strcmp(n, key_name) == 0 &&
+			    (m = json_get_string(it, "model")) != NULL)
+				snprintf(model, sizeof model, "%s", m);
+		cJSON_Delete(a);
+	}
+	if (model[0] == '\0' && (ce = config_engine(&d->cfg, "byok")) != NULL &&
+	    ce->model != NULL)
+		snprintf(model, sizeof model, "%s", ce->model);
+	return model[0] != '\0' ? model : NULL;
 }
 
 #define TASKS_FAIL(f, ...) do {						\
@@ -243,9 +366,7 @@ tasks_from_json(struct daemon *d, const cJSON *in, const struct store_task *base
 			TASKS_FAIL("(body)", "out of memory");
 		out->enabled = base->enabled;
 	} else {
-		if (tasks_dup(&out->engine, "command") == -1 ||
-		    tasks_dup(&out->permission_mode, "plan") == -1 ||
-		    tasks_dup(&out->schedule, "queued") == -1)
+		if (tasks_dup(&out->schedule, "queued") == -1)
 			TASKS_FAIL("(body)", "out of memory");
 		out->budget_dollars = d != NULL ? d->cfg.budget_dollars : CONFIG_DEFAULT_DOLLARS;
 		out->budget_turns = d != NULL ? d->cfg.budget_turns : CONFIG_DEFAULT_TURNS;
@@ -294,6 +415,17 @@ tasks_from_json(struct daemon *d, const cJSON *in, const struct store_task *base
 			TASKS_FAIL("engine", "must be one of: %s", engines_names(1));
 		if (tasks_dup(&out->engine, v->valuestring) == -1)
 			TASKS_FAIL("engine", "out of memory");
+	} else if (base == NULL) {
+		/* Agent-first (issue 23): a shell line is asked for, never defaulted to. */
+		char	eng[32], key[KEYS_NAME_MAX + 1], dwhy[1024];
+
+		v = cJSON_GetObjectItemCaseSensitive(in, "key");
+		if (tasks_default_engine(d, cJSON_IsString(v) ? v->valuestring : NULL, eng,
+		    sizeof eng, key, sizeof key, dwhy, sizeof dwhy) == -1)
+			TASKS_FAIL("engine", "%s", dwhy);
+		if (tasks_dup(&out->engine, eng) == -1 ||
+		    (key[0] != '\0' && tasks_dup(&out->key_name, key) == -1))
+			TASKS_FAIL("engine", "out of memory");
 	}
 
 	if ((v = cJSON_GetObjectItemCaseSensitive(in, "permission_mode")) != NULL) {
@@ -302,6 +434,14 @@ tasks_from_json(struct daemon *d, const cJSON *in, const struct store_task *base
 			TASKS_FAIL("permission_mode", "must be \"plan\" or \"acceptEdits\" "
 			    "(there is no bypass mode)");
 		if (tasks_dup(&out->permission_mode, s) == -1)
+			TASKS_FAIL("permission_mode", "out of memory");
+	} else if (base == NULL) {
+		/*
+		 * An agent edits by default (acceptEdits: every engine's editing mode), with
+		 * the approvals the risk of each call asks for; a command has no mode.
+		 */
+		if (tasks_dup(&out->permission_mode, engines_find(out->engine)->caps &
+		    ENGINE_TAKES_PROMPT ? "acceptEdits" : "plan") == -1)
 			TASKS_FAIL("permission_mode", "out of memory");
 	}
 
@@ -392,6 +532,20 @@ tasks_from_json(struct daemon *d, const cJSON *in, const struct store_task *base
 	if (strcmp(out->engine, "byok") == 0 && out->key_name == NULL)
 		TASKS_FAIL("key", "the byok engine needs a provider key: cwctl key add NAME "
 		    "--provider anthropic, then --key NAME");
+	/*
+	 * A dollar budget asked for a byok model with no price cannot hold: say so now.
+	 * (The configuration's default budget is not asked for: such a run goes on with
+	 * its cost unknown, and its report says the dollar budget was refused.)
+	 */
+	if (strcmp(out->engine, "byok") == 0 && out->budget_dollars > 0 &&
+	    cJSON_GetObjectItemCaseSensitive(in, "budget_dollars") != NULL &&
+	    (s = tasks_byok_model(d, out->key_name)) != NULL &&
+	    prices_find(&d->cfg, s, NULL) == NULL)
+		TASKS_FAIL("budget_dollars", "model '%.200s' (key %s) has no price, so a "
+		    "dollar budget cannot hold: add prices.%.200s (input and output, $ per "
+		    "million tokens) to %s, or leave the dollar budget out (0)", s,
+		    out->key_name, s, d->config_path[0] != '\0' ? d->config_path :
+		    "config.yaml");
 	if (strcmp(out->engine, "byok") != 0 && out->key_name != NULL)
 		TASKS_FAIL("key", "only the byok engine takes a key by name");
 	return 0;

@@ -204,7 +204,7 @@ agent_progress(struct agent *a)
 
 	cJSON_AddStringToObject(o, "type", "usage");
 	cJSON_AddNumberToObject(o, "turns", a->turns);
-	cJSON_AddNumberToObject(o, "dollars", a->dollars);
+	cJSON_AddNumberToObject(o, "dollars", a->have_price ? a->dollars : -1);
 	cJSON_AddNumberToObject(o, "input_tokens", (double)a->total.input);
 	cJSON_AddNumberToObject(o, "output_tokens", (double)a->total.output);
 	cJSON_AddNumberToObject(o, "cache_write_tokens", (double)a->total.cache_write);
@@ -707,7 +707,8 @@ agent_loop(struct agent *a)
 			} else if (type != NULL && strcmp(type, "tool_use") == 0)
 				calls++;
 		}
-		agent_entry(transcript_usage(a->dollars, a->turns));
+		/* Negative: no price, so no cost to report (shown as not reported). */
+		agent_entry(transcript_usage(a->have_price ? a->dollars : -1, a->turns));
 		agent_progress(a);
 		msg = cJSON_CreateObject();
 		cJSON_AddStringToObject(msg, "role", "assistant");

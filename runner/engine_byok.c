@@ -72,10 +72,10 @@ engine_byok_prepare(const struct engine_run *o, struct strlist *argv,
 		    "(cwctl key add --model) or set engines.byok.model");
 		return -1;
 	}
+	/* run.c took the dollar budget away from a model with no price (run_cost_check). */
 	if (o->max_dollars > 0 && o->price == NULL) {
-		snprintf(err, errlen, "model '%s' has no price in the configuration "
-		    "(prices.%s), so a dollar budget cannot hold: add its price or run "
-		    "without a dollar budget", o->model, o->model);
+		snprintf(err, errlen, "model '%s' has no price, so a dollar budget cannot "
+		    "hold", o->model);
 		return -1;
 	}
 	if (o->port <= 0) {

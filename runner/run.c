@@ -49,6 +49,7 @@
 #include "json.h"
 #include "log.h"
 #include "paths.h"
+#include "prices.h"
 #include "proc.h"
 #include "record.h"
 #include "sandbox.h"
@@ -110,6 +111,7 @@ struct run {
 	/* the run's cgroup (R2): limits, and the freezer for the ending */
 	struct cgroup_run	 cg;
 	struct strlist		 limit_notes;	/* limits not enforced, for the report */
+	char			 cost_unknown[768]; /* byok with no price: why, else "" */
 	/* the rlimit layer where no cgroup holds a limit (runlimits.h) */
 	struct runlimits	 rl;
 	/* what holds each limit: "cgroup v1"|"cgroup v2"|"rlimit"|"none"; NULL not asked */
@@ -356,7 +358,9 @@ run_usage(struct run *r)
 	if ((m = run_msg("usage")) == NULL)
 		return;
 	cJSON_AddStringToObject(m, "run_id", r->run_id);
-	cJSON_AddNumberToObject(m, "dollars", r->usage.dollars);
+	/* Negative: no cost to report (the model has no price, run_cost_check). */
+	cJSON_AddNumberToObject(m, "dollars", r->cost_unknown[0] != '\0' ? -1 :
+	    r->usage.dollars);
 	cJSON_AddNumberToObject(m, "turns", r->usage.turns);
 	cJSON_AddNumberToObject(m, "seconds", (int)run_elapsed(r));
 	run_emit(r, m);
@@ -584,6 +588,11 @@ run_report(struct run *r, const char *status)
 	run_report_network(r, m);
 	spent = cJSON_AddObjectToObject(m, "spent");
 	cJSON_AddNumberToObject(spent, "dollars", r->usage.dollars);
+	/* No price for the model: the cost is unknown, not $0 (docs/configuration.md). */
+	if (r->cost_unknown[0] != '\0') {
+		cJSON_AddBoolToObject(spent, "dollars_known", 0);
+		cJSON_AddStringToObject(m, "cost_unknown", r->cost_unknown);
+	}
 	cJSON_AddNumberToObject(spent, "turns", r->usage.turns);
 	cJSON_AddNumberToObject(spent, "seconds", (int)(run_elapsed(r) + 0.5));
 	if (r->bridge != NULL) {
@@ -913,6 +922,7 @@ static int	run_start(struct run *);
 static int	run_companion(struct run *, int, int, int, int, char *, size_t);
 static void	run_remove_tmpdir(struct run *, size_t);
 static const double *run_price(struct run *);
+static int run_cost_check(struct run *);
 
 static char *
 run_strdup_field(const cJSON *j, const char *key)
@@ -1721,6 +1731,8 @@ run_start(struct run *r)
 	/* SPEC N1: a network namespace of its own unless the sandbox or the policy is off. */
 	r->netns = spec.enabled && !spec.net_open;
 	if (r->ops != NULL) {
+		if (run_cost_check(r) == -1)
+			goto nomem;
 		/* Without its hook and bridge the floor is not in place: nothing runs. */
 		if (run_prepare_engine(r, &argv, &env, &files, err, sizeof err) == -1) {
 			code = RUNNER_EXIT_REFUSED;
@@ -1938,15 +1950,43 @@ out:
 
 /* ---- main -------------------------------------------------------------------------- */
 
-/* The configured price of the run's model, or NULL. */
+/* The price of the run's model: config.yaml's prices:, else the built-in table; or NULL. */
 static const double *
 run_price(struct run *r)
 {
-	const struct config_price	*p;
+	return prices_find(r->have_cfg ? &r->cfg : NULL, r->model, NULL);
+}
 
-	if (!r->have_cfg || (p = config_price(&r->cfg, r->model)) == NULL)
-		return NULL;
-	return p->per_mtok;
+/*
+ * byok counts its spend from the model's price. With none, the run still runs (issue
+ * 23): its cost is shown as unknown, and only its dollar budget is refused, in the
+ * report's not_enforced and the live log, naming the model and the key that would
+ * price it. The turn and time budgets hold as ever.
+ */
+static int
+run_cost_check(struct run *r)
+{
+	char	buf[1800];
+
+	if (strcmp(r->engine, "byok") != 0 || r->model == NULL || r->model[0] == '\0' ||
+	    run_price(r) != NULL)
+		return 0;
+	snprintf(r->cost_unknown, sizeof r->cost_unknown, "model '%.200s' has no price: "
+	    "neither prices.%.200s in config.yaml nor the built-in table (checked %s) "
+	    "has one", r->model, r->model, PRICES_TABLE_DATE);
+	if (r->budget_dollars <= 0) {
+		run_note(r, "cost unknown: %s", r->cost_unknown);
+		return 0;
+	}
+	snprintf(buf, sizeof buf, "budget: the dollar budget ($%.2f) is refused: %s, so "
+	    "no dollar budget can hold; add prices.%.200s (input and output, $ per million "
+	    "tokens) to config.yaml to have one. The run goes on under its turn and time "
+	    "budgets, its cost unknown", r->budget_dollars, r->cost_unknown, r->model);
+	if (strlist_add(&r->limit_notes, buf) == -1)
+		return -1;
+	run_note(r, "WARNING: %s", buf);
+	r->budget_dollars = 0;
+	return 0;
 }
 
 /*

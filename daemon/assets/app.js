@@ -252,7 +252,7 @@ function renderRuns() {
     tr.append(el('td', r.sandboxed === false ? 'no' : '',
       r.sandboxed === true ? 'yes' : r.sandboxed === false ? 'NO' : '–'));
     const sp = r.spent || {};
-    tr.append(el('td', '', money(sp.dollars) + ' · ' + turns(sp.turns) + ' · ' +
+    tr.append(el('td', '', spentMoney(sp) + ' · ' + turns(sp.turns) + ' · ' +
       Math.round(sp.seconds || 0) + ' s'));
     tb.append(tr);
   }
@@ -369,6 +369,8 @@ async function runAction(what, id) {
 
 // Dollars as cwctl shows them: cents, and a fraction of a cent under a dollar.
 function money(d) { d = d || 0; return '$' + (d > 0 && d < 1 ? d.toFixed(4) : d.toFixed(2)); }
+// A run's spend: "cost unknown" when its model has no price (spent.dollars_known false).
+function spentMoney(sp) { return sp && sp.dollars_known === false ? 'cost unknown' : money(sp && sp.dollars); }
 function turns(n) { n = n || 0; return n + (n === 1 ? ' turn' : ' turns'); }
 
 // The status, and the exit reason only when it says more ("stopped (budget_turns)").
@@ -392,7 +394,8 @@ async function loadRunView() {
   fact(dl, 'Engine', t ? t.engine : '?');
   fact(dl, 'Sandboxed', r.sandboxed === true ? 'yes' : r.sandboxed === false ? 'NO' : 'unknown');
   const sp = r.spent || {};
-  fact(dl, 'Spent', money(sp.dollars) + ', ' + turns(sp.turns) + ', ' + (sp.seconds || 0).toFixed(1) + ' s');
+  fact(dl, 'Spent', spentMoney(sp) + ', ' + turns(sp.turns) + ', ' + (sp.seconds || 0).toFixed(1) + ' s');
+  if (r.report && r.report.cost_unknown) fact(dl, 'Cost', 'unknown: ' + r.report.cost_unknown);
   fact(dl, 'Branch', r.branch);
   // How this engine's run was contained: the report says, from the engine table.
   const eng = r.report && r.report.engine;

@@ -37,8 +37,8 @@ sample_rss() {
 	echo "$peak"
 }
 
-"$CW_BIN/cwctl" task add bench --prompt 'true' >/dev/null
-for i in $(seq 20); do "$CW_BIN/cwctl" task add "t$i" --prompt "echo $i" >/dev/null; done
+"$CW_BIN/cwctl" task add bench --engine command --prompt 'true' >/dev/null
+for i in $(seq 20); do "$CW_BIN/cwctl" task add "t$i" --engine command --prompt "echo $i" >/dev/null; done
 echo "daemon: clockworkd $("$CW_BIN/clockworkd" --version | cut -d' ' -f2), $(nproc) cores, $(uname -r)"
 echo "rss_idle_kib: $(rss)"
 

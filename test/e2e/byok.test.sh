@@ -19,7 +19,9 @@
 #   toolong    400 "prompt is too long": the oldest tool result is cut, the turn asked
 #              again, the run completes
 #   netdown    nothing listens at the base URL: asked again 5 times, then "network down"
-#   noprice    a dollar budget with a model that has no price: refused, nothing sent
+#   noprice    a model that has no price (issue 23): an explicit --dollars is refused at
+#              task add; under the default $2 budget the run completes with its cost
+#              unknown and the dollar budget refused in its report
 #   e401       a wrong key: one request, the run fails naming the refused key
 #   e429       429 with retry-after: 1 is retried after at least a second; completes
 #   drop       a stream cut off mid-answer is asked again; completes
@@ -93,7 +95,7 @@ cat > "$T/scenarios.json" <<'EOF2'
   {"whole": true, "tool": "bash", "input": {"command": "echo oawhole-one"}},
   {"whole": true, "text": "oawhole done"}
  ],
- "noprice": [ {"text": "never reached"} ],
+ "noprice": [ {"text": "noprice done", "usage": {"input_tokens": 1000, "output_tokens": 100}} ],
  "oamulti": [
   {"tool": "read_file", "input": {"path": "README"}},
   {"tool": "edit_file", "input": {"path": "README", "old_string": "base", "new_string": "changed by byok over chat completions"}},
@@ -199,7 +201,15 @@ add toolong acceptEdits main
 add netdown acceptEdits down
 add whole acceptEdits main
 add oawhole acceptEdits oa
-add noprice acceptEdits unpriced 1
+if cw task add noprice --repo "$repo" --key unpriced --dollars 1 --prompt x 2> "$T/np.err" ||
+    ! grep -q "budget_dollars: model 'claude-unpriced' (key unpriced) has no price" "$T/np.err"; then
+	fail "an explicit --dollars for a model with no price was not refused: $(cat "$T/np.err")"
+else
+	ok "an explicit --dollars for a model with no price is refused at task add, naming the model"
+fi
+# No --dollars: the configuration's default ($2), which the run cannot hold.
+cw task add noprice --repo "$repo" --key unpriced --seconds 120 \
+    --prompt "SCENARIO:noprice Please do the scripted steps." > /dev/null || die "task add noprice"
 add e429 acceptEdits main
 add drop acceptEdits main
 add keyhunt acceptEdits main
@@ -381,9 +391,10 @@ for s in whole oawhole; do
 done
 r=$(cw run start noprice)
 wait_until 60 "noprice ended" ended "$r" || fail "noprice did not end"
-if [ "$(field "$r" status)" = refused ] && [ "$(reqs noprice)" = 0 ] &&
-    cw run show "$r" | grep -q "model 'claude-unpriced' has no price"; then
-	ok "a dollar budget with a model that has no price is refused before anything runs"
+if [ "$(field "$r" status)" = completed ] && [ "$(reqs noprice)" = 1 ] &&
+    cw run show "$r" | grep -q "^spent: *cost unknown" &&
+    cw run show "$r" | grep -qF "the dollar budget (\$2.00) is refused: model 'claude-unpriced' has no price"; then
+	ok "a model that has no price runs: its cost is unknown, only its dollar budget is refused"
 else
 	fail "noprice: $(field "$r" status) $(reqs noprice) $(cw run show "$r" | grep -i error)"
 fi

@@ -22,7 +22,7 @@ sql() { sqlite3 -cmd '.timeout 5000' "$CLOCKWORK_HOME/clockwork.db" "$@"; }
 repo=$T/repo
 mkdir -p "$repo" && git -C "$repo" init -q && echo base > "$repo/README" &&
     git -C "$repo" add README && git -C "$repo" commit -q -m base
-cw task add auto --repo "$repo" --mode acceptEdits --prompt 'mkdir -p .claude &&
+cw task add auto --engine command --repo "$repo" --mode acceptEdits --prompt 'mkdir -p .claude &&
 echo "{\"hooks\":{}}" > .claude/settings.json && echo "echo hi" > .envrc && git add -A &&
 git -c user.name=a -c user.email=a@b commit -qm auto' >/dev/null || die "task add"
 run=$(cw run start auto --wait | sed -n 's/^run: *//p')

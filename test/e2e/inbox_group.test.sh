@@ -14,7 +14,7 @@ mkdir -p "$shots" "$T/pids"
 start_daemon
 cmd=
 for i in 1 2 3 4 5 6; do cmd="$cmd curl -s -p -m 120 -o /dev/null http://host$i.group.example/ &"; done
-cwctl task add groupcards --prompt "$cmd wait" >/dev/null || fail "task add"
+cwctl task add groupcards --engine command --prompt "$cmd wait" >/dev/null || fail "task add"
 cwctl network groupcards --ask >/dev/null || fail "cwctl network --ask"
 RID=$(cwctl run start groupcards) || fail "run start"
 asks() { [ "$(sql "SELECT count(*) FROM approvals WHERE run_id = '$RID' AND state = 'pending'")" = 6 ]; }

@@ -18,7 +18,7 @@ start_daemon
 
 A60=$(printf 'a%.0s' $(seq 60))
 LONG="registry.npmjs.org.$A60.$A60.evil-exfil.example"
-cwctl task add netcards --prompt "curl -s -m 120 -o /dev/null https://$LONG/ & curl -s -p -m 120 -o /dev/null http://127.0.0.1:9/ & wait" >/dev/null ||
+cwctl task add netcards --engine command --prompt "curl -s -m 120 -o /dev/null https://$LONG/ & curl -s -p -m 120 -o /dev/null http://127.0.0.1:9/ & wait" >/dev/null ||
     fail "task add"
 cwctl network netcards --ask >/dev/null || fail "cwctl network --ask"
 RID=$(cwctl run start netcards) || fail "run start"

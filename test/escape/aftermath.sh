@@ -49,7 +49,7 @@ fresh_repo() {
 }
 attack_run() {	# attack_run TASK SCRIPT: the finished run's id
 	local id
-	cwctl task add "$1" --repo "$U" --mode acceptEdits --seconds 60 --prompt "$2" \
+	cwctl task add "$1" --engine command --repo "$U" --mode acceptEdits --seconds 60 --prompt "$2" \
 	    >/dev/null || { echo "task add failed" >&2; return 1; }
 	id=$(cwctl run start "$1") || return 1
 	wait_until 90 "run $id to end" run_ended "$id"
@@ -218,7 +218,7 @@ row "run merge never replaces the user's ignored files" \
 # in the unconverted folder) runs nothing. (A nested .git inside it is the gap
 # docs/SECURITY.md names.)
 fresh_repo fallback
-cwctl task add fallback --repo "$U" --mode acceptEdits --seconds 300 --prompt \
+cwctl task add fallback --engine command --repo "$U" --mode acceptEdits --seconds 300 --prompt \
     "git config core.fsmonitor 'touch $MARK-fallback; false'; git config core.pager 'touch $MARK-fallback-pager; cat'; echo wip > wip.txt; touch started; sleep 200" >/dev/null
 id=$(cwctl run start fallback)
 started() { wt=$(run_field "$id" worktree); [ -n "$wt" ] && [ -e "$wt/started" ]; }

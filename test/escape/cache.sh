@@ -23,7 +23,7 @@ row() {
 }
 run_cmd() {	# run_cmd TASK SCRIPT: a scratch run; prints its id once it has ended
 	local id
-	cwctl task add "$1" --seconds 60 --prompt "$2" >/dev/null || return 1
+	cwctl task add "$1" --engine command --seconds 60 --prompt "$2" >/dev/null || return 1
 	id=$(cwctl run start "$1") || return 1
 	wait_until 60 "run $id" run_ended "$id"
 	echo "$id"

@@ -29,7 +29,7 @@ ntasks() { sql "SELECT count(*) FROM tasks"; }
 refusals() { grep -c 'in another PID namespace' "$T/daemon.out" || true; }
 
 start_daemon
-cwctl task add seen --prompt 'true' >/dev/null || fail "control: cwctl task add"
+cwctl task add seen --engine command --prompt 'true' >/dev/null || fail "control: cwctl task add"
 [ "$(cwctl task list | grep -c seen)" = 1 ] || fail "control: cwctl task list"
 pass "control: cwctl in the daemon's PID namespace lists and adds tasks"
 
@@ -96,7 +96,7 @@ print('tries 31 connected %d answered %d' % (ok, answered))"
 printf '%s\n' "$PROBE" > "$T/probe.py"
 chmod 644 "$T/probe.py"
 # The command waits for 'go' in its worktree, tries, records, and stays alive.
-cwctl task add live --prompt "echo \$\$ > sh.pid; while [ ! -e go ]; do sleep 0.05; done; python3 -c \"\$(cat probe.src)\" > tries.out 2>&1; sleep 300" \
+cwctl task add live --engine command --prompt "echo \$\$ > sh.pid; while [ ! -e go ]; do sleep 0.05; done; python3 -c \"\$(cat probe.src)\" > tries.out 2>&1; sleep 300" \
     --seconds 600 >/dev/null || fail "task add live"
 R=$(cwctl run start live) || fail "run start"
 wait_until 20 "run running" run_is "$R" running || fail "the run did not start: $(run_status "$R")"

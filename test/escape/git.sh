@@ -70,7 +70,7 @@ revive_daemon() {
 # wait (bounded) for the run to end. Prints the run id.
 attack_run() {
 	local task=$1 script=$2 id
-	cwctl task add "$task" --repo "$U" --mode acceptEdits --seconds 60 \
+	cwctl task add "$task" --engine command --repo "$U" --mode acceptEdits --seconds 60 \
 	    --prompt "$script" >/dev/null || { echo "task add failed" >&2; return 1; }
 	id=$(cwctl run start "$task") || return 1
 	echo "$id" > "$T/last-run"
@@ -124,7 +124,7 @@ row "plant a FIFO at the user's objects/info/alternates" "$([ -z "$why" ] && ech
 
 fresh_repo fifo2
 # 2b. A FIFO at the run's index: the daemon reads the run's git state when the run ends.
-cwctl task add fifo-index --repo "$U" --mode acceptEdits --seconds 60 --prompt \
+cwctl task add fifo-index --engine command --repo "$U" --mode acceptEdits --seconds 60 --prompt \
     'G=$(git rev-parse --absolute-git-dir); echo x > new.txt; rm -f "$G/index"; mkfifo "$G/index"' >/dev/null
 id=$(cwctl run start fifo-index)
 echo "$id" > "$T/last-run"
@@ -191,7 +191,7 @@ row "commit a tree with a .git entry behind a clean merge" "$([ -z "$why" ] && e
 
 fresh_repo two
 # 4. One run moves another run's branch of the same task.
-cwctl task add two --repo "$U" --mode acceptEdits --seconds 60 \
+cwctl task add two --engine command --repo "$U" --mode acceptEdits --seconds 60 \
     --prompt 'echo "$CW_RUN_ID" > mine.txt; git add mine.txt; git -c user.name=a -c user.email=a@b commit -qm mine;
 for r in $(git for-each-ref --format="%(refname)" refs/heads/clockwork/two/); do
   [ "$r" = "$(git symbolic-ref HEAD)" ] && continue

@@ -63,7 +63,7 @@ wait_until 5 "udp control" grep -q "^udp " "$S/connections" &&
 
 # run NAME SCRIPT: a run of the command engine; its log is in $T/NAME.log, its id in RID.
 run() {
-	cwctl task add "$1" --prompt "$2" >/dev/null || fail "task add $1"
+	cwctl task add "$1" --engine command --prompt "$2" >/dev/null || fail "task add $1"
 	cwctl run start "$1" --wait > "$T/$1.wait" 2>&1
 	RID=$(sed -n 's/^run: *//p' "$T/$1.wait")
 	[ -n "$RID" ] || RID=$(sql "SELECT id FROM runs WHERE task = '$1' ORDER BY rowid DESC LIMIT 1")
@@ -187,7 +187,7 @@ grep -q "evil-exfil" "$S/requests" &&
 cat > "$CLOCKWORK_HOME/config.yaml" <<YAML
 api_port: 0
 YAML
-cwctl task add asker --prompt "curl -s -p -m 60 http://127.0.0.1:$P1/hello" >/dev/null || fail "task add asker"
+cwctl task add asker --engine command --prompt "curl -s -p -m 60 http://127.0.0.1:$P1/hello" >/dev/null || fail "task add asker"
 cwctl network asker --ask >/dev/null || fail "cwctl network --ask"
 : > "$S/connections"
 RID=$(cwctl run start asker)
@@ -224,7 +224,7 @@ fi
 # --- a long host name is shown whole wherever the approval is (issue 26 item 9) -----------
 A60=$(printf 'a%.0s' $(seq 60))
 LONG="registry.npmjs.org.$A60.$A60.evil-exfil.example"
-cwctl task add longname --prompt "curl -s -m 60 -o /dev/null https://$LONG/" >/dev/null || fail "task add longname"
+cwctl task add longname --engine command --prompt "curl -s -m 60 -o /dev/null https://$LONG/" >/dev/null || fail "task add longname"
 cwctl network longname --ask >/dev/null || fail "cwctl network --ask"
 cwctl run start longname --wait > "$T/longname.wait" 2>&1 &
 echo $! > "$T/pids/longname"

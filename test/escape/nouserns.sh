@@ -47,7 +47,7 @@ fi
 DPID=$!
 wait_until 15 "clockworkd to listen" test -s "$CLOCKWORK_HOME/clockworkd.port" || fail "clockworkd did not start"
 wait_until 10 "API answers" "$CW_BIN/cwctl" status || fail "API does not answer"
-cwctl task add nu --prompt 'echo RAN > ran.txt' >/dev/null || fail "task add"
+cwctl task add nu --engine command --prompt 'echo RAN > ran.txt' >/dev/null || fail "task add"
 R=$(cwctl run start nu) || fail "run start"
 wait_until 60 "run ended" run_ended "$R" || fail "the run did not end: $(run_status "$R")"
 st=$(run_status "$R"); rep=$(run_field "$R" report)

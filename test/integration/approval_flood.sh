@@ -133,7 +133,7 @@ sent_to() {	# sent_to CHAT: how many messages the stand-in has sent there
 sent_at_least() { [ "$(sent_to "$1")" -ge "$2" ]; }
 start_daemon --runner "$FAKE_RUNNER" --stop-grace 0.5
 printf '%s\n' "$TG_TOKEN" | cwctl telegram set-token >/dev/null || fail "set-token"
-cwctl task add tg-flood --seconds 120 --prompt 'sleep 100 #flood=100' --telegram-chat 111 >/dev/null ||
+cwctl task add tg-flood --engine command --seconds 120 --prompt 'sleep 100 #flood=100' --telegram-chat 111 >/dev/null ||
 	fail "task add"
 id=$(cwctl run start tg-flood)
 log=$CLOCKWORK_HOME/runs/$id.log

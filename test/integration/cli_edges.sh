@@ -31,9 +31,9 @@ usage_err() {	# usage_err WANT-TEXT CWCTL-ARGS...
 	grep -qF -- "$want" "$T/err" || fail "cwctl $*: message does not say '$want': $(cat "$T/err")"
 }
 usage_err "a prompt is required" task add nop
-usage_err "--dollars: 'abc' is not a number" task add x --prompt p --dollars abc
-usage_err "--turns: '3x' is not a number" task add x --prompt p --turns 3x
-usage_err "unknown option '--frobnicate'" task add x --prompt p --frobnicate 1
+usage_err "--dollars: 'abc' is not a number" task add x --engine command --prompt p --dollars abc
+usage_err "--turns: '3x' is not a number" task add x --engine command --prompt p --turns 3x
+usage_err "unknown option '--frobnicate'" task add x --engine command --prompt p --frobnicate 1
 usage_err "--limit 'abc' is not a number" run list --limit abc
 usage_err "--squash and --ff-only" run merge r1 --squash --ff-only
 pass "usage errors name the option and value at fault, exit 2"
@@ -41,28 +41,28 @@ pass "usage errors name the option and value at fault, exit 2"
 # 3. task add with the daemon: empty repository, .git, --prompt -, --prompt-file.
 start_daemon --runner "$FAKE_RUNNER" --stop-grace 1
 mkdir -p "$T/empty" && git -C "$T/empty" init -q
-set +e; cwctl task add e --repo "$T/empty" --prompt p 2> "$T/err"; rc=$?; set -e
+set +e; cwctl task add e --engine command --repo "$T/empty" --prompt p 2> "$T/err"; rc=$?; set -e
 [ $rc = 1 ] && grep -q 'has no commits yet' "$T/err" || fail "empty repo: $rc $(cat "$T/err")"
 new_repo "$T/repo"
-set +e; cwctl task add g --repo "$T/repo/.git" --prompt p 2> "$T/err"; rc=$?; set -e
+set +e; cwctl task add g --engine command --repo "$T/repo/.git" --prompt p 2> "$T/err"; rc=$?; set -e
 [ $rc = 1 ] && grep -q 'is a .git directory' "$T/err" || fail ".git path: $rc $(cat "$T/err")"
-printf 'line one\nline "two" $HOME\n' | cwctl task add fromstdin --prompt - >/dev/null || fail "--prompt -"
+printf 'line one\nline "two" $HOME\n' | cwctl task add fromstdin --engine command --prompt - >/dev/null || fail "--prompt -"
 cwctl task show fromstdin --json | grep -qF 'line one\nline \"two\" $HOME' || fail "stdin prompt: $(cwctl task show fromstdin --json)"
 printf 'echo from a file #usage=0.0032,1\n' > "$T/prompt.txt"
-cwctl task add fromfile --prompt-file "$T/prompt.txt" >/dev/null || fail "--prompt-file"
+cwctl task add fromfile --engine command --prompt-file "$T/prompt.txt" >/dev/null || fail "--prompt-file"
 cwctl task show fromfile | grep -q 'prompt: *echo from a file' || fail "file prompt"
-set +e; cwctl task add nofile --prompt-file "$T/missing.txt" 2> "$T/err"; rc=$?; set -e
+set +e; cwctl task add nofile --engine command --prompt-file "$T/missing.txt" 2> "$T/err"; rc=$?; set -e
 [ $rc = 1 ] && grep -q 'missing.txt: No such file' "$T/err" || fail "missing prompt file: $rc $(cat "$T/err")"
-set +e; cwctl task add emptyin --prompt - < /dev/null 2> "$T/err"; rc=$?; set -e
+set +e; cwctl task add emptyin --engine command --prompt - < /dev/null 2> "$T/err"; rc=$?; set -e
 [ $rc = 1 ] && grep -q 'standard input is empty' "$T/err" || fail "empty stdin: $rc $(cat "$T/err")"
 # A task's limits cannot exceed the configuration's (defaults: 4096 processes, 8192 MiB).
-set +e; cwctl task add big --prompt true --memory-mb 9000 2> "$T/err"; rc=$?; set -e
+set +e; cwctl task add big --engine command --prompt true --memory-mb 9000 2> "$T/err"; rc=$?; set -e
 [ $rc = 1 ] && grep -q "limit_memory_mb: 9000 MiB is more than the configuration's limits.memory_mb (8192)" "$T/err" ||
     fail "memory over the maximum: $rc $(cat "$T/err")"
-set +e; cwctl task add big --prompt true --processes 5000 2> "$T/err"; rc=$?; set -e
+set +e; cwctl task add big --engine command --prompt true --processes 5000 2> "$T/err"; rc=$?; set -e
 [ $rc = 1 ] && grep -q "more than the configuration's limits.processes (4096)" "$T/err" ||
     fail "processes over the maximum: $rc $(cat "$T/err")"
-cwctl task add small --prompt true --processes 100 --memory-mb 512 >/dev/null || fail "limits under the maxima"
+cwctl task add small --engine command --prompt true --processes 100 --memory-mb 512 >/dev/null || fail "limits under the maxima"
 pass "task add refuses an empty repository, a .git path, limits over the configuration's; reads --prompt - and --prompt-file"
 
 # 4. Money, turns and status as people read them; JSON without float noise.
@@ -77,7 +77,7 @@ pass "run show and the transcript: \$0.0032, 1 turn, 'completed' once"
 
 # 4b. The journal: an approval's line carries its command; a configured rule's hit is a
 #     rule_deny, a floor rule's a floor_deny.
-cwctl task add asks --prompt 'echo "$DECISION" #approval #ruledeny' >/dev/null
+cwctl task add asks --engine command --prompt 'echo "$DECISION" #approval #ruledeny' >/dev/null
 aid_run=$(cwctl run start asks)
 pend() { cwctl approvals --json | grep -q '"state":	"pending"'; }
 wait_until 10 "approval pending" pend || fail "no approval"
@@ -96,7 +96,7 @@ grep -A6 '"kind":	"floor_deny"' "$T/j.json" | grep -q '"rule":	"floor.force_push
 pass "journal: approval_request carries the command; configured rules are rule_deny, floor rules floor_deny"
 
 # 5. run stop --json answers with booleans.
-cwctl task add slow --prompt 'while [ ! -e go ]; do sleep 0.05; done' >/dev/null
+cwctl task add slow --engine command --prompt 'while [ ! -e go ]; do sleep 0.05; done' >/dev/null
 sid=$(cwctl run start slow)
 wait_until 10 running run_is "$sid" running || fail "slow run did not start"
 cwctl run stop "$sid" --json > "$T/stop.json" || fail "run stop"
@@ -186,6 +186,23 @@ svc install --systemd --force >/dev/null && ! grep -q 'edited by hand' "$unit" |
 svc uninstall --systemd | grep -q "^removed $unit" && [ ! -e "$unit" ] || fail "uninstall"
 svc install --launchd --print | grep -q "<string>$CLOCKWORK_HOME</string>" || fail "launchd CLOCKWORK_HOME"
 pass "service install|status|uninstall: CLOCKWORK_HOME, PATH to the engines, EnvironmentFile, Delegate; --force to replace"
+
+# 9b. The first config.yaml (issue 23): install writes one when there is none, with
+#     engines.default the first agent CLI on the service's PATH; a file already there
+#     is the person's and stays as it is.
+fresh="$T/cw-fresh"
+CLOCKWORK_HOME=$fresh svc install --systemd --force > "$T/svc2.out" || fail "install, fresh home: $(cat "$T/svc2.out")"
+grep -qF "wrote $fresh/config.yaml: engines.default: claude (found $T/engines/claude)" "$T/svc2.out" ||
+	fail "install did not say it wrote the first config: $(cat "$T/svc2.out")"
+grep -qx '  default: claude' "$fresh/config.yaml" || fail "first config: $(cat "$fresh/config.yaml")"
+[ "$(stat -c %a "$fresh/config.yaml")" = 600 ] || fail "first config mode $(stat -c %a "$fresh/config.yaml")"
+CLOCKWORK_HOME=$fresh "$CW_BIN/cwctl" policy check -- ls >/dev/null || fail "the first config does not load"
+echo '# mine' >> "$fresh/config.yaml"
+CLOCKWORK_HOME=$fresh svc install --systemd --force > "$T/svc3.out" || fail "install again"
+grep -qF "$fresh/config.yaml exists" "$T/svc3.out" && grep -qx '# mine' "$fresh/config.yaml" ||
+	fail "an existing config was touched: $(cat "$T/svc3.out")"
+CLOCKWORK_HOME=$fresh svc uninstall --systemd > /dev/null || fail "uninstall, fresh home"
+pass "service install writes the first config.yaml with engines.default (the first agent CLI on the service's PATH), 0600, and leaves an existing one alone"
 
 # 10. Another home with a stale port file (pointing at this daemon's port) and a stale
 #     socket file: cwctl says clockworkd is not running for that home, exit 4.

@@ -47,7 +47,7 @@ case "$r" in 200*) ;; *) fail "localhost Host refused: $r";; esac
 pass "a foreign Host is 403; localhost:<port> is accepted"
 
 # Origin on state-changing requests.
-body='{"name":"o1","prompt":"true"}'
+body='{"name":"o1","engine":"command","prompt":"true"}'
 r=$(api POST /api/tasks "$body" -H 'Origin: http://evil.example')
 case "$r" in 403*'"forbidden_origin"'*) ;; *) fail "foreign Origin: $r";; esac
 r=$(api POST /api/tasks "$body" -H "Origin: http://127.0.0.1:$((PORT + 1))")
@@ -79,32 +79,32 @@ check_invalid() {
 	r=$(api POST /api/tasks "$body")
 	case "$r" in 400*"\"message\":\"$field:"*) ;; *) fail "$body: $r (want field $field)";; esac
 }
-check_invalid '{"name":"t","prompt":"x","permission_mode":"bypassPermissions"}' permission_mode
-check_invalid '{"name":"t","prompt":"x","permission_mode":"default"}' permission_mode
-check_invalid '{"name":"t","prompt":"x","permision_mode":"plan"}' permision_mode
-check_invalid '{"name":"../x","prompt":"x"}' name
-check_invalid '{"name":"t","prompt":""}' prompt
+check_invalid '{"name":"t","engine":"command","prompt":"x","permission_mode":"bypassPermissions"}' permission_mode
+check_invalid '{"name":"t","engine":"command","prompt":"x","permission_mode":"default"}' permission_mode
+check_invalid '{"name":"t","engine":"command","prompt":"x","permision_mode":"plan"}' permision_mode
+check_invalid '{"name":"../x","engine":"command","prompt":"x"}' name
+check_invalid '{"name":"t","engine":"command","prompt":""}' prompt
 check_invalid '{"name":"t"}' prompt
 check_invalid '{"name":"t","prompt":"x","engine":"gpt"}' engine
-check_invalid '{"name":"t","prompt":"x","budget_seconds":-1}' budget_seconds
-check_invalid '{"name":"t","prompt":"x","budget_turns":1.5}' budget_turns
-check_invalid '{"name":"t","prompt":"x","budget_dollars":"2"}' budget_dollars
-check_invalid '{"name":"t","prompt":"x","schedule":"61 * * * *"}' schedule
-check_invalid '{"name":"t","prompt":"x","schedule":"every day"}' schedule
+check_invalid '{"name":"t","engine":"command","prompt":"x","budget_seconds":-1}' budget_seconds
+check_invalid '{"name":"t","engine":"command","prompt":"x","budget_turns":1.5}' budget_turns
+check_invalid '{"name":"t","engine":"command","prompt":"x","budget_dollars":"2"}' budget_dollars
+check_invalid '{"name":"t","engine":"command","prompt":"x","schedule":"61 * * * *"}' schedule
+check_invalid '{"name":"t","engine":"command","prompt":"x","schedule":"every day"}' schedule
 check_invalid "{\"name\":\"t\",\"prompt\":\"x\",\"repo\":\"$T\"}" repo
-check_invalid '{"name":"t","prompt":"x","repo":"relative"}' repo
-check_invalid '{"name":"t","prompt":"x","enabled":"yes"}' enabled
+check_invalid '{"name":"t","engine":"command","prompt":"x","repo":"relative"}' repo
+check_invalid '{"name":"t","engine":"command","prompt":"x","enabled":"yes"}' enabled
 [ "$(sql "SELECT count(*) FROM tasks")" = 1 ] || fail "an invalid task was stored"
-set +e; out=$(cwctl task add t --prompt x --mode bypassPermissions 2>&1); rc=$?; set -e
+set +e; out=$(cwctl task add t --engine command --prompt x --mode bypassPermissions 2>&1); rc=$?; set -e
 [ $rc -eq 1 ] && echo "$out" | grep -q 'permission_mode: must be "plan" or "acceptEdits"' ||
     fail "cwctl bypass mode: rc=$rc $out"
-r=$(api POST /api/tasks '{"name":"o1","prompt":"again"}')
+r=$(api POST /api/tasks '{"name":"o1","engine":"command","prompt":"again"}')
 case "$r" in 409*) ;; *) fail "duplicate name: $r";; esac
 pass "task validation: 15 bad documents refused naming the field; duplicates 409"
 
 # Task verbs through cwctl.
 new_repo "$T/repo"
-cwctl task add demo --prompt 'echo hi' --repo "$T/repo" --mode acceptEdits --seconds 60 \
+cwctl task add demo --engine command --prompt 'echo hi' --repo "$T/repo" --mode acceptEdits --seconds 60 \
     --schedule '*/5 * * * *' >/dev/null
 cwctl task show demo | grep -q 'permission_mode: acceptEdits' || fail "task show"
 cwctl task list --json | grep -q '"name":	"demo"' || fail "task list --json"
@@ -149,7 +149,7 @@ pass "a second clockworkd for the same home is refused"
 [ "$(stat -c %a "$CLOCKWORK_HOME")" = 700 ] || fail "home mode"
 r=$(api_unix GET /api/status)
 [ "${r%% *}" = 200 ] || fail "status over the socket: $r"
-r=$(api_unix POST /api/tasks '{"name":"viasock","prompt":"true"}' -H 'X-Clockwork-Client: script')
+r=$(api_unix POST /api/tasks '{"name":"viasock","engine":"command","prompt":"true"}' -H 'X-Clockwork-Client: script')
 [ "${r%% *}" = 201 ] || fail "task add over the socket: $r"
 [ "$(sql "SELECT actor FROM audit WHERE action='task.add' AND target='viasock'")" = \
     "script uid=$(id -u) pid=$(sql "SELECT substr(actor, instr(actor, 'pid=') + 4) FROM audit WHERE target='viasock'")" ] ||

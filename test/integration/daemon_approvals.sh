@@ -8,7 +8,7 @@ command -v perl >/dev/null || fail "perl is needed for the fake runner"
 
 start_daemon --runner "$FAKE_RUNNER" --stop-grace 0.5
 
-cwctl task add ask --prompt 'echo "decision=$DECISION" #approval' >/dev/null
+cwctl task add ask --engine command --prompt 'echo "decision=$DECISION" #approval' >/dev/null
 id=$(cwctl run start ask)
 pending() { cwctl approvals --json | grep -q '"state":	"pending"'; }
 wait_until 10 "approval pending" pending || fail "no pending approval"
@@ -69,7 +69,7 @@ pass "two racing answers: exactly one wins, the other is refused"
 # Issue 17: the approval's risk level is stored, listed first by cwctl and journaled;
 # a configured rule's deny is journaled as rule_deny under its own id, a floor rule's
 # as floor_deny.
-cwctl task add risky --prompt 'echo "decision=$DECISION" #approval #risky' >/dev/null
+cwctl task add risky --engine command --prompt 'echo "decision=$DECISION" #approval #risky' >/dev/null
 id4=$(cwctl run start risky)
 wait_until 10 "approval pending" sh -c "sqlite3 '$CLOCKWORK_HOME/clockwork.db' \"SELECT id FROM approvals WHERE run_id='$id4'\" | grep -q ." ||
     fail "no risky approval"
@@ -96,7 +96,7 @@ sql "SELECT data FROM journal WHERE run_id='$id4' AND kind='approval_request'" |
 pass "approval risk stored, listed first by cwctl, journaled; rule_deny journaled apart from floor_deny"
 
 # A run the runner refuses (sandbox not enforceable) is recorded as refused and journaled.
-cwctl task add refused --prompt 'true #refuse' >/dev/null
+cwctl task add refused --engine command --prompt 'true #refuse' >/dev/null
 rid=$(cwctl run start refused)
 wait_until 10 "refused" run_ended "$rid" || fail "refused run did not end"
 [ "$(run_status "$rid")" = refused ] || fail "status $(run_status "$rid")"

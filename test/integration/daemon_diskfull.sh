@@ -37,8 +37,8 @@ printf 'api_port: 0\nmax_concurrent_runs: 1\ndisk_free_floor_mb: 48\n' > "$CLOCK
 start_daemon --stop-grace 1
 new_repo "$T/repo"
 # The filler keeps writing 4 MiB files whatever fails; a real runaway does not stop.
-cwctl task add filler --repo "$T/repo" --prompt 'i=0; while :; do dd if=/dev/zero of=fill$i bs=1M count=4 2>/dev/null; i=$((i+1)); done' >/dev/null
-cwctl task add next --repo "$T/repo" --prompt 'echo next-ran > next.txt' >/dev/null
+cwctl task add filler --engine command --repo "$T/repo" --prompt 'i=0; while :; do dd if=/dev/zero of=fill$i bs=1M count=4 2>/dev/null; i=$((i+1)); done' >/dev/null
+cwctl task add next --engine command --repo "$T/repo" --prompt 'echo next-ran > next.txt' >/dev/null
 fid=$(cwctl run start filler)
 wait_until 20 "filler running" run_is "$fid" running || fail "the filler did not start"
 nid=$(cwctl run start next)

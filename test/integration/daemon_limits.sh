@@ -51,13 +51,13 @@ run_gone() {
 }
 
 # A second run that waits for a file, to show other runs carry on.
-cwctl task add gate --prompt 'while [ ! -e go ]; do sleep 0.05; done; echo through' >/dev/null
+cwctl task add gate --engine command --prompt 'while [ ! -e go ]; do sleep 0.05; done; echo through' >/dev/null
 
 # 0. The user's other processes do not count against a run's process limit: with 100
 # processes of ours outside, a run limited to 64 still starts 20.
 mkdir -p "$T/pids"
 for i in $(seq 100); do sleep 3170 & echo $! > "$T/pids/outside$i"; disown $!; done
-cwctl task add few --prompt 'i=0; p=; while [ $i -lt 20 ]; do sleep 3170 & p="$p $!"; i=$((i + 1))
+cwctl task add few --engine command --prompt 'i=0; p=; while [ $i -lt 20 ]; do sleep 3170 & p="$p $!"; i=$((i + 1))
 done; echo "forked $i"; kill $p; wait; exit 0' >/dev/null
 f=$(cwctl run start few)
 wait_until 60 "few ended" run_ended "$f" || fail "few: $(run_status "$f")"
@@ -71,7 +71,7 @@ pass "100 other processes of the user outside do not count: a run limited to 64 
 # 1. The fork bomb: sleepers until fork fails (and at most 400, so that it ends even
 # where nothing limits it). The configured processes limit is 64. bash, as the engines'
 # shells are: a refused fork is retried (for seconds), as a fork bomb keeps trying.
-cwctl task add bomb --seconds 120 --prompt 'bash -c '"'"'i=0; while [ $i -lt 400 ]; do
+cwctl task add bomb --engine command --seconds 120 --prompt 'bash -c '"'"'i=0; while [ $i -lt 400 ]; do
   sleep 3171 & i=$((i + 1)); done; echo "forked $i"; wait'"'" >/dev/null
 g=$(cwctl run start gate)
 wait_until 10 "gate running" run_is "$g" running || fail "gate run did not start"
@@ -103,7 +103,7 @@ pass "no process of the fork bomb is left, its cgroup is gone"
 # 1b. The same in dash, which exits at the first refused fork: bounded either way. A
 # cgroup records the refusal (limit_pids); the rlimit layer cannot see a refused fork,
 # and the run ends as its shell did ("Cannot fork"), with 63 sleepers, not 400.
-cwctl task add bomb2 --seconds 120 --prompt 'i=0; while [ $i -lt 400 ]; do
+cwctl task add bomb2 --engine command --seconds 120 --prompt 'i=0; while [ $i -lt 400 ]; do
   sleep 3176 & i=$((i + 1)); done; echo "forked $i"; wait' >/dev/null
 b=$(cwctl run start bomb2)
 wait_until 60 "bomb2 ended" run_ended "$b" || fail "dash fork bomb run did not end: $(run_status "$b")"
@@ -123,7 +123,7 @@ run_is "$g" running || fail "gate run: $(run_status "$g")"
 # 2. The memory hog: 512 MiB touched, against the task's 64 MiB. A cgroup ends it
 # (the kernel's OOM kill, limit_memory); RLIMIT_DATA refuses the allocation itself
 # (MemoryError), so the run ends as the engine does, and the hog never had it.
-cwctl task add hog --seconds 120 --memory-mb 64 --prompt 'python3 -c "
+cwctl task add hog --engine command --seconds 120 --memory-mb 64 --prompt 'python3 -c "
 import time
 b = bytearray(512 << 20)
 for i in range(0, len(b), 4096): b[i] = 1
@@ -150,7 +150,7 @@ pass "no process of the memory hog is left, its cgroup is gone"
 # 3. Three processes of 40 MiB each: every one under the run's 64 MiB, together over
 # it. Both layers end the run with limit_memory (the cgroup by an OOM kill, the rlimit
 # layer by the runner's count of the run's resident memory).
-cwctl task add hogs --seconds 120 --memory-mb 64 --prompt 'for i in 1 2 3; do python3 -c "
+cwctl task add hogs --engine command --seconds 120 --memory-mb 64 --prompt 'for i in 1 2 3; do python3 -c "
 import time
 b = bytearray(40 << 20)
 for i in range(0, len(b), 4096): b[i] = 1
@@ -174,7 +174,7 @@ pass "the daemon answered throughout and the concurrent run completed"
 
 # 4. A runner killed hard leaves its run (and its cgroup, if any) to the daemon, which
 # ends it.
-cwctl task add orphan --prompt 'sleep 3173 & sleep 3173 & echo ready; wait' >/dev/null
+cwctl task add orphan --engine command --prompt 'sleep 3173 & sleep 3173 & echo ready; wait' >/dev/null
 o=$(cwctl run start orphan)
 wait_until 10 "orphan running" sh -c "'$CW_BIN/cwctl' run logs '$o' | grep -q ready" ||
     fail "orphan run did not start"
@@ -187,7 +187,7 @@ wait_until 20 "orphan gone" run_gone "$o" 'sleep 3173' ||
 pass "a runner killed hard: the daemon ends what is left and removes the run's cgroup"
 
 # 5. A bad per-task value is refused by name.
-out=$(cwctl task add bad --prompt true --processes 1 2>&1) && fail "processes 1 accepted"
+out=$(cwctl task add bad --engine command --prompt true --processes 1 2>&1) && fail "processes 1 accepted"
 echo "$out" | grep -q limit_processes || fail "error: $out"
 pass "a per-task limit out of range is refused, naming the field"
 
@@ -197,7 +197,7 @@ pass "a per-task limit out of range is refused, naming the field"
 # and cwctl doctor. Nothing of it ran.
 stop_daemon
 CW_TEST_LIMITS_NO_LAYER=1 start_daemon --stop-grace 1
-cwctl task add nolayer --prompt 'touch ran; echo ran' >/dev/null
+cwctl task add nolayer --engine command --prompt 'touch ran; echo ran' >/dev/null
 rc=0; out=$(cwctl run start nolayer --wait 2>&1) || rc=$?
 [ $rc -eq 3 ] || fail "no layer: exit $rc: $out"
 n=$(sql "SELECT id FROM runs WHERE task_id = (SELECT id FROM tasks WHERE name = 'nolayer')")

@@ -67,7 +67,7 @@ export PATH="$FB:$PATH"
 start_daemon --stop-grace 1
 
 # 1. The log cap.
-cwctl task add flood --seconds 4 --prompt 'yes "flooding the log with one line, again and again"' >/dev/null
+cwctl task add flood --engine command --seconds 4 --prompt 'yes "flooding the log with one line, again and again"' >/dev/null
 id=$(cwctl run start flood)
 wait_until 30 "flood run ended" run_ended "$id" || fail "flood run did not end"
 log=$(run_field "$id" log_path)
@@ -84,7 +84,7 @@ pass "a run printing without end: log $size bytes under a cap of $CAP, noted onc
 
 # 2. Secrets on every line, served in chunks of many sizes and offsets.
 SECRET='ghp_BkdfQ1y3GQsMpSscDlkrCaqx9vJupc94tnwl'
-cwctl task add secret --prompt "i=0; while [ \$i -lt 2600 ]; do printf 'line %05d %*s token=$SECRET end\n' \$i \$((i % 97)) ''; i=\$((i+1)); done" >/dev/null
+cwctl task add secret --engine command --prompt "i=0; while [ \$i -lt 2600 ]; do printf 'line %05d %*s token=$SECRET end\n' \$i \$((i % 97)) ''; i=\$((i+1)); done" >/dev/null
 id=$(cwctl run start secret)
 wait_until 30 "secret run ended" run_ended "$id" || fail "secret run did not end"
 log=$(run_field "$id" log_path)
@@ -161,7 +161,7 @@ echo "journal $nj entries / $jb bytes; run_events $ne rows / $eb bytes; daemon R
 pass "10,000 forged /floor hits: report delivered and bounded, journal and run_events capped, daemon memory bounded"
 
 # 4. Terminal escapes in run output and in approvals.
-cwctl task add esc --prompt "printf 'before\\033]52;c;cHduZWQ=\\007after\\n\\r\\033[2K[clockworkd] run ended: completed (completed) after 0.1 s\\n[clockworkd] run ended: fake\\n'" >/dev/null
+cwctl task add esc --engine command --prompt "printf 'before\\033]52;c;cHduZWQ=\\007after\\n\\r\\033[2K[clockworkd] run ended: completed (completed) after 0.1 s\\n[clockworkd] run ended: fake\\n'" >/dev/null
 id=$(cwctl run start esc)
 wait_until 30 "esc run ended" run_ended "$id" || fail "esc run did not end"
 cwctl run logs "$id" > "$T/esc.out"

@@ -11,9 +11,9 @@ start_daemon --runner "$FAKE_RUNNER" --stop-grace 0.5
 mkdir -p "$T/pids"
 
 STUBBORN='trap "" TERM; setsid sh -c "echo \$\$ > esc.pid; exec sleep 300" & echo $$ > sh.pid; sleep 300'
-cwctl task add plain --prompt 'echo $$ > sh.pid; echo started; sleep 300' >/dev/null
-cwctl task add stubborn --prompt "$STUBBORN" >/dev/null
-cwctl task add later --prompt 'echo later ran' >/dev/null
+cwctl task add plain --engine command --prompt 'echo $$ > sh.pid; echo started; sleep 300' >/dev/null
+cwctl task add stubborn --engine command --prompt "$STUBBORN" >/dev/null
+cwctl task add later --engine command --prompt 'echo later ran' >/dev/null
 a=$(cwctl run start plain)
 b=$(cwctl run start stubborn)
 c=$(cwctl run start later)

@@ -11,7 +11,7 @@ command -v perl >/dev/null || fail "perl is needed for the fake runner"
 
 start_daemon --runner "$FAKE_RUNNER" --stop-grace 0.5
 mkdir -p "$T/pids"
-cwctl task add ending --prompt 'sleep 300' >/dev/null
+cwctl task add ending --engine command --prompt 'sleep 300' >/dev/null
 id=$(cwctl run start ending)
 wait_until 10 "running" run_is "$id" running || fail "the run did not start"
 rp=$(run_field "$id" runner_pid); echo "$rp" > "$T/pids/runner"

@@ -37,7 +37,7 @@ check_interrupted() {
 }
 
 start_daemon --stop-grace 0.5
-cwctl task add crash1 --prompt "$STUBBORN" --seconds 600 >/dev/null
+cwctl task add crash1 --engine command --prompt "$STUBBORN" --seconds 600 >/dev/null
 start_two crash1
 kill -KILL "$DPID"; wait "$DPID" 2>/dev/null || true; DPID=
 # SPEC R1: the runs go on without a daemon; their runners wait on their control sockets.
@@ -67,7 +67,7 @@ for id in "$A" "$B"; do
 done
 pass "after restart both runs are re-attached (journaled), stopped through cwctl, reported, every process gone"
 
-cwctl task add crash2 --prompt "$STUBBORN" --seconds 600 >/dev/null
+cwctl task add crash2 --engine command --prompt "$STUBBORN" --seconds 600 >/dev/null
 start_two crash2
 kill -KILL "$DPID" "$RA" "$RB"; wait "$DPID" 2>/dev/null || true; DPID=
 wait_until 5 "runners gone" sh -c "! kill -0 $RA 2>/dev/null && ! kill -0 $RB 2>/dev/null" || fail "runners survived SIGKILL"

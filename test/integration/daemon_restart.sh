@@ -33,7 +33,7 @@ check_done() {	# check_done RUN: completed, reported whole, imported into the re
 }
 
 start_daemon --stop-grace 1
-cwctl task add edit --repo "$T/repo" --mode acceptEdits --seconds 120 --prompt \
+cwctl task add edit --engine command --repo "$T/repo" --mode acceptEdits --seconds 120 --prompt \
     'while [ ! -e .git/go ]; do sleep 0.05; done; echo "edited by $CW_RUN_ID" >> file.txt; echo "edited by $CW_RUN_ID"' >/dev/null
 go() { touch "$(run_field "$1" worktree)/.git/go"; }
 
@@ -89,7 +89,7 @@ pass "runner gone too: the run was finished from the report it left, and its wor
 stop_daemon
 printf 'api_port: 0\nrun_log_max_bytes: 65536\n' > "$CLOCKWORK_HOME/config.yaml"
 start_daemon --stop-grace 1
-cwctl task add loud --seconds 120 --prompt \
+cwctl task add loud --engine command --seconds 120 --prompt \
     'while [ ! -e go ]; do sleep 0.05; done; yes "output line of a loud run" | head -n 100000; echo done-loud' >/dev/null
 id=$(cwctl run start loud)
 wait_until 20 "run running" run_is "$id" running || fail "run did not start"

@@ -11,7 +11,7 @@ new_repo "$T/repo"
 head_before=$(git -C "$T/repo" rev-parse HEAD)
 
 # 1. A repository run.
-cwctl task add edit --repo "$T/repo" --mode acceptEdits \
+cwctl task add edit --engine command --repo "$T/repo" --mode acceptEdits \
     --prompt 'echo changed >> file.txt; echo new > new.txt; echo "edited in $(pwd)"' >/dev/null
 cwctl run start edit --wait > "$T/wait.out" || fail "run failed: $(cat "$T/wait.out")"
 id=$(sed -n 's/^run: *//p' "$T/wait.out")
@@ -55,7 +55,7 @@ grep -q "edited in $wt" "$T/log" || fail "log: $(cat "$T/log")"
 pass "report: sandboxed, exit reason, spent, not_enforced, base/final commit, diffstat 2 files +2; log"
 
 # 2. run logs -f follows a live run to its end.
-cwctl task add slow --prompt 'echo first; while [ ! -e go ]; do sleep 0.05; done; echo second' >/dev/null
+cwctl task add slow --engine command --prompt 'echo first; while [ ! -e go ]; do sleep 0.05; done; echo second' >/dev/null
 id=$(cwctl run start slow)
 wait_until 10 "running" run_is "$id" running || fail "slow run did not start"
 cwctl run logs -f "$id" > "$T/follow" &
@@ -69,7 +69,7 @@ grep -q second "$T/follow" && grep -q 'run ended: completed' "$T/follow" || fail
 pass "run logs -f follows the live log until the run ends"
 
 # 3. Concurrency: at most 2 at once, the rest in order.
-cwctl task add gate --prompt 'while [ ! -e go ]; do sleep 0.05; done; echo through' >/dev/null
+cwctl task add gate --engine command --prompt 'while [ ! -e go ]; do sleep 0.05; done; echo through' >/dev/null
 r1=$(cwctl run start gate); r2=$(cwctl run start gate); r3=$(cwctl run start gate)
 running() { [ "$(sql "SELECT count(*) FROM runs WHERE status='running'")" = "$1" ]; }
 wait_until 10 "two running" running 2 || fail "two runs should be running"
@@ -91,7 +91,7 @@ pass "max_concurrent_runs 2: the third run waits, then starts in order"
 
 # 4. Retention: keep_runs 1 keeps the newest worktree of a task, prunes older merged ones,
 # keeps unmerged ones until cwctl gc --force (which keeps their branches).
-cwctl task add noop --repo "$T/repo" --prompt 'true' >/dev/null
+cwctl task add noop --engine command --repo "$T/repo" --prompt 'true' >/dev/null
 n1=$(cwctl run start noop --wait | sed -n 's/^run: *//p')
 n2=$(cwctl run start noop --wait | sed -n 's/^run: *//p')
 [ ! -e "$(run_field "$n1" worktree)" ] || fail "older merged worktree not pruned"
@@ -109,7 +109,7 @@ pass "retention prunes merged worktrees past keep_runs; gc --force prunes unmerg
 
 # 5. Run output leaves the daemon masked: logs, events and the journal (SPEC I4).
 KEY="sk-ant-api03-$(printf 'A%.0s' $(seq 90))"
-cwctl task add leaky --prompt "echo the key is $KEY" >/dev/null
+cwctl task add leaky --engine command --prompt "echo the key is $KEY" >/dev/null
 mid=$(cwctl run start leaky --wait | sed -n 's/^run: *//p')
 grep -q "$KEY" "$(run_field "$mid" log_path)" || fail "the raw log should hold the output"
 cwctl run logs "$mid" > "$T/masked"
@@ -119,7 +119,7 @@ api GET "/api/runs/$mid/events" | grep -q "$KEY" && fail "the key left through e
 api GET "/api/runs/$mid" | grep -q "$KEY" && fail "the key left through the report"
 pass "run output is secret-masked on the way out (logs, events, report)"
 
-cwctl task add peek --prompt "cat '$CLOCKWORK_HOME/api.token'; cat '$CLOCKWORK_HOME/clockwork.db' | head -c 16" >/dev/null
+cwctl task add peek --engine command --prompt "cat '$CLOCKWORK_HOME/api.token'; cat '$CLOCKWORK_HOME/clockwork.db' | head -c 16" >/dev/null
 pid_=$(cwctl run start peek --wait | sed -n 's/^run: *//p') || true
 grep -q "$TOKEN" "$(run_field "$pid_" log_path)" && fail "a sandboxed run read the API token"
 grep -q 'SQLite format' "$(run_field "$pid_" log_path)" && fail "a sandboxed run read the store"
@@ -128,7 +128,7 @@ pass "a sandboxed run cannot read the API token or the store"
 # 6. CW_SANDBOX=off is loud: live log, journal, report.
 stop_daemon
 CW_SANDBOX=off start_daemon --stop-grace 1
-cwctl task add loud --prompt 'echo unsandboxed' >/dev/null
+cwctl task add loud --engine command --prompt 'echo unsandboxed' >/dev/null
 cwctl run start loud --wait > "$T/loud.out" || fail "loud run failed"
 lid=$(sed -n 's/^run: *//p' "$T/loud.out")
 grep -q 'sandboxed:    NO' "$T/loud.out" || fail "report does not say sandboxed: false"

@@ -15,7 +15,7 @@ cp "$CW_SRC/test/fixtures/flood.py" "$T/repo/flood.py"
 git -C "$T/repo" add flood.py
 git -C "$T/repo" -c user.name=t -c user.email=t@example.com commit -q -m flood
 
-cwctl task add flood --repo "$T/repo" --mode acceptEdits --seconds 600 \
+cwctl task add flood --engine command --repo "$T/repo" --mode acceptEdits --seconds 600 \
     --prompt "python3 flood.py 2000 $PORT" >/dev/null
 id=$(cwctl run start flood)
 wait_until 30 "run running" run_is "$id" running || fail "run did not start"

@@ -27,7 +27,7 @@ record_pids() {
 }
 
 # 1. cwctl run stop.
-cwctl task add stubborn --prompt "$STUBBORN" --seconds 600 >/dev/null
+cwctl task add stubborn --engine command --prompt "$STUBBORN" --seconds 600 >/dev/null
 id=$(cwctl run start stubborn)
 wait_until 10 "run running" run_is "$id" running || fail "run did not start"
 wd=$(run_field "$id" worktree)
@@ -48,7 +48,7 @@ set +e; out=$(cwctl run stop "$id" 2>&1); rc=$?; set -e
 pass "stopping an ended run is refused clearly"
 
 # 2. The wall-clock budget, enforced by the daemon (this runner has no budget of its own).
-cwctl task add budget --prompt "$STUBBORN" --seconds 1 >/dev/null
+cwctl task add budget --engine command --prompt "$STUBBORN" --seconds 1 >/dev/null
 t0=$(date +%s%N)
 id=$(cwctl run start budget)
 wait_until 10 "run running" run_is "$id" running || fail "budget run did not start"
@@ -64,7 +64,7 @@ echo "# budget 1 s: run ended after $(( (t1 - t0) / 1000000 )) ms"
 pass "budget_seconds ends the run and every process; reason budget_seconds"
 
 # 3. A runner that hangs: ignores SIGTERM and the stop line.
-cwctl task add hung --prompt "$STUBBORN #hang" >/dev/null
+cwctl task add hung --engine command --prompt "$STUBBORN #hang" >/dev/null
 id=$(cwctl run start hung)
 wait_until 10 "run running" run_is "$id" running || fail "hung run did not start"
 wd=$(run_field "$id" worktree)
@@ -88,7 +88,7 @@ pass "no child of clockworkd is left"
 # recorded stopped. This stand-in runner has no control socket to be found on, so at
 # the next start the run is interrupted and everything it had is ended (the real
 # runner's re-attach is integration/daemon_restart).
-cwctl task add term --prompt "$STUBBORN" >/dev/null
+cwctl task add term --engine command --prompt "$STUBBORN" >/dev/null
 id=$(cwctl run start term)
 wait_until 10 "run running" run_is "$id" running || fail "run did not start"
 wd=$(run_field "$id" worktree)
@@ -110,8 +110,8 @@ stop_daemon
 
 # 4. The same through the real, sandboxed cw-runner: a stop and a budget, side by side.
 start_daemon --stop-grace 1
-cwctl task add real-stop --prompt "$STUBBORN" >/dev/null
-cwctl task add real-budget --prompt "$STUBBORN" --seconds 1 >/dev/null
+cwctl task add real-stop --engine command --prompt "$STUBBORN" >/dev/null
+cwctl task add real-budget --engine command --prompt "$STUBBORN" --seconds 1 >/dev/null
 s1=$(cwctl run start real-stop); s2=$(cwctl run start real-budget)
 for id in "$s1" "$s2"; do
 	wait_until 10 "run running" run_is "$id" running || fail "real run $id did not start"

@@ -14,7 +14,7 @@ checkout_skipped() {	# RUN: the report's git.checkout.skipped
 	cwctl run show "$1" --json | python3 -c 'import json,sys; r=json.load(sys.stdin); print(r.get("report", r).get("git", {}).get("checkout", {}).get("skipped", False))'
 }
 
-cwctl task add links --repo "$T/repo" --prompt 'head -c 4194304 /dev/urandom > big && for i in $(seq 1 20); do ln big link$i; done' >/dev/null
+cwctl task add links --engine command --repo "$T/repo" --prompt 'head -c 4194304 /dev/urandom > big && for i in $(seq 1 20); do ln big link$i; done' >/dev/null
 cwctl run start links --wait > "$T/l.out" 2>&1 || fail "links run: $(cat "$T/l.out")"
 lid=$(sed -n 's/^run: *//p' "$T/l.out" | head -n 1)
 git -C "$T/repo" cat-file -e "clockwork/links/$lid:link20" || fail "the links run's work is not on its branch"
@@ -23,7 +23,7 @@ used=$(du -sm "$CLOCKWORK_HOME/worktrees/links" 2>/dev/null | cut -f1)
 [ "${used:-0}" -lt 8 ] || fail "the links run's worktree holds ${used} MiB"
 pass "21 names of one 4 MiB blob: imported, no 84 MiB checkout over the 32 MiB budget, the report says so"
 
-cwctl task add sparse --repo "$T/repo" --prompt 'truncate -s 300M sparse' >/dev/null
+cwctl task add sparse --engine command --repo "$T/repo" --prompt 'truncate -s 300M sparse' >/dev/null
 cwctl run start sparse --wait > "$T/s.out" 2>&1 || fail "sparse run: $(cat "$T/s.out")"
 sid=$(sed -n 's/^run: *//p' "$T/s.out" | head -n 1)
 git -C "$T/repo" cat-file -e "clockwork/sparse/$sid:sparse" || fail "the sparse run's work is not on its branch"
@@ -32,7 +32,7 @@ git -C "$T/repo" cat-file -e "clockwork/sparse/$sid:sparse" || fail "the sparse 
 grep -q "not checked out" "$CLOCKWORK_HOME/runs/$sid.log" || fail "the run's log does not say why"
 pass "a 300 MiB sparse file: imported, not checked out (over the per-file bound), not read for line counts"
 
-cwctl task add small --repo "$T/repo" --prompt 'echo small > small.txt' >/dev/null
+cwctl task add small --engine command --repo "$T/repo" --prompt 'echo small > small.txt' >/dev/null
 cwctl run start small --wait > "$T/m.out" 2>&1 || fail "small run"
 mid=$(sed -n 's/^run: *//p' "$T/m.out" | head -n 1)
 [ "$(cat "$CLOCKWORK_HOME/worktrees/small/$mid/small.txt" 2>/dev/null)" = small ] || fail "an ordinary run's worktree is not checked out"

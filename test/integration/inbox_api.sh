@@ -28,7 +28,7 @@ if grep -Eq 'innerHTML|https?://|eval\(' "$T/b"; then fail "app.js uses innerHTM
 [ "$(get /app.css)" = 200 ] && hdr Content-Type | grep -q text/css || fail "app.css"
 pass "the page and its assets come from the binary with CSP, nosniff and no-referrer"
 
-cwctl task add ask --prompt 'echo "key sk-ant-api03-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA decision=$DECISION" #approval' >/dev/null
+cwctl task add ask --engine command --prompt 'echo "key sk-ant-api03-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA decision=$DECISION" #approval' >/dev/null
 id=$(cwctl run start ask)
 wait_until 10 "approval pending" sh -c "sqlite3 '$CLOCKWORK_HOME/clockwork.db' \"SELECT id FROM approvals WHERE run_id='$id' AND state='pending'\" | grep -q ." ||
     fail "no pending approval"

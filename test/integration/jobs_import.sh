@@ -13,7 +13,10 @@
 . "${CW_SRC:?}/test/integration/daemon_lib.bash" || exit 1
 command -v python3 >/dev/null || fail "python3 is needed"
 
-printf 'api_port: 0\nmax_concurrent_runs: 1\n' > "$CLOCKWORK_HOME/config.yaml"
+# The jobs here are shell lines (echo, sh ./nightly.sh): this configuration asks for
+# the command engine as the default, so imported jobs get it (engine_default.sh shows
+# an imported job getting the agent default instead).
+printf 'api_port: 0\nmax_concurrent_runs: 1\nengines:\n  default: command\n' > "$CLOCKWORK_HOME/config.yaml"
 start_daemon --stop-grace 1
 B="http://127.0.0.1:$PORT"
 gitc() { git -C "$1" -c user.name=t -c user.email=t@example.com "${@:2}"; }
@@ -30,7 +33,7 @@ ZWSP=$(printf '\xe2\x80\x8b')	# U+200B ZERO WIDTH SPACE
 
 # A task of the person's own, which no import may touch.
 new_repo "$T/by"
-cwctl task add bystander --repo "$T/by" --mode plan --prompt 'echo by' >/dev/null
+cwctl task add bystander --engine command --repo "$T/by" --mode plan --prompt 'echo by' >/dev/null
 
 # 1. A hostile jobs.yaml, committed on main; the working tree and another branch differ.
 new_repo "$T/ry"
@@ -236,7 +239,7 @@ grep -q '"base_ref":	"refs/heads/main"' "$T/show.json" || fail "base_ref in the 
 pass "an enabled imported job runs through cw-runner with acceptEdits and the 3600 s budget"
 
 # A run queued before a commit changed its job does not start with the new definition.
-cwctl task add blocker --prompt 'while [ ! -e go ]; do sleep 0.05; done' >/dev/null
+cwctl task add blocker --engine command --prompt 'while [ ! -e go ]; do sleep 0.05; done' >/dev/null
 bid=$(cwctl run start blocker)
 wait_until 10 "blocker running" run_is "$bid" running || fail "blocker did not start"
 qid=$(cwctl run start runme)
@@ -299,7 +302,7 @@ pass "a job's review pins the files its prompt names: a changed nightly.sh or to
 
 # 7. Templates: export shares name, prompt and schedule only; import is a disabled task
 #    with a preview, its hostile keys ignored.
-cwctl task add mine --repo "$T/rr" --mode plan --dollars 7 --schedule '0 4 * * *' \
+cwctl task add mine --engine command --repo "$T/rr" --mode plan --dollars 7 --schedule '0 4 * * *' \
     --prompt 'echo mine' >/dev/null
 cwctl template export mine -o "$T/mine.json" 2>/dev/null || fail "template export"
 [ "$(jfield "$T/mine.json" 'j')" = "{'jobs': [{'name': 'mine', 'prompt': 'echo mine', 'schedule': '0 4 * * *'}]}" ] ||
@@ -332,7 +335,7 @@ pass "template export carries name, prompt and schedule only; import makes a dis
 new_repo "$T/rs"; mkdir -p "$T/rs/.clockwork"
 printf '{"jobs":[{"name":"atstart","prompt":"p"}]}' > "$T/rs/.clockwork/jobs.json"
 gitc "$T/rs" add .clockwork && gitc "$T/rs" commit -q -m jobs
-cwctl task add owner --repo "$T/rs" --prompt 'echo owner' >/dev/null
+cwctl task add owner --engine command --repo "$T/rs" --prompt 'echo owner' >/dev/null
 [ "$(sql "SELECT count(*) FROM tasks WHERE name = 'atstart'")" = 0 ] || fail "discovered before the restart"
 stop_daemon
 start_daemon --stop-grace 1

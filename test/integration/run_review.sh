@@ -13,7 +13,7 @@ gitu() { git -C "$R" -c user.name=u -c user.email=u@example.com "$@"; }
 base=$(git -C "$R" rev-parse HEAD)
 
 run_task() {	# run_task NAME PROMPT: a finished run's id
-	cwctl task add "$1" --repo "$R" --mode acceptEdits --prompt "$2" >/dev/null
+	cwctl task add "$1" --engine command --repo "$R" --mode acceptEdits --prompt "$2" >/dev/null
 	cwctl run start "$1" --wait > "$T/wait.out" || fail "run $1: $(cat "$T/wait.out")"
 	sed -n 's/^run: *//p' "$T/wait.out"
 }
@@ -124,7 +124,7 @@ cwctl journal --audit --json | grep -q '"action":	"run.discard"' || fail "audit:
 pass "discard removes the branch and the worktree, audited"
 
 # 8. Usage: a live run cannot be merged; bad options exit 2; --help exits 0.
-cwctl task add live --repo "$R" --prompt 'while [ ! -e go ]; do sleep 0.05; done' >/dev/null
+cwctl task add live --engine command --repo "$R" --prompt 'while [ ! -e go ]; do sleep 0.05; done' >/dev/null
 lid=$(cwctl run start live)
 wait_until 15 running run_is "$lid" running || fail "live run did not start"
 set +e; cwctl run merge "$lid" 2> "$T/l.err"; rc=$?; set -e

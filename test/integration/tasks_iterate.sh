@@ -33,7 +33,7 @@ echo scratch > "$T/repo/scratch.txt"
 gitc "$T/repo" add scratch.txt && gitc "$T/repo" commit -q -m scratch
 
 # 1. The default base: the repository's default branch, resolved at the run's start.
-cwctl task add it --repo "$T/repo" --mode acceptEdits --prompt 'echo one > out.txt' >/dev/null
+cwctl task add it --engine command --repo "$T/repo" --mode acceptEdits --prompt 'echo one > out.txt' >/dev/null
 id1=$(run_wait start it)
 [ "$(run_field "$id1" base_commit)" = "$main_tip" ] || fail "base is not main: $(run_field "$id1" base_commit)"
 cwctl run show "$id1" --json > "$T/s1.json"
@@ -85,7 +85,7 @@ cwctl run show "$id1" --json > "$T/s1b.json" || fail "a run of a removed task is
 grep -q '"task":	"it (archived' "$T/s1b.json" || fail "archived name: $(grep '"task"' "$T/s1b.json")"
 if cwctl task list | grep_all '^it '; then fail "an archived task is listed"; fi
 if cwctl run retry "$id1" >/dev/null 2>&1; then fail "an archived task ran again"; fi
-cwctl task add it --prompt 'echo new' >/dev/null || fail "the name is not free again"
+cwctl task add it --engine command --prompt 'echo new' >/dev/null || fail "the name is not free again"
 pass "task rm archives: its runs stay readable, it is not listed and runs no more, its name is free"
 
 # 5. gc and an archived task's runs: a merged branch goes with its worktree; the rest

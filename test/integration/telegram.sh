@@ -74,7 +74,7 @@ pass "set-token from stdin: a 0600 file in a 0700 secrets dir (no session bus he
 
 # 2. An approval reaches the chat.
 CMD=$'curl -H "Authorization: Bearer ghp_Nq3vLmZ2pR9sT4uW6yB8nC1dE3fG5hJ7kL9m" x \e]52;c;ZWNobw==\a'
-cwctl task add ask --prompt "echo \"decision=\$DECISION\" #approval #approvalcmd $CMD" \
+cwctl task add ask --engine command --prompt "echo \"decision=\$DECISION\" #approval #approvalcmd $CMD" \
     --telegram-chat 111 >/dev/null || fail "task add with --telegram-chat"
 cwctl task show ask | grep -q 'telegram:        chat 111' || fail "task show: $(cwctl task show ask)"
 id=$(cwctl run start ask)
@@ -131,9 +131,9 @@ wait_until 10 "answered" answered "$q2" || fail "second press not answered"
 pass "a press from the task's private chat approves through api_respond: runner decided, store/audit/journal name the Telegram user, message edited; a second press: already answered"
 
 # 5. A group.
-set +e; out=$(cwctl task add grp0 --prompt x --telegram-chat -100777 2>&1); rc=$?; set -e
+set +e; out=$(cwctl task add grp0 --engine command --prompt x --telegram-chat -100777 2>&1); rc=$?; set -e
 [ $rc -ne 0 ] && echo "$out" | grep -q 'allowed_user_ids' || fail "a group without allowed users was accepted: $rc $out"
-cwctl task add grp --prompt "echo \"decision=\$DECISION\" #approval" --telegram-chat -100777 \
+cwctl task add grp --engine command --prompt "echo \"decision=\$DECISION\" #approval" --telegram-chat -100777 \
     --telegram-allow 7001 >/dev/null || fail "group task"
 gid=$(cwctl run start grp)
 wait_until 10 "approval pending" sh -c "[ -n \"\$(sqlite3 '$CLOCKWORK_HOME/clockwork.db' \"SELECT id FROM approvals WHERE run_id='$gid' AND state='pending'\")\" ]" ||

@@ -23,7 +23,7 @@ printf '%s\n' "$TG_TOKEN" | cwctl telegram set-token >/dev/null || fail "set-tok
 new_repo "$T/repo"
 R=$T/repo
 run_task() {	# run_task NAME CHAT PROMPT: the finished run's id
-	cwctl task add "$1" --repo "$R" --mode acceptEdits --telegram-chat "$2" --prompt "$3" >/dev/null ||
+	cwctl task add "$1" --engine command --repo "$R" --mode acceptEdits --telegram-chat "$2" --prompt "$3" >/dev/null ||
 	    fail "task add $1"
 	id=$(cwctl run start "$1") || fail "run start $1"
 	wait_until 90 "run $id" run_ended "$id" || fail "run $id did not end"

@@ -117,6 +117,20 @@ validate(const char *text, const struct store_task *base, struct store_task *out
 	return rc;
 }
 
+/* An executable (mode 0755) or plain (0644) file at tmp/REL. */
+static void
+put_file(const char *rel, mode_t mode)
+{
+	char	path[512];
+	FILE	*f;
+
+	snprintf(path, sizeof path, "%s/%s", tmp, rel);
+	assert_non_null(f = fopen(path, "w"));
+	fputs("#!/bin/sh\n", f);
+	fclose(f);
+	assert_int_equal(chmod(path, mode), 0);
+}
+
 static void
 test_task_validation(void **state)
 {
@@ -157,8 +171,15 @@ test_task_validation(void **state)
 		{ "{\"name\":\"t\",\"prompt\":\"x\",\"delivery\":{\"telegram\":{\"chat_id\":5,\"allowed_user_ids\":\"7\"}}}", "delivery.telegram.allowed_user_ids" },
 	};
 	struct store_task	t;
-	char			field[64];
+	char			field[64], path[300];
+	char			*saved = getenv("PATH") != NULL ? strdup(getenv("PATH")) :
+				    NULL;
 
+	/* The engine defaults to a claude on PATH: each row fails on its own field. */
+	snprintf(path, sizeof path, "%s/v", tmp);
+	assert_int_equal(mkdir(path, 0755), 0);
+	put_file("v/claude", 0755);
+	setenv("PATH", path, 1);
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		field[0] = '\0';
 		assert_int_equal(validate(bad[i].json, NULL, &t, field), -1);
@@ -166,6 +187,9 @@ test_task_validation(void **state)
 			fail_msg("%s: field '%s', want '%s'", bad[i].json, field, bad[i].field);
 		assert_null(t.name);
 	}
+	if (saved != NULL)
+		setenv("PATH", saved, 1);
+	free(saved);
 }
 
 static void
@@ -174,11 +198,11 @@ test_task_defaults_and_patch(void **state)
 	struct store_task	t, p;
 	char			field[64];
 
-	assert_int_equal(validate("{\"name\":\"nightly.build_1\",\"prompt\":\"make\"}", NULL,
-	    &t, field), 0);
+	assert_int_equal(validate("{\"name\":\"nightly.build_1\",\"prompt\":\"make\","
+	    "\"engine\":\"command\"}", NULL, &t, field), 0);
 	assert_string_equal(t.name, "nightly.build_1");
 	assert_string_equal(t.engine, "command");
-	assert_string_equal(t.permission_mode, "plan");
+	assert_string_equal(t.permission_mode, "plan");	/* a command has no mode */
 	assert_string_equal(t.schedule, "queued");
 	assert_null(t.repo);
 	assert_true(t.enabled);
@@ -250,6 +274,88 @@ test_service_files(void **state)
 	assert_non_null(strstr(want, "--foreground"));
 }
 
+/*
+ * Agent-first defaults (issue 23): a task that names no engine gets the first agent
+ * CLI on PATH in the table's order (claude, codex, opencode), whatever PATH's order;
+ * a program that cannot run, a directory, an empty or relative PATH entry is not
+ * one; a named key means byok; nothing found is an error naming the engine field and
+ * what to do. An agent's default mode is acceptEdits, the editing one.
+ */
+static void
+test_task_default_engine(void **state)
+{
+	struct store_task	 t;
+	char			 field[64], path[1024], eng[32], key[64], why[1024];
+	const char		*old = getenv("PATH");
+	char			*saved = old != NULL ? strdup(old) : NULL;
+
+	(void)state;
+	snprintf(path, sizeof path, "%s/a", tmp);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof path, "%s/b", tmp);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof path, "%s/b/claude", tmp);
+	assert_int_equal(mkdir(path, 0755), 0);		/* a directory named claude */
+	put_file("a/claude", 0644);			/* not executable */
+	put_file("a/opencode", 0755);
+
+	snprintf(path, sizeof path, "%s/empty", tmp);
+	assert_int_equal(mkdir(path, 0755), 0);
+	setenv("PATH", path, 1);
+	assert_int_equal(validate("{\"name\":\"t\",\"prompt\":\"Fix it\"}", NULL, &t,
+	    field), -1);
+	assert_string_equal(field, "engine");
+	assert_int_equal(tasks_default_engine(NULL, NULL, eng, sizeof eng, key,
+	    sizeof key, why, sizeof why), -1);
+	assert_non_null(strstr(why, "none of claude, codex, opencode is on the daemon's "
+	    "PATH"));
+	assert_non_null(strstr(why, "--command LINE"));
+
+	/* Only opencode can run; "" and "." entries are not searched. */
+	put_file("claude", 0755);	/* in tmp itself, reachable only as "." */
+	assert_int_equal(chdir(tmp), 0);
+	snprintf(path, sizeof path, ":.:%s/b:%s/a", tmp, tmp);
+	setenv("PATH", path, 1);
+	assert_int_equal(validate("{\"name\":\"t\",\"prompt\":\"Fix it\"}", NULL, &t,
+	    field), 0);
+	assert_string_equal(t.engine, "opencode");
+	assert_string_equal(t.permission_mode, "acceptEdits");
+	store_task_free(&t);
+
+	/* claude later in PATH still comes first; an explicit mode stands. */
+	put_file("b/codex", 0755);
+	snprintf(path, sizeof path, "%s/c", tmp);
+	assert_int_equal(mkdir(path, 0755), 0);
+	put_file("c/claude", 0755);
+	snprintf(path, sizeof path, "%s/a:%s/b:%s/c", tmp, tmp, tmp);
+	setenv("PATH", path, 1);
+	assert_int_equal(validate("{\"name\":\"t\",\"prompt\":\"Fix it\","
+	    "\"permission_mode\":\"plan\"}", NULL, &t, field), 0);
+	assert_string_equal(t.engine, "claude");
+	assert_string_equal(t.permission_mode, "plan");
+	store_task_free(&t);
+	assert_int_equal(tasks_default_engine(NULL, NULL, eng, sizeof eng, key,
+	    sizeof key, why, sizeof why), 0);
+	assert_string_equal(eng, "claude");
+	snprintf(path, sizeof path, "found %s/c/claude on the daemon's PATH", tmp);
+	assert_non_null(strstr(why, path));
+
+	/* A key named means byok, whatever is installed. */
+	assert_int_equal(tasks_default_engine(NULL, "work", eng, sizeof eng, key,
+	    sizeof key, why, sizeof why), 0);
+	assert_string_equal(eng, "byok");
+	assert_string_equal(key, "");
+
+	/* Explicit engines are kept: an old script's --engine command still works. */
+	assert_int_equal(validate("{\"name\":\"t\",\"prompt\":\"make\","
+	    "\"engine\":\"command\"}", NULL, &t, field), 0);
+	assert_string_equal(t.engine, "command");
+	store_task_free(&t);
+	if (saved != NULL)
+		setenv("PATH", saved, 1);
+	free(saved);
+}
+
 int
 main(void)
 {
@@ -258,6 +364,7 @@ main(void)
 		cmocka_unit_test(test_token_equal),
 		cmocka_unit_test(test_task_validation),
 		cmocka_unit_test(test_task_defaults_and_patch),
+		cmocka_unit_test(test_task_default_engine),
 		cmocka_unit_test(test_service_files),
 	};
 

@@ -31,6 +31,7 @@ test_defaults(void **state)
 	assert_int_equal(cfg.limit_processes, 4096);
 	assert_int_equal(cfg.limit_memory_mb, 8192);
 	assert_int_equal(cfg.limit_allow_unenforced, 0);
+	assert_null(cfg.engine_default);	/* picked from what is installed */
 	assert_int_equal(cfg.max_concurrent_runs, 2);
 	assert_true(cfg.run_log_max_bytes == 64L * 1024 * 1024);
 	assert_int_equal(cfg.desktop_notifications, 0);
@@ -71,6 +72,7 @@ test_full_file(void **state)
 	    "  env: [ANTHROPIC_API_KEY, GOFLAGS]\n"
 	    "  features: [ssh]\n"
 	    "engines:\n"
+	    "  default: codex\n"
 	    "  claude:\n"
 	    "    base_url: http://127.0.0.1:8080/v1\n"
 	    "    model: claude-sonnet-4-5\n"
@@ -112,6 +114,10 @@ test_full_file(void **state)
 	assert_string_equal(config_engine(&cfg, "claude")->model, "claude-sonnet-4-5");
 	assert_string_equal(config_engine(&cfg, "claude")->key_env, "MY_ANTHROPIC_KEY");
 	assert_null(config_engine(&cfg, "codex"));
+	/* engines.default is not an engine section of its own. */
+	assert_string_equal(cfg.engine_default, "codex");
+	assert_null(config_engine(&cfg, "default"));
+	assert_int_equal(cfg.n_engines, 1);
 	assert_int_equal(claude->write_files.n, 2);
 	assert_int_equal(claude->ssh_keys, 1);
 	assert_null(config_engine_policy(&cfg, "codex"));
@@ -160,6 +166,10 @@ static const struct {
 	{ "sandbox:\n  features: [ssh, telepathy]\n", "test.yaml:2: sandbox.features: unknown feature 'telepathy'" },
 	{ "sandbox:\n  bypass: true\n", "test.yaml:2: sandbox.bypass: unknown key" },
 	{ "engines:\n  gpt9:\n    sandbox: {}\n", "test.yaml:2: engines.gpt9: unknown engine" },
+	{ "engines:\n  default: gpt9\n", "test.yaml:2: engines.default: 'gpt9' is not an engine Clockwork can run (one of: command, claude, codex, opencode, byok)" },
+	{ "engines:\n  claude: {}\n  default: hermes\n", "test.yaml:3: engines.default: 'hermes' is not an engine Clockwork can run" },
+	{ "engines:\n  default: [claude]\n", "test.yaml:2: engines.default: expected a string" },
+	{ "engines:\n  default: claude\n  default: codex\n", "test.yaml:3: engines.default: given twice" },
 	{ "engines:\n  claude:\n    permission_mode: bypassPermissions\n", "test.yaml:3: engines.claude.permission_mode: unknown key" },
 	{ "engines:\n  claude:\n    base_url: ftp://x\n", "test.yaml:3: engines.claude.base_url: expected an http:// or https:// URL" },
 	{ "engines:\n  claude:\n    base_url: \"http://a b\"\n", "test.yaml:3: engines.claude.base_url: a URL may not hold spaces" },
