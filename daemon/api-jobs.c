@@ -275,7 +275,7 @@ api_jobs_run_again(struct api_req *q, int follow)
 	if (evbuffer_get_length(in) > 0 || follow) {
 		if ((body = api_body(q)) == NULL)
 			return;
-		if (api_body_keys(q, body, keys, follow ? 1 : 0) == -1)
+		if (api_body_keys(q, body, keys, follow ? 2 : 0) == -1)
 			goto out0;
 		prompt = json_get_string(body, "prompt");
 		if ((fj = cJSON_GetObjectItemCaseSensitive(body, "fresh")) != NULL) {
