@@ -18,6 +18,12 @@
 #   none        a run that kept no conversation (a command task): run continue exits 6
 #               (CWCTL_EXIT_NO_CONVERSATION) and says why; no run is queued
 #   tasks       each run's conversation is kept under its own task's id
+#   link        attack: the run replaces its own transcript (codex's rollout) with a
+#               symlink to a credential outside the sandbox (~/.ssh/id_ed25519, a
+#               canary). The runner, which copies the transcript out unsandboxed, must
+#               not follow it: nothing is kept, the canary is nowhere under the kept
+#               conversations, and run continue refuses (exit 6) rather than handing
+#               the next run the key
 set -euo pipefail
 : "${CW_BIN:?}" "${CW_SRC:?}"
 
@@ -42,6 +48,21 @@ cat > "$T/codex.json" <<'EOF'
   {"text": "FIRST-ANSWER-codex: wrote first.txt."},
   {"text": "SECOND-ANSWER-codex"}]}
 EOF
+mkdir -p "$HOME/.ssh" && echo "CANARY-CONTINUE-KEY-7c1e" > "$HOME/.ssh/id_ed25519" &&
+    chmod 600 "$HOME/.ssh/id_ed25519"
+python3 - "$T/codex.json" "$HOME/.ssh/id_ed25519" <<'PY'
+import base64, json, sys
+path, target = sys.argv[1], sys.argv[2]
+s = json.load(open(path))
+# The target in base64: the floor would refuse a command that names ~/.ssh, and this
+# row is about what the runner does when a run gets past the floor.
+b64 = base64.b64encode(target.encode()).decode()
+s["link-codex"] = [
+    {"shell": 'f=$(ls "$CODEX_HOME"/sessions/*/*/*/rollout-*.jsonl) && rm "$f" && '
+              f'ln -s "$(echo {b64} | base64 -d)" "$f" && echo linked'},
+    {"text": "link done"}]
+json.dump(s, open(path, "w"))
+PY
 cat > "$T/opencode.json" <<'EOF'
 {"conv-opencode": [
   {"tool": "bash", "input": {"command": "echo TOOL-OUTPUT-opencode > first.txt && cat first.txt", "description": "write"}},
@@ -199,6 +220,23 @@ check "lost: the continued run was refused" test "$(sql "SELECT status FROM runs
 check "lost: ... saying the conversation of $id was not kept ($(jget "$r" error))" \
     bash -c 'grep -q "conversation of run $1 was not kept" <<< "$2"' _ "$id" "$(jget "$r" error)"
 check "lost: ... and no request reached the model" test "$(wc -l < "$T/byok.requests")" = "$before"
+
+# --- link: the run points its transcript at a credential -------------------------------
+cw task add link --repo "$repo" --engine codex --mode acceptEdits --seconds 120 \
+    --prompt "SCENARIO:link-codex LINK-PROMPT" > /dev/null || die "task add link"
+id=$(cw run start link)
+wait_until 150 "link: the run ended" ended "$id" || fail "link: the run did not end"
+r=$(report "$id")
+check "link: the run's shell made the link" grep -qF 'Output:\nlinked' "$T/codex.requests"
+check "link: the conversation was not kept ($(jget "$r" conversation.error))" \
+    test "$(jget "$r" conversation.kept)" = false
+check "link: the canary is nowhere under the kept conversations" \
+    bash -c '! grep -rq CANARY-CONTINUE-KEY "$1/conversations"' _ "$CLOCKWORK_HOME"
+set +e
+out=$(cw run continue "$id" --prompt "more" 2>&1)
+rc=$?
+set -e
+check "link: run continue refuses, exit 6 (got $rc: $out)" test "$rc" = 6
 
 # --- none: a run with no conversation ----------------------------------------------------
 cw task add cmd --repo "$repo" --engine command --prompt "true" > /dev/null || die "task add cmd"
