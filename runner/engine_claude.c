@@ -40,8 +40,10 @@
  * gets D = <TMPDIR>/engine-home (engine_claude_home()), made new with the run's
  * TMPDIR and removed with it (spec_remove_tmpdir(): depth first, never following a
  * link), so nothing a run
- * writes there (memory, shell snapshots, settings, transcripts) is read by a later
- * run or by the user's own sessions, and the user's history, transcripts and
+ * writes there (memory, shell snapshots, settings) is read by a later run or by the
+ * user's own sessions (the one exception: the session's transcript, kept for `cwctl
+ * run continue` of the same task and put back only in that run's home; see "the
+ * conversation" below), and the user's history, transcripts and
  * snapshots are out of reach. Before the sandbox exists the runner copies the login
  * in: .credentials.json whole, and from .claude.json only engine_claude_json_keys. A
  * refreshed OAuth token lands in the run's copy and is discarded with it (see
