@@ -267,9 +267,9 @@ api_jobs_run_again(struct api_req *q, int follow)
 	struct evbuffer		*in = evhttp_request_get_input_buffer(q->req);
 	const char		*prompt = NULL, *base;
 	char			 id[STORE_ID_LEN], err[512], branch[320];
-	char			 conv[CONVERSATION_ID_MAX + 1];
+	char			 conv[CONVERSATION_ID_MAX + 1], from[STORE_ID_LEN];
 	cJSON			*body = NULL, *a, *fj;
-	int			 rc, fresh = 0;
+	int			 rc, fresh = 0, retry_resume = 0;
 
 	memset(&t, 0, sizeof t);
 	if (evbuffer_get_length(in) > 0 || follow) {
@@ -331,13 +331,24 @@ api_jobs_run_again(struct api_req *q, int follow)
 	} else {
 		prompt = r.prompt;
 		base = r.base_ref;
+		/*
+		 * A retry of a continue repeats it whole: the same follow-up, in the same
+		 * conversation, not the follow-up alone in a new one.
+		 */
+		if ((rc = runs_conversation_resumed(q->d, r.id, t.engine, from,
+		    sizeof from, conv, sizeof conv, err, sizeof err)) == -1) {
+			api_error(q, 409, "no_conversation", "run %s: %s", r.id, err);
+			goto out;
+		}
+		retry_resume = rc == 1;
 	}
 	if (q->d->shutting_down) {
 		api_error(q, 503, "shutting_down", "clockworkd is shutting down");
 		goto out;
 	}
-	if (runs_enqueue_from(q->d, &t, r.id, prompt, base, follow && !fresh ? conv :
-	    NULL, follow && fresh, id, sizeof id, err, sizeof err) == -1) {
+	if (runs_enqueue_from(q->d, &t, r.id, prompt, base, retry_resume ? from : r.id,
+	    (follow && !fresh) || retry_resume ? conv : NULL, follow && fresh, id, sizeof id,
+	    err, sizeof err) == -1) {
 		api_error(q, 500, "internal", "%s", err);
 		goto out;
 	}

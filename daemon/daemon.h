@@ -272,12 +272,15 @@ int	runs_enqueue(struct daemon *, const struct store_task *, char *id_out,
 	    size_t idlen, char *err, size_t errlen);
 /*
  * A run from an earlier one (retry, continue): its own prompt and base, or NULL, and
- * for a continue the conversation it resumes (resume_id, checked) or, with resume_id
- * NULL and fresh 1, the record that it was asked to start a new one.
+ * for a continue the conversation it resumes (resume_id, checked, kept by run
+ * resume_from: the parent, or for a retry of a continue the run that continue
+ * resumed) or, with resume_id NULL and fresh 1, the record that it was asked to
+ * start a new one.
  */
 int	runs_enqueue_from(struct daemon *, const struct store_task *, const char *parent,
-	    const char *prompt, const char *base, const char *resume_id, int fresh,
-	    char *id_out, size_t idlen, char *err, size_t errlen);
+	    const char *prompt, const char *base, const char *resume_from,
+	    const char *resume_id, int fresh, char *id_out, size_t idlen, char *err,
+	    size_t errlen);
 /*
  * The conversation id a later `run continue` of sr may resume, from its report: 0
  * with id filled, or -1 with why (it kept none, its engine cannot, the id fails
@@ -285,6 +288,12 @@ int	runs_enqueue_from(struct daemon *, const struct store_task *, const char *pa
  */
 int	runs_conversation_of(const struct store_run *sr, const char *engine, char *id,
 	    size_t idlen, char *why, size_t whylen);
+/*
+ * The conversation run_id was queued to resume (runs_enqueue_from's record): 1 with
+ * the run it came from and the id, 0 when it resumes none, -1 with err.
+ */
+int	runs_conversation_resumed(struct daemon *, const char *run_id, const char *engine,
+	    char *from, size_t fromlen, char *id, size_t idlen, char *err, size_t errlen);
 void	runs_pump(struct daemon *);
 void	runs_pump_later(struct daemon *);
 struct run *runs_find(struct daemon *, const char *id);

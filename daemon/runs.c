@@ -1923,8 +1923,9 @@ runs_enqueue(struct daemon *d, const struct store_task *t, char *id_out, size_t 
 
 int
 runs_enqueue_from(struct daemon *d, const struct store_task *t, const char *parent,
-    const char *prompt, const char *base, const char *resume_id, int fresh,
-    char *id_out, size_t idlen, char *err, size_t errlen)
+    const char *prompt, const char *base, const char *resume_from,
+    const char *resume_id, int fresh, char *id_out, size_t idlen, char *err,
+    size_t errlen)
 {
 	char	*conv = NULL;
 	cJSON	*c;
@@ -1936,7 +1937,7 @@ runs_enqueue_from(struct daemon *d, const struct store_task *t, const char *pare
 			snprintf(err, errlen, "out of memory");
 			return -1;
 		}
-		json_add_string(c, "from", parent);
+		json_add_string(c, "from", resume_from != NULL ? resume_from : parent);
 		if (resume_id != NULL)
 			json_add_string(c, "resume", resume_id);
 		else
@@ -2016,12 +2017,9 @@ fail:
 	return -1;
 }
 
-/*
- * A continue's record (runs_enqueue_from): the run and the id it resumes, checked
- * again here, as everything the store holds from a run's output is.
- */
-static int
-runs_conversation_load(struct daemon *d, struct run *r, const char *engine, char *err,
+int
+runs_conversation_resumed(struct daemon *d, const char *run_id, const char *engine,
+    char *from_out, size_t fromlen, char *id_out, size_t idlen, char *err,
     size_t errlen)
 {
 	struct store_run_event	*ev = NULL;
@@ -2030,7 +2028,7 @@ runs_conversation_load(struct daemon *d, struct run *r, const char *engine, char
 	size_t			 n = 0;
 	int			 rc = 0;
 
-	if (store_run_event_list(d->store, r->id, 0, 16, &ev, &n) == -1) {
+	if (store_run_event_list(d->store, run_id, 0, 16, &ev, &n) == -1) {
 		snprintf(err, errlen, "its events cannot be read: %s", store_errmsg(d->store));
 		return -1;
 	}
@@ -2042,21 +2040,31 @@ runs_conversation_load(struct daemon *d, struct run *r, const char *engine, char
 		from = json_get_string(c, "from");
 		id = json_get_string(c, "resume");
 		if (id != NULL) {
-			if (from == NULL || strlen(from) >= sizeof r->resume_run ||
+			if (from == NULL || strlen(from) >= fromlen || strlen(id) >= idlen ||
 			    !conversation_id_valid(engine, id)) {
 				snprintf(err, errlen, "the conversation it continues is not a "
 				    "valid %s conversation", engine);
 				rc = -1;
 			} else {
-				snprintf(r->resume_run, sizeof r->resume_run, "%s", from);
-				snprintf(r->resume_id, sizeof r->resume_id, "%s", id);
+				snprintf(from_out, fromlen, "%s", from);
+				snprintf(id_out, idlen, "%s", id);
 				rc = 1;
 			}
 		}
 		cJSON_Delete(c);
 	}
 	store_run_event_list_free(ev, n);
-	return rc == -1 ? -1 : 0;
+	return rc;
+}
+
+/* A continue's record, for the runner: checked again, as all a run's output is. */
+static int
+runs_conversation_load(struct daemon *d, struct run *r, const char *engine, char *err,
+    size_t errlen)
+{
+	return runs_conversation_resumed(d, r->id, engine, r->resume_run,
+	    sizeof r->resume_run, r->resume_id, sizeof r->resume_id, err, errlen) == -1 ?
+	    -1 : 0;
 }
 
 /* A run as the API shows it; the report is masked on the way out. */

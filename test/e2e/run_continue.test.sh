@@ -11,6 +11,7 @@
 #               output and FIRST-ANSWER-<engine>, then the new prompt; the run resumed
 #               the conversation the first one reported; it started from the first
 #               run's branch (the file turn 1 wrote is there)
+#   retry       run retry of a continue resumes the same conversation again
 #   fresh       run continue --fresh: a new conversation, asked for (the request has
 #               nothing of turn 1)
 #   lost        the kept conversation removed from disk: the continued run is refused
@@ -193,6 +194,18 @@ for e in claude codex opencode byok; do
 	check "$e: turn 2 kept the conversation again, for a third turn" \
 	    test "$(jget "$r" conversation.kept)" = true
 done
+
+# --- retry: a retry of a continue repeats it in the same conversation -------------------
+if [ -n "${second[claude]}" ]; then
+	: > "$T/claude.requests"
+	id=$(cw run retry "${second[claude]}") || fail "retry: run retry exited $?"
+	wait_until 120 "retry ended" ended "$id" || fail "retry: the run did not end"
+	r=$(report "$id")
+	check "retry: it resumed turn 1's conversation again" \
+	    test "$(jget "$r" conversation.resumed_run)" = "${first[claude]}"
+	check "retry: its request carries turn 1 and the follow-up" \
+	    carries "$T/claude.requests" "FIRST-ANSWER-claude" "SECOND-PROMPT-claude"
+fi
 
 # --- fresh: a new conversation only when asked for ---------------------------------------
 : > "$T/claude.requests"
