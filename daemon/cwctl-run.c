@@ -78,6 +78,18 @@ cwctl_run_print_engine(const cJSON *rep)
 		else
 			printf("network:      %s\n", cwctl_vis(s));
 	}
+	/* What run continue would resume, and what this run resumed. */
+	if ((e = cJSON_GetObjectItemCaseSensitive(rep, "conversation")) != NULL) {
+		const char	*from = json_get_string(e, "resumed_run");
+		int		 kept = 0;
+
+		(void)json_get_bool(e, "kept", &kept);
+		printf("conversation: %s%s%s%s%s\n", kept ? "kept (run continue resumes it)" :
+		    "not kept", !kept && json_get_string(e, "error") != NULL ? ": " : "",
+		    !kept && json_get_string(e, "error") != NULL ?
+		    cwctl_vis(json_get_string(e, "error")) : "", from != NULL ?
+		    "; resumed run " : "", from != NULL ? cwctl_vis(from) : "");
+	}
 	if ((s = json_get_string(rep, "result")) != NULL) {
 		printf("result:\n");
 		vis_fputs(s, VIS_KEEP_NL | VIS_KEEP_TAB, stdout);

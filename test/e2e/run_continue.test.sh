@@ -193,6 +193,8 @@ for e in claude codex opencode byok; do
 	fi
 	check "$e: turn 2 kept the conversation again, for a third turn" \
 	    test "$(jget "$r" conversation.kept)" = true
+	check "$e: run show says what it resumed" bash -c 'grep -q "^conversation: kept.*resumed run $1" <<< "$2"' \
+	    _ "${first[$e]}" "$(cw run show "${second[$e]}" 2>&1)"
 done
 
 # --- retry: a retry of a continue repeats it in the same conversation -------------------
