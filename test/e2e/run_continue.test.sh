@@ -19,6 +19,8 @@
 #   none        a run that kept no conversation (a command task): run continue exits 6
 #               (CWCTL_EXIT_NO_CONVERSATION) and says why; no run is queued
 #   tasks       each run's conversation is kept under its own task's id
+#   gc          an archived task's kept conversations are removed by cwctl gc, no
+#               other task's
 #   link        attack: the run replaces its own transcript (codex's rollout) with a
 #               symlink to a credential outside the sandbox (~/.ssh/id_ed25519, a
 #               canary). The runner, which copies the transcript out unsandboxed, must
@@ -266,6 +268,15 @@ check "none: run continue exits 6 (got $rc: $out)" test "$rc" = 6
 check "none: ... saying the engine has no conversation and naming --fresh" \
     bash -c 'grep -q "has no conversation to resume" <<< "$1" && grep -q -- "--fresh" <<< "$1"' _ "$out"
 check "none: ... and queues no run" test "$(sql "SELECT count(*) FROM runs")" = "$n"
+
+# --- gc: an archived task's conversations go with it ------------------------------------
+tid=$(sql "SELECT id FROM tasks WHERE name='t-codex'")
+cw task rm t-codex > /dev/null || fail "task rm t-codex"
+cw gc > /dev/null || fail "gc exited $?"
+check "gc: the archived task's kept conversations are removed" \
+    test ! -e "$CLOCKWORK_HOME/conversations/tasks/$tid"
+check "gc: ... and no other task's" test -d "$CLOCKWORK_HOME/conversations/tasks/$(sql \
+    "SELECT id FROM tasks WHERE name='t-byok'")"
 
 if [ "$fails" -gt 0 ]; then
 	tail -n 30 "$T/daemon.out"
