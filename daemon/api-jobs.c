@@ -269,7 +269,7 @@ api_jobs_run_again(struct api_req *q, int follow)
 	char			 id[STORE_ID_LEN], err[512], branch[320];
 	char			 conv[CONVERSATION_ID_MAX + 1], from[STORE_ID_LEN];
 	cJSON			*body = NULL, *a, *fj;
-	int			 rc, fresh = 0, retry_resume = 0;
+	int			 rc, fresh = 0, retry_resume = 0, resumes;
 
 	memset(&t, 0, sizeof t);
 	if (evbuffer_get_length(in) > 0 || follow) {
@@ -318,10 +318,13 @@ api_jobs_run_again(struct api_req *q, int follow)
 		}
 		base = r.branch;
 		/*
-		 * The same conversation, or a refusal that says why: never a new one in
-		 * its place unless it was asked for (fresh).
+		 * An agent's run: the same conversation, or a refusal that says why, never
+		 * a new one in its place unless it was asked for (fresh). An engine with no
+		 * conversation (command) follows up from the branch as it always did.
 		 */
-		if (!fresh && runs_conversation_of(&r, t.engine, conv, sizeof conv, err,
+		if (!conversation_engine_resumes(t.engine))
+			fresh = 0;
+		else if (!fresh && runs_conversation_of(&r, t.engine, conv, sizeof conv, err,
 		    sizeof err) == -1) {
 			api_error(q, 409, "no_conversation", "%s: it cannot be resumed "
 			    "(cwctl run continue --fresh starts a new conversation on its "
@@ -346,16 +349,17 @@ api_jobs_run_again(struct api_req *q, int follow)
 		api_error(q, 503, "shutting_down", "clockworkd is shutting down");
 		goto out;
 	}
+	resumes = (follow && !fresh && conversation_engine_resumes(t.engine)) ||
+	    retry_resume;
 	if (runs_enqueue_from(q->d, &t, r.id, prompt, base, retry_resume ? from : r.id,
-	    (follow && !fresh) || retry_resume ? conv : NULL, follow && fresh, id, sizeof id,
-	    err, sizeof err) == -1) {
+	    resumes ? conv : NULL, follow && fresh, id, sizeof id, err, sizeof err) == -1) {
 		api_error(q, 500, "internal", "%s", err);
 		goto out;
 	}
 	a = cJSON_CreateObject();
 	json_add_string(a, "task", t.name);
 	json_add_string(a, "from", r.id);
-	if (follow)
+	if (follow && (resumes || fresh))
 		cJSON_AddStringToObject(a, "conversation", fresh ? "new" : conv);
 	journal_audit(q->d, q->actor, follow ? "run.continue" : "run.retry", id, a);
 	if (api_run_lookup(q, id, &nr) == 0) {

@@ -16,8 +16,9 @@
 #               nothing of turn 1)
 #   lost        the kept conversation removed from disk: the continued run is refused
 #               before the engine starts, naming the run; no request reaches the model
-#   none        a run that kept no conversation (a command task): run continue exits 6
-#               (CWCTL_EXIT_NO_CONVERSATION) and says why; no run is queued
+#   command     a command task has no conversation: run continue is the follow-up from
+#               the run's branch it always was (the link row above is an agent's run
+#               that kept none, refused with exit 6)
 #   tasks       each run's conversation is kept under its own task's id
 #   gc          an archived task's kept conversations are removed by cwctl gc, no
 #               other task's
@@ -255,19 +256,16 @@ rc=$?
 set -e
 check "link: run continue refuses, exit 6 (got $rc: $out)" test "$rc" = 6
 
-# --- none: a run with no conversation ----------------------------------------------------
-cw task add cmd --repo "$repo" --engine command --prompt "true" > /dev/null || die "task add cmd"
+# --- command: no conversation to resume, a follow-up as before --------------------------
+cw task add cmd --repo "$repo" --engine command --prompt "echo one > one.txt" > /dev/null ||
+    die "task add cmd"
 id=$(cw run start cmd)
-wait_until 60 "none: the command run ended" ended "$id" || fail "none: the run did not end"
-n=$(sql "SELECT count(*) FROM runs")
-set +e
-out=$(cw run continue "$id" --prompt "more" 2>&1)
-rc=$?
-set -e
-check "none: run continue exits 6 (got $rc: $out)" test "$rc" = 6
-check "none: ... saying the engine has no conversation and naming --fresh" \
-    bash -c 'grep -q "has no conversation to resume" <<< "$1" && grep -q -- "--fresh" <<< "$1"' _ "$out"
-check "none: ... and queues no run" test "$(sql "SELECT count(*) FROM runs")" = "$n"
+wait_until 60 "command: the run ended" ended "$id" || fail "command: the run did not end"
+id2=$(cw run continue "$id" --prompt "cat one.txt > two.txt") || fail "command: run continue exited $?"
+wait_until 60 "command: the follow-up ended" ended "$id2" || fail "command: the follow-up did not end"
+check "command: the follow-up ran from the run's branch" test "$(git -C "$repo" show \
+    "clockwork/cmd/$id2:two.txt" 2>/dev/null)" = one
+check "command: ... with no conversation" test -z "$(jget "$(report "$id2")" conversation)"
 
 # --- gc: an archived task's conversations go with it ------------------------------------
 tid=$(sql "SELECT id FROM tasks WHERE name='t-codex'")
