@@ -261,22 +261,31 @@ api_jobs_task_history(struct api_req *q)
 static void
 api_jobs_run_again(struct api_req *q, int follow)
 {
-	static const char *const keys[] = { "prompt" };
+	static const char *const keys[] = { "prompt", "fresh" };
 	struct store_run	 r, nr;
 	struct store_task	 t;
 	struct evbuffer		*in = evhttp_request_get_input_buffer(q->req);
 	const char		*prompt = NULL, *base;
 	char			 id[STORE_ID_LEN], err[512], branch[320];
-	cJSON			*body = NULL, *a;
-	int			 rc;
+	char			 conv[CONVERSATION_ID_MAX + 1], from[STORE_ID_LEN];
+	cJSON			*body = NULL, *a, *fj;
+	int			 rc, fresh = 0, retry_resume = 0, resumes;
 
 	memset(&t, 0, sizeof t);
 	if (evbuffer_get_length(in) > 0 || follow) {
 		if ((body = api_body(q)) == NULL)
 			return;
-		if (api_body_keys(q, body, keys, follow ? 1 : 0) == -1)
+		if (api_body_keys(q, body, keys, follow ? 2 : 0) == -1)
 			goto out0;
 		prompt = json_get_string(body, "prompt");
+		if ((fj = cJSON_GetObjectItemCaseSensitive(body, "fresh")) != NULL) {
+			if (!follow || !cJSON_IsBool(fj)) {
+				api_error(q, 400, "invalid_field", "fresh: true or false, and "
+				    "only for continue");
+				goto out0;
+			}
+			fresh = cJSON_IsTrue(fj);
+		}
 	}
 	if (follow && (prompt == NULL || prompt[0] == '\0' ||
 	    strlen(prompt) > DAEMON_PROMPT_MAX)) {
@@ -308,22 +317,50 @@ api_jobs_run_again(struct api_req *q, int follow)
 			goto out;
 		}
 		base = r.branch;
+		/*
+		 * An agent's run: the same conversation, or a refusal that says why, never
+		 * a new one in its place unless it was asked for (fresh). An engine with no
+		 * conversation (command) follows up from the branch as it always did.
+		 */
+		if (!conversation_engine_resumes(t.engine))
+			fresh = 0;
+		else if (!fresh && runs_conversation_of(&r, t.engine, conv, sizeof conv, err,
+		    sizeof err) == -1) {
+			api_error(q, 409, "no_conversation", "%s: it cannot be resumed "
+			    "(cwctl run continue --fresh starts a new conversation on its "
+			    "branch)", err);
+			goto out;
+		}
 	} else {
 		prompt = r.prompt;
 		base = r.base_ref;
+		/*
+		 * A retry of a continue repeats it whole: the same follow-up, in the same
+		 * conversation, not the follow-up alone in a new one.
+		 */
+		if ((rc = runs_conversation_resumed(q->d, r.id, t.engine, from,
+		    sizeof from, conv, sizeof conv, err, sizeof err)) == -1) {
+			api_error(q, 409, "no_conversation", "run %s: %s", r.id, err);
+			goto out;
+		}
+		retry_resume = rc == 1;
 	}
 	if (q->d->shutting_down) {
 		api_error(q, 503, "shutting_down", "clockworkd is shutting down");
 		goto out;
 	}
-	if (runs_enqueue_from(q->d, &t, r.id, prompt, base, id, sizeof id, err,
-	    sizeof err) == -1) {
+	resumes = (follow && !fresh && conversation_engine_resumes(t.engine)) ||
+	    retry_resume;
+	if (runs_enqueue_from(q->d, &t, r.id, prompt, base, retry_resume ? from : r.id,
+	    resumes ? conv : NULL, follow && fresh, id, sizeof id, err, sizeof err) == -1) {
 		api_error(q, 500, "internal", "%s", err);
 		goto out;
 	}
 	a = cJSON_CreateObject();
 	json_add_string(a, "task", t.name);
 	json_add_string(a, "from", r.id);
+	if (follow && (resumes || fresh))
+		cJSON_AddStringToObject(a, "conversation", fresh ? "new" : conv);
 	journal_audit(q->d, q->actor, follow ? "run.continue" : "run.retry", id, a);
 	if (api_run_lookup(q, id, &nr) == 0) {
 		api_ok(q, 201, runs_to_json(&nr, 0));

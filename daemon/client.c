@@ -201,6 +201,8 @@ client_call(const char *method, const char *path, const cJSON *body, cJSON **out
 		rc = CWCTL_EXIT_DENIED;
 	if (status == 401 || status == 403)
 		rc = CWCTL_EXIT_DENIED;
+	if (status == 409 && code != NULL && strcmp(code, "no_conversation") == 0)
+		rc = CWCTL_EXIT_NO_CONVERSATION;
 	cJSON_Delete(*out);
 	*out = NULL;
 	return rc;

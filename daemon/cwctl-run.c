@@ -29,7 +29,7 @@ cwctl_run_usage(void)
 	    "       cwctl run logs [-f] [--raw | --json] RUN\n"
 	    "       cwctl run export RUN [--transcript] [-o FILE]\n"
 	    "       cwctl run retry RUN [--wait] [--json]\n"
-	    "       cwctl run continue RUN --prompt TEXT [--wait] [--json]\n"
+	    "       cwctl run continue RUN --prompt TEXT [--fresh] [--wait] [--json]\n"
 	    "       cwctl run diff RUN [--stat]\n"
 	    "       cwctl run merge RUN [--into BRANCH] [--squash | --ff-only] [--accept-automation]\n"
 	    "       cwctl run discard RUN\n");
@@ -77,6 +77,18 @@ cwctl_run_print_engine(const cJSON *rep)
 			    c, d);
 		else
 			printf("network:      %s\n", cwctl_vis(s));
+	}
+	/* What run continue would resume, and what this run resumed. */
+	if ((e = cJSON_GetObjectItemCaseSensitive(rep, "conversation")) != NULL) {
+		const char	*from = json_get_string(e, "resumed_run");
+		int		 kept = 0;
+
+		(void)json_get_bool(e, "kept", &kept);
+		printf("conversation: %s%s%s%s%s\n", kept ? "kept (run continue resumes it)" :
+		    "not kept", !kept && json_get_string(e, "error") != NULL ? ": " : "",
+		    !kept && json_get_string(e, "error") != NULL ?
+		    cwctl_vis(json_get_string(e, "error")) : "", from != NULL ?
+		    "; resumed run " : "", from != NULL ? cwctl_vis(from) : "");
 	}
 	if ((s = json_get_string(rep, "result")) != NULL) {
 		printf("result:\n");
@@ -436,13 +448,15 @@ cwctl_run_again(int argc, char **argv, int follow)
 	const char	*run = NULL, *prompt = NULL;
 	cJSON		*b, *o = NULL;
 	char		 path[256], esc[160];
-	int		 wait = 0, json = 0, rc;
+	int		 wait = 0, json = 0, rc, fresh = 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--wait") == 0)
 			wait = 1;
 		else if (strcmp(argv[i], "--json") == 0)
 			json = 1;
+		else if (follow && strcmp(argv[i], "--fresh") == 0)
+			fresh = 1;
 		else if (follow && strcmp(argv[i], "--prompt") == 0 && i + 1 < argc)
 			prompt = argv[++i];
 		else if (argv[i][0] == '-' || run != NULL)
@@ -457,6 +471,8 @@ cwctl_run_again(int argc, char **argv, int follow)
 	b = cJSON_CreateObject();
 	if (follow)
 		json_add_string(b, "prompt", prompt);
+	if (fresh)
+		cJSON_AddTrueToObject(b, "fresh");
 	rc = client_call("POST", path, b, &o);
 	cJSON_Delete(b);
 	if (rc != 0)

@@ -28,7 +28,8 @@ static const struct cwctl_verb {
 	    "  run logs [-f] [--raw | --json] RUN   the readable transcript (--raw: the engine's lines)\n"
 	    "  run export RUN [--transcript] [-o FILE]   the run's proof-of-work HTML file\n"
 	    "  run diff RUN [--stat] | merge RUN [--into BRANCH] [--squash|--ff-only] | discard RUN\n"
-	    "  run retry RUN | run continue RUN --prompt TEXT [--wait]   a new run from an earlier one" },
+	    "  run retry RUN | run continue RUN --prompt TEXT [--fresh] [--wait]   a new run from an earlier one\n"
+	    "                                        (continue resumes its conversation; exit 6 if none)" },
 	{ "jobs", cwctl_jobs, "jobs discover [REPO] | list | preview NAME | enable NAME   repository jobs, imported disabled" },
 	{ "template", cwctl_template, "template export NAME [-o FILE] | import FILE [--repo DIR]   shareable task definitions" },
 	{ "approvals", cwctl_approvals, "approvals [--run RUN] [--json]   approvals waiting for an answer\n"

@@ -10,6 +10,8 @@
 					   run --wait: the run was refused */
 #define CWCTL_EXIT_NODAEMON	4	/* clockworkd is not running */
 #define CWCTL_EXIT_AUTOMATION	5	/* run merge: automation files not accepted */
+#define CWCTL_EXIT_NO_CONVERSATION 6	/* run continue: the earlier run's conversation
+					   cannot be resumed (--fresh starts anew) */
 
 #include <stddef.h>
 #include <stdio.h>

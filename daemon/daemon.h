@@ -19,6 +19,7 @@
 #include "peerns.h"
 #include "proctree.h"
 #include "record.h"
+#include "conversation.h"
 #include "store.h"
 
 #ifndef TAILQ_FOREACH_SAFE
@@ -45,6 +46,8 @@ struct notify;
 #define DAEMON_BUDGET_GRACE_MS	2000		/* + stop grace, after the runner's budget */
 #define DAEMON_TASK_NAME_MAX	64
 #define DAEMON_PROMPT_MAX	(64 * 1024)
+/* The run event a continue is queued with: {"from": run, "resume": id | "fresh": true}. */
+#define RUNS_EVENT_CONVERSATION	"conversation"
 #define DAEMON_SOCKET		"clockworkd.sock"	/* in the home: cwctl's way in */
 #define DAEMON_UNIX_MAX_CONNS	64		/* on the socket, all reserved for it */
 #define DAEMON_TCP_MAX_CONNS	256		/* on the loopback port, at most */
@@ -76,6 +79,9 @@ struct run {
 	char			 base_commit[64];
 	char			 base_ref[320];	/* the ref it started from */
 	char			 git_objects[PATH_MAX];	/* the user's store, lent read-only */
+	/* run continue: the run whose conversation it resumes, and the engine's id */
+	char			 resume_run[STORE_ID_LEN];
+	char			 resume_id[CONVERSATION_ID_MAX + 1];
 	struct runimport	*import;	/* the import child, while it works */
 	int			 import_started;
 	cJSON			*import_result;	/* what the import said, once it ended */
@@ -264,10 +270,30 @@ int	tasks_default_engine(struct daemon *d, const char *key_name, char *engine,
 #define RUNS_DOLLARS_UNKNOWN	(-1.0)
 int	runs_enqueue(struct daemon *, const struct store_task *, char *id_out,
 	    size_t idlen, char *err, size_t errlen);
-/* A run from an earlier one (retry, continue): its own prompt and base, or NULL. */
+/*
+ * A run from an earlier one (retry, continue): its own prompt and base, or NULL, and
+ * for a continue the conversation it resumes (resume_id, checked, kept by run
+ * resume_from: the parent, or for a retry of a continue the run that continue
+ * resumed) or, with resume_id NULL and fresh 1, the record that it was asked to
+ * start a new one.
+ */
 int	runs_enqueue_from(struct daemon *, const struct store_task *, const char *parent,
-	    const char *prompt, const char *base, char *id_out, size_t idlen, char *err,
+	    const char *prompt, const char *base, const char *resume_from,
+	    const char *resume_id, int fresh, char *id_out, size_t idlen, char *err,
 	    size_t errlen);
+/*
+ * The conversation id a later `run continue` of sr may resume, from its report: 0
+ * with id filled, or -1 with why (it kept none, its engine cannot, the id fails
+ * conversation_id_valid()).
+ */
+int	runs_conversation_of(const struct store_run *sr, const char *engine, char *id,
+	    size_t idlen, char *why, size_t whylen);
+/*
+ * The conversation run_id was queued to resume (runs_enqueue_from's record): 1 with
+ * the run it came from and the id, 0 when it resumes none, -1 with err.
+ */
+int	runs_conversation_resumed(struct daemon *, const char *run_id, const char *engine,
+	    char *from, size_t fromlen, char *id, size_t idlen, char *err, size_t errlen);
 void	runs_pump(struct daemon *);
 void	runs_pump_later(struct daemon *);
 struct run *runs_find(struct daemon *, const char *id);

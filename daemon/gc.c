@@ -138,6 +138,23 @@ gc_task_caches(struct daemon *d, const struct store_task *t, int busy,
 	res->caches++;
 }
 
+/* An archived task's kept conversations: no run of it can be continued any more. */
+static void
+gc_task_conversations(struct daemon *d, const struct store_task *t, int busy)
+{
+	char	path[PATH_MAX];
+
+	if (busy || (size_t)snprintf(path, sizeof path, "%s/conversations/tasks/%lld",
+	    d->home, (long long)t->id) >= sizeof path || access(path, F_OK) != 0)
+		return;
+	if (rmtree_path(path) == -1) {
+		log_warn("gc: archived task %s: cannot remove its kept conversations %s: %s",
+		    t->name, path, strerror(errno));
+		return;
+	}
+	log_info("gc: archived task %s: its kept conversations removed", t->name);
+}
+
 /*
  * An archived task (`task rm`) runs no more, so its worktrees and branches are only
  * clutter once nothing would be lost: a run's worktree and branch go when the branch
@@ -202,6 +219,7 @@ gc_archived(struct daemon *d, const struct store_task *t, int force,
 	}
 	store_run_list_free(v, n);
 	gc_task_caches(d, t, busy, res);
+	gc_task_conversations(d, t, busy);
 	return 0;
 }
 

@@ -1086,6 +1086,20 @@ runs_send_spec(struct run *r, const struct store_task *t)
 		cJSON_AddNumberToObject(b, "memory_bytes", (double)(t->limit_memory_mb > 0 ?
 		    t->limit_memory_mb : r->d->cfg.limit_memory_mb) * 1024 * 1024);
 	}
+	/*
+	 * Every run of an engine that can resume keeps its conversation for a later
+	 * `run continue` of this task (the runner makes the directory from task_id);
+	 * a continue names the run and the id it resumes.
+	 */
+	if (conversation_engine_resumes(t->engine) &&
+	    (b = cJSON_AddObjectToObject(m, "conversation")) != NULL) {
+		cJSON_AddTrueToObject(b, "keep");
+		if (r->resume_id[0] != '\0' && (g = cJSON_AddObjectToObject(b, "resume")) !=
+		    NULL) {
+			json_add_string(g, "run", r->resume_run);
+			json_add_string(g, "id", r->resume_id);
+		}
+	}
 	if ((pb = cJSON_AddArrayToObject(m, "protected_branches")) != NULL)
 		for (size_t i = 0; i < r->d->cfg.protected_branches.n; i++)
 			cJSON_AddItemToArray(pb,
@@ -1232,6 +1246,9 @@ runs_track(struct run *r)
 	r->d->n_runs++;
 }
 
+static int	runs_conversation_load(struct daemon *, struct run *, const char *,
+		    char *, size_t);
+
 /*
  * What this run starts from: its own prompt (a follow-up) over the task's, and the
  * ref of its base: the run's own (continue: the earlier run's branch), else the
@@ -1302,7 +1319,8 @@ runs_start(struct daemon *d, const char *id)
 		store_task_free(&t);
 		return -1;
 	}
-	if (runs_origin(d, r, &sr, &t, err, sizeof err) == -1) {
+	if (runs_origin(d, r, &sr, &t, err, sizeof err) == -1 ||
+	    runs_conversation_load(d, r, t.engine, err, sizeof err) == -1) {
 		store_run_free(&sr);
 		goto fail;
 	}
@@ -1905,21 +1923,148 @@ runs_enqueue(struct daemon *d, const struct store_task *t, char *id_out, size_t 
 
 int
 runs_enqueue_from(struct daemon *d, const struct store_task *t, const char *parent,
-    const char *prompt, const char *base, char *id_out, size_t idlen, char *err,
+    const char *prompt, const char *base, const char *resume_from,
+    const char *resume_id, int fresh, char *id_out, size_t idlen, char *err,
     size_t errlen)
 {
+	char	*conv = NULL;
+	cJSON	*c;
+	int	 rc = 0;
+
+	/* The queued run's own record of what it continues: runs_start() reads it. */
+	if (resume_id != NULL || fresh) {
+		if ((c = cJSON_CreateObject()) == NULL) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		json_add_string(c, "from", resume_from != NULL ? resume_from : parent);
+		if (resume_id != NULL)
+			json_add_string(c, "resume", resume_id);
+		else
+			cJSON_AddTrueToObject(c, "fresh");
+		conv = cJSON_PrintUnformatted(c);
+		cJSON_Delete(c);
+		if (conv == NULL) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+	}
 	if (store_begin(d->store) == -1 ||
 	    store_run_create(d->store, t->id, NULL, id_out, idlen) == -1 ||
 	    store_run_set_origin(d->store, id_out, parent, prompt, base) == -1 ||
+	    (conv != NULL && (rc = store_run_event_append(d->store, id_out,
+	    RUNS_EVENT_CONVERSATION, conv, NULL)) == -1) ||
 	    store_commit(d->store) == -1) {
+		cJSON_free(conv);
 		snprintf(err, errlen, "%s", store_errmsg(d->store));
 		store_rollback(d->store);
 		return -1;
 	}
-	log_info("run %s: queued for task %s (from run %s)", id_out, t->name,
-	    parent != NULL ? parent : "-");
+	cJSON_free(conv);
+	(void)rc;
+	log_info("run %s: queued for task %s (from run %s%s)", id_out, t->name,
+	    parent != NULL ? parent : "-", resume_id != NULL ? ", resuming its "
+	    "conversation" : fresh ? ", a new conversation" : "");
 	runs_pump_later(d);
 	return 0;
+}
+
+int
+runs_conversation_of(const struct store_run *sr, const char *engine, char *id,
+    size_t idlen, char *why, size_t whylen)
+{
+	const cJSON	*c, *e;
+	const char	*s;
+	cJSON		*rep;
+	int		 kept = 0;
+
+	if (!conversation_engine_resumes(engine)) {
+		snprintf(why, whylen, "engine %s has no conversation to resume", engine);
+		return -1;
+	}
+	if (sr->report == NULL || (rep = json_parse(sr->report, strlen(sr->report))) ==
+	    NULL) {
+		snprintf(why, whylen, "run %s has no report", sr->id);
+		return -1;
+	}
+	e = cJSON_GetObjectItemCaseSensitive(rep, "engine");
+	c = cJSON_GetObjectItemCaseSensitive(rep, "conversation");
+	s = json_get_string(e, "name");
+	if (s == NULL || strcmp(s, engine) != 0) {
+		snprintf(why, whylen, "run %s ran engine %.32s, and the task's engine is "
+		    "now %s", sr->id, s != NULL ? s : "-", engine);
+		goto fail;
+	}
+	(void)json_get_bool(c, "kept", &kept);
+	s = json_get_string(c, "id");
+	if (c == NULL || !kept) {
+		snprintf(why, whylen, "run %s kept no conversation%s%.300s", sr->id,
+		    json_get_string(c, "error") != NULL ? ": " : "",
+		    json_get_string(c, "error") != NULL ? json_get_string(c, "error") : "");
+		goto fail;
+	}
+	/* The engine printed it: checked again before it goes back to a runner. */
+	if (!conversation_id_valid(engine, s) || strlen(s) >= idlen) {
+		snprintf(why, whylen, "run %s's conversation id is not a valid %s id",
+		    sr->id, engine);
+		goto fail;
+	}
+	snprintf(id, idlen, "%s", s);
+	cJSON_Delete(rep);
+	return 0;
+fail:
+	cJSON_Delete(rep);
+	return -1;
+}
+
+int
+runs_conversation_resumed(struct daemon *d, const char *run_id, const char *engine,
+    char *from_out, size_t fromlen, char *id_out, size_t idlen, char *err,
+    size_t errlen)
+{
+	struct store_run_event	*ev = NULL;
+	const char		*from, *id;
+	cJSON			*c;
+	size_t			 n = 0;
+	int			 rc = 0;
+
+	if (store_run_event_list(d->store, run_id, 0, 16, &ev, &n) == -1) {
+		snprintf(err, errlen, "its events cannot be read: %s", store_errmsg(d->store));
+		return -1;
+	}
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		if (strcmp(ev[i].kind, RUNS_EVENT_CONVERSATION) != 0 || ev[i].data == NULL)
+			continue;
+		if ((c = json_parse(ev[i].data, strlen(ev[i].data))) == NULL)
+			continue;
+		from = json_get_string(c, "from");
+		id = json_get_string(c, "resume");
+		if (id != NULL) {
+			if (from == NULL || strlen(from) >= fromlen || strlen(id) >= idlen ||
+			    !conversation_id_valid(engine, id)) {
+				snprintf(err, errlen, "the conversation it continues is not a "
+				    "valid %s conversation", engine);
+				rc = -1;
+			} else {
+				snprintf(from_out, fromlen, "%s", from);
+				snprintf(id_out, idlen, "%s", id);
+				rc = 1;
+			}
+		}
+		cJSON_Delete(c);
+	}
+	store_run_event_list_free(ev, n);
+	return rc;
+}
+
+/* A continue's record, for the runner: checked again, as all a run's output is. */
+static int
+runs_conversation_load(struct daemon *d, struct run *r, const char *engine, char *err,
+    size_t errlen)
+{
+	return runs_conversation_resumed(d, r->id, engine, r->resume_run,
+	    sizeof r->resume_run, r->resume_id, sizeof r->resume_id, err, errlen) == -1 ?
+	    -1 : 0;
 }
 
 /* A run as the API shows it; the report is masked on the way out. */

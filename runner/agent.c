@@ -24,6 +24,7 @@
 #include <seccomp.h>
 
 #include "agent.h"
+#include "conversation.h"
 #include "anthropic.h"
 #include "commands.h"
 #include "curlload.h"
@@ -87,6 +88,7 @@ struct agent {
 	int		 have_price;
 	double		 price[4];	/* $ per million: input, output, cache write, read */
 	cJSON		*tools, *messages;
+	int		 sent;		/* messages written out for the runner to keep */
 	int		 turns;
 	double		 dollars;
 	struct provider_usage total;
@@ -194,6 +196,24 @@ agent_entry(cJSON *entry)
 	}
 	cJSON_AddStringToObject(o, "type", "entry");
 	cJSON_AddItemToObject(o, "entry", entry);
+	agent_out(o);
+}
+
+/*
+ * Each message as it joins the conversation, numbered, for the runner to keep
+ * (engine_byok.c): a later `cwctl run continue` sends them back (agent_init).
+ */
+static void
+agent_message(struct agent *a, const cJSON *msg)
+{
+	cJSON	*o, *c;
+
+	if ((o = cJSON_CreateObject()) == NULL)
+		return;
+	cJSON_AddStringToObject(o, "type", "message");
+	cJSON_AddNumberToObject(o, "n", a->sent++);
+	if ((c = cJSON_Duplicate(msg, 1)) != NULL)
+		cJSON_AddItemToObject(o, "message", c);
 	agent_out(o);
 }
 
@@ -715,6 +735,7 @@ agent_loop(struct agent *a)
 		cJSON_AddItemToObject(msg, "content", turn.content);
 		turn.content = NULL;
 		cJSON_AddItemToArray(a->messages, msg);
+		agent_message(a, msg);
 		if (a->max_dollars > 0 && a->dollars >= a->max_dollars) {
 			snprintf(why, sizeof why, "the dollar budget ($%.4f) is spent: $%.4f",
 			    a->max_dollars, a->dollars);
@@ -772,6 +793,7 @@ agent_loop(struct agent *a)
 		cJSON_AddStringToObject(msg, "role", "user");
 		cJSON_AddItemToObject(msg, "content", results);
 		cJSON_AddItemToArray(a->messages, msg);
+		agent_message(a, msg);
 	}
 }
 
@@ -792,14 +814,78 @@ agent_field(const cJSON *j, const char *name)
 	return s != NULL ? strdup(s) : NULL;
 }
 
+int
+agent_conversation_parse(const char *text, size_t len, cJSON **out, char *err,
+    size_t errlen)
+{
+	const cJSON	*m, *content, *b;
+	const char	*role;
+	cJSON		*j, *msgs;
+	int		 n = 0, last = 0;	/* 1 user, 2 assistant */
+
+	*out = NULL;
+	if ((j = json_parse(text, len)) == NULL || !cJSON_IsObject(j)) {
+		cJSON_Delete(j);
+		snprintf(err, errlen, "the kept conversation is not a JSON object");
+		return -1;
+	}
+	msgs = cJSON_GetObjectItemCaseSensitive(j, "messages");
+	if (!cJSON_IsArray(msgs)) {
+		snprintf(err, errlen, "the kept conversation has no messages array");
+		goto bad;
+	}
+	cJSON_ArrayForEach(m, msgs) {
+		if (++n > AGENT_CONVERSATION_MESSAGES) {
+			snprintf(err, errlen, "the kept conversation has more than %d "
+			    "messages", AGENT_CONVERSATION_MESSAGES);
+			goto bad;
+		}
+		role = json_get_string(m, "role");
+		content = cJSON_GetObjectItemCaseSensitive(m, "content");
+		if (!cJSON_IsObject(m) || role == NULL || (strcmp(role, "user") != 0 &&
+		    strcmp(role, "assistant") != 0) || (!cJSON_IsString(content) &&
+		    !cJSON_IsArray(content))) {
+			snprintf(err, errlen, "the kept conversation's message %d is not "
+			    "{role: user|assistant, content}", n);
+			goto bad;
+		}
+		cJSON_ArrayForEach(b, content)
+			if (!cJSON_IsObject(b) || json_get_string(b, "type") == NULL) {
+				snprintf(err, errlen, "the kept conversation's message %d has "
+				    "a content block without a type", n);
+				goto bad;
+			}
+		/* The providers want turns that alternate, a user's first. */
+		if ((last == 0 && strcmp(role, "user") != 0) ||
+		    (last == 1 && strcmp(role, "user") == 0) ||
+		    (last == 2 && strcmp(role, "assistant") == 0)) {
+			snprintf(err, errlen, "the kept conversation's message %d does not "
+			    "alternate user and assistant", n);
+			goto bad;
+		}
+		last = strcmp(role, "user") == 0 ? 1 : 2;
+	}
+	if (n == 0) {
+		snprintf(err, errlen, "the kept conversation is empty");
+		goto bad;
+	}
+	*out = cJSON_DetachItemViaPointer(j, msgs);
+	cJSON_Delete(j);
+	return 0;
+bad:
+	cJSON_Delete(j);
+	return -1;
+}
+
 static int
 agent_init(struct agent *a, char *err, size_t errlen)
 {
-	cJSON		*j;
+	cJSON		*j, *last, *content, *blk;
 	const cJSON	*p;
 	const char	*s;
 	char		*buf;
 	size_t		 len;
+	int		 resume, rc;
 	static const char *pn[4] = { "input", "output", "cache_write", "cache_read" };
 
 	if ((buf = agent_read_init(a->tools_in, &len)) == NULL) {
@@ -819,6 +905,7 @@ agent_init(struct agent *a, char *err, size_t errlen)
 	a->prompt = agent_field(j, "prompt");
 	a->mode = agent_field(j, "mode");
 	a->openai = (s = json_get_string(j, "provider")) != NULL && strcmp(s, "openai") == 0;
+	resume = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "resume"));
 	(void)json_get_int(j, "max_turns", &a->max_turns);
 	(void)json_get_number(j, "max_dollars", &a->max_dollars);
 	if (cJSON_IsObject(p = cJSON_GetObjectItemCaseSensitive(j, "price"))) {
@@ -837,11 +924,51 @@ agent_init(struct agent *a, char *err, size_t errlen)
 		return -1;
 	}
 	a->tools = agent_tools(strcmp(a->mode, "plan") == 0);
-	a->messages = cJSON_CreateArray();
+	/*
+	 * A continued run: the kept conversation is the next line (engine_byok.c writes
+	 * it after the facts), and the new prompt follows it. A conversation that ends
+	 * with the user's turn (the earlier run stopped before the model answered) gets
+	 * the new prompt as a second text block of that turn, so turns still alternate.
+	 */
+	if (resume) {
+		if ((buf = agent_getline(a->tools_in, CONVERSATION_FILE_MAX + 1, &len)) ==
+		    NULL) {
+			snprintf(err, errlen, "no kept conversation from the runner");
+			return -1;
+		}
+		rc = agent_conversation_parse(buf, len, &a->messages, err, errlen);
+		free(buf);
+		if (rc == -1)
+			return -1;
+		a->sent = cJSON_GetArraySize(a->messages);
+		last = cJSON_GetArrayItem(a->messages, a->sent - 1);
+		if (strcmp(json_get_string(last, "role"), "user") == 0) {
+			content = cJSON_GetObjectItemCaseSensitive(last, "content");
+			blk = cJSON_CreateObject();
+			cJSON_AddStringToObject(blk, "type", "text");
+			cJSON_AddStringToObject(blk, "text", a->prompt);
+			if (cJSON_IsString(content)) {
+				cJSON	*arr = cJSON_CreateArray(), *t = cJSON_CreateObject();
+
+				cJSON_AddStringToObject(t, "type", "text");
+				cJSON_AddStringToObject(t, "text", content->valuestring);
+				cJSON_AddItemToArray(arr, t);
+				cJSON_ReplaceItemInObjectCaseSensitive(last, "content", arr);
+				content = arr;
+			}
+			cJSON_AddItemToArray(content, blk);
+			/* The runner keeps what it was sent plus the messages after it. */
+			a->sent--;
+			agent_message(a, last);
+			return 0;
+		}
+	} else
+		a->messages = cJSON_CreateArray();
 	p = cJSON_CreateObject();
 	cJSON_AddStringToObject((cJSON *)p, "role", "user");
 	cJSON_AddStringToObject((cJSON *)p, "content", a->prompt);
 	cJSON_AddItemToArray(a->messages, (cJSON *)p);
+	agent_message(a, p);
 	return 0;
 }
 

@@ -21,6 +21,20 @@
 				   line in is the run's facts, the key among them */
 #define AGENT_INIT_MAX	(256 * 1024)
 
+#define AGENT_CONVERSATION_MESSAGES	100000	/* the most a kept conversation holds */
+
+struct cJSON;
+
+/*
+ * A kept conversation, {"messages": [{role, content}, ...]}, as the runner sends it to
+ * a continued run (it was written by an earlier run's agent, from what the model and
+ * the tools said: untrusted). 0 with *messages (owned by the caller): a non-empty
+ * array whose turns alternate, a user's first, each content a string or an array of
+ * typed blocks; -1 with err.
+ */
+int	agent_conversation_parse(const char *text, size_t len, struct cJSON **messages,
+	    char *err, size_t errlen);
+
 /* Narrow the calling process as described above. 0, or -1 with err. */
 int	agent_narrow(char *err, size_t errlen);
 

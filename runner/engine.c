@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,4 +195,187 @@ engine_read_user_file(const char *path, size_t max, size_t *lenp)
 	buf[got] = '\0';
 	*lenp = got;
 	return buf;
+}
+
+/* ---- the conversation's files (keep and resume) ------------------------------------ */
+
+/* One plain name: no "", ".", "..", no slash. */
+static int
+engine_plain_name(const char *s, size_t n)
+{
+	return n > 0 && !(n == 1 && s[0] == '.') && !(n == 2 && s[0] == '.' &&
+	    s[1] == '.') && memchr(s, '/', n) == NULL && n < NAME_MAX;
+}
+
+int
+engine_open_beneath(int dirfd, const char *rel, int flags)
+{
+	char		 name[NAME_MAX + 1];
+	const char	*p = rel, *slash;
+	int		 fd = dirfd, next, save;
+
+	if (rel == NULL || rel[0] == '/' || rel[0] == '\0') {
+		errno = EINVAL;
+		return -1;
+	}
+	for (;;) {
+		size_t	n;
+
+		slash = strchr(p, '/');
+		n = slash != NULL ? (size_t)(slash - p) : strlen(p);
+		if (!engine_plain_name(p, n)) {
+			if (fd != dirfd)
+				close(fd);
+			errno = EINVAL;
+			return -1;
+		}
+		memcpy(name, p, n);
+		name[n] = '\0';
+		if (slash == NULL) {
+			next = openat(fd, name, flags | O_NOFOLLOW | O_CLOEXEC, 0600);
+			save = errno;
+			if (fd != dirfd)
+				close(fd);
+			errno = save;
+			return next;
+		}
+		next = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		save = errno;
+		if (fd != dirfd)
+			close(fd);
+		if (next == -1) {
+			errno = save;
+			return -1;
+		}
+		fd = next;
+		p = slash + 1;
+	}
+}
+
+int
+engine_mkdirs_beneath(int dirfd, const char *rel)
+{
+	char	 path[PATH_MAX];
+	size_t	 n = strlen(rel);
+	int	 fd;
+
+	if (n == 0 || n >= sizeof path) {
+		errno = EINVAL;
+		return -1;
+	}
+	memcpy(path, rel, n + 1);
+	for (size_t i = 0; i <= n; i++) {
+		char	 c = path[i];
+		char	*last;
+		int	 parent;
+
+		if (c != '/' && c != '\0')
+			continue;
+		path[i] = '\0';
+		/* The parent opened without links, then the last name made in it. */
+		last = strrchr(path, '/');
+		if (last == NULL)
+			parent = dirfd;
+		else {
+			*last = '\0';
+			parent = engine_open_beneath(dirfd, path, O_RDONLY | O_DIRECTORY);
+			*last = '/';
+			if (parent == -1)
+				return -1;
+		}
+		if (mkdirat(parent, last != NULL ? last + 1 : path, 0700) == -1 &&
+		    errno != EEXIST) {
+			if (parent != dirfd)
+				close(parent);
+			return -1;
+		}
+		if (parent != dirfd)
+			close(parent);
+		/* What exists must be a directory, not a link to one. */
+		if ((fd = engine_open_beneath(dirfd, path, O_RDONLY | O_DIRECTORY)) == -1)
+			return -1;
+		close(fd);
+		path[i] = c;
+	}
+	return 0;
+}
+
+int
+engine_copy_beneath(int from_fd, const char *rel, int to_fd, const char *name,
+    char *err, size_t errlen)
+{
+	struct stat	 st;
+	char		 buf[65536];
+	off_t		 total = 0;
+	ssize_t		 n, w;
+	int		 in, out = -1, save = 0;
+
+	if ((in = engine_open_beneath(from_fd, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY)) ==
+	    -1) {
+		save = errno;
+		snprintf(err, errlen, "open %s: %s", rel, strerror(save));
+		errno = save;
+		return -1;
+	}
+	if (fstat(in, &st) == -1)
+		save = errno;
+	else if (!S_ISREG(st.st_mode))
+		save = EINVAL;
+	else if (st.st_size > CONVERSATION_FILE_MAX)
+		save = EFBIG;
+	if (save != 0) {
+		snprintf(err, errlen, "%s: %s", rel, save == EINVAL ? "not a regular file" :
+		    save == EFBIG ? "larger than the most a kept file may hold" :
+		    strerror(save));
+		goto fail;
+	}
+	if ((out = engine_open_beneath(to_fd, name, O_WRONLY | O_CREAT | O_EXCL)) == -1) {
+		save = errno;
+		snprintf(err, errlen, "create %s: %s", name, strerror(save));
+		goto fail;
+	}
+	for (;;) {
+		if ((n = read(in, buf, sizeof buf)) == -1 && errno == EINTR)
+			continue;
+		if (n == -1) {
+			save = errno;
+			snprintf(err, errlen, "read %s: %s", rel, strerror(save));
+			goto fail;
+		}
+		if (n == 0)
+			break;
+		if ((total += n) > CONVERSATION_FILE_MAX) {
+			save = EFBIG;
+			snprintf(err, errlen, "%s: grew past the most a kept file may hold",
+			    rel);
+			goto fail;
+		}
+		for (ssize_t off = 0; off < n; off += w)
+			if ((w = write(out, buf + off, (size_t)(n - off))) == -1) {
+				if (errno == EINTR) {
+					w = 0;
+					continue;
+				}
+				save = errno;
+				snprintf(err, errlen, "write %s: %s", name, strerror(save));
+				goto fail;
+			}
+	}
+	close(in);
+	if (close(out) == -1) {
+		save = errno;
+		snprintf(err, errlen, "write %s: %s", name, strerror(save));
+		(void)unlinkat(to_fd, name, 0);
+		errno = save;
+		return -1;
+	}
+	return 0;
+fail:
+	close(in);
+	if (out != -1) {
+		close(out);
+		(void)unlinkat(to_fd, name, 0);
+	}
+	errno = save;
+	return -1;
 }

@@ -19,6 +19,11 @@
  *      (common/transcript.h) handed to say().
  *   4. floor_command(): the bridge's /floor takes the body cw-floor-hook forwarded
  *      and asks the engine which shell command, if any, it carries.
+ *   5. keep(): once every process of the run has ended, and before the TMPDIR goes,
+ *      the conversation is copied out of the private home into the run's keep
+ *      directory (common/conversation.h), so that `cwctl run continue` can resume
+ *      it: prepare() then names the id to resume (resume_id) and home() or
+ *      companion() put the kept files back (resume_fd).
  */
 #ifndef CW_ENGINE_H
 #define CW_ENGINE_H
@@ -28,8 +33,12 @@
 
 #include <cjson/cJSON.h>
 
+#include "conversation.h"
 #include "engines.h"
 #include "strlist.h"
+
+/* The engine's private home in the run's TMPDIR (spec.c makes it, run.c keeps from it). */
+#define ENGINE_HOME_NAME	"engine-home"
 
 /* What the runner knows about a run when it prepares the engine. */
 struct engine_run {
@@ -53,6 +62,9 @@ struct engine_run {
 	const char	*provider;	/* byok: "anthropic" | "openai", or NULL */
 	const double	*price;		/* byok: $ per million tokens (input, output,
 					   cache write, cache read), or NULL: no price */
+	const char	*resume_id;	/* the conversation to resume (checked with
+					   conversation_id_valid()), or NULL: a new one */
+	int		 resume_fd;	/* its keep directory (O_DIRECTORY), or -1 */
 };
 
 /* The engine's private home, made by spec_build() in the run's TMPDIR. */
@@ -61,6 +73,19 @@ struct engine_home {
 	const char	*user_home;	/* the user's real $HOME: read from, never granted */
 	struct strlist	*env;		/* add "NAME=value" for the engine */
 	struct strlist	*notes;		/* add lines for the sandbox report */
+	const char	*resume_id;	/* as in engine_run, or NULL */
+	int		 resume_fd;	/* the earlier run's keep directory, or -1 */
+};
+
+/* What keep() copies from and to, every process of the run gone. */
+struct engine_keep {
+	int			 home_fd;	/* the private home (O_DIRECTORY), or -1;
+						   written by the run: untrusted */
+	int			 keep_fd;	/* the run's keep directory, new, empty */
+	int			 resume_fd;	/* the earlier run's, when this one
+						   resumed; else -1 */
+	const char		*session;	/* the id the stream saw, checked */
+	struct engine_stream	*stream;
 };
 
 /* What the engine's output has said so far. */
@@ -70,6 +95,9 @@ struct engine_progress {
 	int	 have_result;	/* the engine said it finished */
 	int	 is_error;	/* ... and that it failed */
 	char	 subtype[64];	/* the engine's word for how it ended, e.g. "success" */
+	char	 session[CONVERSATION_ID_MAX + 1];	/* the conversation's id once
+					   the output named one that passes
+					   conversation_id_valid(); else "" */
 	char	*result;	/* the final message (owned; NULL until known) */
 };
 
@@ -140,6 +168,12 @@ struct engine_ops {
 	 */
 	pid_t	(*companion)(const struct engine_run *, int tools, int peer, int out,
 		    int errfd, char *err, size_t errlen);
+	/*
+	 * Copy the conversation named k->session out of the run's private home (or, for
+	 * byok, out of what the stream gathered) into k->keep_fd. 1 when kept, 0 when
+	 * there was none, -1 with err. NULL: the engine's conversations cannot resume.
+	 */
+	int	(*keep)(const struct engine_keep *k, char *err, size_t errlen);
 };
 
 /* The runtime side of a runnable engine, or NULL. */
@@ -159,6 +193,23 @@ int	engine_write_file(const char *dir, const char *name, const char *text,
 	    mode_t mode, char *out, size_t outlen, char *err, size_t errlen);
 /* Create path (O_EXCL, never through a link) and write len bytes. -1 with errno. */
 int	engine_write_new(const char *path, const char *text, size_t len, mode_t mode);
+/*
+ * Open rel (a relative path of plain names) beneath dirfd, never through a link in any
+ * component; the last is opened with flags | O_NOFOLLOW. -1 with errno (ELOOP for a
+ * link, EINVAL for a name with "..", "." or an empty component).
+ */
+int	engine_open_beneath(int dirfd, const char *rel, int flags);
+/*
+ * Copy the regular file rel beneath from_fd (engine_open_beneath) to the new file name
+ * in to_fd (O_EXCL, 0600), at most CONVERSATION_FILE_MAX bytes, opened without blocking
+ * so a FIFO cannot stall the runner. 0, or -1 with errno (ENOENT when there is none,
+ * EFBIG past the limit, EINVAL for a file that is not regular) and err.
+ */
+int	engine_copy_beneath(int from_fd, const char *rel, int to_fd, const char *name,
+	    char *err, size_t errlen);
+/* mkdir rel beneath dirfd, each component (0700, an existing directory is fine). */
+int	engine_mkdirs_beneath(int dirfd, const char *rel);
+
 /*
  * Read a user's file of at most max bytes (a regular file only, opened without
  * blocking so a planted FIFO cannot stall the runner). NULL with errno (ENOENT...).

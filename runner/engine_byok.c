@@ -19,7 +19,9 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <errno.h>
@@ -127,6 +129,9 @@ engine_byok_facts(const struct engine_run *o)
 	cJSON_AddStringToObject(j, "prompt", o->prompt);
 	cJSON_AddStringToObject(j, "mode", o->mode);
 	cJSON_AddNumberToObject(j, "max_turns", o->max_turns);
+	/* The kept conversation follows on the next line (engine_byok_send_conversation). */
+	if (o->resume_id != NULL)
+		cJSON_AddTrueToObject(j, "resume");
 	cJSON_AddNumberToObject(j, "max_dollars", o->max_dollars);
 	if (o->price != NULL && (p = cJSON_AddObjectToObject(j, "price")) != NULL) {
 		cJSON_AddNumberToObject(p, "input", o->price[0]);
@@ -152,6 +157,79 @@ static const char *const engine_byok_agent_reads[] = {
 	"/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin", "/etc",
 };
 
+/* ---- the conversation: kept and resumed ------------------------------------------- */
+
+#define ENGINE_BYOK_CONVERSATION	"conversation.json"
+
+/* The kept conversation's messages, checked (agent_conversation_parse()). */
+static cJSON *
+engine_byok_read_conversation(int dirfd, char *err, size_t errlen)
+{
+	struct stat	 st;
+	cJSON		*msgs = NULL;
+	char		*buf = NULL, e[512];
+	size_t		 got = 0;
+	ssize_t		 n;
+	int		 fd;
+
+	if ((fd = engine_open_beneath(dirfd, ENGINE_BYOK_CONVERSATION, O_RDONLY |
+	    O_NONBLOCK | O_NOCTTY)) == -1) {
+		snprintf(err, errlen, "byok: the kept conversation: %s", strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) || st.st_size >
+	    CONVERSATION_FILE_MAX || (buf = malloc((size_t)st.st_size + 1)) == NULL) {
+		snprintf(err, errlen, "byok: the kept conversation is not a regular file of "
+		    "at most %ld bytes", CONVERSATION_FILE_MAX);
+		close(fd);
+		return NULL;
+	}
+	while (got < (size_t)st.st_size && ((n = read(fd, buf + got, (size_t)st.st_size -
+	    got)) > 0 || (n == -1 && errno == EINTR)))
+		if (n > 0)
+			got += (size_t)n;
+	close(fd);
+	if (agent_conversation_parse(buf, got, &msgs, e, sizeof e) == -1)
+		snprintf(err, errlen, "byok: %s", e);
+	free(buf);
+	return msgs;
+}
+
+/* {"messages": [...]} on one line, down the agent's socket, after the facts. */
+static int
+engine_byok_send_conversation(int peer, cJSON *msgs, char *err, size_t errlen)
+{
+	cJSON	*o = cJSON_CreateObject();
+	char	*text;
+	size_t	 len, off = 0;
+	ssize_t	 n;
+
+	if (o == NULL)
+		return -1;
+	cJSON_AddItemReferenceToObject(o, "messages", msgs);
+	text = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	if (text == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	len = strlen(text);
+	text[len++] = '\n';
+	while (off < len) {
+		if ((n = write(peer, text + off, len - off)) == -1 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			snprintf(err, errlen, "byok: the kept conversation could not be sent to "
+			    "the agent: %s", strerror(errno));
+			cJSON_free(text);
+			return -1;
+		}
+		off += (size_t)n;
+	}
+	cJSON_free(text);
+	return 0;
+}
+
 static pid_t
 engine_byok_companion(const struct engine_run *o, int tools, int peer, int out,
     int errfd, char *err, size_t errlen)
@@ -160,6 +238,7 @@ engine_byok_companion(const struct engine_run *o, int tools, int peer, int out,
 	struct sandbox_launch	 l;
 	struct sandbox_report	 rep;
 	char			 self[PATH_MAX], *facts = NULL, *argv[3];
+	cJSON			*conv = NULL;
 	size_t			 len = 0, off = 0, i;
 	ssize_t			 n;
 	int			 refused = 0;
@@ -170,6 +249,10 @@ engine_byok_companion(const struct engine_run *o, int tools, int peer, int out,
 		snprintf(err, errlen, "cannot find cw-runner itself: %s", strerror(errno));
 		return -1;
 	}
+	/* Read and checked before anything starts: a bad one refuses the run. */
+	if (o->resume_id != NULL && (o->resume_fd == -1 ||
+	    (conv = engine_byok_read_conversation(o->resume_fd, err, errlen)) == NULL))
+		return -1;
 	s.enabled = 1;
 	/*
 	 * The host's network, not a namespace of its own: the agent is the provider's
@@ -216,6 +299,18 @@ engine_byok_companion(const struct engine_run *o, int tools, int peer, int out,
 	l.new_session = 1;
 	pid = apply_sandbox(&s, &l, &rep, &refused, err, errlen);
 	sandbox_report_free(&rep);
+	/*
+	 * The conversation goes after the agent is reading (it may be more than the
+	 * socket holds), and before the tool host exists, so nothing else can come
+	 * between it and the facts.
+	 */
+	if (pid > 0 && conv != NULL &&
+	    engine_byok_send_conversation(peer, conv, err, errlen) == -1) {
+		(void)kill(pid, SIGKILL);
+		while (waitpid(pid, NULL, 0) == -1 && errno == EINTR)
+			;
+		pid = -1;
+	}
 	goto out;
 nomem:
 	snprintf(err, errlen, "out of memory");
@@ -225,23 +320,148 @@ out:
 		cJSON_free(facts);
 	}
 	spec_free(&s);
+	cJSON_Delete(conv);
 	return pid;
 }
 
+/*
+ * The agent numbers each message as it joins the conversation ({"type":"message",
+ * "n", "message"}); the stream gathers them for keep(). A continued run's agent starts
+ * at the number of messages it was sent (one less when it added the new prompt to
+ * the last, a user's turn): first is where this run's messages go in the kept list.
+ * A number out of turn (a line too long to parse was dropped) breaks the record,
+ * and nothing is kept rather than a conversation with a hole in it.
+ */
 struct engine_stream {
-	int	unused;
+	char	 id[33];	/* this run's conversation id: random, made here */
+	cJSON	*messages;
+	size_t	 bytes;
+	int	 first, next, broken;
 };
 
 static struct engine_stream *
 engine_byok_stream_new(void)
 {
-	return calloc(1, sizeof(struct engine_stream));
+	struct engine_stream	*s;
+	unsigned char		 raw[16];
+
+	if ((s = calloc(1, sizeof *s)) == NULL)
+		return NULL;
+	if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw ||
+	    (s->messages = cJSON_CreateArray()) == NULL) {
+		free(s);
+		return NULL;
+	}
+	for (size_t i = 0; i < sizeof raw; i++)
+		snprintf(s->id + 2 * i, 3, "%02x", raw[i]);
+	s->first = -1;
+	return s;
 }
 
 static void
 engine_byok_stream_free(struct engine_stream *s)
 {
+	if (s == NULL)
+		return;
+	cJSON_Delete(s->messages);
 	free(s);
+}
+
+static void
+engine_byok_gather(struct engine_stream *s, const cJSON *j, size_t len,
+    struct engine_progress *p)
+{
+	const cJSON	*m = cJSON_GetObjectItemCaseSensitive(j, "message");
+	cJSON		*c;
+	int		 n;
+
+	if (s->broken)
+		return;
+	if (json_get_int(j, "n", &n) == -1 || n < 0 || !cJSON_IsObject(m) ||
+	    (s->first != -1 && n != s->next) || (s->bytes += len) >
+	    (size_t)CONVERSATION_FILE_MAX || cJSON_GetArraySize(s->messages) >=
+	    AGENT_CONVERSATION_MESSAGES || (c = cJSON_Duplicate(m, 1)) == NULL) {
+		s->broken = 1;
+		return;
+	}
+	if (s->first == -1)
+		s->first = n;
+	s->next = n + 1;
+	cJSON_AddItemToArray(s->messages, c);
+	if (p->session[0] == '\0')
+		snprintf(p->session, sizeof p->session, "%s", s->id);
+}
+
+/* The earlier run's messages before this run's first, then this run's. */
+static int
+engine_byok_keep(const struct engine_keep *k, char *err, size_t errlen)
+{
+	struct engine_stream	*s = k->stream;
+	cJSON			*all = NULL, *o, *m;
+	char			*text;
+	size_t			 len, off = 0;
+	ssize_t			 n;
+	int			 fd, rc = -1;
+
+	if (s == NULL || cJSON_GetArraySize(s->messages) == 0)
+		return 0;
+	if (s->broken) {
+		snprintf(err, errlen, "byok: a message of the conversation was out of turn "
+		    "or too long to keep");
+		return -1;
+	}
+	if (k->resume_fd != -1) {
+		if ((all = engine_byok_read_conversation(k->resume_fd, err, errlen)) == NULL)
+			return -1;
+		if (s->first > cJSON_GetArraySize(all)) {
+			snprintf(err, errlen, "byok: the agent numbered its first message %d, "
+			    "past the %d it was sent", s->first, cJSON_GetArraySize(all));
+			cJSON_Delete(all);
+			return -1;
+		}
+		while (cJSON_GetArraySize(all) > s->first)
+			cJSON_DeleteItemFromArray(all, cJSON_GetArraySize(all) - 1);
+	} else if (s->first != 0) {
+		snprintf(err, errlen, "byok: the conversation's first message is missing");
+		return -1;
+	} else if ((all = cJSON_CreateArray()) == NULL)
+		goto nomem;
+	cJSON_ArrayForEach(m, s->messages)
+		cJSON_AddItemToArray(all, cJSON_Duplicate(m, 1));
+	if ((o = cJSON_CreateObject()) == NULL) {
+		cJSON_Delete(all);
+		goto nomem;
+	}
+	cJSON_AddItemToObject(o, "messages", all);
+	text = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	if (text == NULL)
+		goto nomem;
+	len = strlen(text);
+	if ((fd = engine_open_beneath(k->keep_fd, ENGINE_BYOK_CONVERSATION, O_WRONLY |
+	    O_CREAT | O_EXCL)) == -1) {
+		snprintf(err, errlen, "byok: create %s: %s", ENGINE_BYOK_CONVERSATION,
+		    strerror(errno));
+		cJSON_free(text);
+		return -1;
+	}
+	while (off < len && ((n = write(fd, text + off, len - off)) > 0 ||
+	    (n == -1 && errno == EINTR)))
+		if (n > 0)
+			off += (size_t)n;
+	if (off == len && close(fd) == 0)
+		rc = 1;
+	else {
+		if (off != len)
+			close(fd);
+		snprintf(err, errlen, "byok: write %s: %s", ENGINE_BYOK_CONVERSATION,
+		    strerror(errno));
+	}
+	cJSON_free(text);
+	return rc;
+nomem:
+	snprintf(err, errlen, "out of memory");
+	return -1;
 }
 
 /* The agent's own lines: {"type":"entry"|"usage"|"result", ...}. */
@@ -255,13 +475,14 @@ engine_byok_stream_line(struct engine_stream *s, const char *line, size_t len,
 	double		 d;
 	int		 n, rc = 0, b;
 
-	(void)s;
 	if ((j = json_parse(line, len)) == NULL || (type = json_get_string(j, "type")) ==
 	    NULL) {
 		cJSON_Delete(j);
 		return -1;
 	}
-	if (strcmp(type, "entry") == 0) {
+	if (strcmp(type, "message") == 0)
+		engine_byok_gather(s, j, len, p);
+	else if (strcmp(type, "entry") == 0) {
 		e = cJSON_GetObjectItemCaseSensitive(j, "entry");
 		if (transcript_check(e) == 0)
 			say(arg, cJSON_Duplicate(e, 1));
@@ -313,4 +534,5 @@ const struct engine_ops engine_byok_ops = {
 	.stream_free = engine_byok_stream_free,
 	.floor_command = engine_byok_floor_command,
 	.companion = engine_byok_companion,
+	.keep = engine_byok_keep,
 };

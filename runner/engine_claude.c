@@ -40,8 +40,10 @@
  * gets D = <TMPDIR>/engine-home (engine_claude_home()), made new with the run's
  * TMPDIR and removed with it (spec_remove_tmpdir(): depth first, never following a
  * link), so nothing a run
- * writes there (memory, shell snapshots, settings, transcripts) is read by a later
- * run or by the user's own sessions, and the user's history, transcripts and
+ * writes there (memory, shell snapshots, settings) is read by a later run or by the
+ * user's own sessions (the one exception: the session's transcript, kept for `cwctl
+ * run continue` of the same task and put back only in that run's home; see "the
+ * conversation" below), and the user's history, transcripts and
  * snapshots are out of reach. Before the sandbox exists the runner copies the login
  * in: .credentials.json whole, and from .claude.json only engine_claude_json_keys. A
  * refreshed OAuth token lands in the run's copy and is discarded with it (see
@@ -50,11 +52,14 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE	/* asprintf */
 #endif
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "engine.h"
 #include "engine_claude.h"
@@ -189,6 +194,17 @@ engine_claude_prepare(const struct engine_run *o, struct strlist *argv,
 	if (o->model != NULL &&
 	    (strlist_add(argv, "--model") == -1 || strlist_add(argv, o->model) == -1))
 		goto nomem;
+	/* The earlier run's session, put back in the private home by home(). */
+	if (o->resume_id != NULL) {
+		if (!conversation_id_valid("claude", o->resume_id)) {
+			snprintf(err, errlen, "claude: '%.80s' is not a session id",
+			    o->resume_id);
+			goto out;
+		}
+		if (strlist_add(argv, "--resume") == -1 ||
+		    strlist_add(argv, o->resume_id) == -1)
+			goto nomem;
+	}
 	if (o->max_turns > 0) {
 		snprintf(buf, sizeof buf, "%d", o->max_turns);
 		if (strlist_add(argv, "--max-turns") == -1 || strlist_add(argv, buf) == -1)
@@ -306,6 +322,83 @@ nomem:
 	return -1;
 }
 
+/* ---- the conversation: kept and resumed ------------------------------------------- */
+
+/*
+ * Claude Code keeps a session as one transcript, <D>/projects/<cwd-slug>/<id>.jsonl,
+ * and `claude --resume <id>` finds it under any project directory of D (seen with CLI
+ * 2.1.332: a transcript moved to D/projects/other/ resumed from another cwd, and the
+ * new turns were appended to that file). A continued run has a worktree of its own,
+ * so the transcript goes back under a directory of our naming. Only the transcript is
+ * kept: not the memory, settings or anything else the run wrote in its home.
+ */
+#define ENGINE_CLAUDE_RESUMED	"projects/clockwork-resumed"
+
+static int
+engine_claude_restore(const struct engine_home *h, char *err, size_t errlen)
+{
+	char	 name[CONVERSATION_ID_MAX + 8], e[512];
+	int	 hfd, dfd, rc;
+
+	if (!conversation_id_valid("claude", h->resume_id) || h->resume_fd == -1) {
+		snprintf(err, errlen, "claude: no session to resume");
+		return -1;
+	}
+	snprintf(name, sizeof name, "%s.jsonl", h->resume_id);
+	if ((hfd = open(h->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1 ||
+	    engine_mkdirs_beneath(hfd, ENGINE_CLAUDE_RESUMED) == -1 ||
+	    (dfd = engine_open_beneath(hfd, ENGINE_CLAUDE_RESUMED, O_RDONLY |
+	    O_DIRECTORY)) == -1) {
+		snprintf(err, errlen, "claude: make %s/%s: %s", h->dir, ENGINE_CLAUDE_RESUMED,
+		    strerror(errno));
+		if (hfd != -1)
+			close(hfd);
+		return -1;
+	}
+	rc = engine_copy_beneath(h->resume_fd, name, dfd, name, e, sizeof e);
+	close(dfd);
+	close(hfd);
+	if (rc == -1)
+		snprintf(err, errlen, "claude: the earlier run's session %s cannot be put "
+		    "back: %s", h->resume_id, e);
+	return rc;
+}
+
+/* The transcript of k->session, from whichever project directory holds it. */
+static int
+engine_claude_keep(const struct engine_keep *k, char *err, size_t errlen)
+{
+	struct dirent	*de;
+	DIR		*d;
+	char		 name[CONVERSATION_ID_MAX + 8], rel[NAME_MAX + 80], e[512];
+	int		 pfd, rc = 0;
+
+	if (k->home_fd == -1 || !conversation_id_valid("claude", k->session))
+		return 0;
+	snprintf(name, sizeof name, "%s.jsonl", k->session);
+	if ((pfd = engine_open_beneath(k->home_fd, "projects", O_RDONLY | O_DIRECTORY)) ==
+	    -1)
+		return 0;
+	if ((d = fdopendir(pfd)) == NULL) {
+		close(pfd);
+		snprintf(err, errlen, "claude: read projects/: %s", strerror(errno));
+		return -1;
+	}
+	while (rc == 0 && (de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(rel, sizeof rel, "%s/%s", de->d_name, name);
+		if (engine_copy_beneath(dirfd(d), rel, k->keep_fd, name, e, sizeof e) == 0)
+			rc = 1;
+		else if (errno != ENOENT && errno != ENOTDIR) {
+			snprintf(err, errlen, "claude: keep projects/%s: %s", rel, e);
+			rc = -1;
+		}
+	}
+	closedir(d);
+	return rc;
+}
+
 /*
  * A private CLAUDE_CONFIG_DIR in the run's TMPDIR (see docs/engines.md for every file
  * the CLI keeps there). The user's ~/.claude and ~/.claude.json are never granted:
@@ -354,6 +447,8 @@ engine_claude_home(const struct engine_home *h, char *err, size_t errlen)
 		return -1;
 	}
 	if (engine_claude_account(h, src_json, to, err, errlen) == -1)
+		return -1;
+	if (h->resume_id != NULL && engine_claude_restore(h, err, errlen) == -1)
 		return -1;
 	if (engine_claude_setenv(h->env, "CLAUDE_CONFIG_DIR", h->dir) == -1)
 		goto nomem;
@@ -479,6 +574,12 @@ engine_claude_stream_line(struct engine_stream *st, const char *line, size_t len
 	}
 	type = json_get_string(j, "type");
 	msg = cJSON_GetObjectItemCaseSensitive(j, "message");
+	/* The session id: in the init event, and again in the result. */
+	if (u->session[0] == '\0' && type != NULL && (strcmp(type, "system") == 0 ||
+	    strcmp(type, "result") == 0) &&
+	    conversation_id_valid("claude", json_get_string(j, "session_id")))
+		snprintf(u->session, sizeof u->session, "%s", json_get_string(j,
+		    "session_id"));
 	if (type != NULL && strcmp(type, "assistant") == 0) {
 		id = json_get_string(msg, "id");
 		if (id == NULL || strcmp(id, st->last_id) != 0) {
@@ -572,4 +673,5 @@ const struct engine_ops engine_claude_ops = {
 	.stream_free = engine_claude_stream_free,
 	.floor_command = engine_claude_floor_command,
 	.seatbelt = engine_claude_seatbelt,
+	.keep = engine_claude_keep,
 };

@@ -39,7 +39,8 @@
  *
  * Its state: everything under CODEX_HOME (config, sessions/, *.sqlite, skills/.system/,
  * .tmp/, installation_id); with HOME pointed at an empty directory nothing else was
- * written. --ephemeral keeps the session rollout off the disk.
+ * written. The session's rollout (sessions/.../rollout-*.jsonl) is written there too,
+ * for `cwctl run continue` (codex_keep()).
  *
  * Its output (--json): one JSON object a line: thread.started, turn.started,
  * item.started / item.updated / item.completed {item: {id, type: agent_message |
@@ -53,12 +54,15 @@
  */
 #include <sys/stat.h>
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "engine_codex.h"
 #include "json.h"
@@ -299,7 +303,6 @@ codex_prepare(const struct engine_run *r, struct strlist *argv, struct strlist *
 	if (strlist_add(argv, "codex") == -1 || strlist_add(argv, "exec") == -1 ||
 	    strlist_add(argv, "--json") == -1 ||
 	    strlist_add(argv, "--skip-git-repo-check") == -1 ||
-	    strlist_add(argv, "--ephemeral") == -1 ||
 	    strlist_add(argv, "--ignore-user-config") == -1 ||
 	    strlist_add(argv, "--ignore-rules") == -1 ||
 	    /* Our -c keys are checked: a renamed pin in a later codex is an error. */
@@ -316,6 +319,20 @@ codex_prepare(const struct engine_run *r, struct strlist *argv, struct strlist *
 	    "read-only" : "workspace-write") == -1 ||
 	    codex_config(argv, "approval_policy=\"never\"") == -1)
 		goto nomem;
+	/*
+	 * `codex exec [options] resume <id> -- <prompt>`: the options above stay exec's
+	 * (seen with 0.171.0: the -c provider and hook pins apply to the resumed session),
+	 * and the rollout home() put back is found by its id in any sessions/ day.
+	 */
+	if (r->resume_id != NULL) {
+		if (!conversation_id_valid("codex", r->resume_id)) {
+			snprintf(err, errlen, "codex: '%.80s' is not a session id",
+			    r->resume_id);
+			return -1;
+		}
+		if (codex_arg2(argv, "resume", r->resume_id) == -1)
+			goto nomem;
+	}
 	if (codex_arg2(argv, "--", r->prompt) == -1)
 		goto nomem;
 	if (r->key != NULL) {
@@ -339,10 +356,147 @@ nomem:
 
 /* ---- home: CODEX_HOME --------------------------------------------------------------- */
 
+/*
+ * The conversation. Codex writes a session as one rollout file,
+ * CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<thread id>.jsonl (so no --ephemeral:
+ * the file is in the private home, removed with the TMPDIR once kept), and `codex exec
+ * resume <id>` finds it by its id under any day (seen with 0.171.0, a fresh CODEX_HOME
+ * holding only that file under sessions/2020/01/01, another cwd; the new turns were
+ * appended to it). Only that file is kept: not config.toml, hooks.json, the *.sqlite
+ * state or anything else the run wrote in its home.
+ */
+#define CODEX_RESUMED_DAY	"sessions/2000/01/01"
+
+/* A rollout's file name for thread id: rollout-<[0-9T-]>-<id>.jsonl. */
+static int
+codex_rollout_name(const char *name, const char *id)
+{
+	size_t	n = strlen(name), idn = strlen(id);
+
+	if (strncmp(name, "rollout-", 8) != 0 || n > NAME_MAX || n < 8 + idn + 7 ||
+	    strcmp(name + n - 6, ".jsonl") != 0 || name[n - 6 - idn - 1] != '-' ||
+	    strncmp(name + n - 6 - idn, id, idn) != 0)
+		return 0;
+	return strspn(name + 8, "0123456789T-") >= n - 8 - idn - 6;
+}
+
+/* The one file in dirfd named as id's rollout, in out; 0 when there is none. */
+static int
+codex_find_rollout(int dirfd, const char *id, char *out, size_t outlen)
+{
+	struct dirent	*de;
+	DIR		*d;
+	int		 fd, found = 0;
+
+	if ((fd = dup(dirfd)) == -1 || (d = fdopendir(fd)) == NULL) {
+		if (fd != -1)
+			close(fd);
+		return -1;
+	}
+	rewinddir(d);
+	while ((de = readdir(d)) != NULL)
+		if (codex_rollout_name(de->d_name, id)) {
+			snprintf(out, outlen, "%s", de->d_name);
+			found = 1;
+			break;
+		}
+	closedir(d);
+	return found;
+}
+
+static int
+codex_keep(const struct engine_keep *k, char *err, size_t errlen)
+{
+	struct dirent	*y, *m, *dd;
+	DIR		*dy, *dm, *dday;
+	char		 rel[64], name[NAME_MAX + 1], e[512];
+	int		 sfd, fd, rc = 0;
+
+	if (k->home_fd == -1 || !conversation_id_valid("codex", k->session))
+		return 0;
+	if ((sfd = engine_open_beneath(k->home_fd, "sessions", O_RDONLY | O_DIRECTORY)) ==
+	    -1 || (dy = fdopendir(sfd)) == NULL) {
+		if (sfd != -1)
+			close(sfd);
+		return 0;
+	}
+	/* sessions/YYYY/MM/DD: three levels of plain names, never through a link. */
+	while (rc == 0 && (y = readdir(dy)) != NULL) {
+		if (y->d_name[0] == '.' || strlen(y->d_name) > 8 ||
+		    (fd = engine_open_beneath(dirfd(dy), y->d_name, O_RDONLY |
+		    O_DIRECTORY)) == -1 || (dm = fdopendir(fd)) == NULL)
+			continue;
+		while (rc == 0 && (m = readdir(dm)) != NULL) {
+			if (m->d_name[0] == '.' || strlen(m->d_name) > 8 ||
+			    (fd = engine_open_beneath(dirfd(dm), m->d_name, O_RDONLY |
+			    O_DIRECTORY)) == -1 || (dday = fdopendir(fd)) == NULL)
+				continue;
+			while (rc == 0 && (dd = readdir(dday)) != NULL) {
+				if (dd->d_name[0] == '.' || strlen(dd->d_name) > 8 ||
+				    (fd = engine_open_beneath(dirfd(dday), dd->d_name,
+				    O_RDONLY | O_DIRECTORY)) == -1)
+					continue;
+				if (codex_find_rollout(fd, k->session, name,
+				    sizeof name) == 1) {
+					if (engine_copy_beneath(fd, name, k->keep_fd, name, e,
+					    sizeof e) == 0)
+						rc = 1;
+					else {
+						snprintf(rel, sizeof rel, "sessions/%.8s/%.8s/"
+						    "%.8s", y->d_name, m->d_name, dd->d_name);
+						snprintf(err, errlen, "codex: keep %s/%s: %s",
+						    rel, name, e);
+						rc = -1;
+					}
+				}
+				close(fd);
+			}
+			closedir(dday);
+		}
+		closedir(dm);
+	}
+	closedir(dy);
+	return rc;
+}
+
+/* The kept rollout back under a day of our naming in the new CODEX_HOME. */
+static int
+codex_restore(const struct engine_home *h, char *err, size_t errlen)
+{
+	char	 name[NAME_MAX + 1], e[512];
+	int	 hfd, dfd = -1, rc = -1;
+
+	if (!conversation_id_valid("codex", h->resume_id) || h->resume_fd == -1 ||
+	    codex_find_rollout(h->resume_fd, h->resume_id, name, sizeof name) != 1) {
+		snprintf(err, errlen, "codex: the earlier run kept no rollout of session "
+		    "%.80s", h->resume_id != NULL ? h->resume_id : "-");
+		return -1;
+	}
+	if ((hfd = open(h->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1 ||
+	    engine_mkdirs_beneath(hfd, CODEX_RESUMED_DAY) == -1 ||
+	    (dfd = engine_open_beneath(hfd, CODEX_RESUMED_DAY, O_RDONLY | O_DIRECTORY)) ==
+	    -1)
+		snprintf(err, errlen, "codex: make %s/%s: %s", h->dir, CODEX_RESUMED_DAY,
+		    strerror(errno));
+	else if (engine_copy_beneath(h->resume_fd, name, dfd, name, e, sizeof e) == -1)
+		snprintf(err, errlen, "codex: the earlier run's session %s cannot be put "
+		    "back: %s", h->resume_id, e);
+	else
+		rc = 0;
+	if (dfd != -1)
+		close(dfd);
+	if (hfd != -1)
+		close(hfd);
+	return rc;
+}
+
 static int
 codex_home(const struct engine_home *h, char *err, size_t errlen)
 {
 	char	kv[PATH_MAX + 16];
+
+	if (h->resume_id != NULL && codex_restore(h, err, errlen) == -1)
+		return -1;
 
 	if ((size_t)snprintf(kv, sizeof kv, "CODEX_HOME=%s", h->dir) >= sizeof kv) {
 		snprintf(err, errlen, "codex: home path too long");
@@ -510,7 +664,13 @@ codex_stream_line(struct engine_stream *s, const char *line, size_t len,
 		return -1;
 	}
 	item = cJSON_GetObjectItemCaseSensitive(j, "item");
-	if (strcmp(type, "turn.started") == 0) {
+	if (strcmp(type, "thread.started") == 0) {
+		/* The thread id names the session `codex exec resume` takes. */
+		if (pr->session[0] == '\0' &&
+		    conversation_id_valid("codex", json_get_string(j, "thread_id")))
+			snprintf(pr->session, sizeof pr->session, "%s", json_get_string(j,
+			    "thread_id"));
+	} else if (strcmp(type, "turn.started") == 0) {
 		if (pr->turns == 0) {
 			pr->turns = 1;
 			changed = 1;
@@ -568,4 +728,5 @@ const struct engine_ops engine_codex_ops = {
 	.floor_command = codex_floor_command,
 	.floor_denied = codex_floor_denied,
 	.seatbelt = NULL,	/* its state is all in CODEX_HOME and TMPDIR, in the run's TMPDIR */
+	.keep = codex_keep,
 };

@@ -52,6 +52,8 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -346,12 +348,27 @@ engine_opencode_prepare(const struct engine_run *r, struct strlist *argv,
 	    strlist_add(files, r->hook_path) == -1)
 		goto nomem;
 
-	if (strlist_add(argv, "opencode") == -1)
+	if (r->resume_id != NULL) {
+		if (!conversation_id_valid("opencode", r->resume_id)) {
+			snprintf(err, errlen, "opencode: '%.80s' is not a session id",
+			    r->resume_id);
+			goto out;
+		}
+		if (strlist_add(argv, "/bin/sh") == -1 || strlist_add(argv, "-c") == -1 ||
+		    strlist_add(argv, ENGINE_OPENCODE_CONTINUE) == -1 ||
+		    strlist_add(argv, "opencode-continue") == -1 ||
+		    strlist_add(argv, r->resume_id) == -1 ||
+		    strlist_add(argv, strcmp(r->mode, "plan") == 0 ? "plan" : "build") ==
+		    -1 || strlist_add(argv, r->prompt) == -1)
+			goto nomem;
+	} else if (strlist_add(argv, "opencode") == -1)
 		goto nomem;
-	if (strlist_add(argv, "run") == -1 || strlist_add(argv, "--format") == -1 ||
+	/* The script runs opencode itself. */
+	if (r->resume_id == NULL && (strlist_add(argv, "run") == -1 ||
+	    strlist_add(argv, "--format") == -1 ||
 	    strlist_add(argv, "json") == -1 || strlist_add(argv, "--agent") == -1 ||
 	    strlist_add(argv, strcmp(r->mode, "plan") == 0 ? "plan" : "build") == -1 ||
-	    strlist_add(argv, "--") == -1 || strlist_add(argv, r->prompt) == -1)
+	    strlist_add(argv, "--") == -1 || strlist_add(argv, r->prompt) == -1))
 		goto nomem;
 
 	for (size_t i = 0; i < sizeof engine_opencode_env /
@@ -388,6 +405,90 @@ out:
 	return rc;
 }
 
+/*
+ * The conversation. OpenCode keeps its sessions in one SQLite database,
+ * $XDG_DATA_HOME/opencode/opencode.db (with its -wal while it has not been folded in),
+ * and a session there is tied to the directory it ran in: resumed from another
+ * worktree with --session (and --dir), 1.18.33 ran the loop in the old directory and
+ * never ended (seen). `opencode export <id>` and `opencode import FILE` move one
+ * session, and import rebinds it to the directory it runs in. So the runner keeps the
+ * database's bytes (never opening it: it is the run's), and a continued run, in its
+ * own sandbox, exports the session from the kept copy (put back in <home>/prev),
+ * imports it into its fresh data home, removes the copy and resumes: nothing of the
+ * earlier database but the session (not its permission table, accounts or
+ * credentials) reaches the OpenCode that runs the agent. $1 the session id, $2 the
+ * agent, $3 the prompt; TMPDIR is the run's and holds the home (spec.c).
+ */
+#define ENGINE_OPENCODE_KEPT_DIR	"data/opencode"
+#define ENGINE_OPENCODE_PREV_DIR	"prev/opencode"
+
+static const char *const engine_opencode_db_files[] = {
+	"opencode.db", "opencode.db-wal",
+};
+
+static int
+engine_opencode_keep_conversation(const struct engine_keep *k, char *err,
+    size_t errlen)
+{
+	char	 rel[64], e[512];
+	int	 rc = 0;
+
+	if (k->home_fd == -1 || !conversation_id_valid("opencode", k->session))
+		return 0;
+	for (size_t i = 0; i < sizeof engine_opencode_db_files /
+	    sizeof engine_opencode_db_files[0]; i++) {
+		snprintf(rel, sizeof rel, "%s/%s", ENGINE_OPENCODE_KEPT_DIR,
+		    engine_opencode_db_files[i]);
+		if (engine_copy_beneath(k->home_fd, rel, k->keep_fd,
+		    engine_opencode_db_files[i], e, sizeof e) == 0) {
+			rc = 1;
+			continue;
+		}
+		/* The database must be there; its WAL may have been folded in. */
+		if (errno == ENOENT && i > 0)
+			continue;
+		if (errno == ENOENT)
+			return 0;
+		snprintf(err, errlen, "opencode: keep %s: %s", rel, e);
+		return -1;
+	}
+	return rc;
+}
+
+static int
+engine_opencode_restore(const struct engine_home *h, char *err, size_t errlen)
+{
+	char	 e[512];
+	int	 hfd, dfd = -1, rc = 0;
+
+	if (!conversation_id_valid("opencode", h->resume_id) || h->resume_fd == -1) {
+		snprintf(err, errlen, "opencode: no session to resume");
+		return -1;
+	}
+	if ((hfd = open(h->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1 ||
+	    engine_mkdirs_beneath(hfd, ENGINE_OPENCODE_PREV_DIR) == -1 ||
+	    (dfd = engine_open_beneath(hfd, ENGINE_OPENCODE_PREV_DIR, O_RDONLY |
+	    O_DIRECTORY)) == -1) {
+		snprintf(err, errlen, "opencode: make %s/%s: %s", h->dir,
+		    ENGINE_OPENCODE_PREV_DIR, strerror(errno));
+		rc = -1;
+	}
+	for (size_t i = 0; rc == 0 && i < sizeof engine_opencode_db_files /
+	    sizeof engine_opencode_db_files[0]; i++)
+		if (engine_copy_beneath(h->resume_fd, engine_opencode_db_files[i], dfd,
+		    engine_opencode_db_files[i], e, sizeof e) == -1 &&
+		    !(errno == ENOENT && i > 0)) {
+			snprintf(err, errlen, "opencode: the earlier run's sessions cannot "
+			    "be put back: %s", e);
+			rc = -1;
+		}
+	if (dfd != -1)
+		close(dfd);
+	if (hfd != -1)
+		close(hfd);
+	return rc;
+}
+
 static int
 engine_opencode_home(const struct engine_home *h, char *err, size_t errlen)
 {
@@ -410,6 +511,8 @@ engine_opencode_home(const struct engine_home *h, char *err, size_t errlen)
 			return -1;
 		}
 	}
+	if (h->resume_id != NULL && engine_opencode_restore(h, err, errlen) == -1)
+		return -1;
 	if (h->notes != NULL && strlist_add(h->notes, "opencode: config, data, cache and "
 	    "state homes (XDG_*_HOME) new in the run's TMPDIR, removed with it") == -1) {
 		snprintf(err, errlen, "out of memory");
@@ -530,6 +633,11 @@ engine_opencode_stream_line(struct engine_stream *s, const char *line, size_t le
 		return -1;
 	}
 	part = cJSON_GetObjectItemCaseSensitive(j, "part");
+	/* The first session named is the run's own: `opencode run` shows only that one. */
+	if (pr->session[0] == '\0' &&
+	    conversation_id_valid("opencode", json_get_string(j, "sessionID")))
+		snprintf(pr->session, sizeof pr->session, "%s", json_get_string(j,
+		    "sessionID"));
 	if (strcmp(type, "step_start") == 0) {
 		/* One model turn: a step is one request to the model and what it called. */
 		pr->turns++;
@@ -601,6 +709,7 @@ const struct engine_ops engine_opencode_ops = {
 	.name = "opencode",
 	.prepare = engine_opencode_prepare,
 	.home = engine_opencode_home,
+	.keep = engine_opencode_keep_conversation,
 	.stream_new = engine_opencode_stream_new,
 	.stream_line = engine_opencode_stream_line,
 	.stream_free = engine_opencode_stream_free,

@@ -15,6 +15,16 @@
 #define ENGINE_OPENCODE_TOKEN_FILE	"hook.token"	/* in state_dir, 0400 */
 #define ENGINE_OPENCODE_SHELL_TOOL	"bash"	/* its one tool that runs commands */
 /* The variable its config reads the provider key from ({env:...} in the config). */
+/*
+ * A continued run (engine_opencode.c, "The conversation"): $1 the session, $2 the
+ * agent, $3 the prompt. The kept database is in $TMPDIR/engine-home/prev (home()).
+ */
+#define ENGINE_OPENCODE_CONTINUE \
+	"h=\"$TMPDIR/engine-home\" && " \
+	"XDG_DATA_HOME=\"$h/prev\" opencode export --pure \"$1\" > \"$h/continued.json\" && " \
+	"opencode import --pure \"$h/continued.json\" >&2 && " \
+	"rm -rf \"$h/prev\" \"$h/continued.json\" && " \
+	"exec opencode run --format json --agent \"$2\" --session \"$1\" -- \"$3\""
 #define ENGINE_OPENCODE_KEY_ENV		"OPENAI_API_KEY"
 
 extern const struct engine_ops engine_opencode_ops;

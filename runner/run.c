@@ -52,6 +52,7 @@
 #include "prices.h"
 #include "proc.h"
 #include "record.h"
+#include "rmtree.h"
 #include "sandbox.h"
 #include "seal.h"
 #include "spec.h"
@@ -94,6 +95,14 @@ struct run {
 	struct floor_policy	 policy;
 	char			 home[PATH_MAX], cwhome[PATH_MAX];
 	char			 cache_scope[64];	/* "tasks/<task id>", or "" */
+	long long		 task_id;	/* 0: none given */
+
+	/* the conversation (common/conversation.h) */
+	int			 conv_keep;	/* keep it for a later `run continue` */
+	char			*resume_run, *resume_id;	/* what this run resumes */
+	int			 resume_fd;	/* that run's keep directory, or -1 */
+	int			 conv_kept;	/* 1 kept, 0 not (yet), -1 failed */
+	char			 conv_error[512];
 
 	/* the run message */
 	int			 have_run;
@@ -468,6 +477,29 @@ run_report_engine(struct run *r, cJSON *m)
 	}
 }
 
+/*
+ * "conversation": the id a later `cwctl run continue` resumes (the daemon checks it
+ * again before it sends it back), whether it was kept, and what this run resumed.
+ */
+static void
+run_report_conversation(struct run *r, cJSON *m)
+{
+	cJSON	*o;
+
+	if (r->ops == NULL || (!r->conv_keep && r->resume_id == NULL) ||
+	    (o = cJSON_AddObjectToObject(m, "conversation")) == NULL)
+		return;
+	if (r->usage.session[0] != '\0')
+		cJSON_AddStringToObject(o, "id", r->usage.session);
+	cJSON_AddBoolToObject(o, "kept", r->conv_kept == 1);
+	if (r->conv_error[0] != '\0')
+		cJSON_AddStringToObject(o, "error", r->conv_error);
+	if (r->resume_id != NULL) {
+		cJSON_AddStringToObject(o, "resumed_run", r->resume_run);
+		cJSON_AddStringToObject(o, "resumed_id", r->resume_id);
+	}
+}
+
 /* "network": the mode, and the proxy's totals and denials when there was one. */
 static void
 run_report_network(struct run *r, cJSON *m)
@@ -585,6 +617,7 @@ run_report(struct run *r, const char *status)
 			cJSON_AddStringToObject(seal, "error", r->seal_error);
 	}
 	run_report_engine(r, m);
+	run_report_conversation(r, m);
 	run_report_network(r, m);
 	spent = cJSON_AddObjectToObject(m, "spent");
 	cJSON_AddNumberToObject(spent, "dollars", r->usage.dollars);
@@ -916,9 +949,114 @@ run_pipe_event(struct bufferevent *bev, short what, void *arg)
 	run_maybe_done(p->run);
 }
 
+/* ---- the conversation ------------------------------------------------------------- */
+
+/*
+ * The earlier run's keep directory, opened before the sandbox is built: a run asked
+ * to resume a conversation that is not there is refused (the engine would otherwise
+ * fail later, or worse start a new conversation the person did not ask for).
+ */
+static int
+run_resume_open(struct run *r, char *err, size_t errlen)
+{
+	char	dir[PATH_MAX];
+
+	if (conversation_dir(r->cwhome, r->task_id, r->resume_run, dir, sizeof dir) == -1) {
+		snprintf(err, errlen, "conversation: run %s: %s", r->resume_run,
+		    strerror(errno));
+		return -1;
+	}
+	if ((r->resume_fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) ==
+	    -1) {
+		snprintf(err, errlen, "conversation: the conversation of run %s was not "
+		    "kept (%.600s: %s); it cannot be resumed", r->resume_run, dir,
+		    strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Copy the conversation out of the run's private home into its keep directory, made
+ * new here (0700; a directory left by an earlier run with this id is an error, never
+ * reused). What the run wrote there is untrusted: the engine's keep() opens it
+ * without following links (engine_copy_beneath) and the run's processes are gone.
+ */
+static void
+run_keep(struct run *r)
+{
+	struct engine_keep	 k;
+	char			 dir[PATH_MAX], parent[PATH_MAX], home[PATH_MAX], *slash;
+	int			 rc;
+
+	r->conv_kept = -1;
+	if (r->ops == NULL || r->ops->keep == NULL) {
+		snprintf(r->conv_error, sizeof r->conv_error, "engine %s cannot resume a "
+		    "conversation", r->engine);
+		return;
+	}
+	if (r->usage.session[0] == '\0') {
+		snprintf(r->conv_error, sizeof r->conv_error, "the engine's output named "
+		    "no conversation");
+		r->conv_kept = 0;
+		return;
+	}
+	if (conversation_dir(r->cwhome, r->task_id, r->run_id, dir, sizeof dir) == -1) {
+		snprintf(r->conv_error, sizeof r->conv_error, "%s", strerror(errno));
+		return;
+	}
+	snprintf(parent, sizeof parent, "%s", dir);
+	if ((slash = strrchr(parent, '/')) != NULL)
+		*slash = '\0';
+	if (paths_mkdir_p(parent, 0700) == -1 || mkdir(dir, 0700) == -1) {
+		snprintf(r->conv_error, sizeof r->conv_error, "create %.400s: %s", dir,
+		    strerror(errno));
+		return;
+	}
+	memset(&k, 0, sizeof k);
+	k.home_fd = -1;
+	k.resume_fd = r->resume_fd;
+	k.session = r->usage.session;
+	k.stream = r->stream;
+	if ((k.keep_fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) ==
+	    -1) {
+		snprintf(r->conv_error, sizeof r->conv_error, "open %.400s: %s", dir,
+		    strerror(errno));
+		return;
+	}
+	/* <cwhome>/tmp/<run id> is ours; the home inside it the run could have replaced. */
+	if ((size_t)snprintf(home, sizeof home, "%s/tmp/%s", r->cwhome, r->run_id) <
+	    sizeof home) {
+		int	tfd = open(home, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+		if (tfd != -1) {
+			k.home_fd = openat(tfd, ENGINE_HOME_NAME, O_RDONLY | O_DIRECTORY |
+			    O_NOFOLLOW | O_CLOEXEC);
+			close(tfd);
+		}
+	}
+	rc = r->ops->keep(&k, r->conv_error, sizeof r->conv_error);
+	if (k.home_fd != -1)
+		close(k.home_fd);
+	close(k.keep_fd);
+	if (rc == 1) {
+		r->conv_kept = 1;
+		r->conv_error[0] = '\0';
+		return;
+	}
+	if (rc == 0 && r->conv_error[0] == '\0')
+		snprintf(r->conv_error, sizeof r->conv_error, "the engine left no "
+		    "conversation to keep");
+	r->conv_kept = rc == 0 ? 0 : -1;
+	/* Nothing half-kept: a later continue finds no directory and says so. */
+	(void)rmtree_path(dir);
+	run_note(r, "the conversation was not kept: %s", r->conv_error);
+}
+
 /* ---- the daemon's lines ------------------------------------------------------------ */
 
 static int	run_start(struct run *);
+static int	run_resume_open(struct run *, char *, size_t);
 static int	run_companion(struct run *, int, int, int, int, char *, size_t);
 static void	run_remove_tmpdir(struct run *, size_t);
 static const double *run_price(struct run *);
@@ -1058,6 +1196,38 @@ run_parse(struct run *r, const cJSON *j)
 		    d != (double)(long long)d)
 			RUN_FAIL("task_id must be a positive integer");
 		snprintf(r->cache_scope, sizeof r->cache_scope, "tasks/%lld", (long long)d);
+		r->task_id = (long long)d;
+	}
+	/*
+	 * The conversation: kept for a later run of the same task, and resumed from an
+	 * earlier one's. Both directories are made from the task's id here, never from
+	 * a path in the message; the id to resume is checked as untrusted (the earlier
+	 * run's engine printed it).
+	 */
+	if ((b = cJSON_GetObjectItemCaseSensitive(j, "conversation")) != NULL) {
+		const cJSON	*rs, *kp;
+
+		if (!cJSON_IsObject(b))
+			RUN_FAIL("conversation must be an object");
+		kp = cJSON_GetObjectItemCaseSensitive(b, "keep");
+		if (kp != NULL && !cJSON_IsBool(kp))
+			RUN_FAIL("conversation.keep must be true or false");
+		r->conv_keep = cJSON_IsTrue(kp);
+		if ((rs = cJSON_GetObjectItemCaseSensitive(b, "resume")) != NULL) {
+			if (!cJSON_IsObject(rs))
+				RUN_FAIL("conversation.resume must be an object");
+			r->resume_run = run_strdup_field(rs, "run");
+			r->resume_id = run_strdup_field(rs, "id");
+			if (!run_id_ok(r->resume_run))
+				RUN_FAIL("conversation.resume.run is missing or not a run id");
+			if (!conversation_id_valid(r->engine, r->resume_id))
+				RUN_FAIL("conversation.resume.id is not a %s conversation id",
+				    r->engine);
+		}
+		if ((r->conv_keep || r->resume_id != NULL) &&
+		    (r->task_id < 1 || !conversation_engine_resumes(r->engine)))
+			RUN_FAIL("conversation: needs a task_id and an engine that resumes "
+			    "(claude, codex, opencode, byok)");
 	}
 	if (cJSON_HasObjectItem(j, "log_max_bytes")) {
 		if (json_get_number(j, "log_max_bytes", &d) == -1 || d < 0 || d > 1e15)
@@ -1399,6 +1569,8 @@ run_engine_facts(struct run *r, struct engine_run *o)
 	o->model = r->model;
 	o->provider = r->provider;
 	o->price = run_price(r);
+	o->resume_id = r->resume_id;
+	o->resume_fd = r->resume_fd;
 }
 
 /*
@@ -1724,6 +1896,12 @@ run_start(struct run *r)
 	ctx.context_ro = r->context;
 	ctx.git_objects = r->git_objects;
 	ctx.sandbox_off = r->sandbox_off;
+	if (r->resume_id != NULL && run_resume_open(r, err, sizeof err) == -1) {
+		code = RUNNER_EXIT_REFUSED;
+		goto refuse;
+	}
+	ctx.resume_id = r->resume_id;
+	ctx.resume_fd = r->resume_fd;
 	if (spec_build(&ctx, &r->cfg, &spec, err, sizeof err) == -1) {
 		code = RUNNER_EXIT_REFUSED;
 		goto refuse;
@@ -2059,6 +2237,10 @@ run_free(struct run *r)
 	engine_progress_free(&r->usage);
 	free(r->state_dir);
 	free(r->hook_path);
+	free(r->resume_run);
+	free(r->resume_id);
+	if (r->resume_fd != -1)
+		close(r->resume_fd);
 	free(r->git_branch);
 	free(r->git_base);
 	free(r->git_objects);
@@ -2153,6 +2335,14 @@ run_finish(struct run *r)
 	}
 	if (cgroup_run_remove(&r->cg, RUN_CGROUP_REMOVE_MS, err, sizeof err) == -1)
 		run_note(r, "the run's cgroup was left: %s", err);
+	/* Like the seal: only once nothing of the run can change the home under us. */
+	if (r->conv_keep && survivors == 0)
+		run_keep(r);
+	else if (r->conv_keep) {
+		r->conv_kept = -1;
+		snprintf(r->conv_error, sizeof r->conv_error, "not kept: %zu process(es) "
+		    "of the run survived", survivors);
+	}
 	run_remove_tmpdir(r, survivors);
 	if (r->ops != NULL)
 		run_check_usage(r);
@@ -2185,6 +2375,7 @@ runner_cmd_run(int argc, char **argv)
 		return RUNNER_EXIT_USAGE;
 	}
 	memset(&r, 0, sizeof r);
+	r.resume_fd = -1;
 	cgroup_run_init(&r.cg);
 	log_init("cw-runner", LOG_INFO, 1);
 	signal(SIGPIPE, SIG_IGN);

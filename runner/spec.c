@@ -781,7 +781,7 @@ spec_engine_state(struct spec_build *b, const char *engine)
 		return 0;
 	if (b->s->tmpdir == NULL)
 		return spec_fail(b, EINVAL, "spec: no private TMPDIR for the engine's home");
-	if ((size_t)snprintf(dir, sizeof dir, "%s/engine-home", b->s->tmpdir) >=
+	if ((size_t)snprintf(dir, sizeof dir, "%s/" ENGINE_HOME_NAME, b->s->tmpdir) >=
 	    sizeof dir)
 		return spec_fail(b, ENAMETOOLONG, "spec: engine home path too long");
 	if (mkdir(dir, 0700) == -1)
@@ -791,6 +791,8 @@ spec_engine_state(struct spec_build *b, const char *engine)
 	h.user_home = b->home;
 	h.env = &env;
 	h.notes = &b->s->notes;
+	h.resume_id = b->ctx->resume_id;
+	h.resume_fd = b->ctx->resume_id != NULL ? b->ctx->resume_fd : -1;
 	if (ops->home(&h, b->err, b->errlen) == -1) {
 		strlist_free(&env);
 		errno = EPERM;

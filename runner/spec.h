@@ -23,6 +23,10 @@ struct spec_context {
 	const char	*git_objects;	/* a run's repository borrows this object store
 					   (read-only); NULL outside a run (exec) */
 	int		 sandbox_off;	/* CW_SANDBOX=off was asked for */
+	const char	*resume_id;	/* the conversation the engine's home() puts
+					   back (runner/engine.h), or NULL */
+	int		 resume_fd;	/* the earlier run's keep directory; -1: none
+					   (a zeroed context must set it) */
 };
 
 struct sandbox_spec {

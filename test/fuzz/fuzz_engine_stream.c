@@ -3,7 +3,8 @@
  * lines, the way the runner feeds it: each line a separate call on one stream, so that
  * state carried between lines is fuzzed too. The first byte picks the engine. Every
  * entry it says must pass transcript_check() and render; the progress it reports must
- * stay sane. The engine's stdout is the run's: untrusted.
+ * stay sane, and a conversation id it took must pass conversation_id_valid(). The
+ * engine's stdout is the run's: untrusted.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -57,6 +58,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (p.turns < 0 || p.dollars < 0 || (p.result != NULL &&
 	    strlen(p.result) > TRANSCRIPT_TEXT_MAX))
+		abort();
+	/* A session id the stream took goes onto a later run's command line. */
+	if (p.session[0] != '\0' && !conversation_id_valid(ops->name, p.session))
 		abort();
 	engine_progress_free(&p);
 	ops->stream_free(st);

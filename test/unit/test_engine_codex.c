@@ -384,7 +384,7 @@ static void
 test_home(void **state)
 {
 	struct strlist		env = { 0 }, notes = { 0 };
-	struct engine_home	h = { "/tmp/x/engine-home", "/home/u", &env, &notes };
+	struct engine_home	h = { "/tmp/x/engine-home", "/home/u", &env, &notes, NULL, -1 };
 	char			err[128];
 
 	(void)state;
