@@ -960,14 +960,14 @@ api_budget_refused(const struct store_approval *a, int via, char *why, size_t wh
 	(void)json_get_number(in, "max_dollars", &ceil);
 	cJSON_Delete(in);
 	if (!extendable) {
-		snprintf(why, whylen, "approval %s: the run's hard ceiling of $%.2f "
+		snprintf(why, whylen, "approval %s: the run's hard ceiling of $%.4g "
 		    "(max_dollars) is reached; it cannot be extended, only stopped (deny)",
 		    a->id, ceil);
 		return -1;
 	}
 	if (beyond && via == API_RESPOND_VIA_TELEGRAM) {
 		snprintf(why, whylen, "Not from Telegram: this extension would pass the "
-		    "hard ceiling of $%.2f (max_dollars). Answer with cwctl approve %s or "
+		    "hard ceiling of $%.4g (max_dollars). Answer with cwctl approve %s or "
 		    "in the Inbox.", ceil, a->id);
 		return -1;
 	}

@@ -955,12 +955,12 @@ run_pause_input(struct run *r, const char *which, double add_d, int beyond)
 	if (beyond && extendable)
 		snprintf(tail, sizeof tail, " (hard ceiling %s: the extension stops there, "
 		    "and only cwctl or the Inbox can give it)", ceil);
-	snprintf(q, sizeof q, "The %s budget is reached: %s spent%s%s, %d turns, %d min "
+	snprintf(q, sizeof q, "The %s budget is reached: %s spent%s%s, %d turn%s, %d min "
 	    "%d s \u2014 %s%s. The run is held (%s) until an answer; with none in %d min "
 	    "it ends.", strcmp(which, "dollars") == 0 ? "dollar" : strcmp(which, "turns") ==
 	    0 ? "turn" : "time", spent, r->budget_dollars > 0 ? " of " : "",
-	    r->budget_dollars > 0 ? lim : "", r->usage.turns, secs / 60, secs % 60, ext,
-	    tail, r->pause.hold, (r->budget_wait + 59) / 60);
+	    r->budget_dollars > 0 ? lim : "", r->usage.turns, r->usage.turns == 1 ? "" : "s",
+	    secs / 60, secs % 60, ext, tail, r->pause.hold, (r->budget_wait + 59) / 60);
 	if ((in = cJSON_CreateObject()) == NULL)
 		return NULL;
 	cJSON_AddStringToObject(in, "question", q);
@@ -1234,8 +1234,12 @@ run_check_usage(struct run *r)
 		    run_pausable(r, which));
 		run_emit(r, ev);
 	}
-	/* The engine ended itself (its hard ceiling): nothing left to hold. */
-	if (!r->usage.have_result && run_pausable(r, which) && run_pause(r, which) == 0)
+	/*
+	 * Nothing to ask when the engine ended itself, or when the hard ceiling is
+	 * spent: no answer could let the run go on.
+	 */
+	if (!r->usage.have_result && run_pausable(r, which) && !(r->max_dollars > 0 &&
+	    r->usage.dollars >= r->max_dollars) && run_pause(r, which) == 0)
 		return;
 	run_note(r, "%s budget exceeded: stopping the engine", which);
 	run_stop(r, strcmp(which, "turns") == 0 ? "budget_turns" : "budget_dollars");
