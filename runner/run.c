@@ -1105,6 +1105,11 @@ run_pause_end(struct run *r, const char *answer, const char *by)
 static void
 run_pause_stop(struct run *r, const char *which, const char *answer, const char *by)
 {
+	/*
+	 * SIGTERM first, while the run is still held: it is the first thing the engine
+	 * meets when it runs again, before it could start another call.
+	 */
+	run_kill_group(r, SIGTERM);
 	run_pause_end(r, answer, by);
 	run_stop(r, strcmp(which, "turns") == 0 ? "budget_turns" : strcmp(which,
 	    "dollars") == 0 ? "budget_dollars" : "budget_seconds");
