@@ -184,6 +184,11 @@ else
 fi
 wait_until 120 "pause ended" ended "$r" || fail "the extended run did not end"
 rep=$(report "$r")
+if [ "$(sql "SELECT answered_by FROM approvals WHERE id='$a'")" = inbox ]; then
+	ok "the answer was the Inbox's (answered_by inbox)"
+else
+	fail "the question was answered by '$(sql "SELECT answered_by FROM approvals WHERE id='$a'")', not the Inbox"
+fi
 if [ "$(field "$r" status)" = completed ] && branch_has "$r" pause-work &&
     [ "$(branch_file "$r" pause.txt | tail -n 1)" = after-extend ] &&
     [ "$(sql "SELECT state || ' ' || answered_by FROM approvals WHERE id='$a'" | cut -d' ' -f1)" = allowed ] &&

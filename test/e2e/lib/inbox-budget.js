@@ -45,9 +45,10 @@ async function main() {
       `the card shows the question: "${c.text.slice(0, 120)}..."`);
     must(c.yes === 'Extend' && c.no === 'Stop', `its buttons are "${c.yes}" and "${c.no}"`);
     await card.locator('button.approve').click();
-    await page.waitForFunction(() => /^Approved budget/.test(document.getElementById('status').textContent),
-      null, { timeout: 30000 });
-    must(true, 'Extend pressed: the page says "Approved budget in run ..."');
+    await page.waitForFunction(() => /^(Approved|Denied|Could not)/.test(document.getElementById('status').textContent),
+      null, { timeout: 60000 });
+    const st = await page.evaluate(() => document.getElementById('status').textContent);
+    must(/^Approved budget in run /.test(st), `Extend pressed: the page says "${st}"`);
     await card.waitFor({ state: 'detached', timeout: 30000 });
     must(true, 'the card is gone from the pending list');
   } finally {
