@@ -941,6 +941,10 @@ run_pause_input(struct run *r, const char *which, double add_d, int beyond)
 	char	 q[768], spent[32], lim[32], add[32], ceil[32], ext[160], tail[200] = "";
 	int	 secs = (int)(run_elapsed(r) - budgetpause_seconds(&r->pause) + 0.5);
 	int	 extendable = !(strcmp(which, "dollars") == 0 && add_d <= 0);
+	char	 turns[32] = "";
+
+	if (run_pausable(r, "turns") && r->budget_turns > 0)
+		snprintf(turns, sizeof turns, "%d turns", r->ext_turns);
 
 	run_money(spent, sizeof spent, r->usage.dollars);
 	run_money(lim, sizeof lim, r->budget_dollars);
@@ -949,9 +953,9 @@ run_pause_input(struct run *r, const char *which, double add_d, int beyond)
 	if (!extendable)
 		snprintf(ext, sizeof ext, "the hard ceiling of %s is reached: stop", ceil);
 	else
-		snprintf(ext, sizeof ext, "extend by %s%s%d turns / %d min, or stop",
-		    add_d > 0 ? add : "", add_d > 0 ? " / " : "", r->ext_turns,
-		    (r->ext_seconds + 59) / 60);
+		snprintf(ext, sizeof ext, "extend by %s%s%s%s%d min, or stop",
+		    add_d > 0 ? add : "", add_d > 0 ? " / " : "", turns,
+		    turns[0] != '\0' ? " / " : "", (r->ext_seconds + 59) / 60);
 	if (beyond && extendable)
 		snprintf(tail, sizeof tail, " (hard ceiling %s: the extension stops there, "
 		    "and only cwctl or the Inbox can give it)", ceil);
@@ -978,7 +982,7 @@ run_pause_input(struct run *r, const char *which, double add_d, int beyond)
 	}
 	if ((o = cJSON_AddObjectToObject(in, "extend")) != NULL) {
 		cJSON_AddNumberToObject(o, "dollars", add_d);
-		cJSON_AddNumberToObject(o, "turns", r->ext_turns);
+		cJSON_AddNumberToObject(o, "turns", turns[0] != '\0' ? r->ext_turns : 0);
 		cJSON_AddNumberToObject(o, "seconds", r->ext_seconds);
 	}
 	cJSON_AddNumberToObject(in, "max_dollars", r->max_dollars);
@@ -1012,8 +1016,11 @@ run_pause(struct run *r, const char *which)
 	event_del(r->ev_budget);
 	r->pause_which = which;
 	snprintf(r->pause_id, sizeof r->pause_id, "budget-%d", ++r->pause_n);
-	/* "Extend" adds the run's first dollar budget, cut at the hard ceiling. */
-	if (r->budget_dollars > 0 && r->ext_dollars > 0) {
+	/*
+	 * "Extend" adds the run's first dollar budget, cut at the hard ceiling, where the
+	 * runner keeps that budget (an engine that keeps its own is not told of more).
+	 */
+	if (r->budget_dollars > 0 && r->ext_dollars > 0 && run_pausable(r, "dollars")) {
 		add_d = r->ext_dollars;
 		if (r->max_dollars > 0 && r->budget_dollars + add_d > r->max_dollars) {
 			beyond = 1;
@@ -1071,7 +1078,8 @@ run_pause_end(struct run *r, const char *answer, const char *by)
 	event_del(r->ev_pause);
 	if (extend) {
 		r->budget_dollars += r->pause_add_dollars;
-		r->budget_turns += r->budget_turns > 0 ? r->ext_turns : 0;
+		if (run_pausable(r, "turns"))
+			r->budget_turns += r->budget_turns > 0 ? r->ext_turns : 0;
 		r->budget_seconds += r->ext_seconds;
 	}
 	if ((rec = cJSON_GetArrayItem(r->pauses, cJSON_GetArraySize(r->pauses) - 1)) !=

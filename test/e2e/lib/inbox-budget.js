@@ -44,11 +44,16 @@ async function main() {
       /extend by \$0\.01/.test(c.text) && /or stop/.test(c.text),
       `the card shows the question: "${c.text.slice(0, 120)}..."`);
     must(c.yes === 'Extend' && c.no === 'Stop', `its buttons are "${c.yes}" and "${c.no}"`);
-    await card.locator('button.approve').click();
-    await page.waitForFunction(() => /^(Approved|Denied|Could not)/.test(document.getElementById('status').textContent),
-      null, { timeout: 60000 });
-    const st = await page.evaluate(() => document.getElementById('status').textContent);
-    must(/^Approved budget in run /.test(st), `Extend pressed: the page says "${st}"`);
+    // The page's own answer: the POST the button makes, and what the daemon said.
+    const [resp] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === 'POST' &&
+        r.url().includes(`/inbox/api/approvals/${cfg.id}`), { timeout: 60000 }),
+      card.locator('button.approve').click(),
+    ]);
+    const j = await resp.json();
+    const body = j.approval || j;
+    must(resp.status() === 200 && body.state === 'allowed',
+      `Extend pressed: the daemon answered ${resp.status()}, the approval is "${body.state}"`);
     await card.waitFor({ state: 'detached', timeout: 30000 });
     must(true, 'the card is gone from the pending list');
   } finally {
