@@ -249,11 +249,13 @@ else
 fi
 
 # ---- frozen: the run's processes do not run while held --------------------------------
-# The counter file is written by the run; the control file by a loop outside it. While
+# The counter file is written by the run (whole, by rename: a hold between a truncate
+# and a write would leave it empty); the control file by a loop outside it. While
 # held, the control loop must go on ticking (20 more writes) and the counter must not
 # change at all.
 cw task add frozen --repo "$repo" --seconds 3 --budget-wait 300 --prompt \
-    'i=0; while :; do i=$((i+1)); echo $i > tick.txt; sleep 0.05; done' > /dev/null || die "task add frozen"
+    'i=0; while :; do i=$((i+1)); echo $i > tick.new; mv tick.new tick.txt; sleep 0.05; done' > /dev/null ||
+    die "task add frozen"
 r=$(cw run start frozen)
 wait_until 60 "frozen asked" asked "$r" || die "the frozen run never asked at its time budget"
 a=$(ask "$r")
@@ -267,7 +269,7 @@ k0=$(cat "$T/control.txt")
 wait_until 30 "20 control ticks" sh -c "[ \$(cat '$T/control.txt') -ge $((k0 + 20)) ]" || fail "the control loop did not tick"
 c1=$(cat "$w/tick.txt"); m1=$(stat -c %Y.%N "$w/tick.txt" 2>/dev/null || stat -c %y "$w/tick.txt")
 hold=$(sql "SELECT json_extract(data, '\$.hold') FROM run_events WHERE run_id='$r' AND kind='budget_paused'")
-if [ "$c0" = "$c1" ] && [ "$m0" = "$m1" ]; then
+if [ -n "$c0" ] && [ "$c0" = "$c1" ] && [ "$m0" = "$m1" ]; then
 	ok "held ($hold): the run's counter stayed at $c0 (mtime unchanged) while the control loop wrote 20 times"
 else
 	fail "the held run ran on: counter $c0 -> $c1, mtime $m0 -> $m1 (hold $hold)"
