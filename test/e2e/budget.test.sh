@@ -263,11 +263,11 @@ w=$(field "$r" worktree)
 ( j=0; while :; do j=$((j+1)); echo $j > "$T/control.txt"; sleep 0.05; done ) &
 ctl=$!
 pids+=($ctl)
-c0=$(cat "$w/tick.txt"); m0=$(stat -c %Y.%N "$w/tick.txt" 2>/dev/null || stat -c %y "$w/tick.txt")
+c0=$(cat "$w/tick.txt"); m0=$(stat -c %.9Y "$w/tick.txt")
 wait_until 10 "control ticks" test -s "$T/control.txt"
 k0=$(cat "$T/control.txt")
 wait_until 30 "20 control ticks" sh -c "[ \$(cat '$T/control.txt') -ge $((k0 + 20)) ]" || fail "the control loop did not tick"
-c1=$(cat "$w/tick.txt"); m1=$(stat -c %Y.%N "$w/tick.txt" 2>/dev/null || stat -c %y "$w/tick.txt")
+c1=$(cat "$w/tick.txt"); m1=$(stat -c %.9Y "$w/tick.txt")
 hold=$(sql "SELECT json_extract(data, '\$.hold') FROM run_events WHERE run_id='$r' AND kind='budget_paused'")
 if [ -n "$c0" ] && [ "$c0" = "$c1" ] && [ "$m0" = "$m1" ]; then
 	ok "held ($hold): the run's counter stayed at $c0 (mtime unchanged) while the control loop wrote 20 times"
