@@ -23,6 +23,9 @@
 #             time held does not count against the time budget
 set -euo pipefail
 : "${CW_BIN:?}" "${CW_SRC:?}"
+# The pinned engines' node_modules (playwright-core for the Inbox row), found before
+# the harness moves HOME: under the test's own HOME they would be installed again.
+modules=$(dirname "$("$CW_SRC/scripts/setup-engines" | tail -n 1)")
 E2E_NAME=budget
 . "$CW_SRC/test/e2e/lib/harness.bash"
 set +o pipefail
@@ -167,7 +170,6 @@ if tg_sent "$a" 111 && tg_text "$a" | grep -q 'extend by \$0.01'; then
 else
 	fail "telegram: $(tgq "s['sent']")"
 fi
-modules=$(dirname "$("$CW_SRC/scripts/setup-engines" | tail -n 1)")
 if [ -x /usr/bin/chromium ] && [ -d "$modules/playwright-core" ]; then
 	node -e 'require("fs").writeFileSync(process.argv[1], JSON.stringify({ nodeModules: process.argv[2],
 	  cwctl: process.argv[3], id: process.argv[4] }))' "$T/browser.json" "$modules" "$CW_BIN/cwctl" "$a"
