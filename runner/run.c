@@ -64,12 +64,6 @@
 #define RUN_REATTACH_WAIT_S	600	/* an ended run waits this long for a daemon */
 #define RUN_LIMITS_POLL_MS	200	/* how often the cgroup's limit counters are read */
 #define RUN_CGROUP_REMOVE_MS	3000	/* how long killed members may take to leave */
-/*
- * A pausing run's engine gets no dollar limit of its own but the hard ceiling; with no
- * ceiling it gets this one, which only says "there is a dollar budget" (byok refuses a
- * dollar budget on a model with no price).
- */
-#define RUN_NO_CEILING		1e9
 
 struct run_pipe {
 	struct run		*run;
@@ -1964,8 +1958,8 @@ run_engine_facts(struct run *r, struct engine_run *o)
 	/* A budget that pauses is the runner's to keep; the engine keeps the ceiling. */
 	if (run_pausable(r, "turns"))
 		o->max_turns = 0;
-	if (run_pausable(r, "dollars") && r->budget_dollars > 0)
-		o->max_dollars = r->max_dollars > 0 ? r->max_dollars : RUN_NO_CEILING;
+	if (run_pausable(r, "dollars"))
+		o->max_dollars = r->max_dollars;
 	o->key = r->key;
 	o->base_url = r->base_url;
 	o->model = r->model;

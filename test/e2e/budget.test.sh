@@ -116,7 +116,7 @@ add() {	# add NAME [OPTIONS...]
 # ---- validation -------------------------------------------------------------------
 for bad in "--budget-wait 2" "--budget-wait 86401" "--max-dollars -1"; do
 	# shellcheck disable=SC2086
-	if cw task add badwait --repo "$repo" --prompt x $bad 2> "$T/bad.err" >/dev/null; then
+	if cw task add badwait --repo "$repo" --engine command --prompt x $bad 2> "$T/bad.err" >/dev/null; then
 		fail "task add $bad was accepted"
 	elif grep -q 'budget_wait\|max_dollars' "$T/bad.err"; then
 		ok "task add $bad is refused naming the field: $(cat "$T/bad.err")"
@@ -124,7 +124,7 @@ for bad in "--budget-wait 2" "--budget-wait 86401" "--max-dollars -1"; do
 		fail "task add $bad: $(cat "$T/bad.err")"
 	fi
 done
-if cw task add badceil --repo "$repo" --prompt x --dollars 3 --max-dollars 2 2> "$T/bad.err" >/dev/null; then
+if cw task add badceil --repo "$repo" --engine command --prompt x --dollars 3 --max-dollars 2 2> "$T/bad.err" >/dev/null; then
 	fail "a dollar budget above its hard ceiling was accepted"
 else
 	grep -q 'max_dollars' "$T/bad.err" && ok "a dollar budget above max_dollars is refused: $(cat "$T/bad.err")" ||
@@ -255,7 +255,7 @@ fi
 # and a write would leave it empty); the control file by a loop outside it. While
 # held, the control loop must go on ticking (20 more writes) and the counter must not
 # change at all.
-cw task add frozen --repo "$repo" --seconds 3 --budget-wait 300 --prompt \
+cw task add frozen --repo "$repo" --engine command --seconds 3 --budget-wait 300 --prompt \
     'i=0; while :; do i=$((i+1)); echo $i > tick.new; mv tick.new tick.txt; sleep 0.05; done' > /dev/null ||
     die "task add frozen"
 r=$(cw run start frozen)
