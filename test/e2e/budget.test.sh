@@ -85,6 +85,17 @@ report() { sql "SELECT data FROM run_events WHERE run_id='$1' AND kind='report'"
 ask() { sql "SELECT id FROM approvals WHERE run_id='$1' AND tool='budget' AND state='pending'"; }
 asked() { [ -n "$(ask "$1")" ]; }
 asks() { [ "$(sql "SELECT count(*) FROM approvals WHERE run_id='$1' AND tool='budget'")" -ge "$2" ]; }
+# A run that outlives the daemon (SPEC R1) held at its budget would wait its whole
+# budget_wait: a failing check must not leave one behind. Stopped while the daemon is
+# still here, then the harness's own cleanup.
+live_runs() { sql "SELECT id FROM runs WHERE ended_at IS NULL" 2>/dev/null; }
+budget_cleanup() {
+	local id
+	for id in $(live_runs); do cw run stop "$id" >/dev/null 2>&1 || true; done
+	wait_until 60 "runs stopped" test -z "$(live_runs)" || true
+	e2e_cleanup
+}
+trap budget_cleanup EXIT
 tg() { curl -s --noproxy '*' "$TGB$1" "${@:2}"; }
 tgq() { tg /_test/state > "$T/tgstate"; python3 -c "import json; s=json.load(open('$T/tgstate')); print($1)"; }
 press() {	# press CHAT USER DATA: a button press in a private chat; prints its query id
