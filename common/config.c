@@ -311,9 +311,25 @@ config_parse_budgets(struct config_parse *p, const yaml_node_t *n, struct config
 			if (config_get_long(p, v, sub, 1, 7 * 86400, &l) == -1)
 				return -1;
 			cfg->budget_seconds = (int)l;
+		} else if (strcmp(key, "wait") == 0) {
+			/* 0 is "no pause"; otherwise a person needs some time to answer. */
+			if (config_get_long(p, v, sub, 0, CONFIG_BUDGET_WAIT_MAX, &l) == -1)
+				return -1;
+			if (l != 0 && l < CONFIG_BUDGET_WAIT_MIN)
+				return config_fail(p, v, sub, "must be 0 (a budget ends the run "
+				    "at once) or from %d to %d seconds", CONFIG_BUDGET_WAIT_MIN,
+				    CONFIG_BUDGET_WAIT_MAX);
+			cfg->budget_wait = (int)l;
+		} else if (strcmp(key, "max_dollars") == 0) {
+			if (config_get_double(p, v, sub, 0, CONFIG_MAX_DOLLARS_MAX,
+			    &cfg->max_dollars) == -1)
+				return -1;
 		} else
 			return config_fail(p, k, sub, "unknown key");
 	}
+	if (cfg->max_dollars > 0 && cfg->budget_dollars > cfg->max_dollars)
+		return config_fail(p, n, "budgets.max_dollars", "the hard ceiling ($%.2f) is "
+		    "below budgets.dollars ($%.2f)", cfg->max_dollars, cfg->budget_dollars);
 	return 0;
 }
 
@@ -938,6 +954,7 @@ config_defaults(struct config *cfg)
 	cfg->budget_dollars = CONFIG_DEFAULT_DOLLARS;
 	cfg->budget_turns = CONFIG_DEFAULT_TURNS;
 	cfg->budget_seconds = CONFIG_DEFAULT_SECONDS;
+	cfg->budget_wait = CONFIG_DEFAULT_BUDGET_WAIT;
 	cfg->limit_processes = CONFIG_DEFAULT_LIMIT_PROCESSES;
 	cfg->limit_memory_mb = CONFIG_DEFAULT_LIMIT_MEMORY_MB;
 	cfg->api_port = CONFIG_DEFAULT_PORT;

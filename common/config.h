@@ -13,6 +13,16 @@
 #define CONFIG_DEFAULT_DOLLARS		2.0
 #define CONFIG_DEFAULT_TURNS		50
 #define CONFIG_DEFAULT_SECONDS		3600
+/*
+ * The budget pause (issue 23): how long a run held at its budget waits for a person's
+ * answer, 0 (no pause: the budget ends the run at once) or a value in [MIN, MAX]: a
+ * wait shorter than MIN leaves no one time to answer, one past MAX keeps a held run's
+ * processes and memory for days.
+ */
+#define CONFIG_DEFAULT_BUDGET_WAIT	3600
+#define CONFIG_BUDGET_WAIT_MIN		5
+#define CONFIG_BUDGET_WAIT_MAX		86400
+#define CONFIG_MAX_DOLLARS_MAX		1000
 #define CONFIG_DEFAULT_PORT		7420
 #define CONFIG_DEFAULT_CONCURRENCY	2
 #define CONFIG_DEFAULT_DISK_FLOOR_MB	256
@@ -73,6 +83,8 @@ struct config {
 	double			 budget_dollars;
 	int			 budget_turns;
 	int			 budget_seconds;
+	int			 budget_wait;	/* budgets.wait, s; 0: no pause */
+	double			 max_dollars;	/* budgets.max_dollars; 0: no ceiling */
 	int			 limit_processes;	/* per run; 0 = none */
 	int			 limit_memory_mb;	/* per run; 0 = none */
 	/*

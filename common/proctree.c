@@ -213,3 +213,19 @@ proctree_kill(struct proctree *t, const struct proctree_scope *sc)
 		(void)cgroup_run_freeze(sc->cgroup, 0);
 	return sent;
 }
+
+int
+proctree_stop(struct proctree *t, const struct proctree_scope *sc)
+{
+	size_t	before;
+	int	rounds = 0;
+
+	/* A stopped process cannot fork: stop what is known, look again, until still. */
+	do {
+		before = t->n;
+		if (proctree_collect(t, sc) == -1)
+			return -1;
+		proctree_signal(t, SIGSTOP);
+	} while (t->n != before && ++rounds < PROCTREE_FREEZE_ROUNDS);
+	return (int)proctree_alive(t);
+}

@@ -53,4 +53,11 @@ size_t	proctree_alive(const struct proctree *);
  */
 int	proctree_kill(struct proctree *, const struct proctree_scope *);
 
+/*
+ * Stop the scope without a freezer (a run's budget pause): SIGSTOP every member,
+ * collecting again until a look finds nothing new. Returns how many are alive (and
+ * stopped), or -1. proctree_signal(t, SIGCONT) lets them go on.
+ */
+int	proctree_stop(struct proctree *, const struct proctree_scope *);
+
 #endif

@@ -418,6 +418,21 @@ store_foreign_keys_ok(struct store *st, const char *what)
  * Apply migration m in one IMMEDIATE transaction. The version is read again under
  * the write lock so that two processes opening one new file migrate it once.
  */
+/*
+ * The version a store must be at for m to apply: the migration before it in the
+ * table (0 for the first). Numbers are handed out to parallel branches, so a branch
+ * may carry 13 before 12 has landed; the order of the table is what holds.
+ */
+static int
+store_migration_before(const struct store_migration *m)
+{
+	int	prev = 0;
+
+	for (size_t i = 0; i < store_n_migrations && &store_migrations[i] != m; i++)
+		prev = store_migrations[i].version;
+	return prev;
+}
+
 static int
 store_migrate_one(struct store *st, const struct store_migration *m)
 {
@@ -446,7 +461,7 @@ store_migrate_one(struct store *st, const struct store_migration *m)
 			goto fail;
 		goto fk_on;
 	}
-	if (cur != m->version - 1) {
+	if (cur != store_migration_before(m)) {
 		store_fail(st, EIO, "%s: database is at version %d", what, cur);
 		goto fail;
 	}

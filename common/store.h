@@ -31,7 +31,7 @@
 struct sqlite3;
 struct store;
 
-#define STORE_SCHEMA_LATEST	11
+#define STORE_SCHEMA_LATEST	13
 #define STORE_TIME_LEN		25	/* "YYYY-MM-DDTHH:MM:SS.mmmZ" + NUL */
 #define STORE_ID_LEN		40	/* room for a generated or caller-chosen id */
 
@@ -78,6 +78,9 @@ struct store_task {
 	double	 budget_dollars;
 	int	 budget_turns;
 	int	 budget_seconds;
+	int	 budget_wait;		/* s a run held at a budget waits for an answer:
+					   0 none (it ends), -1 the configuration's */
+	double	 max_dollars;		/* the hard ceiling: 0 none, < 0 the configuration's */
 	int	 limit_processes;	/* 0: the configuration's limits.processes */
 	int	 limit_memory_mb;	/* 0: the configuration's limits.memory_mb */
 	int64_t	 telegram_chat_id;	/* 0: no Telegram delivery */

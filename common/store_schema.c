@@ -282,6 +282,17 @@ static const char store_schema_v11[] =
 "INSERT INTO telegram_run_notices (run_id, chat_id, created_at)"
 "  SELECT id, 0, 'before migration 11' FROM runs;";
 
+/*
+ * 13, issue 23: a task's budget pause. budget_wait: seconds a run held at its budget
+ * waits for a person's answer (0: it ends at once; NULL: config.yaml's budgets.wait);
+ * max_dollars: the hard ceiling no extension passes (0: none; NULL: budgets.max_dollars).
+ */
+static const char store_schema_v13[] =
+"ALTER TABLE tasks ADD COLUMN budget_wait INTEGER"
+"  CHECK (budget_wait IS NULL OR budget_wait >= 0);"
+"ALTER TABLE tasks ADD COLUMN max_dollars REAL"
+"  CHECK (max_dollars IS NULL OR max_dollars >= 0);";
+
 const struct store_migration store_migrations[] = {
 	{ 1, "tasks, runs, run_events", store_schema_v1, 0 },
 	{ 2, "approvals", store_schema_v2, 0 },
@@ -295,6 +306,7 @@ const struct store_migration store_migrations[] = {
 	{ 9, "approval risk", store_schema_v9, 0 },
 	{ 10, "a task's provider key name", store_schema_v10, 0 },
 	{ 11, "telegram run notices", store_schema_v11, 0 },
+	{ 13, "a task's budget pause: budget_wait, max_dollars", store_schema_v13, 0 },
 };
 const size_t store_n_migrations =
     sizeof store_migrations / sizeof store_migrations[0];

@@ -13,7 +13,8 @@
  * than CW_WIRE_MAX_LINE are a protocol error that ends the run.
  *
  *   down  {"v":1,"type":"run", ...run spec...}          first line, exactly once
- *         {"v":1,"type":"decision","id":"<approval id>","behavior":"allow"|"deny","message":"..."}
+ *         {"v":1,"type":"decision","id":"<approval id>","behavior":"allow"|"deny","message":"...",
+ *          "by":"<who answered>"}
  *         {"v":1,"type":"stop","reason":"..."}
  *   up    {"v":1,"type":"hello","pid":N,"pgid":N}
  *         {"v":1,"type":"event","kind":"...", ...}       floor hits, sandbox notes, ...
@@ -57,7 +58,13 @@
  *                    workdir is the run's own repository borrowing objects read-only;
  *                    at the end the runner seals it (runner/seal.c)         optional
  *   permission_mode  "plan" | "acceptEdits" (nothing else exists)         claude: required
- *   budget           {"dollars":D,"turns":N,"seconds":N}                  seconds required
+ *   budget           {"dollars":D,"turns":N,"seconds":N,"wait":N,"max_dollars":D}
+ *                    seconds required; wait (0..604800, default 0): a budget
+ *                    reached holds the run and asks (an approval_request with tool
+ *                    "budget", id "budget-N", input {question, budget, hold, spent,
+ *                    limits, extend, max_dollars, beyond_ceiling, extendable,
+ *                    wait_seconds}); allow extends, deny or no answer in wait s ends
+ *                    it; max_dollars: the hard ceiling (0 none), >= dollars
  *   limits           {"processes":N,"memory_bytes":N}: held by the run's cgroup, else by
  *                    rlimits in its user namespace (0 or absent: none); a run that hits
  *                    one ends with limit_pids/limit_memory; one no layer can hold
@@ -112,6 +119,14 @@
  *   "network_policy" (the run's rules, at the start), "network_open" (network: open).
  *   a budget, 2 when the run message was unusable, 3 when the sandbox or the floor
  *   hook could not be put in place (nothing ran).
+ *
+ * Budget pauses: events budget_paused {budget, hold ("cgroup freezer"|"SIGSTOP"), id,
+ * state}, budget_resumed {budget, hold, answer ("extend"|"stop"|"timeout"|"stopped"),
+ * by, id, state} and, after a re-attach, budget_state {state}, where state is
+ * {paused, dollars, turns, seconds (the budgets now), max_dollars, paused_seconds,
+ * backstop_seconds (how long from now the run may still take)}; the report's budget
+ * {dollars, turns, seconds, wait, max_dollars, paused_seconds, pauses [{budget, hold,
+ * dollars, turns, answer, by, new_*}]} when wait > 0.
  *
  * Event kinds the runner emits: sandbox_disabled, engine_started, floor_deny (a floor.*
  * rule), rule_deny (a configured or starter rule, config.<id>),

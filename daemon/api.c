@@ -940,9 +940,50 @@ api_approvals_list(struct api_req *q)
  * answerers racing (cwctl and the Inbox, say) cannot both win; only the winner's
  * decision goes down to the runner, by the runner's own request id.
  */
+/*
+ * A budget question (runner/run.c) answered "extend": refused where the hard ceiling
+ * is reached (only "stop" is left), and from Telegram where the extension would pass
+ * the ceiling (the runner would cut it there; raising spending that far is for cwctl
+ * or the Inbox, where a person signed in on this machine answers). 0: allowed.
+ */
+static int
+api_budget_refused(const struct store_approval *a, int via, char *why, size_t whylen)
+{
+	cJSON	*in;
+	int	 extendable = 1, beyond = 0;
+	double	 ceil = 0;
+
+	if (a->input == NULL || (in = cJSON_Parse(a->input)) == NULL)
+		return 0;
+	(void)json_get_bool(in, "extendable", &extendable);
+	(void)json_get_bool(in, "beyond_ceiling", &beyond);
+	(void)json_get_number(in, "max_dollars", &ceil);
+	cJSON_Delete(in);
+	if (!extendable) {
+		snprintf(why, whylen, "approval %s: the run's hard ceiling of $%.4g "
+		    "(max_dollars) is reached; it cannot be extended, only stopped (deny)",
+		    a->id, ceil);
+		return -1;
+	}
+	if (beyond && via == API_RESPOND_VIA_TELEGRAM) {
+		snprintf(why, whylen, "Not from Telegram: this extension would pass the "
+		    "hard ceiling of $%.4g (max_dollars). Answer with cwctl approve %s or "
+		    "in the Inbox.", ceil, a->id);
+		return -1;
+	}
+	return 0;
+}
+
 enum api_respond_result
 api_respond(struct daemon *d, const char *id, int allow, const char *message,
     const char *actor, char *why, size_t whylen)
+{
+	return api_respond_via(d, id, allow, message, actor, 0, why, whylen);
+}
+
+enum api_respond_result
+api_respond_via(struct daemon *d, const char *id, int allow, const char *message,
+    const char *actor, int via, char *why, size_t whylen)
 {
 	struct store_approval	 a;
 	struct run		*r;
@@ -984,6 +1025,11 @@ api_respond(struct daemon *d, const char *id, int allow, const char *message,
 		store_approval_free(&a);
 		return API_RESPOND_RUN_ENDED;
 	}
+	if (allow && strcmp(a.tool, API_BUDGET_TOOL) == 0 &&
+	    api_budget_refused(&a, via, why, whylen) == -1) {
+		store_approval_free(&a);
+		return API_RESPOND_REFUSED;
+	}
 	rc = store_approval_answer(d->store, a.id, allow ? STORE_APPROVAL_ALLOWED :
 	    STORE_APPROVAL_DENIED, message, actor);
 	if (rc == -1) {
@@ -1002,6 +1048,7 @@ api_respond(struct daemon *d, const char *id, int allow, const char *message,
 		json_add_string(m, "behavior", allow ? "allow" : "deny");
 		if (message != NULL)
 			json_add_string(m, "message", message);
+		json_add_string(m, "by", actor);
 		if (runs_send(r, m) == -1)
 			log_warn("run %s: cannot forward the decision on %s", r->id, a.id);
 	}
@@ -1082,6 +1129,9 @@ api_approval_answer(struct api_req *q, const char *id)
 		break;
 	case API_RESPOND_RUN_ENDED:
 		api_error(q, 409, "run_ended", "%s", why);
+		break;
+	case API_RESPOND_REFUSED:
+		api_error(q, 409, "refused", "%s", why);
 		break;
 	default:
 		api_error(q, 500, "internal", "%s", why);

@@ -43,6 +43,12 @@ cwctl_approvals_input(const cJSON *e, size_t *whole)
 	int		 port, n;
 
 	*whole = 0;
+	/* A budget question (the runner's own): the question, whole. */
+	if (tool != NULL && strcmp(tool, "budget") == 0 &&
+	    (q = json_get_string(in, "question")) != NULL) {
+		*whole = strlen(q);
+		return strdup(q);
+	}
 	if (tool != NULL && strcmp(tool, "Bash") == 0 &&
 	    (cmd = json_get_string(in, "command")) != NULL)
 		return strdup(cmd);

@@ -16,6 +16,7 @@ cwctl_task_usage(void)
 	    "usage: cwctl task add NAME (--prompt TEXT | --prompt - | --prompt-file FILE)\n"
 	    "                [--repo DIR] [--engine E] [--key NAME]  (byok: a key from cwctl key list)\n"
 	    "                [--mode acceptEdits|plan] [--dollars N] [--turns N] [--seconds N]\n"
+	    "                [--budget-wait SECONDS|default] [--max-dollars N|default]\n"
 	    "                [--processes N] [--memory-mb N]\n"
 	    "                [--telegram-chat CHAT_ID [--telegram-allow USER_ID]...]\n"
 	    "                [--schedule queued|'CRON'] [--disabled] [--json]\n"
@@ -25,6 +26,7 @@ cwctl_task_usage(void)
 	    "       cwctl task edit NAME [--prompt TEXT] [--mode M] [--dollars N] [--turns N]\n"
 	    "                [--seconds N] [--schedule queued|'CRON'] [--base BRANCH|default]\n"
 	    "                [--repo DIR] [--engine E] [--processes N] [--memory-mb N] [--json]\n"
+	    "                [--budget-wait SECONDS|default] [--max-dollars N|default]\n"
 	    "       cwctl task history NAME [--json]\n"
 	    "       cwctl task list [--json]\n"
 	    "       cwctl task show NAME [--json]\n"
@@ -52,6 +54,16 @@ cwctl_task_print(const cJSON *t)
 	printf(", %.0f turns", n);
 	json_get_number(t, "budget_seconds", &n);
 	printf(", %.0f s\n", n);
+	/* The budget pause (issue 23); null: the configuration's. */
+	if (json_get_number(t, "budget_wait", &n) == 0)
+		printf("budget_wait:     %.0f s%s\n", n, n == 0 ? " (a budget ends the run "
+		    "at once)" : "");
+	else
+		printf("budget_wait:     the configuration's (budgets.wait)\n");
+	if (json_get_number(t, "max_dollars", &n) == 0)
+		printf("max_dollars:     %s$%.2f\n", n == 0 ? "none, " : "", n);
+	else
+		printf("max_dollars:     the configuration's (budgets.max_dollars)\n");
 	n = 0;
 	json_get_number(t, "limit_processes", &n);
 	if (n > 0)
@@ -232,13 +244,25 @@ cwctl_task_add(int argc, char **argv, int edit)
 			if (*end != '\0' || end == v)
 				goto bad_number;
 			cJSON_AddNumberToObject(b, "budget_dollars", d);
-		} else if (strcmp(a, "--turns") == 0 || strcmp(a, "--seconds") == 0) {
+		} else if ((strcmp(a, "--budget-wait") == 0 || strcmp(a, "--max-dollars") ==
+		    0) && strcmp(v, "default") == 0) {
+			/* The configuration's budgets.wait / budgets.max_dollars. */
+			cJSON_AddNullToObject(b, strcmp(a, "--budget-wait") == 0 ? "budget_wait" :
+			    "max_dollars");
+		} else if (strcmp(a, "--max-dollars") == 0) {
+			d = strtod(v, &end);
+			if (*end != '\0' || end == v)
+				goto bad_number;
+			cJSON_AddNumberToObject(b, "max_dollars", d);
+		} else if (strcmp(a, "--turns") == 0 || strcmp(a, "--seconds") == 0 ||
+		    strcmp(a, "--budget-wait") == 0) {
 			errno = 0;
 			l = strtol(v, &end, 10);
 			if (*end != '\0' || end == v || errno != 0)
 				goto bad_number;
 			cJSON_AddNumberToObject(b, strcmp(a, "--turns") == 0 ? "budget_turns" :
-			    "budget_seconds", (double)l);
+			    strcmp(a, "--seconds") == 0 ? "budget_seconds" : "budget_wait",
+			    (double)l);
 		} else if (strcmp(a, "--processes") == 0 || strcmp(a, "--memory-mb") == 0) {
 			errno = 0;
 			l = strtol(v, &end, 10);

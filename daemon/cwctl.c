@@ -20,7 +20,8 @@ static const struct cwctl_verb {
 	{ "task", cwctl_task, "task add NAME (--prompt TEXT | --prompt - | --prompt-file FILE |\n"
 	    "      --command LINE) [--repo DIR] [--engine E (default: engines.default, else\n"
 	    "      the first agent CLI found)] [--mode acceptEdits|plan] [--base B] [--dollars N]\n"
-	    "      [--turns N] [--seconds N] [--processes N] [--memory-mb N]\n"
+	    "      [--turns N] [--seconds N] [--budget-wait S] [--max-dollars N]\n"
+	    "      [--processes N] [--memory-mb N]\n"
 	    "      [--schedule queued|'CRON'] [--disabled] [--json]\n"
 	    "  task edit NAME [--prompt TEXT] [--mode M] [--base B|default] ...   (history kept)\n"
 	    "  task list|show NAME|history NAME|enable NAME|disable NAME|rm NAME [--json]" },

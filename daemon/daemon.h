@@ -88,6 +88,9 @@ struct run {
 	int			 budget_seconds;
 	int			 budget_turns;
 	double			 budget_dollars;
+	int			 budget_wait;	/* the budget pause: 0 none (issue 23) */
+	double			 max_dollars;	/* the hard ceiling, 0 none */
+	int			 budget_paused;	/* the runner holds the run, asking */
 
 	pid_t			 pid;		/* the runner: also its pgid */
 	unsigned long long	 start;		/* its start time, for identity checks */
@@ -202,9 +205,19 @@ enum api_respond_result {
 	API_RESPOND_ALREADY,		/* already answered */
 	API_RESPOND_RUN_ENDED,
 	API_RESPOND_ERROR,
+	API_RESPOND_REFUSED,		/* not an answer this surface may give (why says) */
 };
 enum api_respond_result api_respond(struct daemon *, const char *approval_id, int allow,
 	    const char *message, const char *actor, char *why, size_t whylen);
+/*
+ * The same, naming the surface: API_RESPOND_VIA_TELEGRAM may not extend a budget
+ * past its hard ceiling (a budget question, runner/run.c; docs/SECURITY.md).
+ */
+#define API_RESPOND_VIA_TELEGRAM	1
+enum api_respond_result api_respond_via(struct daemon *, const char *approval_id,
+	    int allow, const char *message, const char *actor, int via, char *why,
+	    size_t whylen);
+#define API_BUDGET_TOOL		"budget"	/* the runner's budget question's tool */
 
 /* inbox.c: the Inbox page, its sign-in codes and sessions. */
 #define INBOX_COOKIE		"cw_inbox"

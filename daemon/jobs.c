@@ -127,6 +127,8 @@ jobs_task_defaults(struct daemon *d, struct store_task *t, const char *name,
 	t->budget_dollars = JOBS_DOLLARS;
 	t->budget_turns = JOBS_TURNS;
 	t->budget_seconds = JOBS_SECONDS;
+	t->budget_wait = -1;	/* the configuration's */
+	t->max_dollars = -1;
 	t->enabled = 0;
 	t->needs_review = 1;
 	return 0;

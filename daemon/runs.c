@@ -66,7 +66,7 @@ static const char *const runs_journal_kinds[] = {
 	"floor_deny", "rule_deny", "floor_hit", "deny_list_hit", "policy_deny",
 	"sandbox_disabled",
 	"approval_timeout", "approval_expired", "approval_limit", "bridge_limit",
-	"limit_exceeded", "net_deny", "network_open",
+	"limit_exceeded", "net_deny", "network_open", "budget_paused", "budget_resumed",
 };
 
 static void	runs_free(struct run *);
@@ -687,6 +687,36 @@ runs_approval_request(struct run *r, const struct wiremsg *m)
 	telegram_kick(r->d);
 }
 
+/*
+ * The runner paused the run at a budget, or let it go on with new budgets, or says
+ * what they are after a re-attach (runner/run.c): the daemon's own wall-clock
+ * backstop follows, so it never ends a run that a person let go on.
+ */
+static void
+runs_budget_state(struct run *r, const cJSON *msg)
+{
+	const cJSON	*st = cJSON_GetObjectItemCaseSensitive(msg, "state");
+	struct timeval	 tv = { 0, 0 };
+	double		 n;
+	int		 paused;
+
+	if (!cJSON_IsObject(st))
+		return;
+	if (json_get_number(st, "dollars", &n) == 0 && n >= 0 && n <= 1e6)
+		r->budget_dollars = n;
+	if (json_get_number(st, "turns", &n) == 0 && n >= 0 && n <= 1e9)
+		r->budget_turns = (int)n;
+	if (json_get_number(st, "seconds", &n) == 0 && n > 0 && n <= 1e9)
+		r->budget_seconds = (int)n;
+	if (json_get_bool(st, "paused", &paused) == 0)
+		r->budget_paused = paused;
+	if (json_get_number(st, "backstop_seconds", &n) == 0 && n >= 0 && n <= 1e9 &&
+	    r->budget_ev != NULL) {
+		tv.tv_sec = (time_t)n + (r->d->stop_grace_ms + DAEMON_BUDGET_GRACE_MS) / 1000;
+		evtimer_add(r->budget_ev, &tv);
+	}
+}
+
 static void
 runs_handle_event(struct run *r, const struct wiremsg *m)
 {
@@ -697,6 +727,9 @@ runs_handle_event(struct run *r, const struct wiremsg *m)
 
 	if (strcmp(kind, "sandbox_disabled") == 0)
 		r->sandboxed = 0;
+	if (strcmp(kind, "budget_paused") == 0 || strcmp(kind, "budget_resumed") == 0 ||
+	    strcmp(kind, "budget_state") == 0)
+		runs_budget_state(r, msg);
 	if (m->sandboxed != -1)
 		r->sandboxed = m->sandboxed;
 	if (strcmp(kind, "floor_deny") == 0 || strcmp(kind, "rule_deny") == 0 ||
@@ -817,7 +850,19 @@ runs_handle_usage(struct run *r, const struct wiremsg *m)
 	if (m->turns >= 0)
 		r->spent_turns = m->turns;
 	store_run_set_spent(r->d->store, r->id, r->spent_dollars, r->spent_turns, 0);
-	/* The runner enforces these itself; this is the backstop. */
+	/*
+	 * The runner enforces these itself; this is the backstop. A run that pauses at
+	 * its budget reports spending past it before it says it is held (its budgets
+	 * come with budget_paused and budget_resumed): only the hard ceiling holds here.
+	 */
+	if (r->budget_wait > 0) {
+		if (r->max_dollars > 0 && r->spent_dollars > r->max_dollars) {
+			snprintf(why, sizeof why, "hard ceiling of %.2f dollars exceeded",
+			    r->max_dollars);
+			runs_backstop(r, STORE_EXIT_BUDGET_DOLLARS, why);
+		}
+		return;
+	}
 	if (r->spent_dollars > r->budget_dollars && r->budget_dollars > 0) {
 		snprintf(why, sizeof why, "dollar budget of %.2f exceeded", r->budget_dollars);
 		runs_backstop(r, STORE_EXIT_BUDGET_DOLLARS, why);
@@ -1078,6 +1123,8 @@ runs_send_spec(struct run *r, const struct store_task *t)
 		cJSON_AddNumberToObject(b, "dollars", t->budget_dollars);
 		cJSON_AddNumberToObject(b, "turns", t->budget_turns);
 		cJSON_AddNumberToObject(b, "seconds", t->budget_seconds);
+		cJSON_AddNumberToObject(b, "wait", r->budget_wait);
+		cJSON_AddNumberToObject(b, "max_dollars", r->max_dollars);
 	}
 	/* The run's cgroup limits (R2): the task's own, else the configuration's. */
 	if ((b = cJSON_AddObjectToObject(m, "limits")) != NULL) {
@@ -1198,6 +1245,8 @@ runs_alloc(struct daemon *d, const char *id, const struct store_task *t)
 	r->budget_seconds = t->budget_seconds;
 	r->budget_turns = t->budget_turns;
 	r->budget_dollars = t->budget_dollars;
+	r->budget_wait = t->budget_wait >= 0 ? t->budget_wait : d->cfg.budget_wait;
+	r->max_dollars = t->max_dollars >= 0 ? t->max_dollars : d->cfg.max_dollars;
 	record_list_init(&r->denials, CW_RECORD_MAX_LIST, CW_RECORD_MAX_BYTES);
 	r->log_max = d->cfg.run_log_max_bytes > 0 ? d->cfg.run_log_max_bytes :
 	    CONFIG_DEFAULT_RUN_LOG;

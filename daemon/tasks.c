@@ -24,7 +24,7 @@
 static const char *const tasks_keys[] = {
 	"name", "repo", "prompt", "engine", "permission_mode", "budget_dollars",
 	"budget_turns", "budget_seconds", "schedule", "enabled", "limit_processes",
-	"limit_memory_mb", "delivery", "base", "key",
+	"limit_memory_mb", "delivery", "base", "key", "budget_wait", "max_dollars",
 };
 
 
@@ -357,6 +357,8 @@ tasks_from_json(struct daemon *d, const cJSON *in, const struct store_task *base
 		out->budget_dollars = base->budget_dollars;
 		out->budget_turns = base->budget_turns;
 		out->budget_seconds = base->budget_seconds;
+		out->budget_wait = base->budget_wait;
+		out->max_dollars = base->max_dollars;
 		out->limit_processes = base->limit_processes;
 		out->limit_memory_mb = base->limit_memory_mb;
 		out->telegram_chat_id = base->telegram_chat_id;
@@ -371,6 +373,8 @@ tasks_from_json(struct daemon *d, const cJSON *in, const struct store_task *base
 		out->budget_dollars = d != NULL ? d->cfg.budget_dollars : CONFIG_DEFAULT_DOLLARS;
 		out->budget_turns = d != NULL ? d->cfg.budget_turns : CONFIG_DEFAULT_TURNS;
 		out->budget_seconds = d != NULL ? d->cfg.budget_seconds : CONFIG_DEFAULT_SECONDS;
+		out->budget_wait = -1;	/* the configuration's, at each run's start */
+		out->max_dollars = -1;
 		out->enabled = 1;
 	}
 
@@ -459,6 +463,40 @@ tasks_from_json(struct daemon *d, const cJSON *in, const struct store_task *base
 		if (json_get_int(in, "budget_seconds", &i) == -1 || i < 1 || i > 7 * 86400)
 			TASKS_FAIL("budget_seconds", "must be a whole number from 1 to 604800");
 		out->budget_seconds = i;
+	}
+	/* The budget pause (issue 23): null takes the configuration's at each run's start. */
+	if ((v = cJSON_GetObjectItemCaseSensitive(in, "budget_wait")) != NULL) {
+		if (cJSON_IsNull(v))
+			out->budget_wait = -1;
+		else if (json_get_int(in, "budget_wait", &i) == -1 || (i != 0 &&
+		    (i < CONFIG_BUDGET_WAIT_MIN || i > CONFIG_BUDGET_WAIT_MAX)))
+			TASKS_FAIL("budget_wait", "must be 0 (a budget ends the run at once), "
+			    "null (the configuration's budgets.wait) or a whole number of "
+			    "seconds from %d to %d", CONFIG_BUDGET_WAIT_MIN,
+			    CONFIG_BUDGET_WAIT_MAX);
+		else
+			out->budget_wait = i;
+	}
+	if ((v = cJSON_GetObjectItemCaseSensitive(in, "max_dollars")) != NULL) {
+		if (cJSON_IsNull(v))
+			out->max_dollars = -1;
+		else if (json_get_number(in, "max_dollars", &num) == -1 || num < 0 ||
+		    num > CONFIG_MAX_DOLLARS_MAX)
+			TASKS_FAIL("max_dollars", "must be 0 (no ceiling), null (the "
+			    "configuration's budgets.max_dollars) or a number up to %d",
+			    CONFIG_MAX_DOLLARS_MAX);
+		else
+			out->max_dollars = num;
+	}
+	{
+		double	ceil = out->max_dollars >= 0 ? out->max_dollars : d != NULL ?
+			    d->cfg.max_dollars : 0;
+
+		if (ceil > 0 && out->budget_dollars > ceil)
+			TASKS_FAIL(out->max_dollars >= 0 ? "max_dollars" : "budget_dollars",
+			    "the dollar budget ($%.2f) is above the hard ceiling max_dollars "
+			    "($%.2f)%s", out->budget_dollars, ceil, out->max_dollars >= 0 ? "" :
+			    " of the configuration");
 	}
 	/* Resource limits (SPEC R2): 0 takes the configuration's at each run's start. */
 	if ((v = cJSON_GetObjectItemCaseSensitive(in, "limit_processes")) != NULL) {
@@ -573,6 +611,14 @@ tasks_to_json(const struct store_task *t)
 	cJSON_AddNumberToObject(o, "budget_dollars", t->budget_dollars);
 	cJSON_AddNumberToObject(o, "budget_turns", t->budget_turns);
 	cJSON_AddNumberToObject(o, "budget_seconds", t->budget_seconds);
+	if (t->budget_wait >= 0)
+		cJSON_AddNumberToObject(o, "budget_wait", t->budget_wait);
+	else
+		cJSON_AddNullToObject(o, "budget_wait");
+	if (t->max_dollars >= 0)
+		cJSON_AddNumberToObject(o, "max_dollars", t->max_dollars);
+	else
+		cJSON_AddNullToObject(o, "max_dollars");
 	cJSON_AddNumberToObject(o, "limit_processes", t->limit_processes);
 	cJSON_AddNumberToObject(o, "limit_memory_mb", t->limit_memory_mb);
 	json_add_string(o, "schedule", t->schedule);

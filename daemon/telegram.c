@@ -423,8 +423,8 @@ tg_press(struct telegram *tg, const struct tgapi_press *p)
 		snprintf(actor, sizeof actor, "telegram user %" PRId64 "%s%s%s", p->from_id,
 		    p->from_username[0] ? " (@" : "", p->from_username,
 		    p->from_username[0] ? ")" : "");
-		switch (api_respond(tg->d, p->approval_id, p->allow, NULL, actor, why,
-		    sizeof why)) {
+		switch (api_respond_via(tg->d, p->approval_id, p->allow, NULL, actor,
+		    API_RESPOND_VIA_TELEGRAM, why, sizeof why)) {
 		case API_RESPOND_OK:
 			if ((j = cJSON_CreateObject()) != NULL) {
 				json_add_string(j, "decision", p->allow ? "allow" : "deny");
@@ -433,6 +433,18 @@ tg_press(struct telegram *tg, const struct tgapi_press *p)
 			}
 			journal_audit(tg->d, actor, "approval.answer", p->approval_id, j);
 			tg_answer_press(tg, p->query_id, p->allow ? "Approved." : "Denied.");
+			break;
+		case API_RESPOND_REFUSED:
+			/* Nothing changed; the press is refused and journaled, and says why. */
+			why[record_cut(why, strlen(why), 190)] = '\0';
+			if ((j = cJSON_CreateObject()) != NULL) {
+				json_add_string(j, "approval", p->approval_id);
+				cJSON_AddNumberToObject(j, "chat_id", (double)p->chat_id);
+				cJSON_AddNumberToObject(j, "user_id", (double)p->from_id);
+				json_add_string(j, "reason", why);
+				journal_add(tg->d, it.run_id, "telegram_press_refused", j);
+			}
+			tg_answer_press(tg, p->query_id, why);
 			break;
 		case API_RESPOND_ALREADY:
 		case API_RESPOND_RUN_ENDED:

@@ -200,6 +200,9 @@ tgapi_command(const struct store_telegram_item *it)
 	if (it->tool != NULL && strcmp(it->tool, "Bash") == 0 &&
 	    (cmd = json_get_string(in, "command")) != NULL)
 		out = strdup(cmd);
+	else if (it->tool != NULL && strcmp(it->tool, "budget") == 0 &&
+	    (q = json_get_string(in, "question")) != NULL)
+		out = strdup(q);	/* the runner's budget question */
 	else if (it->tool != NULL && strcmp(it->tool, "network") == 0 &&
 	    (host = json_get_string(in, "host")) != NULL && json_get_int(in, "port", &port) == 0) {
 		/*

@@ -217,12 +217,14 @@ agent_message(struct agent *a, const cJSON *msg)
 	agent_out(o);
 }
 
+/* more: the turn asked for tools, so the loop goes on (a budget pause may hold it). */
 static void
-agent_progress(struct agent *a)
+agent_progress(struct agent *a, int more)
 {
 	cJSON	*o = cJSON_CreateObject();
 
 	cJSON_AddStringToObject(o, "type", "usage");
+	cJSON_AddBoolToObject(o, "more", more);
 	cJSON_AddNumberToObject(o, "turns", a->turns);
 	cJSON_AddNumberToObject(o, "dollars", a->have_price ? a->dollars : -1);
 	cJSON_AddNumberToObject(o, "input_tokens", (double)a->total.input);
@@ -729,7 +731,7 @@ agent_loop(struct agent *a)
 		}
 		/* Negative: no price, so no cost to report (shown as not reported). */
 		agent_entry(transcript_usage(a->have_price ? a->dollars : -1, a->turns));
-		agent_progress(a);
+		agent_progress(a, calls > 0 && strcmp(turn.stop_reason, "tool_use") == 0);
 		msg = cJSON_CreateObject();
 		cJSON_AddStringToObject(msg, "role", "assistant");
 		cJSON_AddItemToObject(msg, "content", turn.content);

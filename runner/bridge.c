@@ -485,6 +485,16 @@ bridge_tools_call(struct bridge *b, const cJSON *id, const cJSON *params, void *
 		return bridge_tool_result(id, 0, NULL,
 		    "malformed approval request: tool_name and input are required");
 	}
+	/*
+	 * "budget" is the runner's own question (a budget pause, run.c): the daemon and
+	 * every surface treat it as one (an answer raises the run's budget). An engine's
+	 * call by that name would pass off a tool call as that question.
+	 */
+	if (strcmp(tool, BRIDGE_RESERVED_TOOL) == 0) {
+		bridge_record_approval(b, NULL, tool, "deny", "floor", NULL);
+		return bridge_tool_result(id, 0, NULL, "the tool name \"" BRIDGE_RESERVED_TOOL
+		    "\" is Clockwork's own: a call by that name is never asked");
+	}
 	if (strcmp(tool, "Bash") == 0) {
 		if ((cmd = json_get_string(input, "command")) == NULL) {
 			bridge_record_approval(b, NULL, tool, "deny", "malformed", NULL);

@@ -27,6 +27,7 @@ struct floor_policy;
 struct bridge;
 
 #define BRIDGE_TOOL_NAME	"approve"
+#define BRIDGE_RESERVED_TOOL	"budget"	/* the runner's budget question (run.c) */
 #define BRIDGE_TIMEOUT_MESSAGE	"no answer before the run's time budget ended"
 #define BRIDGE_MAX_CONNS	64	/* open connections; 16 held approvals among them */
 #define BRIDGE_DEADLINE_MS	30000	/* accept to a whole request */

@@ -92,6 +92,7 @@ struct engine_keep {
 struct engine_progress {
 	double	 dollars;	/* as the engine reported it */
 	int	 turns;		/* model turns seen */
+	int	 more;		/* byok: the last turn asked for tools (it goes on) */
 	int	 have_result;	/* the engine said it finished */
 	int	 is_error;	/* ... and that it failed */
 	char	 subtype[64];	/* the engine's word for how it ended, e.g. "success" */

@@ -493,6 +493,7 @@ engine_byok_stream_line(struct engine_stream *s, const char *line, size_t len,
 			p->turns = n;
 		if (json_get_number(j, "dollars", &d) == 0 && d >= 0)
 			p->dollars = d;
+		p->more = json_get_bool(j, "more", &b) == 0 && b;
 		rc = 1;
 	} else if (strcmp(type, "result") == 0) {
 		p->have_result = 1;

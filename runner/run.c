@@ -36,6 +36,7 @@
 
 #include "asklimit.h"
 #include "bridge.h"
+#include "budgetpause.h"
 #include "egress.h"
 #include "proxy.h"
 #include "cgroup.h"
@@ -82,6 +83,7 @@ struct run {
 	int			 log_capped;	/* the cap was reached while detached */
 	struct event		*ev_chld, *ev_term, *ev_int;
 	struct event		*ev_budget, *ev_kill, *ev_drain, *ev_soft, *ev_limits;
+	struct event		*ev_pause;	/* budget_wait: no answer, the run ends */
 	struct run_pipe		 out, err;
 	struct bridge		*bridge;
 	struct proxy		*proxy;		/* the egress proxy (SPEC N1), or NULL */
@@ -114,6 +116,22 @@ struct run {
 	struct strlist		 argv, context, env;
 	double			 budget_dollars;
 	int			 budget_turns, budget_seconds;
+	/*
+	 * The budget pause (budgetpause.h): budget_wait seconds for a person to answer
+	 * (0: a budget ends the run at once), the hard dollar ceiling no extension passes
+	 * (0: none), and the extension an "extend" answer adds: the run's first budgets.
+	 */
+	int			 budget_wait;
+	double			 max_dollars;
+	double			 ext_dollars;
+	int			 ext_turns, ext_seconds;
+	struct budgetpause	 pause;
+	const char		*pause_which;	/* "dollars"|"turns"|"seconds", while paused */
+	char			 pause_id[32];	/* the question's approval id, while paused */
+	cJSON			*pause_ask;	/* the approval_request, for a re-attach */
+	double			 pause_add_dollars;	/* what this question's extend adds */
+	int			 pause_n;
+	cJSON			*pauses;	/* the report's record of every pause */
 	long			 limit_processes;	/* 0: none asked for */
 	long long		 limit_memory;		/* bytes, 0: none asked for */
 
@@ -571,7 +589,7 @@ run_report_limits(struct run *r, cJSON *lim)
 static void
 run_report(struct run *r, const char *status)
 {
-	cJSON	*m, *spent, *ne, *empty, *seal, *lim;
+	cJSON	*m, *spent, *ne, *empty, *seal, *lim, *b;
 	size_t	 i;
 
 	if ((m = run_msg("report")) == NULL)
@@ -628,6 +646,18 @@ run_report(struct run *r, const char *status)
 	}
 	cJSON_AddNumberToObject(spent, "turns", r->usage.turns);
 	cJSON_AddNumberToObject(spent, "seconds", (int)(run_elapsed(r) + 0.5));
+	/* The budgets as they ended (extensions in), and every pause with its hold. */
+	if (r->budget_wait > 0 && (b = cJSON_AddObjectToObject(m, "budget")) != NULL) {
+		cJSON_AddNumberToObject(b, "dollars", r->budget_dollars);
+		cJSON_AddNumberToObject(b, "turns", r->budget_turns);
+		cJSON_AddNumberToObject(b, "seconds", r->budget_seconds);
+		cJSON_AddNumberToObject(b, "wait", r->budget_wait);
+		cJSON_AddNumberToObject(b, "max_dollars", r->max_dollars);
+		cJSON_AddNumberToObject(b, "paused_seconds",
+		    (int)(budgetpause_seconds(&r->pause) + 0.5));
+		cJSON_AddItemToObject(b, "pauses", r->pauses != NULL ?
+		    cJSON_Duplicate(r->pauses, 1) : cJSON_CreateArray());
+	}
 	if (r->bridge != NULL) {
 		cJSON_AddItemToObject(m, "denials", bridge_denials(r->bridge));
 		cJSON_AddItemToObject(m, "approvals", bridge_approvals(r->bridge));
@@ -665,6 +695,8 @@ run_refuse(struct run *r, int code, const char *fmt, ...)
 }
 
 /* ---- stopping and finishing ------------------------------------------------------ */
+
+static void	run_pause_end(struct run *, const char *, const char *);
 
 static void
 run_kill_group(struct run *r, int sig)
@@ -705,6 +737,10 @@ run_stop(struct run *r, const char *reason)
 
 	if (r->reason == NULL)
 		r->reason = reason;
+	/* A held run must run again for SIGTERM to land and for its work to be sealed. */
+	if (r->pause.active)
+		run_pause_end(r, strncmp(reason, "budget_", 7) == 0 ? NULL : "stopped",
+		    NULL);
 	if (r->bridge != NULL) {
 		had = bridge_pending(r->bridge);
 		bridge_expire(r->bridge, strcmp(reason, "budget_seconds") == 0 ?
@@ -807,6 +843,315 @@ run_limits_cb(evutil_socket_t fd, short what, void *arg)
 	run_limits_check(arg);
 }
 
+/* ---- the budget pause (budgetpause.h) ----------------------------------------------- */
+
+/* Whether reaching this budget pauses the run (and asks) rather than ending it. */
+static int
+run_pausable(const struct run *r, const char *which)
+{
+	if (r->budget_wait <= 0)
+		return 0;
+	if (strcmp(which, "seconds") == 0)
+		return 1;
+	/*
+	 * The runner must see the budget reached while the engine is still working:
+	 * byok reports dollars and turns after every turn; Claude Code reports turns as
+	 * they start, but its cost only in its final event (its own --max-budget-usd
+	 * stays the dollar limit). The other engines keep their own turn limits.
+	 */
+	if (strcmp(which, "turns") == 0)
+		return strcmp(r->engine, "byok") == 0 || strcmp(r->engine, "claude") == 0;
+	return strcmp(which, "dollars") == 0 && strcmp(r->engine, "byok") == 0;
+}
+
+/* Seconds of the time budget left, time held still not counted. */
+static double
+run_seconds_left(struct run *r)
+{
+	return r->budget_seconds - (run_elapsed(r) - budgetpause_seconds(&r->pause));
+}
+
+/*
+ * The budgets now, for the daemon's own backstops (daemon/runs.c): it must not end
+ * a run that a person let go on. backstop_seconds: how long from now the run may
+ * still take, a wait for an answer included.
+ */
+static cJSON *
+run_budget_state(struct run *r)
+{
+	cJSON	*o = cJSON_CreateObject();
+	double	 left = run_seconds_left(r);
+
+	if (o == NULL)
+		return NULL;
+	cJSON_AddBoolToObject(o, "paused", r->pause.active);
+	cJSON_AddNumberToObject(o, "dollars", r->budget_dollars);
+	cJSON_AddNumberToObject(o, "turns", r->budget_turns);
+	cJSON_AddNumberToObject(o, "seconds", r->budget_seconds);
+	cJSON_AddNumberToObject(o, "max_dollars", r->max_dollars);
+	cJSON_AddNumberToObject(o, "paused_seconds", (int)(budgetpause_seconds(&r->pause) +
+	    0.5));
+	cJSON_AddNumberToObject(o, "backstop_seconds", (int)((left > 0 ? left : 0) +
+	    (r->pause.active ? r->budget_wait : 0) + 0.999));
+	return o;
+}
+
+static void
+run_budget_event(struct run *r, const char *kind, const char *answer, const char *by)
+{
+	cJSON	*ev;
+
+	if ((ev = run_event(r, kind)) == NULL)
+		return;
+	if (r->pause_which != NULL)
+		cJSON_AddStringToObject(ev, "budget", r->pause_which);
+	if (r->pause.hold != NULL)
+		cJSON_AddStringToObject(ev, "hold", r->pause.hold);
+	if (answer != NULL)
+		cJSON_AddStringToObject(ev, "answer", answer);
+	if (by != NULL)
+		json_add_string(ev, "by", by);
+	if (r->pause_id[0] != '\0')
+		cJSON_AddStringToObject(ev, "id", r->pause_id);
+	cJSON_AddItemToObject(ev, "state", run_budget_state(r));
+	run_emit(r, ev);
+}
+
+static void
+run_money(char *buf, size_t len, double d)
+{
+	snprintf(buf, len, d < 0.995 && d > 0 ? "$%.4g" : "$%.2f", d);
+}
+
+/*
+ * The question, as every surface shows it: what is spent, what "extend" adds, how
+ * long the run waits. The dollar extension is cut at the hard ceiling; at the
+ * ceiling a dollar pause can only be answered with stop.
+ */
+static cJSON *
+run_pause_input(struct run *r, const char *which, double add_d, int beyond)
+{
+	cJSON	*in, *o;
+	char	 q[768], spent[32], lim[32], add[32], ceil[32], ext[160], tail[200] = "";
+	int	 secs = (int)(run_elapsed(r) - budgetpause_seconds(&r->pause) + 0.5);
+	int	 extendable = !(strcmp(which, "dollars") == 0 && add_d <= 0);
+	char	 turns[32] = "";
+
+	if (run_pausable(r, "turns") && r->budget_turns > 0)
+		snprintf(turns, sizeof turns, "%d turns", r->ext_turns);
+
+	run_money(spent, sizeof spent, r->usage.dollars);
+	run_money(lim, sizeof lim, r->budget_dollars);
+	run_money(add, sizeof add, add_d);
+	run_money(ceil, sizeof ceil, r->max_dollars);
+	if (!extendable)
+		snprintf(ext, sizeof ext, "the hard ceiling of %s is reached: stop", ceil);
+	else
+		snprintf(ext, sizeof ext, "extend by %s%s%s%s%d min, or stop",
+		    add_d > 0 ? add : "", add_d > 0 ? " / " : "", turns,
+		    turns[0] != '\0' ? " / " : "", (r->ext_seconds + 59) / 60);
+	if (beyond && extendable)
+		snprintf(tail, sizeof tail, " (hard ceiling %s: the extension stops there, "
+		    "and only cwctl or the Inbox can give it)", ceil);
+	snprintf(q, sizeof q, "The %s budget is reached: %s spent%s%s, %d turn%s, %d min "
+	    "%d s \u2014 %s%s. The run is held (%s) until an answer; with none in %d min "
+	    "it ends.", strcmp(which, "dollars") == 0 ? "dollar" : strcmp(which, "turns") ==
+	    0 ? "turn" : "time", spent, r->budget_dollars > 0 ? " of " : "",
+	    r->budget_dollars > 0 ? lim : "", r->usage.turns, r->usage.turns == 1 ? "" : "s",
+	    secs / 60, secs % 60, ext, tail, r->pause.hold, (r->budget_wait + 59) / 60);
+	if ((in = cJSON_CreateObject()) == NULL)
+		return NULL;
+	cJSON_AddStringToObject(in, "question", q);
+	cJSON_AddStringToObject(in, "budget", which);
+	cJSON_AddStringToObject(in, "hold", r->pause.hold);
+	if ((o = cJSON_AddObjectToObject(in, "spent")) != NULL) {
+		cJSON_AddNumberToObject(o, "dollars", r->usage.dollars);
+		cJSON_AddNumberToObject(o, "turns", r->usage.turns);
+		cJSON_AddNumberToObject(o, "seconds", secs);
+	}
+	if ((o = cJSON_AddObjectToObject(in, "limits")) != NULL) {
+		cJSON_AddNumberToObject(o, "dollars", r->budget_dollars);
+		cJSON_AddNumberToObject(o, "turns", r->budget_turns);
+		cJSON_AddNumberToObject(o, "seconds", r->budget_seconds);
+	}
+	if ((o = cJSON_AddObjectToObject(in, "extend")) != NULL) {
+		cJSON_AddNumberToObject(o, "dollars", add_d);
+		cJSON_AddNumberToObject(o, "turns", turns[0] != '\0' ? r->ext_turns : 0);
+		cJSON_AddNumberToObject(o, "seconds", r->ext_seconds);
+	}
+	cJSON_AddNumberToObject(in, "max_dollars", r->max_dollars);
+	cJSON_AddBoolToObject(in, "beyond_ceiling", beyond);
+	cJSON_AddBoolToObject(in, "extendable", extendable);
+	cJSON_AddNumberToObject(in, "wait_seconds", r->budget_wait);
+	return in;
+}
+
+/*
+ * Hold the run and ask (budgetpause.h). -1: it cannot be held (or it is over
+ * already); the caller ends it as before.
+ */
+static int
+run_pause(struct run *r, const char *which)
+{
+	struct timeval	 tv = { r->budget_wait, 0 };
+	struct timespec	 now;
+	char		 err[256];
+	double		 add_d = 0;
+	int		 beyond = 0;
+	cJSON		*m, *rec;
+
+	if (r->pid <= 0 || r->exited || r->stopping || r->reason != NULL)
+		return -1;
+	if (budgetpause_hold(&r->pause, &r->cg, r->companion, err, sizeof err) == -1) {
+		run_note(r, "the %s budget is reached and the run cannot be held (%s): "
+		    "ending it", which, err);
+		return -1;
+	}
+	event_del(r->ev_budget);
+	r->pause_which = which;
+	snprintf(r->pause_id, sizeof r->pause_id, "budget-%d", ++r->pause_n);
+	/*
+	 * "Extend" adds the run's first dollar budget, cut at the hard ceiling, where the
+	 * runner keeps that budget (an engine that keeps its own is not told of more).
+	 */
+	if (r->budget_dollars > 0 && r->ext_dollars > 0 && run_pausable(r, "dollars")) {
+		add_d = r->ext_dollars;
+		if (r->max_dollars > 0 && r->budget_dollars + add_d > r->max_dollars) {
+			beyond = 1;
+			add_d = r->max_dollars - r->budget_dollars;
+			if (add_d < 0.00005)
+				add_d = 0;
+		}
+	}
+	r->pause_add_dollars = add_d;
+	if ((m = run_msg("approval_request")) != NULL) {
+		clock_gettime(CLOCK_REALTIME, &now);
+		cJSON_AddStringToObject(m, "run_id", r->run_id);
+		cJSON_AddStringToObject(m, "id", r->pause_id);
+		cJSON_AddStringToObject(m, "tool", BRIDGE_RESERVED_TOOL);
+		cJSON_AddItemToObject(m, "input", run_pause_input(r, which, add_d, beyond));
+		cJSON_AddNumberToObject(m, "deadline", ((double)now.tv_sec + r->budget_wait) *
+		    1000.0 + now.tv_nsec / 1000000);
+		cJSON_Delete(r->pause_ask);
+		r->pause_ask = cJSON_Duplicate(m, 1);
+	}
+	if (r->pauses == NULL)
+		r->pauses = cJSON_CreateArray();
+	if ((rec = cJSON_CreateObject()) != NULL) {
+		cJSON_AddStringToObject(rec, "budget", which);
+		cJSON_AddStringToObject(rec, "hold", r->pause.hold);
+		cJSON_AddNumberToObject(rec, "dollars", r->usage.dollars);
+		cJSON_AddNumberToObject(rec, "turns", r->usage.turns);
+		cJSON_AddItemToArray(r->pauses, rec);
+	}
+	run_note(r, "%s budget reached: the run is held (%s) and a person is asked "
+	    "(approval %s; no answer in %d s ends it)", which, r->pause.hold, r->pause_id,
+	    r->budget_wait);
+	run_budget_event(r, "budget_paused", NULL, NULL);
+	run_emit(r, m);
+	event_add(r->ev_pause, &tv);
+	return 0;
+}
+
+/*
+ * The pause is over: answer "extend" raises the budgets and lets the run go on;
+ * anything else lets it run again only so that it can be ended (the caller stops
+ * it). answer NULL: the budget ends the run (no answer, or "stop").
+ */
+static void
+run_pause_end(struct run *r, const char *answer, const char *by)
+{
+	struct timeval	 tv;
+	cJSON		*rec;
+	double		 left;
+	int		 extend = answer != NULL && strcmp(answer, "extend") == 0;
+
+	if (!r->pause.active)
+		return;
+	budgetpause_release(&r->pause, &r->cg);
+	event_del(r->ev_pause);
+	if (extend) {
+		r->budget_dollars += r->pause_add_dollars;
+		if (run_pausable(r, "turns"))
+			r->budget_turns += r->budget_turns > 0 ? r->ext_turns : 0;
+		r->budget_seconds += r->ext_seconds;
+	}
+	if ((rec = cJSON_GetArrayItem(r->pauses, cJSON_GetArraySize(r->pauses) - 1)) !=
+	    NULL) {
+		cJSON_AddStringToObject(rec, "answer", answer != NULL ? answer : "stop");
+		if (by != NULL)
+			json_add_string(rec, "by", by);
+		if (extend) {
+			cJSON_AddNumberToObject(rec, "new_dollars", r->budget_dollars);
+			cJSON_AddNumberToObject(rec, "new_turns", r->budget_turns);
+			cJSON_AddNumberToObject(rec, "new_seconds", r->budget_seconds);
+		}
+	}
+	run_note(r, "budget pause %s: %s%s%s", r->pause_id, extend ? "extended, the run "
+	    "goes on" : "the run ends", by != NULL ? " \u2014 " : "", by != NULL ? by : "");
+	run_budget_event(r, "budget_resumed", answer != NULL ? answer : "stop", by);
+	cJSON_Delete(r->pause_ask);
+	r->pause_ask = NULL;
+	r->pause_id[0] = '\0';
+	r->pause_which = NULL;
+	if (extend) {
+		/* Time held still does not count: the time budget goes on from what is left. */
+		left = run_seconds_left(r);
+		tv.tv_sec = left > 1 ? (time_t)left : 1;
+		tv.tv_usec = 0;
+		event_add(r->ev_budget, &tv);
+	}
+}
+
+/* End the run on the budget that paused it, as a budget always did. */
+static void
+run_pause_stop(struct run *r, const char *which, const char *answer, const char *by)
+{
+	/*
+	 * SIGTERM first, while the run is still held: it is the first thing the engine
+	 * meets when it runs again, before it could start another call.
+	 */
+	run_kill_group(r, SIGTERM);
+	run_pause_end(r, answer, by);
+	run_stop(r, strcmp(which, "turns") == 0 ? "budget_turns" : strcmp(which,
+	    "dollars") == 0 ? "budget_dollars" : "budget_seconds");
+}
+
+/* budget_wait passed with no answer: the run ends as it did before pauses. */
+static void
+run_pause_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct run	*r = arg;
+	const char	*which = r->pause_which;
+	cJSON		*ev;
+
+	if (!r->pause.active || which == NULL)
+		return;
+	if ((ev = run_event(r, "approval_timeout")) != NULL) {
+		cJSON_AddStringToObject(ev, "id", r->pause_id);
+		cJSON_AddStringToObject(ev, "tool", BRIDGE_RESERVED_TOOL);
+		run_emit(r, ev);
+	}
+	run_note(r, "no answer within budget_wait (%d s): ending the run", r->budget_wait);
+	run_pause_stop(r, which, "timeout", NULL);
+}
+
+/* A person's answer to the pause: 0 when id named it. */
+static int
+run_pause_decide(struct run *r, const char *id, int allow, const char *by)
+{
+	const char	*which = r->pause_which;
+
+	if (!r->pause.active || which == NULL || strcmp(id, r->pause_id) != 0)
+		return -1;
+	if (allow) {
+		run_pause_end(r, "extend", by);
+		return 0;
+	}
+	run_pause_stop(r, which, "stop", by);
+	return 0;
+}
+
 static void
 run_budget_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -816,8 +1161,11 @@ run_budget_cb(evutil_socket_t fd, short what, void *arg)
 	if ((ev = run_event(r, "budget_exceeded")) != NULL) {
 		cJSON_AddStringToObject(ev, "budget", "seconds");
 		cJSON_AddNumberToObject(ev, "limit", r->budget_seconds);
+		cJSON_AddBoolToObject(ev, "paused", run_pausable(r, "seconds"));
 		run_emit(r, ev);
 	}
+	if (run_pausable(r, "seconds") && run_pause(r, "seconds") == 0)
+		return;
 	run_note(r, "wall-clock budget of %d s reached: stopping the engine",
 	    r->budget_seconds);
 	run_stop(r, "budget_seconds");
@@ -864,22 +1212,42 @@ run_check_usage(struct run *r)
 	cJSON		*ev;
 
 	run_usage(r);
+	if (r->pause.active)
+		return;
 	if (r->usage.have_result) {
 		if (strcmp(r->usage.subtype, "error_max_turns") == 0)
 			which = "turns";
 		else if (strncmp(r->usage.subtype, "error_max_budget", 16) == 0)
 			which = "dollars";
 	}
-	if (which == NULL && r->budget_turns > 0 && r->usage.turns > r->budget_turns)
+	/*
+	 * A budget that pauses is reached where the engine would have stopped itself:
+	 * byok after the turn that reached it, when that turn asks for more (a last
+	 * answer is let through); Claude Code at the first turn past it.
+	 */
+	if (which == NULL && r->budget_turns > 0 && (run_pausable(r, "turns") &&
+	    strcmp(r->engine, "byok") == 0 ? r->usage.turns >= r->budget_turns &&
+	    r->usage.more : r->usage.turns > r->budget_turns))
 		which = "turns";
-	if (which == NULL && r->budget_dollars > 0 && r->usage.dollars > r->budget_dollars)
+	if (which == NULL && r->budget_dollars > 0 && (run_pausable(r, "dollars") ?
+	    r->usage.dollars >= r->budget_dollars && r->usage.more :
+	    r->usage.dollars > r->budget_dollars))
 		which = "dollars";
 	if (which == NULL || r->reason != NULL)
 		return;
 	if ((ev = run_event(r, "budget_exceeded")) != NULL) {
 		cJSON_AddStringToObject(ev, "budget", which);
+		cJSON_AddBoolToObject(ev, "paused", !r->usage.have_result &&
+		    run_pausable(r, which));
 		run_emit(r, ev);
 	}
+	/*
+	 * Nothing to ask when the engine ended itself, or when the hard ceiling is
+	 * spent: no answer could let the run go on.
+	 */
+	if (!r->usage.have_result && run_pausable(r, which) && !(r->max_dollars > 0 &&
+	    r->usage.dollars >= r->max_dollars) && run_pause(r, which) == 0)
+		return;
 	run_note(r, "%s budget exceeded: stopping the engine", which);
 	run_stop(r, strcmp(which, "turns") == 0 ? "budget_turns" : "budget_dollars");
 }
@@ -1246,6 +1614,20 @@ run_parse(struct run *r, const cJSON *j)
 			RUN_FAIL("budget.dollars must be a non-negative number");
 		r->budget_dollars = d;
 	}
+	if (cJSON_HasObjectItem(b, "wait") && (json_get_int(b, "wait", &r->budget_wait) ==
+	    -1 || r->budget_wait < 0 || r->budget_wait > 7 * 86400))
+		RUN_FAIL("budget.wait must be a whole number of seconds from 0 to 604800");
+	if (cJSON_HasObjectItem(b, "max_dollars")) {
+		if (json_get_number(b, "max_dollars", &d) == -1 || d < 0)
+			RUN_FAIL("budget.max_dollars must be a non-negative number");
+		r->max_dollars = d;
+	}
+	if (r->max_dollars > 0 && r->budget_dollars > r->max_dollars)
+		RUN_FAIL("budget.dollars ($%.2f) is above budget.max_dollars ($%.2f)",
+		    r->budget_dollars, r->max_dollars);
+	r->ext_dollars = r->budget_dollars;
+	r->ext_turns = r->budget_turns;
+	r->ext_seconds = r->budget_seconds;
 	b = cJSON_GetObjectItemCaseSensitive(j, "limits");
 	if (b != NULL && !cJSON_IsObject(b))
 		RUN_FAIL("limits must be an object");
@@ -1309,7 +1691,11 @@ run_decision(struct run *r, const cJSON *j)
 		run_note(r, "ignored a decision without an id or an allow/deny behavior");
 		return;
 	}
-	/* A held network connection (the proxy's ids), else a tool call (the bridge's). */
+	/* The budget question (the runner's own), a held network connection (the
+	 * proxy's ids), else a tool call (the bridge's). */
+	if (run_pause_decide(r, id, strcmp(behavior, "allow") == 0,
+	    json_get_string(j, "by")) == 0)
+		return;
 	if ((r->proxy == NULL || proxy_decide(r->proxy, id, strcmp(behavior, "allow") == 0,
 	    message) == -1) && (r->bridge == NULL || bridge_decide(r->bridge, id,
 	    strcmp(behavior, "allow") == 0, message) == -1)) {
@@ -1463,6 +1849,11 @@ run_attached(void *arg, struct bufferevent *bev)
 	bridge_reannounce(r->bridge);
 	if (r->proxy != NULL)
 		proxy_reannounce(r->proxy);
+	/* The budgets as they are now (a person may have extended them), and the question. */
+	if (r->budget_wait > 0)
+		run_budget_event(r, "budget_state", NULL, NULL);
+	if (r->pause_ask != NULL)
+		run_emit(r, cJSON_Duplicate(r->pause_ask, 1));
 	/* The run was over and waited only for this: its report went with the outbox. */
 	if (r->awaiting)
 		event_base_loopexit(r->base, NULL);
@@ -1564,6 +1955,11 @@ run_engine_facts(struct run *r, struct engine_run *o)
 	o->mode = r->mode;
 	o->max_turns = r->budget_turns;
 	o->max_dollars = r->budget_dollars;
+	/* A budget that pauses is the runner's to keep; the engine keeps the ceiling. */
+	if (run_pausable(r, "turns"))
+		o->max_turns = 0;
+	if (run_pausable(r, "dollars"))
+		o->max_dollars = r->max_dollars;
 	o->key = r->key;
 	o->base_url = r->base_url;
 	o->model = r->model;
@@ -1619,7 +2015,8 @@ run_prepare_engine(struct run *r, struct strlist *argv, struct strlist *env,
 	bc.run_id = r->run_id;
 	bc.token = r->token;
 	bc.policy = &r->policy;
-	bc.hold_seconds = r->budget_seconds;
+	/* A connection idle through a budget pause is not a dead one. */
+	bc.hold_seconds = r->budget_seconds + r->budget_wait;
 	bc.floor_command = r->ops->floor_command;
 	bc.emit = run_emit_cb;
 	bc.arg = r;
@@ -1824,7 +2221,7 @@ run_egress(struct run *r, char *err, size_t errlen)
 	pc.run_id = r->run_id;
 	pc.rules = rules;
 	pc.n_rules = n;
-	pc.idle_seconds = r->budget_seconds;
+	pc.idle_seconds = r->budget_seconds + r->budget_wait;
 	pc.ask = r->net_ask;
 	pc.hold_seconds = r->budget_seconds;
 	pc.emit = run_emit_cb;
@@ -2213,6 +2610,11 @@ run_free(struct run *r)
 		event_free(r->ev_soft);
 	if (r->ev_limits != NULL)
 		event_free(r->ev_limits);
+	if (r->ev_pause != NULL)
+		event_free(r->ev_pause);
+	budgetpause_free(&r->pause);
+	cJSON_Delete(r->pause_ask);
+	cJSON_Delete(r->pauses);
 	if (r->base != NULL)
 		event_base_free(r->base);
 	if (r->have_cfg)
@@ -2394,7 +2796,8 @@ runner_cmd_run(int argc, char **argv)
 	    (r.ev_kill = evtimer_new(r.base, run_kill_cb, &r)) == NULL ||
 	    (r.ev_drain = evtimer_new(r.base, run_drain_cb, &r)) == NULL ||
 	    (r.ev_soft = evtimer_new(r.base, run_soft_cb, &r)) == NULL ||
-	    (r.ev_limits = event_new(r.base, -1, EV_PERSIST, run_limits_cb, &r)) == NULL) {
+	    (r.ev_limits = event_new(r.base, -1, EV_PERSIST, run_limits_cb, &r)) == NULL ||
+	    (r.ev_pause = evtimer_new(r.base, run_pause_cb, &r)) == NULL) {
 		fprintf(stderr, "cw-runner run: cannot set up the event loop\n");
 		run_free(&r);
 		return RUNNER_EXIT_FAILURE;

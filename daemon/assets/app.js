@@ -60,6 +60,8 @@ function commandOf(a) {
   const i = a.input;
   if (i && typeof i === 'object') {
     if (typeof i.command === 'string') return i.command;
+    // A budget question (the runner's own, issue 23): Approve extends, Deny stops.
+    if (a.tool === 'budget' && typeof i.question === 'string') return i.question;
     // A network ask: the host whole and first (the card wraps it, never cuts it),
     // then the question (issue 26 item 9).
     if (a.tool === 'network' && typeof i.host === 'string') {
@@ -148,8 +150,9 @@ function renderApprovals() {
     msg.type = 'text';
     msg.placeholder = 'Message to the agent (optional, sent with Deny)';
     msg.setAttribute('aria-label', 'Message for ' + a.tool + ' in run ' + a.run_id);
-    const yes = el('button', 'approve', 'Approve');
-    const no = el('button', 'deny', 'Deny');
+    // A budget question: approving extends the budget, denying ends the run.
+    const yes = el('button', 'approve', a.tool === 'budget' ? 'Extend' : 'Approve');
+    const no = el('button', 'deny', a.tool === 'budget' ? 'Stop' : 'Deny');
     yes.type = no.type = 'button';
     yes.addEventListener('click', () => answer(a, true, msg, [yes, no]));
     no.addEventListener('click', () => answer(a, false, msg, [yes, no]));

@@ -184,8 +184,10 @@ fi
 repo="$T/repo"
 mkdir -p "$repo" && git -C "$repo" init -q && echo base > "$repo/README" &&
     git -C "$repo" add README && git -C "$repo" commit -q -m base
+# --budget-wait 0: these rows are about budgets that end a run; the budget pause that
+# asks first is test/e2e/budget.test.sh's.
 add() {	# add NAME MODE KEY [DOLLARS [TURNS [SECONDS]]]
-	cw task add "$1" --repo "$repo" --engine byok --key "$3" --mode "$2" \
+	cw task add "$1" --repo "$repo" --engine byok --key "$3" --mode "$2" --budget-wait 0 \
 	    --seconds "${6:-120}" --turns "${5:-50}" --dollars "${4:-0}" \
 	    --prompt "SCENARIO:$1 Please do the scripted steps." > /dev/null || die "task add $1"
 }

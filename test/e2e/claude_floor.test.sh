@@ -16,6 +16,8 @@
 #              .mcp.json declares a server named "clockwork" (enabled by its settings)
 #              and does not take the approval tool over
 #   turns      the turn budget (--max-turns) ends the run with exit_reason budget_turns
+#   turnspause the same budget with a budget pause (budget.wait): held, asked, extended,
+#              the run completes
 #   unanswered a prompt nobody answers is denied when the wall-clock budget ends
 #   long       a prompt answered after 65 s is still answered (runs in the background)
 #   nohook     a run whose hook binary is missing is refused before the engine starts
@@ -133,7 +135,7 @@ run_msg() {
 	cat > "$T/$1.json" <<EOF
 {"v":1,"type":"run","run_id":"$1","task":"e2e","engine":"claude",
  "prompt":"SCENARIO:$2 Please do the scripted steps.","permission_mode":"acceptEdits",
- "workdir":"$3","budget":{"seconds":$4,"turns":${TURNS:-20},"dollars":5},"key":"sk-ant-e2e-dummy",
+ "workdir":"$3","budget":{"seconds":$4,"turns":${TURNS:-20},"dollars":5${WAIT:+,\"wait\":$WAIT}},"key":"sk-ant-e2e-dummy",
  "base_url":"http://127.0.0.1:$port"${5:-}}
 EOF
 }
@@ -304,6 +306,23 @@ r=$(report turns)
 check "turns: the run ended on its turn budget" has "$r" '"exit_reason":"budget_turns"'
 check "turns: the turns within the budget ran" test -e "$wt/t2.txt"
 check "turns: the turn past the budget did not" test ! -e "$wt/t3.txt"
+
+# --- turnspause: the same turn budget with a budget pause (issue 23) ------------------
+# The third turn passes the budget of 2: the run is held (its record names the hold)
+# and asked; the driver answers "extend" (turns 2 -> 4), and the run finishes.
+wt=$(workdir w-turnspause)
+TURNS=2 WAIT=60 run_msg turnspause turns "$wt" 60
+drive turnspause --allow "turn budget is reached" || true
+r=$(report turnspause)
+check "turnspause: held at the turn budget and asked" \
+    grep -q '"kind":"budget_paused".*"budget":"turns".*"hold":"\(cgroup freezer\|SIGSTOP\)"' "$T/turnspause.out"
+check "turnspause: the question went up as a budget approval" \
+    grep -q '"type":"approval_request".*"tool":"budget"' "$T/turnspause.out"
+check "turnspause: extended, the run completed" has "$r" '"exit_reason":"completed"'
+check "turnspause: the turn past the first budget ran after the answer" test -e "$wt/t3.txt"
+check "turnspause: the report's pause says extend" has "$r" '"answer":"extend"'
+check "turnspause: the budget after the extension is 4 turns" has "$r" "\"budget\":{\"dollars\":5,\"turns\":4"
+
 
 # --- nohook: refused before the engine starts -----------------------------------------
 wn=$(workdir w-nohook)

@@ -65,9 +65,11 @@ repo="$T/repo"
 mkdir -p "$repo" && git -C "$repo" init -q && echo base > "$repo/README" &&
     git -C "$repo" add README && git -C "$repo" commit -q -m base
 for t in approve deny late stop risky; do
-	secs=300
-	[ $t = late ] && secs=50
+	secs=300 wait=default
+	# late: the time budget ends the run (no budget pause) and so expires its ask.
+	[ $t = late ] && secs=50 wait=0
 	cw task add "$t" --repo "$repo" --engine claude --mode acceptEdits --seconds $secs \
+	    --budget-wait $wait \
 	    --prompt "SCENARIO:$t Please do the scripted steps. $PAY key $ANT" >/dev/null ||
 	    die "task add $t"
 done

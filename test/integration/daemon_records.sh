@@ -67,7 +67,7 @@ export PATH="$FB:$PATH"
 start_daemon --stop-grace 1
 
 # 1. The log cap.
-cwctl task add flood --engine command --seconds 4 --prompt 'yes "flooding the log with one line, again and again"' >/dev/null
+cwctl task add flood --engine command --seconds 4 --budget-wait 0 --prompt 'yes "flooding the log with one line, again and again"' >/dev/null
 id=$(cwctl run start flood)
 wait_until 30 "flood run ended" run_ended "$id" || fail "flood run did not end"
 log=$(run_field "$id" log_path)

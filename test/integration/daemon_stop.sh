@@ -48,7 +48,7 @@ set +e; out=$(cwctl run stop "$id" 2>&1); rc=$?; set -e
 pass "stopping an ended run is refused clearly"
 
 # 2. The wall-clock budget, enforced by the daemon (this runner has no budget of its own).
-cwctl task add budget --engine command --prompt "$STUBBORN" --seconds 1 >/dev/null
+cwctl task add budget --engine command --prompt "$STUBBORN" --seconds 1 --budget-wait 0 >/dev/null
 t0=$(date +%s%N)
 id=$(cwctl run start budget)
 wait_until 10 "run running" run_is "$id" running || fail "budget run did not start"
@@ -111,7 +111,7 @@ stop_daemon
 # 4. The same through the real, sandboxed cw-runner: a stop and a budget, side by side.
 start_daemon --stop-grace 1
 cwctl task add real-stop --engine command --prompt "$STUBBORN" >/dev/null
-cwctl task add real-budget --engine command --prompt "$STUBBORN" --seconds 1 >/dev/null
+cwctl task add real-budget --engine command --prompt "$STUBBORN" --seconds 1 --budget-wait 0 >/dev/null
 s1=$(cwctl run start real-stop); s2=$(cwctl run start real-budget)
 for id in "$s1" "$s2"; do
 	wait_until 10 "run running" run_is "$id" running || fail "real run $id did not start"

@@ -28,6 +28,8 @@ test_defaults(void **state)
 	assert_true(cfg.budget_dollars == 2.0);
 	assert_int_equal(cfg.budget_turns, 50);
 	assert_int_equal(cfg.budget_seconds, 3600);
+	assert_int_equal(cfg.budget_wait, 3600);	/* a budget pauses an hour, then ends */
+	assert_true(cfg.max_dollars == 0);		/* no hard ceiling */
 	assert_int_equal(cfg.limit_processes, 4096);
 	assert_int_equal(cfg.limit_memory_mb, 8192);
 	assert_int_equal(cfg.limit_allow_unenforced, 0);
@@ -60,6 +62,8 @@ test_full_file(void **state)
 	    "  dollars: 0.5\n"
 	    "  turns: 10\n"
 	    "  seconds: 600\n"
+	    "  wait: 120\n"
+	    "  max_dollars: 5\n"
 	    "limits:\n"
 	    "  processes: 512\n"
 	    "  memory_mb: 0\n"
@@ -99,6 +103,8 @@ test_full_file(void **state)
 	assert_true(cfg.budget_dollars == 0.5);
 	assert_int_equal(cfg.budget_turns, 10);
 	assert_int_equal(cfg.budget_seconds, 600);
+	assert_int_equal(cfg.budget_wait, 120);
+	assert_true(cfg.max_dollars == 5);
 	assert_int_equal(cfg.limit_processes, 512);
 	assert_int_equal(cfg.limit_memory_mb, 0);
 	assert_int_equal(cfg.limit_allow_unenforced, 1);
@@ -146,6 +152,10 @@ static const struct {
 	{ "budgets:\n  turns: 1.5\n", "test.yaml:2: budgets.turns: expected an integer" },
 	{ "budgets:\n  seconds: 0\n", "test.yaml:2: budgets.seconds: 0 is out of range" },
 	{ "budgets: 5\n", "test.yaml:1: budgets: expected a mapping" },
+	{ "budgets:\n  wait: 4\n", "test.yaml:2: budgets.wait: must be 0 (a budget ends the run at once) or from 5 to 86400 seconds" },
+	{ "budgets:\n  wait: 86401\n", "test.yaml:2: budgets.wait: 86401 is out of range" },
+	{ "budgets:\n  max_dollars: -2\n", "test.yaml:2: budgets.max_dollars: -2 is out of range" },
+	{ "budgets:\n  dollars: 3\n  max_dollars: 2\n", "test.yaml:2: budgets.max_dollars: the hard ceiling ($2.00) is below budgets.dollars ($3.00)" },
 	{ "limits: 64\n", "test.yaml:1: limits: expected a mapping" },
 	{ "limits:\n  pids: 64\n", "test.yaml:2: limits.pids: unknown key" },
 	{ "limits:\n  processes: -1\n", "test.yaml:2: limits.processes: -1 is out of range" },

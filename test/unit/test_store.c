@@ -177,7 +177,7 @@ test_open_creates_schema(void **state)
 	st = open_ok(fx->path);
 	assert_int_equal(store_schema_version(st), STORE_SCHEMA_LATEST);
 	assert_int_equal(sql_int(st, "SELECT count(*) FROM schema_migrations"),
-	    STORE_SCHEMA_LATEST);
+	    (int)store_n_migrations);
 	assert_int_equal(sql_int(st, "SELECT min(version) FROM schema_migrations"), 1);
 	sql_text(st, "PRAGMA journal_mode", mode, sizeof mode);
 	assert_string_equal(mode, "wal");
@@ -197,7 +197,7 @@ test_open_creates_schema(void **state)
 	/* Reopening an up-to-date store applies nothing. */
 	st = open_ok(fx->path);
 	assert_int_equal(sql_int(st, "SELECT count(*) FROM schema_migrations"),
-	    STORE_SCHEMA_LATEST);
+	    (int)store_n_migrations);
 	store_close(st);
 }
 
@@ -223,11 +223,11 @@ populate(struct store *st, int v)
 
 	if (v < 1)
 		return;
-	if (v < 10) {
+	if (v < 13) {
 		/*
 		 * Before migration 5 the tasks table has no limit columns, before 6 no
 		 * Telegram columns, before 7 no base or review columns, before 10 no key
-		 * name: raw SQL.
+		 * name, before 13 no budget pause: raw SQL.
 		 */
 		assert_int_equal(sqlite3_exec(store_db(st), "INSERT INTO tasks (name, repo,"
 		    " prompt, engine, permission_mode, created_at, updated_at) VALUES"
@@ -314,6 +314,19 @@ check_populated(struct store *st, int v)
 	store_audit_list_free(au, n);
 }
 
+/*
+ * Whether v is a migration's number. Numbers are handed out to branches in parallel,
+ * so a branch may carry 13 before 12 has landed: a store cannot be left at 12 then.
+ */
+static int
+migration_exists(int v)
+{
+	for (size_t i = 0; i < store_n_migrations; i++)
+		if (store_migrations[i].version == v)
+			return 1;
+	return v == 0;
+}
+
 static void
 test_migrate_from_each_version(void **state)
 {
@@ -322,6 +335,8 @@ test_migrate_from_each_version(void **state)
 	char		 err[512], path[192];
 
 	for (int v = 0; v < STORE_SCHEMA_LATEST; v++) {
+		if (!migration_exists(v))
+			continue;
 		snprintf(path, sizeof path, "%s/v%d.db", fx->dir, v);
 		st = NULL;
 		if (store_open_at_version(path, v, &st, err, sizeof err) != 0)
@@ -337,7 +352,7 @@ test_migrate_from_each_version(void **state)
 		st = open_ok(path);
 		assert_int_equal(store_schema_version(st), STORE_SCHEMA_LATEST);
 		assert_int_equal(sql_int(st, "SELECT count(*) FROM schema_migrations"),
-		    STORE_SCHEMA_LATEST);
+		    (int)store_n_migrations);
 		check_populated(st, v);
 		/* Migration 5 rebuilt runs: the limit reasons are accepted now. */
 		if (v >= 1) {
@@ -966,7 +981,7 @@ test_concurrent_first_open(void **state)
 	}
 	st = open_ok(fx->path);
 	assert_int_equal(sql_int(st, "SELECT count(*) FROM schema_migrations"),
-	    STORE_SCHEMA_LATEST);
+	    (int)store_n_migrations);
 	store_close(st);
 }
 
