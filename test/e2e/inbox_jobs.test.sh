@@ -20,7 +20,8 @@ lib="$CW_SRC/test/e2e/lib"
 E2E_NAME=inbox_jobs
 . "$CW_SRC/test/e2e/lib/harness.bash"
 
-printf 'api_port: 0\n' > "$CLOCKWORK_HOME/config.yaml"
+# Its jobs are shell lines: command is the default engine here (an agent is the default elsewhere).
+printf 'api_port: 0\nengines:\n  default: command\n' > "$CLOCKWORK_HOME/config.yaml"
 "$CW_BIN/clockworkd" --foreground > "$T/daemon.out" 2>&1 &
 DPID=$!
 wait_until 15 "clockworkd" test -s "$CLOCKWORK_HOME/clockworkd.port" || die "clockworkd did not start"
