@@ -44,11 +44,15 @@ struct tgapi_press {
 	char	 chat_type[16];		/* private, group, supergroup, channel */
 	int64_t	 message_id;
 	int	 allow;
+	int	 for_task;		/* "Always for this task": allow and remember */
 	char	 approval_id[STORE_ID_LEN];
 };
 /* Read one update; 0, or -1 when it has no update_id (the whole reply is then bad). */
 int	tgapi_update_parse(const cJSON *update, struct tgapi_press *);
-/* The callback_data of a button: "cw1:a:<id>" or "cw1:d:<id>". -1 if too long. */
+/*
+ * The callback_data of a button: "cw1:a:<id>" (allow 1), "cw1:t:<id>" (allow 2: allow
+ * and remember for the task) or "cw1:d:<id>" (0). -1 if too long.
+ */
 int	tgapi_button_data(char *out, size_t outlen, int allow, const char *approval_id);
 /* 1 when uid is in the JSON array allowed (a task's allowed_user_ids). */
 int	tgapi_user_allowed(const char *allowed, int64_t uid);

@@ -6,7 +6,7 @@
 #  1. the bot token: set from stdin, kept in a 0600 file in $CLOCKWORK_HOME/secrets
 #     (no session bus here, so not the Secret Service), never in the store, a log, the
 #     journal or the audit log; `cwctl telegram test` reaches the chat;
-#  2. an approval reaches the task's chat with Approve/Deny buttons, its command
+#  2. an approval reaches the task's chat with Approve/Always/Deny buttons, its command
 #     masked and made visible, run, task and time left;
 #  3. a press from another chat changes nothing and is answered "Not allowed";
 #  4. a press from the task's private chat approves through the one respond path:
@@ -91,8 +91,8 @@ m = json.load(open(sys.argv[1])); aid, rid = sys.argv[2], sys.argv[3]
 t = m["text"]
 assert m["chat"]["id"] == 111, m
 kb = m["reply_markup"]["inline_keyboard"][0]
-assert [b["text"] for b in kb] == ["Approve", "Deny"], kb
-assert [b["callback_data"] for b in kb] == ["cw1:a:" + aid, "cw1:d:" + aid], kb
+assert [b["text"] for b in kb] == ["Approve", "Always for this task", "Deny"], kb
+assert [b["callback_data"] for b in kb] == ["cw1:a:" + aid, "cw1:t:" + aid, "cw1:d:" + aid], kb
 assert t.startswith("Risk: ordinary\nApproval needed: Bash") and "run: " + rid in t and "task: ask" in t, t
 assert "time left: " in t and "until the run" not in t, t
 assert "ghp_Nq3vLmZ2pR9sT4uW6yB8" not in t and "[MASKED" in t, t
