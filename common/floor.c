@@ -1834,6 +1834,10 @@ floor_outside_test(struct floor_ctx *c, const char *w)
 		return 0;
 	if (floor_covers(wt, abs))
 		return 0;
+	/* Scratch places count as scratch only when no home lies in them. */
+	if (floor_covers(c->home, abs) || floor_covers(c->home_canon, abs) ||
+	    (c->cwhome != NULL && c->cwhome[0] == '/' && floor_covers(c->cwhome, abs)))
+		return 1;
 	for (size_t i = 0; i < sizeof fine / sizeof fine[0]; i++)
 		if (floor_covers(fine[i], abs))
 			return 0;

@@ -2099,8 +2099,13 @@ run_prepare_engine(struct run *r, struct strlist *argv, struct strlist *env,
 	bc.emit = run_emit_cb;
 	bc.arg = r;
 	bc.asks = &r->asks;
+	/*
+	 * Who answers: approvals.ask (the task's, else config.yaml's) in acceptEdits; a
+	 * plan-mode run changes nothing unasked, so there every call is asked.
+	 */
 	bc.ask_set = 1;
-	bc.ask = r->ask_set ? r->ask : r->cfg.approvals_ask;
+	bc.ask = r->mode == NULL || strcmp(r->mode, "acceptEdits") != 0 ?
+	    AUTOALLOW_ASK_ALL : r->ask_set ? r->ask : r->cfg.approvals_ask;
 	bc.rules = r->rules;
 	bc.n_rules = r->n_rules;
 	if (r->netns) {

@@ -59,6 +59,7 @@ static const struct risk_row risk_rows[] = {
 	{ "git push origin feature", 0 },
 	{ "echo x > ~/notes.txt", 0 },
 	{ "cp a.out ~/bin/", 0 },
+	{ "echo x > /tmp/scratch.txt && rm -rf /tmp/build", 1 },
 	/* What an agent runs inside the worktree all day. */
 	{ "npm test", 1 },
 	{ "npm run build", 1 },
@@ -125,11 +126,38 @@ test_risk_rows(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/*
+ * A home under /tmp (as in the end-to-end tests) is still home: /tmp's "scratch, not
+ * outside" never covers it. This row was ordinary before, seen first through the real
+ * runner in test/e2e/autoallow.test.sh.
+ */
+static void
+test_risk_home_in_tmp(void **state)
+{
+	struct floor_policy	 pol;
+	struct floor_result	 r;
+
+	(void)state;
+	memset(&pol, 0, sizeof pol);
+	pol.home = "/tmp/cw-e2e/home";
+	pol.cwhome = "/tmp/cw-e2e/cw";
+	pol.worktree = "/tmp/cw-e2e/w";
+	assert_int_equal(floor_evaluate("rm -rf ~/x", &pol, &r), 0);
+	assert_int_equal(r.risk, FLOOR_RISK_DESTRUCTIVE);
+	assert_int_equal(floor_evaluate("echo x > ~/outside.txt", &pol, &r), 0);
+	assert_int_equal(r.risk, FLOOR_RISK_OUTSIDE);
+	assert_int_equal(floor_evaluate("echo x > /tmp/other.txt", &pol, &r), 0);
+	assert_int_equal(r.risk, FLOOR_RISK_ORDINARY);
+	assert_int_equal(floor_evaluate("rm -rf build", &pol, &r), 0);
+	assert_int_equal(r.risk, FLOOR_RISK_ORDINARY);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_risk_rows),
+		cmocka_unit_test(test_risk_home_in_tmp),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
