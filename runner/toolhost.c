@@ -6,10 +6,11 @@
  * so in the run's sandbox, and answered with one line. Nothing here ever sees the key.
  *
  * A shell command goes to the run's permission bridge, exactly as Claude Code's calls
- * do: in acceptEdits mode to /mcp's approval tool, where the one evaluation of who
- * answers (common/autoallow.h) runs: the floor's deny, an ordinary call run without
- * asking, a remembered family, or a person's answer through the Inbox, cwctl or
- * Telegram, held until it comes. There is no list of its own here: a first-word list
+ * do: /floor first (the floor's verdict, journaled by the bridge, told to the model as
+ * the floor's), then in acceptEdits mode /mcp's approval tool, where the one evaluation
+ * of who answers (common/autoallow.h) runs: an ordinary call run without asking, a
+ * remembered family, or a person's answer through the Inbox, cwctl or Telegram, held
+ * until it comes. There is no list of its own here: a first-word list
  * would let "find . -exec ..." through and ask "npm test" (issue 23). plan mode runs
  * read-only tools only.
  */
@@ -136,26 +137,29 @@ toolhost_gate(struct toolhost *h, const char *id, const char *cmd, const char *m
 	const char	*d, *text;
 	int		 ok = 0;
 
-	/* Outside acceptEdits: the floor alone (its verdict is journaled by the bridge). */
-	if (strcmp(mode, "acceptEdits") != 0) {
-		body = cJSON_CreateObject();
-		cJSON_AddStringToObject(body, "tool", "bash");
-		cJSON_AddStringToObject(body, "command", cmd);
-		if (toolhost_post(h, "/floor", body, &ans) == -1) {
-			snprintf(why, whylen, "Clockwork could not reach the floor: the "
-			    "command was not run");
-		} else if ((d = json_get_string(ans, "decision")) != NULL &&
-		    strcmp(d, "allow") == 0) {
-			ok = 1;
-		} else {
-			snprintf(why, whylen, "Clockwork's floor refused this command: %s",
-			    (d = json_get_string(ans, "reason")) != NULL ? d : "denied");
-		}
-		cJSON_Delete(ans);
-		cJSON_Delete(body);
-		return ok;
+	/*
+	 * The floor first, always: its verdict is journaled by the bridge and told to the
+	 * model as the floor's. In acceptEdits the approval tool then decides who answers.
+	 */
+	body = cJSON_CreateObject();
+	cJSON_AddStringToObject(body, "tool", "bash");
+	cJSON_AddStringToObject(body, "command", cmd);
+	if (toolhost_post(h, "/floor", body, &ans) == -1) {
+		snprintf(why, whylen, "Clockwork could not reach the floor: the "
+		    "command was not run");
+	} else if ((d = json_get_string(ans, "decision")) != NULL &&
+	    strcmp(d, "allow") == 0) {
+		ok = 1;
+	} else {
+		snprintf(why, whylen, "Clockwork's floor refused this command: %s",
+		    (d = json_get_string(ans, "reason")) != NULL ? d : "denied");
 	}
-	/* The floor, then who answers: the bridge's one evaluation. */
+	cJSON_Delete(ans);
+	cJSON_Delete(body);
+	if (!ok || strcmp(mode, "acceptEdits") != 0)
+		return ok;
+	ok = 0;
+	/* Who answers: the bridge's one evaluation (it checks the floor again). */
 	body = cJSON_CreateObject();
 	cJSON_AddStringToObject(body, "jsonrpc", "2.0");
 	cJSON_AddNumberToObject(body, "id", 1);

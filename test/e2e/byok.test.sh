@@ -216,6 +216,9 @@ cw task add noprice --repo "$repo" --key unpriced --seconds 120 \
 add e429 acceptEdits main
 add drop acceptEdits main
 add keyhunt acceptEdits main
+# Its first call must wait for an answer (the agent is inspected while it is blocked):
+# every call is asked, not only the risky ones.
+cw task ask keyhunt all > /dev/null || die "cwctl task ask keyhunt all"
 add oamulti acceptEdits oa
 add oaerr acceptEdits oa
 add oa401 acceptEdits oawrong
