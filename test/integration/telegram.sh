@@ -130,6 +130,39 @@ wait_until 10 "answered" answered "$q2" || fail "second press not answered"
 [ "$(sql "SELECT state FROM approvals WHERE id='$aid'")" = allowed ] || fail "the second press changed it"
 pass "a press from the task's private chat approves through api_respond: runner decided, store/audit/journal name the Telegram user, message edited; a second press: already answered"
 
+# 4b. "Always for this task": allowed, and the command family kept for the task, by the
+#     same path as cwctl approve --for-task; a call with no family is allowed once.
+cwctl task add fam --prompt "echo \"decision=\$DECISION\" #approval #family=npm+test" \
+    --telegram-chat 111 >/dev/null || fail "task add fam"
+idf=$(cwctl run start fam)
+wait_until 10 "approval pending" sh -c "[ -n \"\$(sqlite3 '$CLOCKWORK_HOME/clockwork.db' \"SELECT id FROM approvals WHERE run_id='$idf' AND state='pending'\")\" ]" ||
+    fail "fam: no pending approval"
+aidf=$(sql "SELECT id FROM approvals WHERE run_id='$idf'")
+wait_until 10 "message sent" sh -c "curl -s --noproxy '*' '$TGB/_test/state' | grep -q '$aidf'" || fail "fam: no message"
+q=$(press 111 private 5001 "cw1:t:$aidf")
+wait_until 10 "answered" answered "$q" || fail "the always press was not answered"
+[[ "$(answer_text "$q")" == "Approved; for this task from now on: npm test (up to ordinary)." ]] ||
+    fail "always press answer: $(answer_text "$q")"
+wait_until 10 "run ended" run_ended "$idf" || fail "fam run did not end"
+grep -q 'decision=allow' "$(run_field "$idf" log_path)" || fail "fam: the runner did not get allow"
+cwctl task rules fam | grep -q 'npm test *up to ordinary, by telegram user 5001' ||
+    fail "fam rules: $(cwctl task rules fam)"
+[ "$(sql "SELECT count(*) FROM audit WHERE action='task.rule_add' AND actor LIKE 'telegram user 5001%'")" = 1 ] ||
+    fail "audit of the kept rule: $(sql "SELECT actor, action, target FROM audit")"
+cwctl task add fam2 --prompt "echo \"decision=\$DECISION\" #approval" --telegram-chat 111 >/dev/null
+idg=$(cwctl run start fam2)
+wait_until 10 "approval pending" sh -c "[ -n \"\$(sqlite3 '$CLOCKWORK_HOME/clockwork.db' \"SELECT id FROM approvals WHERE run_id='$idg' AND state='pending'\")\" ]" ||
+    fail "fam2: no pending approval"
+aidg=$(sql "SELECT id FROM approvals WHERE run_id='$idg'")
+wait_until 10 "message sent" sh -c "curl -s --noproxy '*' '$TGB/_test/state' | grep -q '$aidg'" || fail "fam2: no message"
+q=$(press 111 private 5001 "cw1:t:$aidg")
+wait_until 10 "answered" answered "$q" || fail "fam2 press not answered"
+[[ "$(answer_text "$q")" == "Approved this once: this call has no command family"* ]] ||
+    fail "fam2 press answer: $(answer_text "$q")"
+wait_until 10 "run ended" run_ended "$idg" || fail "fam2 run did not end"
+cwctl task rules fam2 | grep -q 'rules: *(none' || fail "fam2 kept a rule: $(cwctl task rules fam2)"
+pass "Always for this task from Telegram: allowed, npm test kept for the task (audited, by the Telegram user); a call with no family is allowed once and keeps nothing"
+
 # 5. A group.
 set +e; out=$(cwctl task add grp0 --engine command --prompt x --telegram-chat -100777 2>&1); rc=$?; set -e
 [ $rc -ne 0 ] && echo "$out" | grep -q 'allowed_user_ids' || fail "a group without allowed users was accepted: $rc $out"
