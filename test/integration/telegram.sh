@@ -132,7 +132,7 @@ pass "a press from the task's private chat approves through api_respond: runner 
 
 # 4b. "Always for this task": allowed, and the command family kept for the task, by the
 #     same path as cwctl approve --for-task; a call with no family is allowed once.
-cwctl task add fam --prompt "echo \"decision=\$DECISION\" #approval #family=npm+test" \
+cwctl task add fam --engine command --prompt "echo \"decision=\$DECISION\" #approval #family=npm+test" \
     --telegram-chat 111 >/dev/null || fail "task add fam"
 idf=$(cwctl run start fam)
 wait_until 10 "approval pending" sh -c "[ -n \"\$(sqlite3 '$CLOCKWORK_HOME/clockwork.db' \"SELECT id FROM approvals WHERE run_id='$idf' AND state='pending'\")\" ]" ||
@@ -149,7 +149,7 @@ cwctl task rules fam | grep -q 'npm test *up to ordinary, by telegram user 5001'
     fail "fam rules: $(cwctl task rules fam)"
 [ "$(sql "SELECT count(*) FROM audit WHERE action='task.rule_add' AND actor LIKE 'telegram user 5001%'")" = 1 ] ||
     fail "audit of the kept rule: $(sql "SELECT actor, action, target FROM audit")"
-cwctl task add fam2 --prompt "echo \"decision=\$DECISION\" #approval" --telegram-chat 111 >/dev/null
+cwctl task add fam2 --engine command --prompt "echo \"decision=\$DECISION\" #approval" --telegram-chat 111 >/dev/null
 idg=$(cwctl run start fam2)
 wait_until 10 "approval pending" sh -c "[ -n \"\$(sqlite3 '$CLOCKWORK_HOME/clockwork.db' \"SELECT id FROM approvals WHERE run_id='$idg' AND state='pending'\")\" ]" ||
     fail "fam2: no pending approval"
