@@ -689,7 +689,9 @@ tg_sweep(struct telegram *tg)
 		json_add_string(p, "text", text);
 		free(text);
 		/* A pending approval gets the buttons; a decided one loses them. */
-		kb = send ? tgapi_keyboard(v[i].approval_id) : cJSON_CreateObject();
+		/* A budget question has nothing to remember for the task. */
+		kb = send ? tgapi_keyboard(v[i].approval_id, v[i].tool == NULL ||
+		    strcmp(v[i].tool, "budget") != 0) : cJSON_CreateObject();
 		if (!send && kb != NULL)
 			cJSON_AddArrayToObject(kb, "inline_keyboard");
 		if (kb != NULL)

@@ -300,7 +300,7 @@ done:
 }
 
 cJSON *
-tgapi_keyboard(const char *approval_id)
+tgapi_keyboard(const char *approval_id, int always)
 {
 	cJSON	*kb, *rows, *row, *b;
 	char	 data[TGAPI_DATA_MAX + 1];
@@ -310,9 +310,11 @@ tgapi_keyboard(const char *approval_id)
 	rows = cJSON_AddArrayToObject(kb, "inline_keyboard");
 	row = cJSON_CreateArray();
 	cJSON_AddItemToArray(rows, row);
-	/* Approve, Always for this task (cwctl approve --for-task), Deny. */
+	/* Approve, Always for this task (cwctl approve --for-task; when asked), Deny. */
 	for (int k = 0; k < 3; k++) {
 		int allow = k == 0 ? 1 : k == 1 ? 2 : 0;
+		if (allow == 2 && !always)
+			continue;
 		if (tgapi_button_data(data, sizeof data, allow, approval_id) == -1) {
 			cJSON_Delete(kb);
 			return NULL;

@@ -72,8 +72,11 @@ char	*tgapi_message_text(const struct store_telegram_item *, time_t now);
  * or NULL (also when report asks for nothing).
  */
 char	*tgapi_notice_text(const char *task, const char *run_id, const cJSON *report);
-/* The inline keyboard of a pending approval, or NULL. */
-cJSON	*tgapi_keyboard(const char *approval_id);
+/*
+ * The inline keyboard of a pending approval: Approve, "Always for this task" when
+ * always (not for a budget question), Deny. NULL on ENOMEM or a too-long id.
+ */
+cJSON	*tgapi_keyboard(const char *approval_id, int always);
 /* Seconds from now to a store timestamp; INT64_MIN when there is none. */
 int64_t	 tgapi_seconds_left(const char *deadline, time_t now);
 

@@ -134,12 +134,19 @@ test_checks(void **state)
 		longid[sizeof longid - 1] = '\0';
 		assert_int_equal(tgapi_button_data(d, sizeof d, 0, longid), -1);
 	}
-	kb = tgapi_keyboard("ap-1");
+	kb = tgapi_keyboard("ap-1", 1);
 	t = cJSON_PrintUnformatted(kb);
 	assert_string_equal(t, "{\"inline_keyboard\":[[{\"text\":\"Approve\","
 	    "\"callback_data\":\"cw1:a:ap-1\"},{\"text\":\"Always for this task\","
 	    "\"callback_data\":\"cw1:t:ap-1\"},{\"text\":\"Deny\",\"callback_data\":"
 	    "\"cw1:d:ap-1\"}]]}");
+	cJSON_free(t);
+	cJSON_Delete(kb);
+	/* A budget question: nothing to remember, no "Always for this task". */
+	kb = tgapi_keyboard("ap-2", 0);
+	t = cJSON_PrintUnformatted(kb);
+	assert_null(strstr(t, "cw1:t:"));
+	assert_non_null(strstr(t, "cw1:a:ap-2"));
 	cJSON_free(t);
 	cJSON_Delete(kb);
 }
