@@ -92,11 +92,12 @@ async function main() {
     const id = row.split(/\s+/)[0];
     must(cwctl('approvals', 'show', id).split('\n')[0] === 'risk:     destructive (config.rm_root)',
       'cwctl approvals show prints the risk first');
-    await risky.screenshot({ path: path.join(cfg.shots, 'inbox-risk.png') });
 
     await page.waitForFunction(() => document.title === '(4) Clockwork Inbox', null, DEADLINE(20));
     must((await page.title()) === '(4) Clockwork Inbox',
       `the tab's title counts the pending approvals, rm -rf / included (${await page.title()})`);
+    // Once all four are in: a card shot while another arrives would be re-rendered under it.
+    await risky.screenshot({ path: path.join(cfg.shots, 'inbox-risk.png') });
     const text = await card(cfg.approveCmd).innerText();
     must(/Bash/.test(text) && /\d+ (s|min) left/.test(text) && text.includes('task ' + cfg.approveTask),
       `an approval shows its tool, task and time left before the fail-safe deny (${text.split('\n')[1]})`);
