@@ -96,8 +96,12 @@ async function main() {
     await page.waitForFunction(() => document.title === '(4) Clockwork Inbox', null, DEADLINE(20));
     must((await page.title()) === '(4) Clockwork Inbox',
       `the tab's title counts the pending approvals, rm -rf / included (${await page.title()})`);
-    // Once all four are in: a card shot while another arrives would be re-rendered under it.
-    await risky.screenshot({ path: path.join(cfg.shots, 'inbox-risk.png') });
+    // The list is rendered anew on every refresh (an event, the 15 s timer): a card can
+    // be replaced while it is being shot. The picture is documentation; take it again.
+    for (let tries = 0; ; tries++) {
+      try { await risky.screenshot({ path: path.join(cfg.shots, 'inbox-risk.png') }); break; }
+      catch (e) { if (tries >= 4 || !/not attached/.test(e.message)) throw e; }
+    }
     const text = await card(cfg.approveCmd).innerText();
     must(/Bash/.test(text) && /\d+ (s|min) left/.test(text) && text.includes('task ' + cfg.approveTask),
       `an approval shows its tool, task and time left before the fail-safe deny (${text.split('\n')[1]})`);
