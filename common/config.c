@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "autoallow.h"
 #include "floor.h"
 
 #include <yaml.h>
@@ -380,8 +381,50 @@ config_parse_limits(struct config_parse *p, const yaml_node_t *n, struct config 
 }
 
 /*
+ * approvals.ask: the risks a person is asked about (autoallow.h): a list of risk
+ * names, or all, or none. An empty list is refused: "ask about nothing" is spelt none.
+ */
+static int
+config_parse_ask(struct config_parse *p, const yaml_node_t *v, struct config *cfg)
+{
+	const char	*words[8];
+	char		 err[256], sub[64];
+	size_t		 n = 0;
+	yaml_node_item_t *it;
+
+	if (config_is_scalar(v)) {
+		words[n++] = config_scalar(v);
+	} else if (v != NULL && v->type == YAML_SEQUENCE_NODE) {
+		for (it = v->data.sequence.items.start; it < v->data.sequence.items.top;
+		    it++) {
+			const yaml_node_t *e = yaml_document_get_node(p->doc, *it);
+			config_field(sub, sizeof sub, "approvals.ask[%zu]", n);
+			if (!config_is_scalar(e))
+				return config_fail(p, e, sub, "expected a risk name");
+			if (n >= sizeof words / sizeof words[0])
+				return config_fail(p, e, sub, "too many entries (at most %zu)",
+				    sizeof words / sizeof words[0]);
+			words[n++] = config_scalar(e);
+		}
+		if (n == 0)
+			return config_fail(p, v, "approvals.ask", "an empty list: write none "
+			    "to ask about nothing");
+		for (size_t i = 0; i < n && n > 1; i++)
+			if (strcmp(words[i], "all") == 0 || strcmp(words[i], "none") == 0)
+				return config_fail(p, v, "approvals.ask", "'%s' stands alone, "
+				    "not in a list", words[i]);
+	} else
+		return config_fail(p, v, "approvals.ask", "expected a list of risks "
+		    "(outside_worktree, fetch_exec, destructive, ordinary), all or none");
+	if (autoallow_ask_parse(words, n, &cfg->approvals_ask, err, sizeof err) == -1)
+		return config_fail(p, v, "approvals.ask", "%s", err);
+	return 0;
+}
+
+/*
  * approvals: max_per_run and per_minute, each 1 .. CONFIG_MAX_APPROVALS. No 0 for "no
- * limit": one run flooding approvals drowns the Inbox and every chat (issue 26).
+ * limit": one run flooding approvals drowns the Inbox and every chat (issue 26). ask:
+ * config_parse_ask.
  */
 static int
 config_parse_approvals(struct config_parse *p, const yaml_node_t *n, struct config *cfg)
@@ -401,8 +444,14 @@ config_parse_approvals(struct config_parse *p, const yaml_node_t *n, struct conf
 			return config_fail(p, k, "approvals", "keys must be strings");
 		key = config_scalar(k);
 		config_field(sub, sizeof sub, "approvals.%s", key);
+		if (strcmp(key, "ask") == 0) {
+			if (config_parse_ask(p, v, cfg) == -1)
+				return -1;
+			continue;
+		}
 		if (strcmp(key, "max_per_run") != 0 && strcmp(key, "per_minute") != 0)
-			return config_fail(p, k, sub, "unknown key (max_per_run, per_minute)");
+			return config_fail(p, k, sub, "unknown key (ask, max_per_run, "
+			    "per_minute)");
 		if (config_get_long(p, v, sub, 1, CONFIG_MAX_APPROVALS, &l) == -1)
 			return -1;
 		if (strcmp(key, "max_per_run") == 0)
@@ -964,6 +1013,7 @@ config_defaults(struct config *cfg)
 	cfg->keep_runs = CONFIG_DEFAULT_KEEP_RUNS;
 	cfg->approvals_max_per_run = CONFIG_DEFAULT_APPROVALS_PER_RUN;
 	cfg->approvals_per_minute = CONFIG_DEFAULT_APPROVALS_PER_MINUTE;
+	cfg->approvals_ask = AUTOALLOW_ASK_DEFAULT;
 	cfg->archive_retention_days = CONFIG_DEFAULT_ARCHIVE_DAYS;
 	cfg->run_log_max_bytes = CONFIG_DEFAULT_RUN_LOG;
 	if (strlist_add(&cfg->protected_branches, "main") == -1 ||

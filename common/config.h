@@ -102,6 +102,7 @@ struct config {
 	long			 run_log_max_bytes; /* a run's live log; then it is cut */
 	int			 approvals_max_per_run;	/* approvals.max_per_run */
 	int			 approvals_per_minute;	/* approvals.per_minute */
+	unsigned		 approvals_ask;	/* approvals.ask: autoallow.h's mask */
 	struct config_rule	*rules;
 	size_t			 n_rules;
 	int			 desktop_notifications;	/* new approvals on the desktop */

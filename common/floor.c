@@ -42,6 +42,12 @@ struct floor_ctx {
 	enum floor_risk			 risk;
 	char				 risk_rule[64];
 	struct floor_trace		*trace;		/* floor_explain only */
+	/* Families of the line's parts (floor.h); opaque when one cannot be named. */
+	char				 fam[FLOOR_MAX_FAMILIES][FLOOR_FAMILY_MAX];
+	size_t				 nfam;
+	int				 opaque;
+	int				 saw_fetch;	/* curl or wget somewhere */
+	int				 saw_interp;	/* a shell or interpreter */
 };
 
 static const char	*floor_default_branches[] = { "main", "master" };
@@ -59,6 +65,10 @@ static void	floor_trace_argv(struct floor_ctx *, int, const char *, const char *
 		    size_t);
 static void	floor_argv(struct floor_ctx *, const struct shell_list *, size_t,
 		    const char **, size_t, int);
+static void	floor_raise(struct floor_ctx *, enum floor_risk, const char *);
+static int	floor_is_interp(const char *);
+static void	floor_assign_check(struct floor_ctx *, const char *, int);
+static int	floor_outside_test(struct floor_ctx *, const char *);
 
 static int
 floor_has_marker(const char *w)
@@ -640,7 +650,7 @@ floor_git_push(struct floor_ctx *c, const char **av, size_t ac)
 	const char	*refs[256], *which, *a, *s, *colon;
 	size_t		 nrefs = 0, npos = 0, i, k;
 	int		 force = 0, del = 0, mirror = 0, all = 0, maybe = 0, dd = 0;
-	int		 prune = 0;
+	int		 prune = 0, rewrite;
 	char		 dst[512];
 
 	for (i = 0; i < ac; i++) {
@@ -733,6 +743,17 @@ floor_git_push(struct floor_ctx *c, const char **av, size_t ac)
 			floor_deny(c, "floor.force_push", "force-push to protected branch "
 			    "'%s' is blocked by the Clockwork floor", which);
 	}
+	/*
+	 * A push acts outside the worktree (it changes a remote); one that can rewrite
+	 * or delete what is there cannot be got back from the run.
+	 */
+	floor_raise(c, FLOOR_RISK_OUTSIDE, "risk.git_push");
+	rewrite = force || del || prune || mirror;
+	for (i = 0; i < nrefs; i++)
+		if (refs[i][0] == '+' || (refs[i][0] == ':' && refs[i][1] != '\0'))
+			rewrite = 1;
+	if (rewrite)
+		floor_raise(c, FLOOR_RISK_DESTRUCTIVE, "risk.git_push_rewrite");
 	if (prune)
 		floor_git_prune(c, refs, nrefs, all);
 	if (force && all)
@@ -745,9 +766,67 @@ floor_git_push(struct floor_ctx *c, const char **av, size_t ac)
 		    "Clockwork floor");
 }
 
+/*
+ * Configuration keys that only change what git prints or records: a "-c" naming one
+ * of these, or any key under these prefixes, runs nothing. Every other key may name a
+ * program git runs (core.pager, core.sshCommand, core.fsmonitor, alias.*, diff.*.
+ * textconv, filter.*, credential.helper, gpg.program, ...) or point git elsewhere
+ * (core.hooksPath, include.path): the risk is not ordinary.
+ */
+static int
+floor_git_key_safe(const char *key)
+{
+	static const char *const keys[] = { "user.name", "user.email", "core.quotepath",
+	    "core.autocrlf", "core.safecrlf", "init.defaultbranch", "commit.gpgsign",
+	    "tag.gpgsign", "pull.rebase", "pull.ff", "merge.conflictstyle",
+	    "push.default", "log.showsignature", "diff.noprefix", "diff.renames",
+	    "core.abbrev", "rebase.autosquash", "rebase.autostash", "status.short",
+	    "column.ui", "safe.directory", "maintenance.auto", "gc.auto", NULL };
+	static const char *const prefixes[] = { "color.", "advice.", "i18n.", NULL };
+	char	 low[128];
+	size_t	 n;
+
+	for (n = 0; key[n] != '\0' && key[n] != '=' && n + 1 < sizeof low; n++)
+		low[n] = (key[n] >= 'A' && key[n] <= 'Z') ? (char)(key[n] - 'A' + 'a') :
+		    key[n];
+	low[n] = '\0';
+	if (floor_has_marker(low))
+		return 0;
+	for (size_t k = 0; keys[k] != NULL; k++)
+		if (strcmp(low, keys[k]) == 0)
+			return 1;
+	for (size_t k = 0; prefixes[k] != NULL; k++)
+		if (strncmp(low, prefixes[k], strlen(prefixes[k])) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * One key=value git is told to use (-c KEY=VAL, --config-env, git config KEY VAL). A
+ * key that can run a program is not ordinary, and its value is read as the shell
+ * text git would run (an alias's leading '!' dropped), so a payload in it is judged
+ * like any other command.
+ */
+static void
+floor_git_setting(struct floor_ctx *c, const char *key, const char *val, int depth)
+{
+	if (floor_git_key_safe(key))
+		return;
+	c->opaque = 1;
+	floor_raise(c, FLOOR_RISK_OUTSIDE, "risk.git_config_exec");
+	floor_trace(c, depth, "git setting '%.60s' may run a program (risk "
+	    "outside_worktree)", key);
+	if (val == NULL || depth >= SHELL_MAX_DEPTH)
+		return;
+	if (val[0] == '!')
+		val++;
+	if (floor_text(c, val, strlen(val), depth + 1) == -1)
+		c->oom = 1;
+}
+
 /* git's global options come before the verb; some take the next word. */
 static void
-floor_git(struct floor_ctx *c, const char **av, size_t ac)
+floor_git(struct floor_ctx *c, const char **av, size_t ac, int depth)
 {
 	static const char *const withval[] = { "-C", "-c", "--git-dir", "--work-tree",
 	    "--namespace", "--config-env", "--super-prefix", NULL };
@@ -759,10 +838,41 @@ floor_git(struct floor_ctx *c, const char **av, size_t ac)
 			break;		/* may be the verb itself */
 		if (a[0] != '-' || a[1] == '\0')
 			break;
+		if (strcmp(a, "-c") == 0 && i + 1 < ac) {
+			const char *eq = strchr(av[i + 1], '=');
+			floor_git_setting(c, av[i + 1], eq != NULL ? eq + 1 : NULL, depth);
+		} else if (strncmp(a, "--config-env", 12) == 0) {
+			/* The value comes from the environment: it cannot be read here. */
+			floor_git_setting(c, a[12] == '=' ? a + 13 : i + 1 < ac ? av[i + 1] :
+			    "", NULL, depth);
+		} else if (strcmp(a, "--exec-path") == 0 || strncmp(a, "--exec-path=", 12) == 0 ||
+		    strcmp(a, "--git-dir") == 0 || strncmp(a, "--git-dir=", 10) == 0) {
+			/* git's own programs, or a repository (its config), from elsewhere. */
+			c->opaque = 1;
+			floor_raise(c, FLOOR_RISK_OUTSIDE, "risk.git_config_exec");
+		}
 		i++;
 		for (size_t k = 0; withval[k] != NULL; k++)
 			if (strcmp(a, withval[k]) == 0)
 				i++;
+	}
+	if (i < ac && strcmp(av[i], "config") == 0) {
+		/* git config [--local] KEY VALUE, git config set KEY VALUE. */
+		size_t	 k = i + 1, pos = 0;
+		const char *kv[2] = { NULL, NULL };
+
+		for (; k < ac; k++) {
+			if (av[k][0] == '-' && !floor_has_marker(av[k]))
+				continue;
+			if (pos == 0 && (strcmp(av[k], "set") == 0 ||
+			    strcmp(av[k], "--add") == 0))
+				continue;
+			if (pos < 2)
+				kv[pos] = av[k];
+			pos++;
+		}
+		if (pos >= 2)
+			floor_git_setting(c, kv[0], kv[1], depth);
 	}
 	if (i < ac && floor_is(av[i], "push"))
 		floor_git_push(c, av + i + (floor_has_split(av[i]) ? 0 : 1),
@@ -1030,6 +1140,25 @@ floor_text_join(struct floor_ctx *c, const char **av, size_t ac, int depth)
 	free(s);
 }
 
+/* Does src feed a shell text the floor reads (echo/printf words, cat of a heredoc)? */
+static int
+floor_stdin_visible(const struct shell_cmd *src)
+{
+	const char	*p;
+
+	if (src->argc < 1)
+		return 0;
+	p = floor_base(src->argv[0]);
+	if ((strcmp(p, "echo") == 0 || strcmp(p, "printf") == 0) && src->argc >= 2)
+		return 1;
+	if (strcmp(p, "cat") == 0 && src->argc == 1)
+		for (size_t i = 0; i < src->nredirs; i++)
+			if (src->redirs[i].kind == SHELL_REDIR_HEREDOC ||
+			    src->redirs[i].kind == SHELL_REDIR_HERESTRING)
+				return 1;
+	return 0;
+}
+
 /*
  * A shell with no -c string and no script reads commands from stdin: a heredoc, a
  * here-string, or "echo CMD | sh". What else feeds it (curl | sh) is not visible.
@@ -1053,6 +1182,12 @@ floor_shell_stdin(struct floor_ctx *c, const struct shell_list *l, size_t idx,
 	if (cmd->pipe_in < 0 || (size_t)cmd->pipe_in >= l->n)
 		return;
 	src = &l->v[cmd->pipe_in];
+	if (!floor_stdin_visible(src)) {
+		/* What the shell will read comes from a program's output or a file. */
+		floor_raise(c, FLOOR_RISK_OUTSIDE, "risk.hidden_command");
+		floor_trace(c, depth, "a shell reads commands the floor cannot see (risk "
+		    "outside_worktree)");
+	}
 	if (src->argc >= 1 && strcmp(floor_base(src->argv[0]), "cat") == 0) {
 		/* cat <<EOF | sh: the heredoc (or here-string) is what the shell reads. */
 		for (i = 0; i < src->nredirs; i++) {
@@ -1687,21 +1822,36 @@ floor_starter_check(struct floor_ctx *c, const struct shell_list *l, size_t idx,
 	}
 }
 
-/* Paths a command writes, or acts on, outside the worktree raise the risk. */
-static void
-floor_outside_path(struct floor_ctx *c, const char *w)
+/* Is w (resolved as floor_abs does) outside the worktree and the scratch places? */
+static int
+floor_outside_test(struct floor_ctx *c, const char *w)
 {
 	static const char *const fine[] = { "/tmp", "/var/tmp", "/dev" };
 	char	 abs[PATH_MAX], wt[PATH_MAX];
 
 	if (c->pol->worktree == NULL || floor_lexical(c->pol->worktree, wt,
 	    sizeof wt) == -1 || floor_abs(c, w, abs, sizeof abs) == -1)
-		return;
+		return 0;
 	if (floor_covers(wt, abs))
-		return;
+		return 0;
+	/* Scratch places count as scratch only when no home lies in them. */
+	if (floor_covers(c->home, abs) || floor_covers(c->home_canon, abs) ||
+	    (c->cwhome != NULL && c->cwhome[0] == '/' && floor_covers(c->cwhome, abs)))
+		return 1;
 	for (size_t i = 0; i < sizeof fine / sizeof fine[0]; i++)
 		if (floor_covers(fine[i], abs))
-			return;
+			return 0;
+	return 1;
+}
+
+/* Paths a command writes, or acts on, outside the worktree raise the risk. */
+static void
+floor_outside_path(struct floor_ctx *c, const char *w)
+{
+	char	 abs[PATH_MAX];
+
+	if (!floor_outside_test(c, w) || floor_abs(c, w, abs, sizeof abs) == -1)
+		return;
 	floor_raise(c, FLOOR_RISK_OUTSIDE, "risk.outside_worktree");
 	floor_trace(c, 0, "'%s' is outside the worktree (risk outside_worktree)", abs);
 }
@@ -1778,6 +1928,232 @@ floor_config(struct floor_ctx *c, const char **av, size_t ac)
 }
 
 /*
+ * An environment assignment (NAME=value before a command, or given to env) whose
+ * variable makes a program run something else: a preload, a shell's startup file, a
+ * search path, git's or an interpreter's hooks. Not ordinary; a value git or a pager
+ * runs as shell text is judged as a command too.
+ */
+static void
+floor_assign_check(struct floor_ctx *c, const char *a, int depth)
+{
+	static const char *const names[] = { "LD_PRELOAD", "LD_LIBRARY_PATH",
+	    "LD_AUDIT", "BASH_ENV", "ENV", "PROMPT_COMMAND", "SHELLOPTS", "BASHOPTS",
+	    "PATH", "IFS", "PAGER", "EDITOR", "VISUAL", "MANPAGER", "LESSOPEN",
+	    "LESSCLOSE", "PYTHONSTARTUP", "PYTHONPATH", "PYTHONHOME", "NODE_OPTIONS",
+	    "NODE_PATH", "PERL5OPT", "PERL5LIB", "RUBYOPT", "RUBYLIB", "SSH_ASKPASS",
+	    "SUDO_ASKPASS", "CARGO_HOME", "RUSTC_WRAPPER", "RUSTC", "CC", "CXX",
+	    "MAKEFLAGS", "npm_config_script_shell", "NPM_CONFIG_SCRIPT_SHELL", NULL };
+	const char	*eq = strchr(a, '=');
+	char		 name[128];
+	size_t		 n;
+	int		 hit = 0, text = 0;
+
+	if (eq == NULL || (n = (size_t)(eq - a)) == 0 || n >= sizeof name)
+		return;
+	memcpy(name, a, n);
+	name[n] = '\0';
+	if (floor_has_marker(name))
+		hit = 1;
+	for (size_t k = 0; !hit && names[k] != NULL; k++)
+		hit = strcmp(name, names[k]) == 0;
+	if (!hit && strncmp(name, "DYLD_", 5) == 0)
+		hit = 1;
+	/* GIT_AUTHOR_* and GIT_COMMITTER_* only name who wrote a commit. */
+	if (!hit && strncmp(name, "GIT_", 4) == 0 &&
+	    strncmp(name, "GIT_AUTHOR_", 11) != 0 &&
+	    strncmp(name, "GIT_COMMITTER_", 14) != 0 &&
+	    strcmp(name, "GIT_TERMINAL_PROMPT") != 0)
+		hit = 1;
+	if (!hit)
+		return;
+	c->opaque = 1;
+	floor_raise(c, FLOOR_RISK_OUTSIDE, "risk.env_exec");
+	floor_trace(c, depth, "environment variable %s changes what runs (risk "
+	    "outside_worktree)", name);
+	text = strcmp(name, "PAGER") == 0 || strcmp(name, "EDITOR") == 0 ||
+	    strcmp(name, "VISUAL") == 0 || strcmp(name, "GIT_PAGER") == 0 ||
+	    strcmp(name, "GIT_EDITOR") == 0 || strcmp(name, "GIT_SSH_COMMAND") == 0 ||
+	    strcmp(name, "GIT_SEQUENCE_EDITOR") == 0 || strcmp(name, "MANPAGER") == 0;
+	if (text && depth < SHELL_MAX_DEPTH &&
+	    floor_text(c, eq + 1, strlen(eq + 1), depth + 1) == -1)
+		c->oom = 1;
+}
+
+/*
+ * The family of one simple command as finally checked (wrappers stripped): the
+ * program, and its subcommand for the programs that have them. A program given by a
+ * path outside the system's directories keeps the path, so a family for ./run.sh
+ * never covers /tmp/x/run.sh.
+ */
+static void
+floor_family(struct floor_ctx *c, const char **av, size_t ac)
+{
+	static const char *const verbs[] = { "npm", "pnpm", "yarn", "bun", "cargo", "go",
+	    "pip", "pip3", "uv", "poetry", "docker", "podman", "kubectl", "make",
+	    "gmake", "dotnet", "mvn", "gradle", "gradlew", "deno", "rustup", "gh", "gem",
+	    "bundle", "rake", "composer", "mix", "swift", "zig", "just", "task", "nox",
+	    "tox", "hatch", "pdm", "pipenv", "apt", "apt-get", "brew", "cmake", "ctest",
+	    "meson", "ninja", "stack", "cabal", "conda", "helm", "terraform", NULL };
+	char		 fam[FLOOR_FAMILY_MAX], run[FLOOR_FAMILY_MAX];
+	const char	*p = av[0], *v = NULL;
+	size_t		 i;
+
+	if (c->opaque)
+		return;
+	if (c->nfam >= FLOOR_MAX_FAMILIES) {
+		c->opaque = 1;
+		return;
+	}
+	if (strchr(p, '/') == NULL || strncmp(p, "/usr/", 5) == 0 ||
+	    strncmp(p, "/bin/", 5) == 0 || strncmp(p, "/sbin/", 6) == 0)
+		p = floor_base(p);
+	if (floor_is(floor_base(av[0]), "git") && !floor_has_marker(av[0])) {
+		if ((i = floor_git_verb(av, ac)) < ac)
+			v = av[i];
+	} else {
+		for (i = 0; verbs[i] != NULL; i++)
+			if (strcmp(floor_base(p), verbs[i]) == 0)
+				break;
+		if (verbs[i] != NULL) {
+			/* The first word that is not an option, if it is a plain name. */
+			for (i = 1; i < ac && av[i][0] == '-'; i++)
+				if (strchr(av[i], '=') == NULL && av[i][1] != '-' &&
+				    av[i][2] == '\0' && strchr("CfjI", av[i][1]) != NULL)
+					i++;	/* -C DIR, -f FILE, -j N */
+			if (i < ac)
+				v = av[i];
+			/* npm run NAME, yarn run NAME: the script is the subcommand. */
+			if (v != NULL && (strcmp(v, "run") == 0 || strcmp(v, "run-script") == 0) &&
+			    i + 1 < ac && av[i + 1][0] != '-' &&
+			    (size_t)snprintf(run, sizeof run, "%s %s", v, av[i + 1]) < sizeof run)
+				v = run;
+		}
+	}
+	if (v != NULL && (v[0] == '\0' || strspn(v, "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:._- ") != strlen(v) || v[0] == '.'))
+		v = NULL;
+	if (floor_has_marker(p) || (size_t)snprintf(fam, sizeof fam, "%s%s%s", p,
+	    v != NULL ? " " : "", v != NULL ? v : "") >= sizeof fam) {
+		c->opaque = 1;
+		return;
+	}
+	for (i = 0; i < c->nfam; i++)
+		if (strcmp(c->fam[i], fam) == 0)
+			return;
+	memcpy(c->fam[c->nfam++], fam, sizeof fam);
+}
+
+/*
+ * What the floor cannot see it cannot call ordinary: a program named by a variable
+ * or a command substitution; inline code given to an interpreter (which no remembered
+ * answer may cover); a delete or write whose paths come from elsewhere (xargs, $VAR).
+ * find's own {} is not counted here: its start paths are judged instead.
+ */
+static void
+floor_checked(struct floor_ctx *c, const char **av, size_t ac, int depth)
+{
+	static const char *const writers[] = { "rm", "mv", "cp", "ln", "chmod", "chown",
+	    "chgrp", "tee", "truncate", "install", "rsync", "shred", "unlink", "dd",
+	    "rmdir", NULL };
+	const char	*p = floor_base(av[0]);
+	int		 rec = 0, hidden = 0, outside = 0;
+	size_t		 k;
+
+	if (floor_has_marker(av[0])) {
+		c->opaque = 1;
+		floor_raise(c, FLOOR_RISK_OUTSIDE, "risk.hidden_command");
+		floor_trace(c, depth, "the program is not known before the line runs (risk "
+		    "outside_worktree)");
+		return;
+	}
+	if (strcmp(p, "curl") == 0 || strcmp(p, "wget") == 0)
+		c->saw_fetch = 1;
+	if (floor_is_interp(p)) {
+		c->saw_interp = 1;
+		for (k = 1; k < ac; k++)
+			if (strcmp(av[k], "-c") == 0 || strcmp(av[k], "-e") == 0 ||
+			    strcmp(av[k], "-E") == 0 || strcmp(av[k], "--eval") == 0 ||
+			    strcmp(av[k], "-p") == 0 || strcmp(av[k], "-r") == 0 ||
+			    strcmp(av[k], "-") == 0)
+				c->opaque = 1;
+		if (ac == 1)
+			c->opaque = 1;	/* reads its program from stdin */
+	}
+	for (k = 0; writers[k] != NULL; k++)
+		if (strcmp(p, writers[k]) == 0)
+			break;
+	if (writers[k] != NULL) {
+		for (size_t i = 1; i < ac; i++) {
+			if (av[i] == floor_one_marker)
+				continue;
+			if (av[i][0] == '-' && !floor_has_marker(av[i])) {
+				if (strcmp(av[i], "--recursive") == 0 ||
+				    (av[i][1] != '-' && strpbrk(av[i], "rR") != NULL))
+					rec = 1;
+				continue;
+			}
+			if (floor_has_marker(av[i]))
+				hidden = 1;
+			else if (strcmp(p, "rm") == 0 && floor_outside_test(c, av[i]))
+				outside = 1;
+		}
+		if (outside && rec) {
+			floor_raise(c, FLOOR_RISK_DESTRUCTIVE, "risk.delete_outside");
+			floor_trace(c, depth, "a recursive delete outside the worktree (risk "
+			    "destructive)");
+		}
+		if (hidden && strcmp(p, "rm") == 0 && rec) {
+			floor_raise(c, FLOOR_RISK_DESTRUCTIVE, "risk.delete_unknown");
+			floor_trace(c, depth, "a recursive delete of paths not known before "
+			    "the line runs (risk destructive)");
+		} else if (hidden) {
+			floor_raise(c, FLOOR_RISK_OUTSIDE, "risk.unknown_path");
+			floor_trace(c, depth, "'%s' acts on paths not known before the line "
+			    "runs (risk outside_worktree)", p);
+		}
+	}
+	floor_family(c, av, ac);
+}
+
+/*
+ * find's start paths (the words before its first test or action): find acting on
+ * them (-delete, -exec) outside the worktree is not ordinary, and deleting there is
+ * destructive.
+ */
+static void
+floor_find(struct floor_ctx *c, const char **av, size_t ac)
+{
+	int	 del = 0, act = 0, outside = 0, rm = 0;
+	size_t	 i;
+
+	for (i = 1; i < ac; i++) {
+		if (strcmp(av[i], "-delete") == 0)
+			del = 1;
+		else if (strncmp(av[i], "-exec", 5) == 0 || strncmp(av[i], "-ok", 3) == 0) {
+			act = 1;
+			if (i + 1 < ac && (strcmp(floor_base(av[i + 1]), "rm") == 0 ||
+			    strcmp(floor_base(av[i + 1]), "shred") == 0))
+				rm = 1;
+		} else if (strcmp(av[i], "-fprint") == 0 || strcmp(av[i], "-fprintf") == 0 ||
+		    strcmp(av[i], "-fls") == 0 || strcmp(av[i], "-fprint0") == 0)
+			act = 1;
+	}
+	for (i = 1; i < ac; i++) {
+		const char *a = av[i];
+		if (a[0] == '-' || a[0] == '(' || a[0] == '!' || a[0] == ')')
+			break;
+		if (floor_has_marker(a) || floor_outside_test(c, a))
+			outside = 1;
+	}
+	if (!del && !act)
+		return;
+	if (outside && (del || rm))
+		floor_raise(c, FLOOR_RISK_DESTRUCTIVE, "risk.delete_outside");
+	else if (outside)
+		floor_raise(c, FLOOR_RISK_OUTSIDE, "risk.outside_worktree");
+}
+
+/*
  * Strip the wrappers that run their arguments as a command, then check what is left.
  * Returns through the checks below; wrappers whose argument is itself shell text
  * (sh -c, eval, su -c, watch) are parsed again.
@@ -1795,6 +2171,7 @@ floor_argv(struct floor_ctx *c, const struct shell_list *l, size_t idx,
 		i = 0;
 		alt = 0;
 		if (strcmp(p, "sudo") == 0 || strcmp(p, "doas") == 0) {
+			c->opaque = 1;
 			i = floor_skip_opts(av, ac, 1, "ugCDhprtUTa", &alt);
 			while (i < ac && strchr(av[i], '=') != NULL && av[i][0] != '=')
 				i++;
@@ -1807,6 +2184,7 @@ floor_argv(struct floor_ctx *c, const struct shell_list *l, size_t idx,
 				}
 				if (strcmp(a, "-S") == 0 || strcmp(a, "--split-string") == 0) {
 					/* env -S "cmd args": the string is split into words. */
+					c->opaque = 1;
 					if (i + 1 < ac)
 						floor_text_join(c, av + i + 1, ac - i - 1, depth + 1);
 					return;
@@ -1819,6 +2197,7 @@ floor_argv(struct floor_ctx *c, const struct shell_list *l, size_t idx,
 				}
 				if (strchr(a, '=') == NULL)
 					break;
+				floor_assign_check(c, a, depth);
 			}
 		} else if (strcmp(p, "command") == 0 || strcmp(p, "builtin") == 0) {
 			for (i = 1; i < ac && av[i][0] == '-'; i++)
@@ -1843,6 +2222,7 @@ floor_argv(struct floor_ctx *c, const struct shell_list *l, size_t idx,
 			/* npm exec / pnpm dlx / yarn dlx / bun x run a package's binary. */
 			for (i = 2; i < ac; i++) {
 				if (strcmp(av[i], "-c") == 0 || strcmp(av[i], "--call") == 0) {
+					c->opaque = 1;
 					if (i + 1 < ac)
 						floor_text_join(c, av + i + 1, 1, depth + 1);
 					return;
@@ -1878,6 +2258,7 @@ floor_argv(struct floor_ctx *c, const struct shell_list *l, size_t idx,
 			if (i >= ac)
 				return;
 			/* xargs appends words from stdin that the floor cannot see. */
+			c->opaque = 1;
 			const char **nv = calloc(ac - i + 1, sizeof *nv);
 			if (nv == NULL) {
 				c->oom = 1;
@@ -1889,11 +2270,13 @@ floor_argv(struct floor_ctx *c, const struct shell_list *l, size_t idx,
 			free(nv);
 			return;
 		} else if (strcmp(p, "find") == 0) {
+			floor_find(c, av, ac);
 			for (i = 1; i < ac; i++) {
 				if (strcmp(av[i], "-exec") != 0 && strcmp(av[i], "-execdir") != 0 &&
 				    strcmp(av[i], "-ok") != 0 && strcmp(av[i], "-okdir") != 0)
 					continue;
 				size_t s = i + 1, e = s;
+				c->opaque = 1;
 				while (e < ac && strcmp(av[e], ";") != 0 && strcmp(av[e], "+") != 0)
 					e++;
 				const char **nv = calloc(e - s + 1, sizeof *nv);
@@ -1937,17 +2320,22 @@ floor_argv(struct floor_ctx *c, const struct shell_list *l, size_t idx,
 			if (!mod)
 				break;
 		} else if (floor_is_shell(p)) {
+			c->opaque = 1;
+			c->saw_interp = 1;
 			floor_shell(c, l, idx, av, ac, depth);
 			return;
 		} else if (strcmp(p, "eval") == 0) {
+			c->opaque = 1;
 			floor_text_join(c, av + 1, ac - 1, depth + 1);
 			return;
 		} else if (strcmp(p, "su") == 0) {
+			c->opaque = 1;
 			for (i = 1; i + 1 < ac; i++)
 				if (strcmp(av[i], "-c") == 0 || strcmp(av[i], "--command") == 0)
 					floor_text_join(c, av + i + 1, 1, depth + 1);
 			return;
 		} else if (strcmp(p, "watch") == 0) {
+			c->opaque = 1;
 			i = floor_skip_opts(av, ac, 1, "nqd", &alt);
 			floor_text_join(c, av + i, ac - i, depth + 1);
 			return;
@@ -1968,10 +2356,11 @@ floor_argv(struct floor_ctx *c, const struct shell_list *l, size_t idx,
 	if (ac == 0 || c->done)
 		return;
 	floor_trace_argv(c, depth, "checked", av, ac);
+	floor_checked(c, av, ac, depth);
 
 	p = floor_base(av[0]);
 	if (floor_is(p, "git") || floor_is(p, "hub"))
-		floor_git(c, av, ac);
+		floor_git(c, av, ac, depth);
 	if (!c->done && (what = floor_publish(av, ac)) != NULL)
 		floor_deny(c, "floor.publish", "package publishing (%s) is blocked by the "
 		    "Clockwork floor: publishing, withdrawing or handing over a package is "
@@ -2035,8 +2424,10 @@ floor_cmd(struct floor_ctx *c, const struct shell_list *l, size_t idx)
 	    "into)" : "simple command", (const char **)cmd->argv, cmd->argc);
 	for (i = 0; i < cmd->argc && !c->done; i++)
 		floor_cred_check(c, cmd->argv[i]);
-	for (i = 0; i < cmd->nassigns && !c->done; i++)
+	for (i = 0; i < cmd->nassigns && !c->done; i++) {
 		floor_cred_check(c, cmd->assigns[i]);
+		floor_assign_check(c, cmd->assigns[i], cmd->depth);
+	}
 	for (i = 0; i < cmd->nredirs && !c->done; i++) {
 		if (cmd->redirs[i].kind == SHELL_REDIR_IN ||
 		    cmd->redirs[i].kind == SHELL_REDIR_OUT)
@@ -2147,6 +2538,12 @@ floor_run(const char *command, const struct floor_policy *pol,
 	}
 	if (!c.done && c.cfg_hit)
 		*out = c.cfg;
+	/* Fetched in one part of the line, run by a shell or interpreter in another. */
+	if (c.saw_fetch && c.saw_interp)
+		floor_raise(&c, FLOOR_RISK_FETCH_EXEC, "risk.fetch_then_run");
+	memcpy(out->families, c.fam, sizeof out->families);
+	out->n_families = c.nfam;
+	out->family_opaque = c.opaque || c.nfam == 0;
 	out->risk = c.risk;
 	snprintf(out->risk_rule, sizeof out->risk_rule, "%s", c.risk_rule);
 	if (trace != NULL) {

@@ -26,6 +26,16 @@ enum floor_risk {
 	FLOOR_RISK_DESTRUCTIVE,		/* deletes or rewrites what cannot be got back */
 };
 
+/*
+ * A command family (program plus subcommand: "npm test", "git commit", "make") of each
+ * simple command of a line, for remembered answers (common/autoallow.h). A line whose
+ * parts cannot all be named that way (a payload behind sh -c, find -exec, xargs, eval,
+ * sudo; inline code given to an interpreter; a program the floor cannot see; more
+ * than FLOOR_MAX_FAMILIES parts) is opaque: no remembered answer covers it.
+ */
+#define FLOOR_MAX_FAMILIES	8
+#define FLOOR_FAMILY_MAX	96
+
 struct floor_result {
 	enum floor_verdict	verdict;
 	int			floor;		/* 1 when the rule is an always-on floor rule */
@@ -33,6 +43,9 @@ struct floor_result {
 	char			reason[512];	/* one sentence for the engine and the journal */
 	enum floor_risk		risk;
 	char			risk_rule[64];	/* the rule that raised risk, "" if ordinary */
+	char			families[FLOOR_MAX_FAMILIES][FLOOR_FAMILY_MAX];
+	size_t			n_families;
+	int			family_opaque;	/* 1: see FLOOR_MAX_FAMILIES */
 };
 
 struct floor_policy {

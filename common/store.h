@@ -150,6 +150,36 @@ int	store_task_network_set(struct store *, int64_t task_id, int ask,
 /* Add one rule (kept once), as an approval "for this task" does. */
 int	store_task_network_allow(struct store *, int64_t task_id, const char *rule);
 void	store_task_list_free(struct store_task *, size_t n);
+/*
+ * A task's remembered answers (SPEC A1): command families a person answered "always
+ * for this task" for, each up to the risk they saw. Oldest first.
+ */
+struct store_task_rule {
+	int64_t	 id;
+	char	*family;
+	char	*max_risk;	/* floor_risk_name() */
+	char	*approval_id;	/* the approval it came from; NULL: none */
+	char	*created_by;
+	char	*created_at;
+};
+int	store_task_rules_list(struct store *, int64_t task_id,
+	    struct store_task_rule **out, size_t *n);
+/*
+ * Remember family up to max_risk; a family kept already keeps the higher risk.
+ * EINVAL for a family autoallow_family_valid() refuses or an unknown risk; ENOSPC
+ * past AUTOALLOW_RULES_MAX rules.
+ */
+int	store_task_rule_add(struct store *, int64_t task_id, const char *family,
+	    const char *max_risk, const char *approval_id, const char *actor);
+/* Forget one: 0, or -1 with ENOENT when the task has no such rule. */
+int	store_task_rule_remove(struct store *, int64_t task_id, const char *family);
+void	store_task_rules_free(struct store_task_rule *, size_t n);
+/*
+ * The risks a task asks about (autoallow_ask_format()'s words), or NULL in *ask for
+ * config.yaml's. set with ask NULL goes back to the configuration.
+ */
+int	store_task_ask_get(struct store *, int64_t task_id, char **ask);
+int	store_task_ask_set(struct store *, int64_t task_id, const char *ask);
 
 /* ---- runs ------------------------------------------------------------------ */
 
@@ -293,6 +323,7 @@ struct store_approval {
 	char				*answered_at;
 	char				*risk;		/* "ordinary", ..., floor.h */
 	char				*risk_rule;	/* NULL: none */
+	char				*family;	/* remembered as; NULL: none */
 };
 
 const char	*store_approval_state_name(enum store_approval_state);
@@ -308,6 +339,8 @@ int	store_approval_get(struct store *, const char *id, struct store_approval *ou
  */
 int	store_approval_set_risk(struct store *, const char *id, const char *risk,
 	    const char *risk_rule);
+/* The command family "always for this task" would remember (autoallow.h). */
+int	store_approval_set_family(struct store *, const char *id, const char *family);
 /*
  * Answer an approval: a compare-and-set from pending, the one respond path for the
  * Inbox, cwctl and Telegram. Returns 1 when this call changed the row, 0 when it was

@@ -8,6 +8,7 @@
 
 #include <sqlite3.h>
 
+#include "autoallow.h"
 #include "floor.h"
 #include "store.h"
 #include "store_impl.h"
@@ -16,7 +17,7 @@
 
 #define APPROVAL_COLUMNS \
 	"id, run_id, tool, input, state, message, answered_by, created_at," \
-	" deadline, answered_at, risk, risk_rule"
+	" deadline, answered_at, risk, risk_rule, family"
 
 static int
 store_approval_row(sqlite3_stmt *stmt, void *p)
@@ -36,7 +37,8 @@ store_approval_row(sqlite3_stmt *stmt, void *p)
 	    store_col_text(stmt, 8, &a->deadline) ||
 	    store_col_text(stmt, 9, &a->answered_at) ||
 	    store_col_text(stmt, 10, &a->risk) ||
-	    store_col_text(stmt, 11, &a->risk_rule))
+	    store_col_text(stmt, 11, &a->risk_rule) ||
+	    store_col_text(stmt, 12, &a->family))
 		return ENOMEM;
 	return 0;
 }
@@ -57,6 +59,7 @@ store_approval_free(struct store_approval *a)
 	free(a->answered_at);
 	free(a->risk);
 	free(a->risk_rule);
+	free(a->family);
 	memset(a, 0, sizeof *a);
 }
 
@@ -116,6 +119,25 @@ store_approval_set_risk(struct store *st, const char *id, const char *risk,
 	store_bind_text(stmt, 2, risk_rule);
 	store_bind_text(stmt, 3, id);
 	if (store_step_done(st, stmt, "approval risk") == -1)
+		return -1;
+	if (sqlite3_changes(st->db) != 1)
+		return store_fail(st, ENOENT, "approval %s: no such approval", id);
+	return 0;
+}
+
+int
+store_approval_set_family(struct store *st, const char *id, const char *family)
+{
+	sqlite3_stmt	*stmt;
+
+	if (family == NULL || !autoallow_family_valid(family))
+		return store_fail(st, EINVAL, "approval %s: bad command family", id);
+	if (store_prepare(st, "UPDATE approvals SET family = ?1 WHERE id = ?2", &stmt,
+	    "approval family") == -1)
+		return -1;
+	store_bind_text(stmt, 1, family);
+	store_bind_text(stmt, 2, id);
+	if (store_step_done(st, stmt, "approval family") == -1)
 		return -1;
 	if (sqlite3_changes(st->db) != 1)
 		return store_fail(st, ENOENT, "approval %s: no such approval", id);

@@ -283,6 +283,30 @@ static const char store_schema_v11[] =
 "  SELECT id, 0, 'before migration 11' FROM runs;";
 
 /*
+ * 12, SPEC A1: who answers. A task's remembered answers (a command family, up to the
+ * risk the person saw when they said "always for this task"), the risks the task asks
+ * about (NULL: config.yaml's approvals.ask), and the family an approval would be
+ * remembered as (NULL: none, e.g. a payload behind sh -c).
+ */
+static const char store_schema_v12[] =
+"CREATE TABLE task_rules ("
+"  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+"  task_id INTEGER NOT NULL REFERENCES tasks(id) ON DELETE CASCADE,"
+"  family TEXT NOT NULL CHECK (length(family) BETWEEN 1 AND 95),"
+"  max_risk TEXT NOT NULL"
+"    CHECK (max_risk IN ('ordinary', 'outside_worktree', 'fetch_exec', 'destructive')),"
+"  approval_id TEXT,"
+"  created_by TEXT NOT NULL,"
+"  created_at TEXT NOT NULL,"
+"  UNIQUE (task_id, family)"
+");"
+"CREATE TABLE task_approvals ("
+"  task_id INTEGER PRIMARY KEY REFERENCES tasks(id) ON DELETE CASCADE,"
+"  ask TEXT NOT NULL CHECK (length(ask) BETWEEN 1 AND 200)"
+");"
+"ALTER TABLE approvals ADD COLUMN family TEXT;";
+
+/*
  * 13, issue 23: a task's budget pause. budget_wait: seconds a run held at its budget
  * waits for a person's answer (0: it ends at once; NULL: config.yaml's budgets.wait);
  * max_dollars: the hard ceiling no extension passes (0: none; NULL: budgets.max_dollars).
@@ -306,6 +330,8 @@ const struct store_migration store_migrations[] = {
 	{ 9, "approval risk", store_schema_v9, 0 },
 	{ 10, "a task's provider key name", store_schema_v10, 0 },
 	{ 11, "telegram run notices", store_schema_v11, 0 },
+	{ 12, "who answers: task rules, approvals.ask, approval family", store_schema_v12,
+	    0 },
 	{ 13, "a task's budget pause: budget_wait, max_dollars", store_schema_v13, 0 },
 };
 const size_t store_n_migrations =

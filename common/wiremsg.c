@@ -4,6 +4,7 @@
 #include "json.h"
 #include "transcript.h"
 #include "wire.h"
+#include "autoallow.h"
 #include "floor.h"
 #include "wiremsg.h"
 
@@ -85,6 +86,10 @@ wiremsg_decode(const char *line, size_t len, struct wiremsg *m, char *err, size_
 			    "approval_request with a bad risk or risk_rule");
 		if (m->risk == NULL)
 			m->risk = "ordinary";
+		if (wiremsg_string(m->obj, "family", FLOOR_FAMILY_MAX - 1, 0, &m->family) ==
+		    -1 || (m->family != NULL && !autoallow_family_valid(m->family)))
+			return wiremsg_fail(m, err, errlen,
+			    "approval_request with a bad command family");
 		if ((v = cJSON_GetObjectItemCaseSensitive(m->obj, "deadline")) != NULL &&
 		    cJSON_IsNumber(v) && v->valuedouble > 0 && v->valuedouble < 1e15)
 			m->deadline = v->valuedouble;

@@ -37,6 +37,8 @@ struct wiremsg {
 	double			 deadline;	/* approval_request: 0 when none */
 	const char		*risk;		/* approval_request: a floor.h level */
 	const char		*risk_rule;	/* approval_request, may be NULL */
+	const char		*family;	/* approval_request: what "always for
+						   this task" remembers; may be NULL */
 	double			 dollars;	/* usage: -1 when absent */
 	int			 turns;		/* usage: -1 when absent */
 	const char		*text;		/* log, may be NULL */

@@ -44,6 +44,7 @@
 #include "secret.h"
 #include "tgapi.h"
 #include "netrule.h"
+#include "autoallow.h"
 
 #define API_LOG_CHUNK	(256 * 1024)
 
@@ -884,6 +885,9 @@ api_approval_json_d(struct daemon *d, const struct store_approval *a)
 	json_add_string(o, "tool", a->tool);
 	json_add_string(o, "risk", a->risk != NULL ? a->risk : "ordinary");
 	json_add_string(o, "risk_rule", a->risk_rule);
+	/* What "always for this task" would remember (absent: nothing can be). */
+	if (a->family != NULL)
+		json_add_string(o, "family", a->family);
 	cJSON_AddItemToObject(o, "input", api_masked_json(a->input));
 	json_add_string(o, "state", store_approval_state_name(a->state));
 	json_add_string(o, "message", a->message);
@@ -1069,7 +1073,6 @@ api_respond_via(struct daemon *d, const char *id, int allow, const char *message
 	return API_RESPOND_OK;
 }
 
-static int	api_approval_for_task(struct api_req *, const char *, char *, size_t);
 
 static void
 api_approval_answer(struct api_req *q, const char *id)
@@ -1104,23 +1107,35 @@ api_approval_answer(struct api_req *q, const char *id)
 	j = cJSON_CreateObject();
 	json_add_string(j, "decision", dec);
 	switch (api_respond(q->d, id, allow, msg, q->actor, why, sizeof why)) {
-	case API_RESPOND_OK:
-		if (allow && scope != NULL && strcmp(scope, "task") == 0) {
-			char	 rule[NETRULE_HOST_MAX + 16];
+	case API_RESPOND_OK: {
+		char	 rule[NETRULE_HOST_MAX + FLOOR_FAMILY_MAX + 16], rwhy[300];
+		int	 kept = -2;
 
-			if (api_approval_for_task(q, id, rule, sizeof rule) == 0)
+		if (allow && scope != NULL && strcmp(scope, "task") == 0) {
+			if ((kept = api_approval_for_task(q->d, id, q->actor, rule,
+			    sizeof rule, rwhy, sizeof rwhy)) == 0)
 				json_add_string(j, "task_rule", rule);
-			else
-				log_warn("approval %s: not kept for the task", id);
+			else {
+				json_add_string(j, "task_rule_error", rwhy);
+				log_warn("approval %s: not kept for the task: %s", id, rwhy);
+			}
 		}
 		journal_audit(q->d, q->actor, "approval.answer", id, j);
 		cJSON_Delete(body);
 		if (store_approval_get(q->d->store, id, &a) == 1) {
-			api_ok(q, 200, api_approval_json(&a));
+			cJSON	*o = api_approval_json(&a);
+
+			/* What "always for this task" kept, or why it kept nothing. */
+			if (o != NULL && kept == 0)
+				json_add_string(o, "task_rule", rule);
+			else if (o != NULL && kept == -1)
+				json_add_string(o, "task_rule_error", rwhy);
+			api_ok(q, 200, o);
 			store_approval_free(&a);
 		} else
 			api_error(q, 500, "internal", "%s", store_errmsg(q->d->store));
 		return;
+	}
 	case API_RESPOND_NOT_FOUND:
 		api_error(q, 404, "not_found", "%s", why);
 		break;
@@ -1746,37 +1761,209 @@ out:
 }
 
 /*
- * "Allow for this task" on a network approval: its host:port becomes one of the task's
- * own rules, for the runs that come after (this run was allowed by the answer itself).
+ * "Allow for this task": a network approval's host:port becomes one of the task's own
+ * egress rules; a tool call's command family (the runner's, autoallow.h) becomes one
+ * of the task's remembered answers, up to the risk the person saw, honoured at once
+ * by the task's live runs and by every run after. A call with no family (a payload
+ * behind a wrapper, several commands, a program the floor cannot see) keeps nothing:
+ * why says so. Returns 0 with rule filled, or -1 with why.
  */
-static int
-api_approval_for_task(struct api_req *q, const char *id, char *rule, size_t rulelen)
+int
+api_approval_for_task(struct daemon *d, const char *id, const char *actor, char *rule,
+    size_t rulelen, char *why, size_t whylen)
 {
 	struct store_approval	 a;
 	struct store_run	 run;
 	struct netrule		 nr;
 	const cJSON		*h, *p;
-	cJSON			*in = NULL;
+	cJSON			*in = NULL, *au;
 	char			 text[NETRULE_HOST_MAX + 16], nerr[128];
 	int			 rc = -1;
 
-	if (store_approval_get(q->d->store, id, &a) != 1)
+	snprintf(why, whylen, "the approval or its run could not be read");
+	if (store_approval_get(d->store, id, &a) != 1)
 		return -1;
-	if (strcmp(a.tool, "network") == 0 && a.input != NULL &&
-	    (in = cJSON_Parse(a.input)) != NULL &&
-	    cJSON_IsString(h = cJSON_GetObjectItemCaseSensitive(in, "host")) &&
-	    cJSON_IsNumber(p = cJSON_GetObjectItemCaseSensitive(in, "port")) &&
-	    (size_t)snprintf(text, sizeof text, strchr(h->valuestring, ':') ? "[%s]:%d" :
-	    "%s:%d", h->valuestring, p->valueint) < sizeof text &&
-	    netrule_parse(text, &nr, nerr, sizeof nerr) == 0 &&
-	    store_run_get(q->d->store, a.run_id, &run) == 1) {
-		rc = store_task_network_allow(q->d->store, run.task_id, nr.text);
-		snprintf(rule, rulelen, "%s", nr.text);
-		store_run_free(&run);
+	if (store_run_get(d->store, a.run_id, &run) != 1) {
+		store_approval_free(&a);
+		return -1;
 	}
+	if (strcmp(a.tool, "network") == 0) {
+		snprintf(why, whylen, "the network approval names no valid host:port");
+		if (a.input != NULL && (in = cJSON_Parse(a.input)) != NULL &&
+		    cJSON_IsString(h = cJSON_GetObjectItemCaseSensitive(in, "host")) &&
+		    cJSON_IsNumber(p = cJSON_GetObjectItemCaseSensitive(in, "port")) &&
+		    (size_t)snprintf(text, sizeof text, strchr(h->valuestring, ':') ?
+		    "[%s]:%d" : "%s:%d", h->valuestring, p->valueint) < sizeof text &&
+		    netrule_parse(text, &nr, nerr, sizeof nerr) == 0) {
+			if ((rc = store_task_network_allow(d->store, run.task_id,
+			    nr.text)) == 0)
+				snprintf(rule, rulelen, "%s", nr.text);
+			else
+				snprintf(why, whylen, "%s", store_errmsg(d->store));
+		}
+	} else if (a.family == NULL) {
+		snprintf(why, whylen, "this call has no command family that can be "
+		    "remembered (a payload behind a wrapper such as sh -c, find -exec or "
+		    "xargs; several commands; or a program Clockwork cannot see): it was "
+		    "allowed this once");
+	} else if (store_task_rule_add(d->store, run.task_id, a.family, a.risk, a.id,
+	    actor) == -1) {
+		snprintf(why, whylen, "%s", store_errmsg(d->store));
+	} else {
+		snprintf(rule, rulelen, "%s (up to %s)", a.family, a.risk);
+		runs_task_rule_added(d, run.task_id, a.family, a.risk);
+		if ((au = cJSON_CreateObject()) != NULL) {
+			json_add_string(au, "family", a.family);
+			json_add_string(au, "max_risk", a.risk);
+			json_add_string(au, "approval", a.id);
+			cJSON_AddNumberToObject(au, "task_id", (double)run.task_id);
+		}
+		journal_audit(d, actor, "task.rule_add", a.family, au);
+		rc = 0;
+	}
+	store_run_free(&run);
 	cJSON_Delete(in);
 	store_approval_free(&a);
 	return rc;
+}
+
+/* ---- who answers, per task (SPEC A1) ---------------------------------------- */
+
+/* {"task", "ask" (the task's, or null), "ask_effective", "rules": [...]}. */
+static cJSON *
+api_task_rules_json(struct daemon *d, const struct store_task *t)
+{
+	struct store_task_rule	*v = NULL;
+	size_t			 n = 0;
+	char			*ask = NULL, eff[128];
+	cJSON			*o, *a, *e;
+
+	if (store_task_ask_get(d->store, t->id, &ask) == -1 ||
+	    store_task_rules_list(d->store, t->id, &v, &n) == -1) {
+		free(ask);
+		return NULL;
+	}
+	o = cJSON_CreateObject();
+	json_add_string(o, "task", t->name);
+	if (ask != NULL)
+		json_add_string(o, "ask", ask);
+	else
+		cJSON_AddNullToObject(o, "ask");
+	autoallow_ask_format(d->cfg.approvals_ask, eff, sizeof eff);
+	json_add_string(o, "ask_effective", ask != NULL ? ask : eff);
+	a = cJSON_AddArrayToObject(o, "rules");
+	for (size_t i = 0; i < n; i++) {
+		e = cJSON_CreateObject();
+		json_add_string(e, "family", v[i].family);
+		json_add_string(e, "max_risk", v[i].max_risk);
+		json_add_string(e, "created_by", v[i].created_by);
+		json_add_string(e, "created_at", v[i].created_at);
+		if (v[i].approval_id != NULL)
+			json_add_string(e, "approval", v[i].approval_id);
+		cJSON_AddItemToArray(a, e);
+	}
+	store_task_rules_free(v, n);
+	free(ask);
+	return o;
+}
+
+static void
+api_task_rules_r(struct api_req *q)
+{
+	struct store_task	 t;
+	cJSON			*o;
+
+	if (api_task_lookup(q, q->seg[2], &t) == -1)
+		return;
+	if ((o = api_task_rules_json(q->d, &t)) == NULL)
+		api_error(q, 500, "internal", "%s", store_errmsg(q->d->store));
+	else
+		api_ok(q, 200, o);
+	store_task_free(&t);
+}
+
+/*
+ * {"remove": FAMILY} forgets a remembered answer; {"ask": "all" | "none" | [risks] |
+ * null} sets the risks the task asks about (null: config.yaml's). Runs already going
+ * keep what they started with; a removal holds from the next run.
+ */
+static void
+api_task_rules_set_r(struct api_req *q)
+{
+	struct store_task	 t;
+	const cJSON		*rm, *ask, *e;
+	const char		*words[8];
+	size_t			 n = 0;
+	unsigned		 mask;
+	char			 err[256], text[128];
+	cJSON			*body, *o;
+
+	if (api_task_lookup(q, q->seg[2], &t) == -1)
+		return;
+	if ((body = api_body(q)) == NULL) {
+		store_task_free(&t);
+		return;
+	}
+	rm = cJSON_GetObjectItemCaseSensitive(body, "remove");
+	ask = cJSON_GetObjectItemCaseSensitive(body, "ask");
+	if (rm == NULL && ask == NULL) {
+		api_error(q, 400, "invalid_field", "remove or ask is needed");
+		goto out;
+	}
+	if (rm != NULL && !cJSON_IsString(rm)) {
+		api_error(q, 400, "invalid_field", "remove: the family, a string");
+		goto out;
+	}
+	if (ask != NULL && !cJSON_IsNull(ask)) {
+		if (cJSON_IsString(ask))
+			words[n++] = ask->valuestring;
+		else if (cJSON_IsArray(ask) && cJSON_GetArraySize(ask) > 0 &&
+		    cJSON_GetArraySize(ask) <= 8) {
+			cJSON_ArrayForEach(e, ask) {
+				if (!cJSON_IsString(e)) {
+					api_error(q, 400, "invalid_field", "ask: risks are "
+					    "strings");
+					goto out;
+				}
+				words[n++] = e->valuestring;
+			}
+		} else {
+			api_error(q, 400, "invalid_field", "ask: all, none, null or a list "
+			    "of risks");
+			goto out;
+		}
+		if (autoallow_ask_parse(words, n, &mask, err, sizeof err) == -1) {
+			api_error(q, 400, "invalid_field", "ask: %s", err);
+			goto out;
+		}
+	}
+	if (rm != NULL && store_task_rule_remove(q->d->store, t.id, rm->valuestring) ==
+	    -1) {
+		if (errno == ENOENT)
+			api_error(q, 404, "not_found", "task %s has no rule '%s'", t.name,
+			    rm->valuestring);
+		else
+			api_error(q, 500, "internal", "%s", store_errmsg(q->d->store));
+		goto out;
+	}
+	if (ask != NULL) {
+		if (!cJSON_IsNull(ask))
+			autoallow_ask_format(mask, text, sizeof text);
+		if (store_task_ask_set(q->d->store, t.id, cJSON_IsNull(ask) ? NULL :
+		    text) == -1) {
+			api_error(q, 500, "internal", "%s", store_errmsg(q->d->store));
+			goto out;
+		}
+	}
+	journal_audit(q->d, q->actor, rm != NULL ? "task.rule_remove" : "task.ask", t.name,
+	    cJSON_Duplicate(body, 1));
+	if ((o = api_task_rules_json(q->d, &t)) == NULL)
+		api_error(q, 500, "internal", "%s", store_errmsg(q->d->store));
+	else
+		api_ok(q, 200, o);
+out:
+	cJSON_Delete(body);
+	store_task_free(&t);
 }
 
 static void api_task_update_r(struct api_req *q) { api_task_update(q, q->seg[2]); }
@@ -1839,6 +2026,8 @@ static const struct api_route api_routes[] = {
 	{ "api/runs/*/continue",	EVHTTP_REQ_POST,   API_AUTH_LOCAL, api_jobs_run_continue },
 	{ "api/tasks/*/network",	EVHTTP_REQ_GET,	   API_AUTH_LOCAL, api_task_network_r },
 	{ "api/tasks/*/network",	EVHTTP_REQ_POST,   API_AUTH_LOCAL, api_task_network_set_r },
+	{ "api/tasks/*/rules",		EVHTTP_REQ_GET,	   API_AUTH_LOCAL, api_task_rules_r },
+	{ "api/tasks/*/rules",		EVHTTP_REQ_POST,   API_AUTH_LOCAL, api_task_rules_set_r },
 	{ "api/runs",			EVHTTP_REQ_GET,	   API_AUTH_INBOX, api_runs_list },
 	{ "api/runs",			EVHTTP_REQ_POST,   API_AUTH_INBOX, api_run_start },
 	{ "api/runs/*",			EVHTTP_REQ_GET,	   API_AUTH_INBOX, api_run_show_r },

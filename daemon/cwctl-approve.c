@@ -38,7 +38,10 @@ cwctl_answer(int argc, char **argv, int allow)
 	json_add_string(b, "decision", allow ? "allow" : "deny");
 	if (msg != NULL)
 		json_add_string(b, "message", msg);
-	/* A network approval's host:port becomes one of the task's own rules. */
+	/*
+	 * A network approval's host:port becomes one of the task's egress rules; a tool
+	 * call's command family one of its remembered answers (cwctl task rules).
+	 */
 	if (for_task)
 		json_add_string(b, "scope", "task");
 	rc = client_call("POST", path, b, &o);
@@ -47,8 +50,16 @@ cwctl_answer(int argc, char **argv, int allow)
 		return rc;
 	if (json)
 		cwctl_print_json(o);
-	else
+	else {
 		printf("approval %s %s\n", id, allow ? "allowed" : "denied");
+		/* What "for this task" kept: a host:port, or a command family and its risk. */
+		if (for_task && json_get_string(o, "task_rule") != NULL)
+			printf("remembered for its task: %s\n",
+			    cwctl_vis(json_get_string(o, "task_rule")));
+		else if (for_task && json_get_string(o, "task_rule_error") != NULL)
+			printf("not remembered for its task: %s\n",
+			    cwctl_vis(json_get_string(o, "task_rule_error")));
+	}
 	cJSON_Delete(o);
 	return CWCTL_EXIT_OK;
 usage:

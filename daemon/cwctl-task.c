@@ -1,4 +1,4 @@
-/* cwctl task add|list|show|enable|disable|rm. */
+/* cwctl task add|list|show|enable|disable|rm (rules|unrule|ask: cwctl-task-rules.c). */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -30,6 +30,7 @@ cwctl_task_usage(void)
 	    "       cwctl task history NAME [--json]\n"
 	    "       cwctl task list [--json]\n"
 	    "       cwctl task show NAME [--json]\n"
+	    "       cwctl task rules NAME | unrule NAME FAMILY | ask NAME all|none|default|RISKS\n"
 	    "       cwctl task enable|disable|rm NAME\n");
 	return CWCTL_EXIT_USAGE;
 }
@@ -402,6 +403,9 @@ cwctl_task(int argc, char **argv)
 	sub = argv[1];
 	if (strcmp(sub, "add") == 0 || strcmp(sub, "edit") == 0)
 		return cwctl_task_add(argc - 1, argv + 1, strcmp(sub, "edit") == 0);
+	if (strcmp(sub, "rules") == 0 || strcmp(sub, "unrule") == 0 ||
+	    strcmp(sub, "ask") == 0)
+		return cwctl_task_rules(argc - 1, argv + 1);
 	for (int i = 2; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0)
 			json = 1;
@@ -419,12 +423,24 @@ cwctl_task(int argc, char **argv)
 		return cwctl_task_usage();
 	snprintf(path, sizeof path, "/api/tasks/%s", name);
 	if (strcmp(sub, "show") == 0) {
+		cJSON	*rules = NULL;
+
 		if ((rc = client_call("GET", path, NULL, &o)) != 0)
 			return rc;
-		if (json)
+		/* Who answers its calls: the task's approvals.ask and remembered families. */
+		snprintf(path, sizeof path, "/api/tasks/%s/rules", name);
+		if (client_call("GET", path, NULL, &rules) != 0)
+			rules = NULL;
+		if (json) {
+			if (rules != NULL)
+				cJSON_AddItemToObject(o, "approvals", rules);
 			cwctl_print_json(o);
-		else
+		} else {
 			cwctl_task_print(o);
+			if (rules != NULL)
+				cwctl_task_rules_print(rules);
+			cJSON_Delete(rules);
+		}
 	} else if (strcmp(sub, "enable") == 0 || strcmp(sub, "disable") == 0) {
 		b = cJSON_CreateObject();
 		cJSON_AddBoolToObject(b, "enabled", strcmp(sub, "enable") == 0);

@@ -24,7 +24,9 @@ static const struct cwctl_verb {
 	    "      [--processes N] [--memory-mb N]\n"
 	    "      [--schedule queued|'CRON'] [--disabled] [--json]\n"
 	    "  task edit NAME [--prompt TEXT] [--mode M] [--base B|default] ...   (history kept)\n"
-	    "  task list|show NAME|history NAME|enable NAME|disable NAME|rm NAME [--json]" },
+	    "  task list|show NAME|history NAME|enable NAME|disable NAME|rm NAME [--json]\n"
+	    "  task rules NAME | unrule NAME FAMILY | ask NAME all|none|default|RISK,...\n"
+	    "        who answers a task's tool calls: its approvals.ask and remembered families" },
 	{ "run", cwctl_run, "run start TASK [--wait] | list | show RUN | stop RUN\n"
 	    "  run logs [-f] [--raw | --json] RUN   the readable transcript (--raw: the engine's lines)\n"
 	    "  run export RUN [--transcript] [-o FILE]   the run's proof-of-work HTML file\n"
@@ -35,7 +37,8 @@ static const struct cwctl_verb {
 	{ "template", cwctl_template, "template export NAME [-o FILE] | import FILE [--repo DIR]   shareable task definitions" },
 	{ "approvals", cwctl_approvals, "approvals [--run RUN] [--json]   approvals waiting for an answer\n"
 	    "  approvals show ID [--json]   one pending approval with its whole input" },
-	{ "approve", cwctl_approve, "approve ID [--for-task]   allow a pending tool call or network host" },
+	{ "approve", cwctl_approve, "approve ID [--for-task]   allow a pending tool call or network host\n"
+	    "        (--for-task: remember its host, or its command family, for the task)" },
 	{ "deny", cwctl_deny, "deny ID [--message TEXT]   deny a pending tool call" },
 	{ "telegram", cwctl_telegram, "telegram set-token | remove-token | test CHAT_ID | status [--json]\n"
 	    "        the bot that sends approvals to Telegram (set-token reads the token from stdin)" },

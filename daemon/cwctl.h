@@ -32,6 +32,9 @@ char	*cwctl_apparmor_render(const char *runner);
 int	cwctl_apparmor_needed(void);	/* restricted here, and no cw-runner profile loaded */
 int	cwctl_status(int argc, char **argv);	/* cwctl-status.c */
 int	cwctl_task(int argc, char **argv);	/* cwctl-task.c */
+/* task rules|unrule|ask (cwctl-task-rules.c); argv[0] is the subcommand. */
+int	cwctl_task_rules(int argc, char **argv);
+void	cwctl_task_rules_print(const cJSON *);
 int	cwctl_run(int argc, char **argv);	/* cwctl-run.c */
 int	cwctl_run_review(int argc, char **argv);	/* cwctl-review.c: diff, merge, discard */
 int	cwctl_approvals(int argc, char **argv);	/* cwctl-approvals.c */

@@ -334,6 +334,15 @@ int	recover_quarantine(struct daemon *, const char *id, const char *workdir,
 	    char *out, size_t outlen);
 cJSON	*runs_to_json(const struct store_run *, int with_report);
 int	runs_send(struct run *, cJSON *msg);
+/*
+ * "Always for this task" on an answered approval (cwctl, the Inbox, Telegram): its
+ * host:port or its command family kept for the task (api.c). 0 with rule, -1 with why.
+ */
+int	api_approval_for_task(struct daemon *, const char *id, const char *actor,
+	    char *rule, size_t rulelen, char *why, size_t whylen);
+/* A task rule was added: tell every live run of the task (SPEC A1). */
+void	runs_task_rule_added(struct daemon *, int64_t task_id, const char *family,
+	    const char *max_risk);
 void	runs_approval_forget(struct run_approval *);
 
 /*

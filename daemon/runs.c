@@ -67,6 +67,7 @@ static const char *const runs_journal_kinds[] = {
 	"sandbox_disabled",
 	"approval_timeout", "approval_expired", "approval_limit", "bridge_limit",
 	"limit_exceeded", "net_deny", "network_open", "budget_paused", "budget_resumed",
+	"auto_allow", "task_rule_added",
 };
 
 static void	runs_free(struct run *);
@@ -658,6 +659,10 @@ runs_approval_request(struct run *r, const struct wiremsg *m)
 	if (store_approval_set_risk(r->d->store, a->id, m->risk, m->risk_rule) == -1)
 		log_error("run %s: cannot store approval risk: %s", r->id,
 		    store_errmsg(r->d->store));
+	if (m->family != NULL && store_approval_set_family(r->d->store, a->id,
+	    m->family) == -1)
+		log_error("run %s: cannot store approval family: %s", r->id,
+		    store_errmsg(r->d->store));
 	TAILQ_INSERT_TAIL(&r->approvals, a, entry);
 	r->n_approvals++;
 	if (deadline > 0) {
@@ -1083,6 +1088,69 @@ runs_send_network(struct run *r, const struct store_task *t, cJSON *m)
 	strlist_free(&allow);
 }
 
+/*
+ * Who answers (SPEC A1): the task's approvals.ask when it has one (else the runner
+ * reads config.yaml's), and the families a person answered "always for this task"
+ * for. A store error sends no rules: calls are asked, never run unasked by mistake.
+ */
+static void
+runs_send_approvals(struct run *r, const struct store_task *t, cJSON *m)
+{
+	struct store_task_rule	*v = NULL;
+	size_t			 n = 0;
+	char			*ask = NULL;
+	cJSON			*o, *a, *e;
+
+	if ((o = cJSON_AddObjectToObject(m, "approvals")) == NULL)
+		return;
+	if (store_task_ask_get(r->d->store, t->id, &ask) == -1)
+		log_warn("run %s: task approvals.ask: %s", r->id, store_errmsg(r->d->store));
+	if (ask != NULL && (a = cJSON_AddArrayToObject(o, "ask")) != NULL) {
+		/* Stored as autoallow_ask_format() wrote it: "all", "none" or "a,b". */
+		for (char *p = ask, *q; p != NULL && *p != '\0'; p = q) {
+			if ((q = strchr(p, ',')) != NULL)
+				*q++ = '\0';
+			cJSON_AddItemToArray(a, cJSON_CreateString(p));
+		}
+	}
+	free(ask);
+	if (store_task_rules_list(r->d->store, t->id, &v, &n) == -1) {
+		log_warn("run %s: task rules: %s", r->id, store_errmsg(r->d->store));
+		return;
+	}
+	if ((a = cJSON_AddArrayToObject(o, "rules")) != NULL)
+		for (size_t i = 0; i < n; i++)
+			if ((e = cJSON_CreateObject()) != NULL) {
+				json_add_string(e, "family", v[i].family);
+				json_add_string(e, "max_risk", v[i].max_risk);
+				cJSON_AddItemToArray(a, e);
+			}
+	store_task_rules_free(v, n);
+}
+
+/*
+ * A rule a person just added for a task: every live run of that task honours it for
+ * the rest of the run (the next runs read it from the store).
+ */
+void
+runs_task_rule_added(struct daemon *d, int64_t task_id, const char *family,
+    const char *max_risk)
+{
+	struct run	*r;
+	cJSON		*msg;
+
+	TAILQ_FOREACH(r, &d->runs, entry) {
+		if (r->task_id != task_id || r->reaped)
+			continue;
+		if ((msg = cJSON_CreateObject()) == NULL)
+			return;
+		json_add_string(msg, "type", "task_rule");
+		json_add_string(msg, "family", family);
+		json_add_string(msg, "max_risk", max_risk);
+		runs_send(r, msg);
+	}
+}
+
 /* The run message: everything the runner needs, keys included, down the pipe. */
 static int
 runs_send_spec(struct run *r, const struct store_task *t)
@@ -1108,6 +1176,7 @@ runs_send_spec(struct run *r, const struct store_task *t)
 	json_add_string(m, "permission_mode", t->permission_mode);
 	runs_send_provider(r, t, m);
 	runs_send_network(r, t, m);
+	runs_send_approvals(r, t, m);
 	json_add_string(m, "workdir", r->workdir);
 	json_add_string(m, "repo", t->repo);
 	json_add_string(m, "branch", r->branch);

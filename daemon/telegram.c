@@ -431,8 +431,24 @@ tg_press(struct telegram *tg, const struct tgapi_press *p)
 				json_add_string(j, "via", "telegram");
 				cJSON_AddNumberToObject(j, "chat_id", (double)p->chat_id);
 			}
+			if (p->for_task && j != NULL)
+				json_add_string(j, "scope", "task");
 			journal_audit(tg->d, actor, "approval.answer", p->approval_id, j);
-			tg_answer_press(tg, p->query_id, p->allow ? "Approved." : "Denied.");
+			if (p->for_task) {
+				/* The same path as cwctl approve --for-task. */
+				char	 rule[400], rwhy[300], line[800];
+
+				if (api_approval_for_task(tg->d, p->approval_id, actor, rule,
+				    sizeof rule, rwhy, sizeof rwhy) == 0)
+					snprintf(line, sizeof line, "Approved; for this task "
+					    "from now on: %s.", rule);
+				else
+					snprintf(line, sizeof line, "Approved this once: %s", rwhy);
+				line[record_cut(line, strlen(line), 190)] = '\0';
+				tg_answer_press(tg, p->query_id, line);
+			} else
+				tg_answer_press(tg, p->query_id, p->allow ? "Approved." :
+				    "Denied.");
 			break;
 		case API_RESPOND_REFUSED:
 			/* Nothing changed; the press is refused and journaled, and says why. */
@@ -673,7 +689,9 @@ tg_sweep(struct telegram *tg)
 		json_add_string(p, "text", text);
 		free(text);
 		/* A pending approval gets the buttons; a decided one loses them. */
-		kb = send ? tgapi_keyboard(v[i].approval_id) : cJSON_CreateObject();
+		/* A budget question has nothing to remember for the task. */
+		kb = send ? tgapi_keyboard(v[i].approval_id, v[i].tool == NULL ||
+		    strcmp(v[i].tool, "budget") != 0) : cJSON_CreateObject();
 		if (!send && kb != NULL)
 			cJSON_AddArrayToObject(kb, "inline_keyboard");
 		if (kb != NULL)

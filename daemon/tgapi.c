@@ -79,7 +79,7 @@ tgapi_parse_data(const char *data, struct tgapi_press *p)
 	    strncmp(data, TGAPI_DATA_PREFIX, sizeof TGAPI_DATA_PREFIX - 1) != 0)
 		return 0;
 	data += sizeof TGAPI_DATA_PREFIX - 1;
-	if ((data[0] != 'a' && data[0] != 'd') || data[1] != ':')
+	if ((data[0] != 'a' && data[0] != 'd' && data[0] != 't') || data[1] != ':')
 		return 0;
 	id = data + 2;
 	n = strlen(id);
@@ -87,7 +87,8 @@ tgapi_parse_data(const char *data, struct tgapi_press *p)
 	if (n == 0 || n >= sizeof p->approval_id || strspn(id,
 	    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") != n)
 		return 0;
-	p->allow = data[0] == 'a';
+	p->allow = data[0] == 'a' || data[0] == 't';
+	p->for_task = data[0] == 't';
 	memcpy(p->approval_id, id, n + 1);
 	return 1;
 }
@@ -134,8 +135,8 @@ tgapi_update_parse(const cJSON *u, struct tgapi_press *p)
 int
 tgapi_button_data(char *out, size_t outlen, int allow, const char *approval_id)
 {
-	int	 n = snprintf(out, outlen, TGAPI_DATA_PREFIX "%c:%s", allow ? 'a' : 'd',
-		    approval_id);
+	int	 n = snprintf(out, outlen, TGAPI_DATA_PREFIX "%c:%s", allow == 2 ? 't' :
+		    allow ? 'a' : 'd', approval_id);
 
 	if (n < 0 || (size_t)n >= outlen || n > TGAPI_DATA_MAX)
 		return -1;
@@ -299,7 +300,7 @@ done:
 }
 
 cJSON *
-tgapi_keyboard(const char *approval_id)
+tgapi_keyboard(const char *approval_id, int always)
 {
 	cJSON	*kb, *rows, *row, *b;
 	char	 data[TGAPI_DATA_MAX + 1];
@@ -309,13 +310,18 @@ tgapi_keyboard(const char *approval_id)
 	rows = cJSON_AddArrayToObject(kb, "inline_keyboard");
 	row = cJSON_CreateArray();
 	cJSON_AddItemToArray(rows, row);
-	for (int allow = 1; allow >= 0; allow--) {
+	/* Approve, Always for this task (cwctl approve --for-task; when asked), Deny. */
+	for (int k = 0; k < 3; k++) {
+		int allow = k == 0 ? 1 : k == 1 ? 2 : 0;
+		if (allow == 2 && !always)
+			continue;
 		if (tgapi_button_data(data, sizeof data, allow, approval_id) == -1) {
 			cJSON_Delete(kb);
 			return NULL;
 		}
 		b = cJSON_CreateObject();
-		json_add_string(b, "text", allow ? "Approve" : "Deny");
+		json_add_string(b, "text", allow == 1 ? "Approve" : allow == 2 ?
+		    "Always for this task" : "Deny");
 		json_add_string(b, "callback_data", data);
 		cJSON_AddItemToArray(row, b);
 	}

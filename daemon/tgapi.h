@@ -44,11 +44,15 @@ struct tgapi_press {
 	char	 chat_type[16];		/* private, group, supergroup, channel */
 	int64_t	 message_id;
 	int	 allow;
+	int	 for_task;		/* "Always for this task": allow and remember */
 	char	 approval_id[STORE_ID_LEN];
 };
 /* Read one update; 0, or -1 when it has no update_id (the whole reply is then bad). */
 int	tgapi_update_parse(const cJSON *update, struct tgapi_press *);
-/* The callback_data of a button: "cw1:a:<id>" or "cw1:d:<id>". -1 if too long. */
+/*
+ * The callback_data of a button: "cw1:a:<id>" (allow 1), "cw1:t:<id>" (allow 2: allow
+ * and remember for the task) or "cw1:d:<id>" (0). -1 if too long.
+ */
 int	tgapi_button_data(char *out, size_t outlen, int allow, const char *approval_id);
 /* 1 when uid is in the JSON array allowed (a task's allowed_user_ids). */
 int	tgapi_user_allowed(const char *allowed, int64_t uid);
@@ -68,8 +72,11 @@ char	*tgapi_message_text(const struct store_telegram_item *, time_t now);
  * or NULL (also when report asks for nothing).
  */
 char	*tgapi_notice_text(const char *task, const char *run_id, const cJSON *report);
-/* The inline keyboard of a pending approval, or NULL. */
-cJSON	*tgapi_keyboard(const char *approval_id);
+/*
+ * The inline keyboard of a pending approval: Approve, "Always for this task" when
+ * always (not for a budget question), Deny. NULL on ENOMEM or a too-long id.
+ */
+cJSON	*tgapi_keyboard(const char *approval_id, int always);
 /* Seconds from now to a store timestamp; INT64_MIN when there is none. */
 int64_t	 tgapi_seconds_left(const char *deadline, time_t now);
 

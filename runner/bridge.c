@@ -18,6 +18,7 @@
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 
+#include "autoallow.h"
 #include "bridge.h"
 #include "ctlchar.h"
 #include "floor.h"
@@ -40,6 +41,8 @@ struct bridge_pending {
 	char				*tool;
 	cJSON				*announce;	/* its approval_request */
 };
+
+
 TAILQ_HEAD(bridge_pendq, bridge_pending);
 
 struct bridge {
@@ -62,6 +65,11 @@ struct bridge {
 	void			*arg;
 	int			 body_ctl;	/* the /mcp body's control char, or -1 */
 	int			 body_nul;	/* ...and whether it decodes to a NUL */
+	unsigned		 ask;		/* autoallow.h */
+	int			 sandboxed;
+	struct autoallow_rule	*rules;
+	size_t			 n_rules;
+	size_t			 n_auto;	/* calls that ran without asking */
 };
 
 /* The daemon takes tool names up to this long (runs_approval_request). */
@@ -425,28 +433,87 @@ bridge_too_large(const cJSON *input)
 }
 
 /*
- * A tool other than Bash that names a file (Write, Edit, Read...) outside the
- * worktree is "outside_worktree"; anything else is ordinary.
+ * The risk of a tool other than Bash. The file tools are ordinary while the file is
+ * in the worktree, outside_worktree otherwise; a tool the bridge does not know (the
+ * web tools, another MCP server's) is not ordinary, since it cannot tell what the
+ * tool reaches. Its family is the tool's name.
  */
 static void
-bridge_tool_risk(const struct bridge *b, const cJSON *input, struct floor_result *fr)
+bridge_tool_risk(const struct bridge *b, const char *tool, const cJSON *input,
+    struct floor_result *fr)
 {
+	static const char *const files[] = { "Read", "Write", "Edit", "MultiEdit",
+	    "NotebookEdit", "NotebookRead", "Glob", "Grep", "LS", "TodoWrite",
+	    "TodoRead", "Task", "BashOutput", "KillShell", "KillBash", "ExitPlanMode",
+	    NULL };
 	const char	*wt = b->policy != NULL ? b->policy->worktree : NULL;
 	const char	*path = json_get_string(input, "file_path");
-	size_t		 n;
+	size_t		 n, k;
 
+	fr->n_families = 0;
+	fr->family_opaque = 1;
+	if (strlen(tool) < FLOOR_FAMILY_MAX && autoallow_family_valid(tool)) {
+		snprintf(fr->families[0], sizeof fr->families[0], "%s", tool);
+		fr->n_families = 1;
+		fr->family_opaque = 0;
+	}
+	for (k = 0; files[k] != NULL; k++)
+		if (strcmp(tool, files[k]) == 0)
+			break;
+	if (files[k] == NULL) {
+		fr->risk = FLOOR_RISK_OUTSIDE;
+		snprintf(fr->risk_rule, sizeof fr->risk_rule, "risk.unknown_tool");
+		return;
+	}
 	if (path == NULL)
 		path = json_get_string(input, "notebook_path");
-	if (wt == NULL || path == NULL || path[0] != '/')
+	if (path == NULL)
+		path = json_get_string(input, "path");
+	if (path == NULL)
 		return;
+	if (wt == NULL || path[0] != '/')
+		goto outside;
 	n = strlen(wt);
 	while (n > 1 && wt[n - 1] == '/')
 		n--;
 	if (strncmp(path, wt, n) == 0 && (path[n] == '/' || path[n] == '\0') &&
-	    strstr(path, "/../") == NULL)
+	    strstr(path, "/../") == NULL && (strlen(path) < 3 ||
+	    strcmp(path + strlen(path) - 3, "/..") != 0))
 		return;
+outside:
+	/* A relative path resolves against a directory the bridge does not know. */
 	fr->risk = FLOOR_RISK_OUTSIDE;
 	snprintf(fr->risk_rule, sizeof fr->risk_rule, "risk.outside_worktree");
+}
+
+/*
+ * A call that runs without asking (autoallow.h): answered allow at once, recorded,
+ * and told to the daemon for the journal (auto_allow, with its risk and the rule
+ * that let it run).
+ */
+static cJSON *
+bridge_auto_allow(struct bridge *b, const cJSON *id, const char *tool,
+    const cJSON *input, const struct floor_result *fr, const char *rule)
+{
+	cJSON	*ev;
+
+	b->n_auto++;
+	bridge_record_approval(b, NULL, tool, "allow", "auto", rule);
+	if ((ev = bridge_event(b, "auto_allow")) != NULL) {
+		record_add_string(ev, "tool", tool, BRIDGE_TOOL_MAX);
+		if (json_get_string(input, "command") != NULL)
+			record_add_command(ev, json_get_string(input, "command"));
+		else if (json_get_string(input, "file_path") != NULL)
+			record_add_string(ev, "file_path", json_get_string(input,
+			    "file_path"), CW_RECORD_MAX_TEXT);
+		cJSON_AddStringToObject(ev, "risk", floor_risk_name(fr->risk));
+		if (fr->risk_rule[0] != '\0')
+			cJSON_AddStringToObject(ev, "risk_rule", fr->risk_rule);
+		cJSON_AddStringToObject(ev, "rule", rule);
+		cJSON_AddNumberToObject(ev, "seq", (double)b->n_auto);
+		bridge_emit(b, ev);
+	}
+	return bridge_tool_result(id, 1, input, NULL);
 }
 
 /*
@@ -505,6 +572,17 @@ bridge_tools_call(struct bridge *b, const cJSON *id, const cJSON *params, void *
 			bridge_record_approval(b, NULL, tool, "deny", "floor", fr.reason);
 			return bridge_tool_result(id, 0, NULL, fr.reason);
 		}
+	} else
+		bridge_tool_risk(b, tool, input, &fr);
+	/* Who answers: the one evaluation (autoallow.h), before any approval is held. */
+	{
+		struct autoallow_policy	 ap = { b->ask, b->sandboxed, b->rules,
+		    b->n_rules };
+		struct autoallow_result	 ar;
+
+		autoallow_decide(&fr, &ap, &ar);
+		if (ar.verdict == AUTOALLOW_RUN)
+			return bridge_auto_allow(b, id, tool, input, &fr, ar.rule);
 	}
 	/*
 	 * Every refusal below is answered at once and recorded (bounded), but the
@@ -584,11 +662,14 @@ bridge_tools_call(struct bridge *b, const cJSON *id, const cJSON *params, void *
 		if (use_id != NULL)
 			cJSON_AddStringToObject(msg, "tool_use_id", use_id);
 		/* What kind of call this is, for the person: from the floor's evaluation. */
-		if (strcmp(tool, "Bash") != 0)
-			bridge_tool_risk(b, input, &fr);
+		char	 fam[FLOOR_FAMILY_MAX];
+
 		cJSON_AddStringToObject(msg, "risk", floor_risk_name(fr.risk));
 		if (fr.risk_rule[0] != '\0')
 			cJSON_AddStringToObject(msg, "risk_rule", fr.risk_rule);
+		/* What "always for this task" would remember; none for a hidden payload. */
+		if (autoallow_family(&fr, fam, sizeof fam) == 0)
+			cJSON_AddStringToObject(msg, "family", fam);
 		p->announce = cJSON_Duplicate(msg, 1);
 		bridge_emit(b, msg);
 	}
@@ -891,6 +972,14 @@ bridge_new(struct event_base *base, const struct bridge_config *cfg, char *err,
 	b->max_body = cfg->max_body ? cfg->max_body : CW_BRIDGE_MAX_BODY;
 	b->max_pending = cfg->max_pending ? cfg->max_pending : CW_BRIDGE_MAX_PENDING;
 	b->asks = cfg->asks;
+	b->ask = cfg->ask_set ? cfg->ask : AUTOALLOW_ASK_ALL;
+	for (size_t i = 0; i < cfg->n_rules; i++)
+		if (bridge_add_rule(b, cfg->rules[i].family, (int)cfg->rules[i].max_risk) ==
+		    -1) {
+			snprintf(err, errlen, "bridge: task rule %zu is not valid", i);
+			bridge_free(b);
+			return NULL;
+		}
 	b->floor_command = cfg->floor_command;
 	b->emit = cfg->emit;
 	b->arg = cfg->arg;
@@ -952,6 +1041,37 @@ bridge_reannounce(struct bridge *b)
 	TAILQ_FOREACH(p, &b->pending, entry)
 		if (p->announce != NULL)
 			bridge_emit(b, cJSON_Duplicate(p->announce, 1));
+}
+
+void
+bridge_set_sandboxed(struct bridge *b, int sandboxed)
+{
+	b->sandboxed = sandboxed != 0;
+}
+
+int
+bridge_add_rule(struct bridge *b, const char *family, int max_risk)
+{
+	struct autoallow_rule	*nr;
+
+	if (family == NULL || !autoallow_family_valid(family) ||
+	    max_risk < FLOOR_RISK_ORDINARY || max_risk > FLOOR_RISK_DESTRUCTIVE)
+		return -1;
+	for (size_t i = 0; i < b->n_rules; i++)
+		if (strcmp(b->rules[i].family, family) == 0) {
+			if (max_risk > (int)b->rules[i].max_risk)
+				b->rules[i].max_risk = (enum floor_risk)max_risk;
+			return 0;
+		}
+	if (b->n_rules >= AUTOALLOW_RULES_MAX ||
+	    (nr = realloc(b->rules, (b->n_rules + 1) * sizeof *nr)) == NULL)
+		return -1;
+	b->rules = nr;
+	memset(&nr[b->n_rules], 0, sizeof nr[b->n_rules]);
+	snprintf(nr[b->n_rules].family, sizeof nr[b->n_rules].family, "%s", family);
+	nr[b->n_rules].max_risk = (enum floor_risk)max_risk;
+	b->n_rules++;
+	return 0;
 }
 
 int
@@ -1030,6 +1150,7 @@ bridge_free(struct bridge *b)
 	httpd_free(b->httpd);
 	record_list_free(&b->denials);
 	record_list_free(&b->approvals);
+	free(b->rules);
 	free(b->run_id);
 	free(b->token);
 	free(b);

@@ -22,6 +22,7 @@
 #include <cjson/cJSON.h>
 
 struct asklimit;
+struct autoallow_rule;
 struct event_base;
 struct floor_policy;
 struct bridge;
@@ -48,6 +49,17 @@ struct bridge_config {
 	 */
 	struct asklimit			*asks;
 	/*
+	 * Who answers (common/autoallow.h): the risks a person is asked about
+	 * (AUTOALLOW_BIT mask; approvals.ask, the task's over the global one), and the
+	 * task's remembered families. An ordinary call runs without asking only once
+	 * bridge_set_sandboxed() said the run is sandboxed. ask_set 0: every call is
+	 * asked, as a bridge that was told nothing must.
+	 */
+	int				 ask_set;
+	unsigned			 ask;
+	const struct autoallow_rule	*rules;
+	size_t				 n_rules;
+	/*
 	 * The engine's reading of its hook body (runner/engine.h, floor_command): the
 	 * shell command, or none. NULL: /floor refuses every body (no hook engine).
 	 */
@@ -71,6 +83,13 @@ int		 bridge_adopt(struct bridge *, int fd, char *err, size_t errlen);
  */
 int		 bridge_decide(struct bridge *, const char *id, int allow,
 		    const char *message);
+/* The run has its sandbox (1) or runs without it (0, the default until told). */
+void		 bridge_set_sandboxed(struct bridge *, int);
+/*
+ * Remember a family for the rest of the run, as the daemon stored it for the task
+ * (a person's "always for this task"). 0, or -1 (invalid, or the list is full).
+ */
+int		 bridge_add_rule(struct bridge *, const char *family, int max_risk);
 /* Deny every pending approval with message; by goes into the record ("timeout"). */
 void		 bridge_expire(struct bridge *, const char *message, const char *by);
 int		 bridge_pending(const struct bridge *);

@@ -35,6 +35,7 @@
 #include <event2/event.h>
 
 #include "asklimit.h"
+#include "autoallow.h"
 #include "bridge.h"
 #include "budgetpause.h"
 #include "egress.h"
@@ -90,6 +91,10 @@ struct run {
 	int			 netns;		/* the run has its own network namespace */
 	struct strlist		 net_allow;	/* the task's egress rules (run message) */
 	int			 net_ask;	/* the task's network.ask */
+	int			 ask_set;	/* the run message's approvals.ask */
+	unsigned		 ask;		/* ...its mask (autoallow.h) */
+	struct autoallow_rule	*rules;		/* the task's remembered families */
+	size_t			 n_rules;
 	struct config		 cfg;
 	int			 have_cfg;
 	struct asklimit		 asks;		/* the run's approval budget: bridge and
@@ -1661,6 +1666,54 @@ run_parse(struct run *r, const cJSON *j)
 			RUN_FAIL("network.ask must be true or false");
 		r->net_ask = cJSON_IsTrue(al);
 	}
+	/*
+	 * approvals: {"ask": [risk...] | "all" | "none", "rules": [{"family", "max_risk"}]}
+	 * from the daemon (the task's setting over config.yaml's, and its remembered
+	 * families). Without ask the runner's own config.yaml says.
+	 */
+	if ((b = cJSON_GetObjectItemCaseSensitive(j, "approvals")) != NULL) {
+		const cJSON	*ask, *rules;
+		const char	*words[8];
+		size_t		 nw = 0;
+		char		 aerr[200];
+
+		if (!cJSON_IsObject(b))
+			RUN_FAIL("approvals must be an object");
+		if ((ask = cJSON_GetObjectItemCaseSensitive(b, "ask")) != NULL) {
+			if (cJSON_IsString(ask))
+				words[nw++] = ask->valuestring;
+			else if (cJSON_IsArray(ask) && cJSON_GetArraySize(ask) <= 8)
+				cJSON_ArrayForEach(e, ask) {
+					if (!cJSON_IsString(e))
+						RUN_FAIL("approvals.ask: risks are strings");
+					words[nw++] = e->valuestring;
+				}
+			else
+				RUN_FAIL("approvals.ask must be all, none or a list of risks");
+			if (autoallow_ask_parse(words, nw, &r->ask, aerr, sizeof aerr) == -1)
+				RUN_FAIL("approvals.ask: %s", aerr);
+			r->ask_set = 1;
+		}
+		rules = cJSON_GetObjectItemCaseSensitive(b, "rules");
+		if (rules != NULL && (!cJSON_IsArray(rules) ||
+		    cJSON_GetArraySize(rules) > AUTOALLOW_RULES_MAX))
+			RUN_FAIL("approvals.rules must be an array of at most %d rules",
+			    AUTOALLOW_RULES_MAX);
+		if (rules != NULL && cJSON_GetArraySize(rules) > 0 &&
+		    (r->rules = calloc((size_t)cJSON_GetArraySize(rules),
+		    sizeof *r->rules)) == NULL)
+			RUN_FAIL("out of memory");
+		cJSON_ArrayForEach(e, rules) {
+			const char *fam = json_get_string(e, "family");
+			const char *mr = json_get_string(e, "max_risk");
+			int risk = mr != NULL ? floor_risk_parse(mr) : -1;
+			if (fam == NULL || !autoallow_family_valid(fam) || risk == -1)
+				RUN_FAIL("approvals.rules: each needs a family and a max_risk");
+			snprintf(r->rules[r->n_rules].family,
+			    sizeof r->rules[r->n_rules].family, "%s", fam);
+			r->rules[r->n_rules++].max_risk = (enum floor_risk)risk;
+		}
+	}
 	env = cJSON_GetObjectItemCaseSensitive(j, "env");
 	if (env != NULL && !cJSON_IsObject(env))
 		RUN_FAIL("env must be an object of strings");
@@ -1704,6 +1757,29 @@ run_decision(struct run *r, const cJSON *j)
 			json_add_string(ev, "id", id);
 			run_emit(r, ev);
 		}
+	}
+}
+
+/*
+ * {"type":"task_rule","family":F,"max_risk":R}: a person answered "always for this
+ * task"; the rest of this run honours it too (the daemon stored it for later runs).
+ */
+static void
+run_task_rule(struct run *r, const cJSON *j)
+{
+	const char	*fam = json_get_string(j, "family");
+	const char	*mr = json_get_string(j, "max_risk");
+	cJSON		*ev;
+
+	if (r->bridge == NULL || fam == NULL || mr == NULL ||
+	    bridge_add_rule(r->bridge, fam, floor_risk_parse(mr)) == -1) {
+		run_note(r, "ignored a task rule without a valid family and max_risk");
+		return;
+	}
+	if ((ev = run_event(r, "task_rule_added")) != NULL) {
+		json_add_string(ev, "family", fam);
+		json_add_string(ev, "max_risk", mr);
+		run_emit(r, ev);
 	}
 }
 
@@ -1753,6 +1829,8 @@ run_line(struct run *r, const char *line, size_t len)
 			event_base_loopbreak(r->base);
 	} else if (strcmp(type, "decision") == 0) {
 		run_decision(r, j);
+	} else if (strcmp(type, "task_rule") == 0) {
+		run_task_rule(r, j);
 	} else if (strcmp(type, "stop") == 0) {
 		cJSON	*ev;
 
@@ -2021,6 +2099,15 @@ run_prepare_engine(struct run *r, struct strlist *argv, struct strlist *env,
 	bc.emit = run_emit_cb;
 	bc.arg = r;
 	bc.asks = &r->asks;
+	/*
+	 * Who answers: approvals.ask (the task's, else config.yaml's) in acceptEdits; a
+	 * plan-mode run changes nothing unasked, so there every call is asked.
+	 */
+	bc.ask_set = 1;
+	bc.ask = r->mode == NULL || strcmp(r->mode, "acceptEdits") != 0 ?
+	    AUTOALLOW_ASK_ALL : r->ask_set ? r->ask : r->cfg.approvals_ask;
+	bc.rules = r->rules;
+	bc.n_rules = r->n_rules;
 	if (r->netns) {
 		/* Its socket is made in the run's network namespace (run_start). */
 		bc.defer_listen = 1;
@@ -2040,6 +2127,8 @@ run_prepare_engine(struct run *r, struct strlist *argv, struct strlist *env,
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	/* An ordinary call runs unasked only inside the sandbox's promises. */
+	bridge_set_sandboxed(r->bridge, o.sandboxed);
 	if (r->ops->prepare(&o, argv, env, files, err, errlen) == -1)
 		return -1;
 	if ((r->stream = r->ops->stream_new()) == NULL) {
@@ -2593,6 +2682,7 @@ run_free(struct run *r)
 	bridge_free(r->bridge);
 	proxy_free(r->proxy);
 	strlist_free(&r->net_allow);
+	free(r->rules);
 	uplink_free(r->up);
 	if (r->ev_chld != NULL)
 		event_free(r->ev_chld);

@@ -5,11 +5,14 @@
  * Each line on that socket is one tool call; each is run in a child of this process,
  * so in the run's sandbox, and answered with one line. Nothing here ever sees the key.
  *
- * A shell command goes to the run's permission bridge first, exactly as Claude Code's
- * hook does: /floor (the floor's verdict, journaled by the bridge) when the command is
- * in the allowed set, else /mcp's approval tool in acceptEdits mode (the floor, then a
- * person's answer through the Inbox, cwctl or Telegram, held until it comes). plan
- * mode runs read-only tools only.
+ * A shell command goes to the run's permission bridge, exactly as Claude Code's calls
+ * do: /floor first (the floor's verdict, journaled by the bridge, told to the model as
+ * the floor's), then in acceptEdits mode /mcp's approval tool, where the one evaluation
+ * of who answers (common/autoallow.h) runs: an ordinary call run without asking, a
+ * remembered family, or a person's answer through the Inbox, cwctl or Telegram, held
+ * until it comes. There is no list of its own here: a first-word list
+ * would let "find . -exec ..." through and ask "npm test" (issue 23). plan mode runs
+ * read-only tools only.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -33,26 +36,12 @@
 #include "commands.h"
 #include "curlload.h"
 #include "json.h"
-#include "toolhost.h"
 #include "wire.h"
 
 #define TOOLHOST_OUT_MAX	(32 * 1024)	/* a tool's output kept for the model */
 #define TOOLHOST_FILE_MAX	(256 * 1024)	/* read_file's limit */
 #define TOOLHOST_BASH_S		600		/* a shell command's wall-clock limit */
 #define TOOLHOST_LINE_MAX	(4 * 1024 * 1024)
-
-/*
- * Shell commands that run without asking in acceptEdits mode (after the floor): they
- * read, build, test and commit inside the worktree. Anything else is asked. The first
- * word of the command is matched; a command line with ';', '&&', '|', '`' or '$(' is
- * always asked, since its other parts could be anything.
- */
-static const char *toolhost_allowed[] = {
-	"ls", "cat", "head", "tail", "wc", "grep", "find", "pwd", "echo", "diff",
-	"make", "true", "test", "sort", "uniq", "stat", "file",
-	"git status", "git diff", "git log", "git show", "git add", "git commit",
-	"git branch", "git rev-parse",
-};
 
 struct toolhost {
 	int		 port;
@@ -77,24 +66,6 @@ toolhost_out_add(struct toolhost_out *o, const char *s, size_t n)
 	memcpy(o->buf + o->len, s, n);
 	o->len += n;
 	o->buf[o->len] = '\0';
-}
-
-int
-toolhost_allowed_command(const char *cmd)
-{
-	size_t	 i, n;
-
-	while (*cmd == ' ' || *cmd == '\t')
-		cmd++;
-	if (strpbrk(cmd, ";&|`\n<>") != NULL || strstr(cmd, "$(") != NULL)
-		return 0;
-	for (i = 0; i < sizeof toolhost_allowed / sizeof toolhost_allowed[0]; i++) {
-		n = strlen(toolhost_allowed[i]);
-		if (strncmp(cmd, toolhost_allowed[i], n) == 0 &&
-		    (cmd[n] == '\0' || cmd[n] == ' ' || cmd[n] == '\t'))
-			return 1;
-	}
-	return 0;
 }
 
 /* ---- the bridge --------------------------------------------------------------------- */
@@ -166,13 +137,16 @@ toolhost_gate(struct toolhost *h, const char *id, const char *cmd, const char *m
 	const char	*d, *text;
 	int		 ok = 0;
 
-	/* The floor first, always: its verdict is journaled and told to the model. */
+	/*
+	 * The floor first, always: its verdict is journaled by the bridge and told to the
+	 * model as the floor's. In acceptEdits the approval tool then decides who answers.
+	 */
 	body = cJSON_CreateObject();
 	cJSON_AddStringToObject(body, "tool", "bash");
 	cJSON_AddStringToObject(body, "command", cmd);
 	if (toolhost_post(h, "/floor", body, &ans) == -1) {
-		snprintf(why, whylen, "Clockwork could not reach the floor: the command "
-		    "was not run");
+		snprintf(why, whylen, "Clockwork could not reach the floor: the "
+		    "command was not run");
 	} else if ((d = json_get_string(ans, "decision")) != NULL &&
 	    strcmp(d, "allow") == 0) {
 		ok = 1;
@@ -182,10 +156,10 @@ toolhost_gate(struct toolhost *h, const char *id, const char *cmd, const char *m
 	}
 	cJSON_Delete(ans);
 	cJSON_Delete(body);
-	if (!ok || strcmp(mode, "acceptEdits") != 0 || toolhost_allowed_command(cmd))
+	if (!ok || strcmp(mode, "acceptEdits") != 0)
 		return ok;
-	/* Outside the allowed set: a person answers (the bridge checks the floor again). */
 	ok = 0;
+	/* Who answers: the bridge's one evaluation (it checks the floor again). */
 	body = cJSON_CreateObject();
 	cJSON_AddStringToObject(body, "jsonrpc", "2.0");
 	cJSON_AddNumberToObject(body, "id", 1);

@@ -87,15 +87,20 @@ function taskOf(runId) {
   return r ? r.task : '?';
 }
 
-async function answer(a, allow, msgInput, buttons) {
+async function answer(a, allow, msgInput, buttons, forTask) {
   buttons.forEach((b) => { b.disabled = true; });
   const body = { decision: allow ? 'allow' : 'deny' };
   if (msgInput.value.trim() !== '') body.message = msgInput.value.trim();
+  // "Always for this task": the same path as cwctl approve --for-task.
+  if (allow && forTask) body.scope = 'task';
   try {
-    await api('/inbox/api/approvals/' + encodeURIComponent(a.id), {
+    const r = await api('/inbox/api/approvals/' + encodeURIComponent(a.id), {
       method: 'POST', body: JSON.stringify(body),
       headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': state.csrf } });
-    setStatus((allow ? 'Approved ' : 'Denied ') + a.tool + ' in run ' + a.run_id);
+    let note = '';
+    if (r && r.task_rule) note = '; for this task from now on: ' + r.task_rule;
+    else if (r && r.task_rule_error) note = '; not remembered: ' + r.task_rule_error;
+    setStatus((allow ? 'Approved ' : 'Denied ') + a.tool + ' in run ' + a.run_id + note);
   } catch (e) {
     setStatus('Could not answer: ' + e.message);
   }
@@ -154,9 +159,21 @@ function renderApprovals() {
     const yes = el('button', 'approve', a.tool === 'budget' ? 'Extend' : 'Approve');
     const no = el('button', 'deny', a.tool === 'budget' ? 'Stop' : 'Deny');
     yes.type = no.type = 'button';
-    yes.addEventListener('click', () => answer(a, true, msg, [yes, no]));
-    no.addEventListener('click', () => answer(a, false, msg, [yes, no]));
-    act.append(msg, yes, no);
+    const btns = [yes, no];
+    // Only what can be remembered gets the button: a host, or a command family.
+    let always = null;
+    if (a.family || a.tool === 'network') {
+      always = el('button', 'always', 'Always for this task' +
+        (a.family ? ': ' + a.family : ''));
+      always.type = 'button';
+      btns.push(always);
+      always.addEventListener('click', () => answer(a, true, msg, btns, true));
+    }
+    yes.addEventListener('click', () => answer(a, true, msg, btns));
+    no.addEventListener('click', () => answer(a, false, msg, btns));
+    act.append(msg, yes);
+    if (always) act.append(always);
+    act.append(no);
     li.append(act);
     li.hidden = collapsed && seen[a.run_id] > GROUP_SHOW;
     ul.append(li);

@@ -9,7 +9,8 @@
 #   multi      read_file, edit_file, bash (grep as the test), git add + commit: the edit
 #              is on disk and committed, the run completes, the transcript has each tool
 #   floor      git push --force is refused by the floor (journaled), the model is told
-#   approval   a command outside the allowed set waits; `cwctl approve` lets it run
+#   approval   a command that is not ordinary (git -c may run a program) waits;
+#              `cwctl approve` lets it run (test/e2e/autoallow.test.sh: who answers)
 #   plan       plan mode: the worktree is unchanged, the run's result is the plan, the
 #              write tools are not offered
 #   budget     a dollar budget ends the run after the turn whose reported usage crosses
@@ -56,7 +57,7 @@ cat > "$T/scenarios.json" <<'EOF2'
   {"text": "floor done"}
  ],
  "approval": [
-  {"tool": "bash", "input": {"command": "sh -c 'echo yes > approved.txt'"}},
+  {"tool": "bash", "input": {"command": "git -c core.pager=cat log -1 > /dev/null; echo yes > approved.txt"}},
   {"text": "approval done"}
  ],
  "plan": [
@@ -215,6 +216,9 @@ cw task add noprice --repo "$repo" --key unpriced --seconds 120 \
 add e429 acceptEdits main
 add drop acceptEdits main
 add keyhunt acceptEdits main
+# Its first call must wait for an answer (the agent is inspected while it is blocked):
+# every call is asked, not only the risky ones.
+cw task ask keyhunt all > /dev/null || die "cwctl task ask keyhunt all"
 add oamulti acceptEdits oa
 add oaerr acceptEdits oa
 add oa401 acceptEdits oawrong
@@ -309,7 +313,7 @@ a=$(sql "SELECT id FROM approvals WHERE run_id='$r' AND state='pending'")
 cw approve "$a" > /dev/null || fail "cwctl approve $a"
 wait_until 60 "approval ended" ended "$r" || fail "approval did not end"
 if [ "$(cat "$(wt "$r")/approved.txt" 2>/dev/null)" = yes ] && [ "$(field "$r" status)" = completed ]; then
-	ok "a command outside the allowed set waited for cwctl approve, then ran"
+	ok "a command that is not ordinary waited for cwctl approve, then ran"
 else
 	fail "approval: $(field "$r" status) $(ls "$(wt "$r")")"
 fi

@@ -51,6 +51,9 @@ check() { local what=$1; shift; if "$@"; then ok "$what"; else fail "$what"; fi;
 
 export HOME="$T/home" CLOCKWORK_HOME="$T/cw"
 mkdir -p "$HOME/.ssh" "$CLOCKWORK_HOME"
+# These scenarios test the approval machinery itself: every call is asked (approvals.ask:
+# all), not only the risky ones (test/e2e/autoallow.test.sh tests the default).
+printf 'approvals:\n  ask: all\n' > "$CLOCKWORK_HOME/config.yaml"
 echo "CANARY-PRIVATE-KEY-3f9a" > "$HOME/.ssh/id_ed25519"
 chmod 600 "$HOME/.ssh/id_ed25519"
 git config --global user.email e2e@example.invalid

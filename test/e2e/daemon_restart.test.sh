@@ -29,7 +29,7 @@ node "$CW_SRC/test/fixtures/model-server.js" "$T/scenarios.json" "$T/mport" "$T/
 pids+=($!)
 wait_until 15 "model server" test -s "$T/mport" || die "model server did not start"
 
-printf '%s\n' 'api_port: 0' 'engines:' '  claude:' \
+printf '%s\n' 'api_port: 0' 'approvals:' '  ask: all' 'engines:' '  claude:' \
     "    base_url: http://127.0.0.1:$(cat "$T/mport")" > "$CLOCKWORK_HOME/config.yaml"
 start_daemon() {
 	rm -f "$CLOCKWORK_HOME/clockworkd.port"

@@ -48,7 +48,7 @@ node "$CW_SRC/test/fixtures/model-server.js" "$T/scenarios.json" "$T/mport" "$T/
 pids+=($!)
 wait_until 15 "model server" test -s "$T/mport" || die "model server did not start"
 
-printf '%s\n' 'api_port: 0' 'max_concurrent_runs: 5' 'engines:' '  claude:' \
+printf '%s\n' 'api_port: 0' 'approvals:' '  ask: all' 'max_concurrent_runs: 5' 'engines:' '  claude:' \
     "    base_url: http://127.0.0.1:$(cat "$T/mport")" \
     'rules:' '  - id: rm_root' '    enabled: false' > "$CLOCKWORK_HOME/config.yaml"
 # The engine finds claude on the daemon's PATH; the model server's address is the

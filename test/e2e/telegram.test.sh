@@ -34,7 +34,7 @@ wait_until 15 "Bot API stand-in" test -s "$T/tgport" || die "the Bot API stand-i
 TGB="http://127.0.0.1:$(cat "$T/tgport")"
 
 # The model server is the engine's base_url, which the run's egress proxy allows.
-printf '%s\n' 'api_port: 0' 'max_concurrent_runs: 2' 'engines:' '  claude:' \
+printf '%s\n' 'api_port: 0' 'approvals:' '  ask: all' 'max_concurrent_runs: 2' 'engines:' '  claude:' \
     "    base_url: http://127.0.0.1:$(cat "$T/mport")" > "$CLOCKWORK_HOME/config.yaml"
 PATH="$bindir:$PATH" \
     ANTHROPIC_API_KEY=sk-ant-e2e-dummy CW_TELEGRAM_API_BASE_FOR_TESTS="$TGB" \

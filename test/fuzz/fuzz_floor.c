@@ -1,14 +1,19 @@
 /*
  * libFuzzer target for floor_evaluate and floor_explain: the whole path from text to
  * verdict (parser, normalisation, re-parsed sh -c strings and heredocs, cd tracking,
- * credential-path checks, the starter rules of the default configuration, risk) on
- * any input. Both give the same verdict.
+ * credential-path checks, the starter rules of the default configuration, risk,
+ * command families) on any input, and the one evaluation of who answers over its
+ * result (autoallow.h): a deny stays a deny, only ordinary runs by default. Both
+ * floor calls give the same verdict.
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <stdio.h>
+
+#include "autoallow.h"
 #include "floor.h"
 
 int
@@ -55,6 +60,37 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (r.risk < FLOOR_RISK_ORDINARY || r.risk > FLOOR_RISK_DESTRUCTIVE ||
 	    (r.risk != FLOOR_RISK_ORDINARY && r.risk_rule[0] == '\0'))
 		abort();	/* a raised risk names its rule */
+	/* Families (autoallow.h): bounded, printable, and none at all for an opaque line. */
+	if (r.n_families > FLOOR_MAX_FAMILIES)
+		abort();
+	for (size_t i = 0; i < r.n_families; i++)
+		if (strnlen(r.families[i], FLOOR_FAMILY_MAX) >= FLOOR_FAMILY_MAX)
+			abort();
+	{
+		char			 fam[FLOOR_FAMILY_MAX];
+		struct autoallow_rule	 rule;
+		struct autoallow_policy	 ap = { AUTOALLOW_ASK_DEFAULT, 1, &rule, 1 };
+		struct autoallow_result	 ar;
+
+		if (autoallow_family(&r, fam, sizeof fam) == 0 &&
+		    (r.family_opaque || !autoallow_family_valid(fam)))
+			abort();
+		/* The floor's deny is never turned into a run, by any rule. */
+		memset(&rule, 0, sizeof rule);
+		snprintf(rule.family, sizeof rule.family, "%s", r.n_families > 0 ?
+		    r.families[0] : "x");
+		rule.max_risk = FLOOR_RISK_DESTRUCTIVE;
+		ap.ask = AUTOALLOW_ASK_NONE;
+		autoallow_decide(&r, &ap, &ar);
+		if ((r.verdict == FLOOR_DENY) != (ar.verdict == AUTOALLOW_DENY))
+			abort();
+		/* Only an ordinary, visible line runs unasked by default, with no rules. */
+		ap.ask = AUTOALLOW_ASK_DEFAULT;
+		ap.n_rules = 0;
+		autoallow_decide(&r, &ap, &ar);
+		if (ar.verdict == AUTOALLOW_RUN && r.risk != FLOOR_RISK_ORDINARY)
+			abort();
+	}
 	if (floor_explain(s, &pol, &r2, &t) == 0 && (r2.verdict != r.verdict ||
 	    strcmp(r2.rule, r.rule) != 0 || r2.risk != r.risk || t.buf == NULL))
 		abort();	/* explaining does not change the verdict */

@@ -53,6 +53,8 @@ row() {
 flood() {
 	local id
 	cwctl task add "$1" --engine claude --seconds 120 --prompt "${2:-flood}" >/dev/null || return 1
+	# Every call is asked (the flood is of approvals): ordinary ones would run unasked.
+	cwctl task ask "$1" all >/dev/null || return 1
 	[ "${2:-}" != net ] || cwctl network "$1" --ask >/dev/null || return 1
 	id=$(cwctl run start "$1") || return 1
 	wait_until 120 "run $id" run_ended "$id"

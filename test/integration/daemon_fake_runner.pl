@@ -14,6 +14,9 @@
 #   #risky        the #approval request carries risk "destructive" (config.rm_root),
 #                 and a floor_deny and a rule_deny event come first, as cw-runner's
 #                 bridge sends them
+#   #family=F     the #approval request names command family F (one word, '+' for a
+#                 space), what "always for this task" would remember; the run's task
+#                 rules and approvals.ask from the run message are logged
 use strict;
 use warnings;
 use JSON::PP;
@@ -62,6 +65,7 @@ if ($prompt =~ /#approval/) {
 	my %req = (type => 'approval_request', id => 'req-1', tool => 'Bash',
 	    input => { command => $cmd }, deadline => 0);
 	@req{qw(risk risk_rule)} = ('destructive', 'config.rm_root') if $prompt =~ /#risky/;
+	if ($prompt =~ /#family=(\S+)/) { (my $f = $1) =~ tr/+/ /; $req{family} = $f; }
 	send_msg(\%req);
 	while (my $l = <STDIN>) {
 		my $m = eval { $json->decode($l) } or next;

@@ -6,7 +6,7 @@
 #  1. the bot token: set from stdin, kept in a 0600 file in $CLOCKWORK_HOME/secrets
 #     (no session bus here, so not the Secret Service), never in the store, a log, the
 #     journal or the audit log; `cwctl telegram test` reaches the chat;
-#  2. an approval reaches the task's chat with Approve/Deny buttons, its command
+#  2. an approval reaches the task's chat with Approve/Always/Deny buttons, its command
 #     masked and made visible, run, task and time left;
 #  3. a press from another chat changes nothing and is answered "Not allowed";
 #  4. a press from the task's private chat approves through the one respond path:
@@ -91,8 +91,8 @@ m = json.load(open(sys.argv[1])); aid, rid = sys.argv[2], sys.argv[3]
 t = m["text"]
 assert m["chat"]["id"] == 111, m
 kb = m["reply_markup"]["inline_keyboard"][0]
-assert [b["text"] for b in kb] == ["Approve", "Deny"], kb
-assert [b["callback_data"] for b in kb] == ["cw1:a:" + aid, "cw1:d:" + aid], kb
+assert [b["text"] for b in kb] == ["Approve", "Always for this task", "Deny"], kb
+assert [b["callback_data"] for b in kb] == ["cw1:a:" + aid, "cw1:t:" + aid, "cw1:d:" + aid], kb
 assert t.startswith("Risk: ordinary\nApproval needed: Bash") and "run: " + rid in t and "task: ask" in t, t
 assert "time left: " in t and "until the run" not in t, t
 assert "ghp_Nq3vLmZ2pR9sT4uW6yB8" not in t and "[MASKED" in t, t
@@ -129,6 +129,39 @@ wait_until 10 "answered" answered "$q2" || fail "second press not answered"
 [[ "$(answer_text "$q2")" == *"already answered"* ]] || fail "second press: $(answer_text "$q2")"
 [ "$(sql "SELECT state FROM approvals WHERE id='$aid'")" = allowed ] || fail "the second press changed it"
 pass "a press from the task's private chat approves through api_respond: runner decided, store/audit/journal name the Telegram user, message edited; a second press: already answered"
+
+# 4b. "Always for this task": allowed, and the command family kept for the task, by the
+#     same path as cwctl approve --for-task; a call with no family is allowed once.
+cwctl task add fam --engine command --prompt "echo \"decision=\$DECISION\" #approval #family=npm+test" \
+    --telegram-chat 111 >/dev/null || fail "task add fam"
+idf=$(cwctl run start fam)
+wait_until 10 "approval pending" sh -c "[ -n \"\$(sqlite3 '$CLOCKWORK_HOME/clockwork.db' \"SELECT id FROM approvals WHERE run_id='$idf' AND state='pending'\")\" ]" ||
+    fail "fam: no pending approval"
+aidf=$(sql "SELECT id FROM approvals WHERE run_id='$idf'")
+wait_until 10 "message sent" sh -c "curl -s --noproxy '*' '$TGB/_test/state' | grep -q '$aidf'" || fail "fam: no message"
+q=$(press 111 private 5001 "cw1:t:$aidf")
+wait_until 10 "answered" answered "$q" || fail "the always press was not answered"
+[[ "$(answer_text "$q")" == "Approved; for this task from now on: npm test (up to ordinary)." ]] ||
+    fail "always press answer: $(answer_text "$q")"
+wait_until 10 "run ended" run_ended "$idf" || fail "fam run did not end"
+grep -q 'decision=allow' "$(run_field "$idf" log_path)" || fail "fam: the runner did not get allow"
+cwctl task rules fam | grep -q 'npm test *up to ordinary, by telegram user 5001' ||
+    fail "fam rules: $(cwctl task rules fam)"
+[ "$(sql "SELECT count(*) FROM audit WHERE action='task.rule_add' AND actor LIKE 'telegram user 5001%'")" = 1 ] ||
+    fail "audit of the kept rule: $(sql "SELECT actor, action, target FROM audit")"
+cwctl task add fam2 --engine command --prompt "echo \"decision=\$DECISION\" #approval" --telegram-chat 111 >/dev/null
+idg=$(cwctl run start fam2)
+wait_until 10 "approval pending" sh -c "[ -n \"\$(sqlite3 '$CLOCKWORK_HOME/clockwork.db' \"SELECT id FROM approvals WHERE run_id='$idg' AND state='pending'\")\" ]" ||
+    fail "fam2: no pending approval"
+aidg=$(sql "SELECT id FROM approvals WHERE run_id='$idg'")
+wait_until 10 "message sent" sh -c "curl -s --noproxy '*' '$TGB/_test/state' | grep -q '$aidg'" || fail "fam2: no message"
+q=$(press 111 private 5001 "cw1:t:$aidg")
+wait_until 10 "answered" answered "$q" || fail "fam2 press not answered"
+[[ "$(answer_text "$q")" == "Approved this once: this call has no command family"* ]] ||
+    fail "fam2 press answer: $(answer_text "$q")"
+wait_until 10 "run ended" run_ended "$idg" || fail "fam2 run did not end"
+cwctl task rules fam2 | grep -q 'rules: *(none' || fail "fam2 kept a rule: $(cwctl task rules fam2)"
+pass "Always for this task from Telegram: allowed, npm test kept for the task (audited, by the Telegram user); a call with no family is allowed once and keeps nothing"
 
 # 5. A group.
 set +e; out=$(cwctl task add grp0 --engine command --prompt x --telegram-chat -100777 2>&1); rc=$?; set -e

@@ -25,6 +25,7 @@
 #include <cmocka.h>
 #include <event2/event.h>
 
+#include "autoallow.h"
 #include "bridge.h"
 #include "engine_claude.h"
 #include "floor.h"
@@ -524,6 +525,98 @@ test_approval_risk(void **state)
 	f->pol.worktree = NULL;
 }
 
+/*
+ * Who answers (autoallow.h) with the default policy on a sandboxed run: ordinary
+ * calls are answered allow at once and told to the daemon as auto_allow; the risky
+ * ones are held for a person; a remembered family covers its own calls only; a run
+ * without the sandbox asks even ordinary ones.
+ */
+static void
+test_auto_allow(void **state)
+{
+	struct fx		*f = *state;
+	struct bridge_config	 c;
+	struct bridge		*b;
+	char			 err[256], *reply = NULL;
+	const cJSON		*ev;
+	int			 status;
+
+	(void)state;
+	f->pol.worktree = "/home/tester/wt";
+	memset(&c, 0, sizeof c);
+	c.run_id = "run-auto";
+	c.token = TOKEN;
+	c.policy = &f->pol;
+	c.hold_seconds = 60;
+	c.emit = fx_emit;
+	c.arg = f;
+	c.ask_set = 1;
+	c.ask = AUTOALLOW_ASK_DEFAULT;
+	c.defer_listen = 1;
+	assert_non_null(b = bridge_new(f->base, &c, err, sizeof err));
+	/* Not yet told it is sandboxed: even npm test is asked. */
+	status = bridge_mcp_handle(b, call_body("1", "npm test"), strlen(call_body("1",
+	    "npm test")), NULL, &reply);
+	assert_int_equal(status, 0);
+	assert_null(reply);
+	assert_int_equal(bridge_pending(b), 1);
+	bridge_set_sandboxed(b, 1);
+	status = bridge_mcp_handle(b, call_body("2", "npm test"), strlen(call_body("2",
+	    "npm test")), NULL, &reply);
+	assert_int_equal(status, 200);
+	assert_non_null(reply);
+	assert_non_null(strstr(reply, "\\\"behavior\\\":\\\"allow\\\""));
+	free(reply);
+	reply = NULL;
+	ev = last_emitted(f, "event");
+	assert_string_equal(json_get_string(ev, "kind"), "auto_allow");
+	assert_string_equal(json_get_string(ev, "risk"), "ordinary");
+	assert_string_equal(json_get_string(ev, "rule"), "risk.ordinary");
+	assert_string_equal(json_get_string(ev, "command"), "npm test");
+	/* rm -rf ~/x is held, with the family a person could remember. */
+	const char *rm = call_body("3", "rm -rf ~/x");
+	assert_int_equal(bridge_mcp_handle(b, rm, strlen(rm), NULL, &reply), 0);
+	assert_int_equal(bridge_pending(b), 2);
+	ev = last_emitted(f, "approval_request");
+	assert_string_equal(json_get_string(ev, "risk"), "destructive");
+	assert_string_equal(json_get_string(ev, "family"), "rm");
+	/* A wrapper's payload has no family to remember. */
+	const char *sh = call_body("4", "sh -c 'rm -rf ~/x'");
+	assert_int_equal(bridge_mcp_handle(b, sh, strlen(sh), NULL, &reply), 0);
+	ev = last_emitted(f, "approval_request");
+	assert_null(cJSON_GetObjectItemCaseSensitive(ev, "family"));
+	/* git push, asked; remembered at outside_worktree, it runs; forced, asked. */
+	const char *push = call_body("5", "git push origin feature");
+	assert_int_equal(bridge_mcp_handle(b, push, strlen(push), NULL, &reply), 0);
+	assert_int_equal(bridge_add_rule(b, "git push", FLOOR_RISK_OUTSIDE), 0);
+	assert_int_equal(bridge_add_rule(b, "bad\001family", FLOOR_RISK_OUTSIDE), -1);
+	assert_int_equal(bridge_add_rule(b, "x", 9), -1);
+	push = call_body("6", "git push origin feature");
+	assert_int_equal(bridge_mcp_handle(b, push, strlen(push), NULL, &reply), 200);
+	free(reply);
+	reply = NULL;
+	assert_string_equal(json_get_string(last_emitted(f, "event"), "rule"),
+	    "task_rule:git push");
+	push = call_body("7", "git push --force origin feature");
+	assert_int_equal(bridge_mcp_handle(b, push, strlen(push), NULL, &reply), 0);
+	/* An unknown tool is not ordinary; a Write inside the worktree is. */
+	const char *web = "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/call\","
+	    "\"params\":{\"name\":\"approve\",\"arguments\":{\"tool_name\":"
+	    "\"WebFetch\",\"input\":{\"url\":\"https://x.example/\"}}}}";
+	assert_int_equal(bridge_mcp_handle(b, web, strlen(web), NULL, &reply), 0);
+	assert_string_equal(json_get_string(last_emitted(f, "approval_request"),
+	    "risk_rule"), "risk.unknown_tool");
+	const char *wr = "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\","
+	    "\"params\":{\"name\":\"approve\",\"arguments\":{\"tool_name\":"
+	    "\"Write\",\"input\":{\"file_path\":\"/home/tester/wt/a.c\","
+	    "\"content\":\"x\"}}}}";
+	assert_int_equal(bridge_mcp_handle(b, wr, strlen(wr), NULL, &reply), 200);
+	free(reply);
+	bridge_expire(b, "test over", "test");
+	bridge_free(b);
+	f->pol.worktree = NULL;
+}
+
 static void
 test_held_until_decision(void **state)
 {
@@ -742,6 +835,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_control_characters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rule_deny_kind, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_approval_risk, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_auto_allow, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_held_until_decision, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_expire_and_client_gone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pending_limit, setup, teardown),

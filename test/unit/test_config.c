@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "autoallow.h"
 #include "config.h"
 #include "floor.h"
 
@@ -383,6 +384,41 @@ test_load_files(void **state)
 	rmdir(dir);
 }
 
+/* approvals.ask: a list of risks, all, none; bad input named by file:line: field. */
+static void
+test_approvals_ask(void **state)
+{
+	struct config	 cfg;
+	char		 err[512];
+
+	(void)state;
+	assert_int_equal(config_defaults(&cfg), 0);
+	assert_int_equal(cfg.approvals_ask, AUTOALLOW_ASK_DEFAULT);
+	config_free(&cfg);
+	assert_int_equal(parse("approvals:\n  ask: [destructive, fetch_exec]\n", &cfg,
+	    err, sizeof err), 0);
+	assert_int_equal(cfg.approvals_ask, AUTOALLOW_BIT(FLOOR_RISK_DESTRUCTIVE) |
+	    AUTOALLOW_BIT(FLOOR_RISK_FETCH_EXEC));
+	config_free(&cfg);
+	assert_int_equal(parse("approvals:\n  ask: all\n", &cfg, err, sizeof err), 0);
+	assert_int_equal(cfg.approvals_ask, AUTOALLOW_ASK_ALL);
+	config_free(&cfg);
+	assert_int_equal(parse("approvals:\n  ask: none\n  max_per_run: 5\n", &cfg,
+	    err, sizeof err), 0);
+	assert_int_equal(cfg.approvals_ask, AUTOALLOW_ASK_NONE);
+	assert_int_equal(cfg.approvals_max_per_run, 5);
+	config_free(&cfg);
+	assert_int_equal(parse("approvals:\n  max_per_run: 5\n  ask:\n    - outside_worktree\n"
+	    "    - risky\n", &cfg, err, sizeof err), -1);
+	assert_non_null(strstr(err, "test.yaml:4: approvals.ask: 'risky' is not a risk"));
+	assert_int_equal(parse("approvals:\n  ask: []\n", &cfg, err, sizeof err), -1);
+	assert_non_null(strstr(err, ":2: approvals.ask: an empty list"));
+	assert_int_equal(parse("approvals:\n  ask: [all, destructive]\n", &cfg, err, sizeof err), -1);
+	assert_non_null(strstr(err, ":2: approvals.ask: 'all' stands alone"));
+	assert_int_equal(parse("approvals:\n  ask: {a: 1}\n", &cfg, err, sizeof err), -1);
+	assert_non_null(strstr(err, ":2: approvals.ask: expected a list of risks"));
+}
+
 int
 main(void)
 {
@@ -394,6 +430,7 @@ main(void)
 		cmocka_unit_test(test_network),
 		cmocka_unit_test(test_prices),
 		cmocka_unit_test(test_load_files),
+		cmocka_unit_test(test_approvals_ask),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

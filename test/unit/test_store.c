@@ -720,6 +720,60 @@ test_permission_mode_check(void **state)
 	store_close(st);
 }
 
+/* A task's remembered answers and ask setting (migration 12), kept per task. */
+static void
+test_task_rules(void **state)
+{
+	struct fixture		*fx = *state;
+	struct store		*st;
+	struct store_task_rule	*v;
+	size_t			 n;
+	int64_t			 a, b;
+	char			*ask;
+
+	st = open_ok(fx->path);
+	a = add_task(st, "rules-a");
+	b = add_task(st, "rules-b");
+	assert_int_equal(store_task_rule_add(st, a, "npm test", "ordinary", "ap-1",
+	    "cli"), 0);
+	assert_int_equal(store_task_rule_add(st, a, "git push", "outside_worktree", NULL,
+	    "inbox"), 0);
+	/* Again at a higher risk: kept once, the higher risk wins; lower never lowers. */
+	assert_int_equal(store_task_rule_add(st, a, "npm test", "fetch_exec", NULL, "cli"),
+	    0);
+	assert_int_equal(store_task_rule_add(st, a, "npm test", "ordinary", NULL, "cli"),
+	    0);
+	assert_int_equal(store_task_rule_add(st, a, "bad\tfamily", "ordinary", NULL,
+	    "cli"), -1);
+	assert_int_equal(store_task_rule_add(st, a, "x", "risky", NULL, "cli"), -1);
+	assert_int_equal(store_task_rules_list(st, a, &v, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(v[0].family, "npm test");
+	assert_string_equal(v[0].max_risk, "fetch_exec");
+	assert_string_equal(v[0].approval_id, "ap-1");
+	assert_string_equal(v[1].created_by, "inbox");
+	store_task_rules_free(v, n);
+	/* Another task has none. */
+	assert_int_equal(store_task_rules_list(st, b, &v, &n), 0);
+	assert_int_equal(n, 0);
+	store_task_rules_free(v, n);
+	assert_int_equal(store_task_rule_remove(st, a, "npm test"), 0);
+	assert_int_equal(store_task_rule_remove(st, a, "npm test"), -1);
+	assert_int_equal(store_task_rules_list(st, a, &v, &n), 0);
+	assert_int_equal(n, 1);
+	store_task_rules_free(v, n);
+	assert_int_equal(store_task_ask_get(st, a, &ask), 0);
+	assert_null(ask);
+	assert_int_equal(store_task_ask_set(st, a, "all"), 0);
+	assert_int_equal(store_task_ask_get(st, a, &ask), 0);
+	assert_string_equal(ask, "all");
+	free(ask);
+	assert_int_equal(store_task_ask_set(st, a, NULL), 0);
+	assert_int_equal(store_task_ask_get(st, a, &ask), 0);
+	assert_null(ask);
+	store_close(st);
+}
+
 static void
 test_tasks_crud(void **state)
 {
@@ -1107,6 +1161,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_concurrent_first_open, setup,
 		    teardown),
 		cmocka_unit_test(test_time_format),
+		cmocka_unit_test_setup_teardown(test_task_rules, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -99,6 +99,11 @@ test_update_press(void **state)
 	    &p), 0);
 	assert_string_equal(p.from_username, "");
 	assert_true(p.ours && p.allow);
+	assert_false(p.for_task);
+	/* "Always for this task": an allow that is also remembered. */
+	assert_int_equal(parse_update("{\"update_id\":9,\"callback_query\":{\"id\":\"q\","
+	    "\"from\":{\"id\":2},\"data\":\"cw1:t:ap-1\"}}", &p), 0);
+	assert_true(p.ours && p.allow && p.for_task);
 }
 
 static void
@@ -129,11 +134,19 @@ test_checks(void **state)
 		longid[sizeof longid - 1] = '\0';
 		assert_int_equal(tgapi_button_data(d, sizeof d, 0, longid), -1);
 	}
-	kb = tgapi_keyboard("ap-1");
+	kb = tgapi_keyboard("ap-1", 1);
 	t = cJSON_PrintUnformatted(kb);
 	assert_string_equal(t, "{\"inline_keyboard\":[[{\"text\":\"Approve\","
-	    "\"callback_data\":\"cw1:a:ap-1\"},{\"text\":\"Deny\",\"callback_data\":"
+	    "\"callback_data\":\"cw1:a:ap-1\"},{\"text\":\"Always for this task\","
+	    "\"callback_data\":\"cw1:t:ap-1\"},{\"text\":\"Deny\",\"callback_data\":"
 	    "\"cw1:d:ap-1\"}]]}");
+	cJSON_free(t);
+	cJSON_Delete(kb);
+	/* A budget question: nothing to remember, no "Always for this task". */
+	kb = tgapi_keyboard("ap-2", 0);
+	t = cJSON_PrintUnformatted(kb);
+	assert_null(strstr(t, "cw1:t:"));
+	assert_non_null(strstr(t, "cw1:a:ap-2"));
 	cJSON_free(t);
 	cJSON_Delete(kb);
 }
