@@ -81,6 +81,10 @@ MARK_HIST=CWHIST-$RAND MARK_OTHER=CWOTHERT-$RAND MARK_PROJ=CWPROJ-$RAND
 MARK_MEM=CWMEM-$RAND MARK_SNAP=CWSNAP-$RAND MARK_SET=CWSET-$RAND MARK_CRED=CWCRED-$RAND
 
 mkdir -p "$CLOCKWORK_HOME" "$C/shell-snapshots" "$C/projects/$SLUG" "$(dirname "$OTHER_T")" "$W" "$OTHERW"
+# Its rows test where a command goes (the run's approval tool, never the planted
+# settings): every call is asked (approvals.ask: all), not only the risky ones, so that
+# each one shows as an approval request (test/e2e/autoallow.test.sh tests the default).
+printf 'approvals:\n  ask: all\n' > "$CLOCKWORK_HOME/config.yaml"
 git config --global user.email e2e@example.invalid
 git config --global user.name e2e
 git config --global init.defaultBranch main
