@@ -350,6 +350,16 @@ probe() {
 		bare=$(CONTROL=1 sbx sh -c "exec 2>&1; $cmd" 2>/dev/null)
 		[ -n "$bare" ] || bare="(nothing)"
 		eval "$checks" >/dev/null 2>&1	# the checks also put the target back
+		# The listener writes its record of a bare connection after accepting it: wait
+		# for every one the bare run made, or it lands after the clearing below and
+		# reads as the sandboxed run's (seen once as the normal user in CI).
+		local want deadline
+		want=$(printf '%s\n' "$bare" | grep -c '^connect_[a-z]* ok$' || true)
+		deadline=$(($(date +%s) + 10))
+		while [ "$(wc -l < "$REC" 2>/dev/null || echo 0)" -lt "$want" ] &&
+		    [ "$(date +%s)" -lt "$deadline" ]; do
+			sleep 0.02
+		done
 		: > "$REC"
 	fi
 	out=$(sbx sh -c "exec 2>&1; $cmd" 2>"$T/runner.err")
