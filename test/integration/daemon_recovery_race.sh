@@ -22,6 +22,10 @@ printf '{"type":"report","v":1,"run_id":"%s","status":"succeeded","exit_reason":
 pass "a runner alive, its report written, its control socket gone (the test has teeth)"
 
 rm -f "$CLOCKWORK_HOME/clockworkd.port"
+# A child the killed daemon forked without exec (an import) holds a copy of its lock
+# until it ends: the new daemon would say "already running". Wait for the lock.
+wait_until 15 "the killed daemon's lock released" flock -n "$CLOCKWORK_HOME/clockworkd.pid" true ||
+	fail "the killed daemon's lock is still held: $(fuser "$CLOCKWORK_HOME/clockworkd.pid" 2>&1)"
 start_daemon --runner "$FAKE_RUNNER" --stop-grace 0.5
 wait_until 20 "the run ended" run_ended "$id" || fail "the run never ended: $(run_status "$id")"
 [ "$(run_status "$id")" = completed ] || fail "the run's report was thrown away: $(run_status "$id"), $(run_field "$id" report | head -c 300)"
