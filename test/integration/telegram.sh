@@ -303,7 +303,8 @@ fi
 # Measured: the daemon's CPU while it long-polls an idle bot (one poll in flight).
 cpu() { awk '{print $14 + $15}' "/proc/$DPID/stat"; }
 c1=$(cpu); sleep 5; c2=$(cpu)
-echo "idle long-poll: $((c2 - c1)) CPU ticks in 5 s"
+idle=$((c2 - c1))
+echo "idle long-poll: $idle CPU ticks in 5 s"
 # Measured: press to answerCallbackQuery, over every press (the one made while the
 # daemon was down included: it waited for the restart).
 lat=$(tgq "sorted(round((a['t'] - p['t']) * 1000) for p in s['presses'] for a in s['answers'] if a['callback_query_id'] == p['callback_query_id'])")
@@ -331,7 +332,12 @@ c1=$(cpu); l1=$(grep -c 'telegram: getUpdates: ' "$T/daemon.out" || true)
 sleep 8
 c2=$(cpu); l2=$(grep -c 'telegram: getUpdates: ' "$T/daemon.out" || true)
 [ $((l2 - l1)) -ge 2 ] && [ $((l2 - l1)) -le 5 ] || fail "$((l2 - l1)) getUpdates attempts in 8 s without a network (want 2-5: 1, 2, 4 s apart)"
-[ $((c2 - c1)) -le 20 ] || fail "the daemon used $((c2 - c1)) ticks of CPU in 8 s while the network was down"
+# Spinning on a refused connection costs hundreds of ticks in 8 s; the daemon's own
+# second-by-second timers cost what the idle measure above found (more under ASan and
+# beside a loaded CI), so the bound is twice that rate over 8 s plus ten, and never
+# under 20.
+lim=$((idle * 8 * 2 / 5 + 10)); [ $lim -ge 20 ] || lim=20
+[ $((c2 - c1)) -le $lim ] || fail "the daemon used $((c2 - c1)) ticks of CPU in 8 s while the network was down (idle: $idle in 5 s; bound $lim)"
 pass "network errors back off (1, 2, 4 s ...; $((l2 - l1)) attempts in 8 s) without spinning ($((c2 - c1)) CPU ticks)"
 if grep -rqF "$TG_TOKEN" "$T/daemon.out" "$CLOCKWORK_HOME"/*.log "$CLOCKWORK_HOME/runs" 2>/dev/null; then
 	fail "the token is in a log: $(grep -rlF "$TG_TOKEN" "$T/daemon.out" "$CLOCKWORK_HOME" | head)"
