@@ -145,14 +145,11 @@ landlock_is_pty(const char *path)
 }
 
 int
-landlock_apply(int abi, const struct sandbox_spec *s, const struct landlock_extra *x,
-    char *err, size_t errlen)
+landlock_ruleset(int abi, char *err, size_t errlen)
 {
 	struct cw_landlock_ruleset_attr	 attr;
-	struct strlist			 wdirs = { 0 }, wfiles = { 0 };
-	__u64				 handled, rw;
 	size_t				 size;
-	int				 rfd, rc = -1, save;
+	int				 rfd, save;
 
 	if (abi < 1) {
 		errno = ENOSYS;
@@ -160,7 +157,7 @@ landlock_apply(int abi, const struct sandbox_spec *s, const struct landlock_extr
 		return -1;
 	}
 	memset(&attr, 0, sizeof attr);
-	handled = attr.handled_access_fs = landlock_fs_handled(abi);
+	attr.handled_access_fs = landlock_fs_handled(abi);
 	size = sizeof attr.handled_access_fs;
 	if (abi >= 4) {
 		/* TCP is handled by leaving it out: network is open by design. */
@@ -176,6 +173,39 @@ landlock_apply(int abi, const struct sandbox_spec *s, const struct landlock_extr
 		errno = save;
 		return -1;
 	}
+	return rfd;
+}
+
+int
+landlock_add_reads(int rfd, int abi, const struct strlist *dirs, size_t dirs_from,
+    const struct strlist *files, size_t files_from, char *err, size_t errlen)
+{
+	__u64	 handled = landlock_fs_handled(abi);
+
+	for (size_t i = dirs_from; i < dirs->n; i++)
+		if (landlock_add_path(rfd, dirs->v[i], 1, LANDLOCK_READ_RIGHTS, handled, err,
+		    errlen) == -1)
+			return -1;
+	for (size_t i = files_from; i < files->n; i++)
+		if (landlock_add_path(rfd, files->v[i], 0, LANDLOCK_READ_RIGHTS, handled, err,
+		    errlen) == -1)
+			return -1;
+	return 0;
+}
+
+int
+landlock_apply(int abi, const struct sandbox_spec *s, const struct landlock_extra *x,
+    char *err, size_t errlen)
+{
+	struct strlist			 wdirs = { 0 }, wfiles = { 0 };
+	__u64				 handled, rw;
+	int				 rfd, rc = -1, save;
+
+	if (x->has_ruleset)
+		rfd = x->ruleset;
+	else if ((rfd = landlock_ruleset(abi, err, errlen)) == -1)
+		return -1;
+	handled = landlock_fs_handled(abi);
 
 	/* Writers may do everything but create device nodes. */
 	rw = handled & ~(LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_BLOCK);

@@ -332,6 +332,10 @@ mountns_plan_grants(const struct sandbox_spec *s, struct mountns_plan *p)
 			if (mountns_plan_add(p, g, 0) == -1)
 				return -1;
 		}
+	/* A system directory whose carve is still to come is bound whole, as it would be. */
+	for (size_t j = 0; j < s->carve_pending.n; j++)
+		if (mountns_plan_add(p, s->carve_pending.v[j], 0) == -1)
+			return -1;
 	qsort(p->b, p->n, sizeof *p->b, mountns_bind_cmp);
 	/* Drop what an enclosing bind already shows with the same access. */
 	for (size_t i = 0; i < p->n; i++) {

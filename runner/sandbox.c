@@ -24,7 +24,11 @@
  *   5. working directory      chdir before Landlock narrows the view
  *   6. no_new_privs           required by Landlock and seccomp without privilege, and
  *                             makes setuid/file capabilities inert across exec
- *   7. Landlock               filesystem allowlist, signal and abstract-socket scoping
+ *   7. Landlock               filesystem allowlist, signal and abstract-socket scoping;
+ *                             an exec's /etc grant is carved by the parent meanwhile
+ *                             (spec_carve_finish), which adds its rules to a ruleset
+ *                             made before the clone and hands that over: the child
+ *                             waits for it, and runs nothing if it never comes
  *   8. capabilities           bounding, ambient, securebits, then capset to zero: root
  *                             inside is an ordinary uid that Landlock still confines
  *   9. seccomp                last, so the steps above may still use what it denies
@@ -91,6 +95,14 @@ struct sandbox_msg {
 
 /* The child's descriptor for messages, after it has been moved to fd 3. */
 #define SANDBOX_MSGFD	3
+
+/*
+ * A deferred carve's end, parent to child on the same socket: one message "carved"
+ * with the Landlock ruleset (SCM_RIGHTS) that the parent made before the clone and has
+ * added the carve's read grants to. A child that sees the socket end first, or any
+ * other message, runs nothing.
+ */
+#define SANDBOX_CARVED		"carved"
 
 static void
 sandbox_send(int kind, int err, const char *text)
@@ -163,6 +175,83 @@ sandbox_fds(int in, int out, int err, int msg)
 			close(fd);
 	}
 	return 0;
+}
+
+/*
+ * Child: wait for the parent's deferred carve and take the ruleset it completed.
+ * Landlock must not be applied without it (the run would read less than its spec
+ * says), nor anything run before Landlock.
+ */
+static int
+sandbox_carve_recv(void)
+{
+	struct msghdr	 mh;
+	struct iovec	 iov;
+	union {
+		char		 buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr	 align;
+	} cm;
+	struct cmsghdr	*c;
+	char		 text[sizeof SANDBOX_CARVED];
+	ssize_t		 n;
+	int		 fd = -1;
+
+	iov.iov_base = text;
+	iov.iov_len = sizeof text;
+	memset(&mh, 0, sizeof mh);
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = cm.buf;
+	mh.msg_controllen = sizeof cm.buf;
+	do
+		n = recvmsg(SANDBOX_MSGFD, &mh, MSG_CMSG_CLOEXEC);
+	while (n == -1 && errno == EINTR);
+	if (n <= 0) {
+		if (n == 0)
+			errno = EPIPE;
+		sandbox_die_step("landlock: the runner's carve of the read grants never came");
+	}
+	if ((c = CMSG_FIRSTHDR(&mh)) != NULL && c->cmsg_level == SOL_SOCKET &&
+	    c->cmsg_type == SCM_RIGHTS && c->cmsg_len == CMSG_LEN(sizeof(int)))
+		memcpy(&fd, CMSG_DATA(c), sizeof fd);
+	if (fd == -1 || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
+	    n != (ssize_t)sizeof text || memcmp(text, SANDBOX_CARVED, sizeof text) != 0) {
+		errno = EPROTO;
+		sandbox_die_step("landlock: the runner's carve of the read grants");
+	}
+	return fd;
+}
+
+/* Parent: the ruleset, with the carve's grants in it, to the child. */
+static int
+sandbox_carve_send(int sock, int rfd)
+{
+	struct msghdr	 mh;
+	struct iovec	 iov;
+	union {
+		char		 buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr	 align;
+	} cm;
+	struct cmsghdr	*c;
+	ssize_t		 n;
+
+	iov.iov_base = (void *)SANDBOX_CARVED;
+	iov.iov_len = sizeof SANDBOX_CARVED;
+	memset(&mh, 0, sizeof mh);
+	memset(&cm, 0, sizeof cm);
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = cm.buf;
+	mh.msg_controllen = sizeof cm.buf;
+	c = CMSG_FIRSTHDR(&mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &rfd, sizeof rfd);
+	do
+		n = sendmsg(sock, &mh, MSG_NOSIGNAL);
+	while (n == -1 && errno == EINTR);
+	return n == (ssize_t)sizeof SANDBOX_CARVED ? 0 : -1;
 }
 
 /* Empty the bounding, ambient, inheritable, permitted and effective sets, and lock root out. */
@@ -512,6 +601,10 @@ sandbox_child(const struct sandbox_spec *s, const struct sandbox_launch *l, int 
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
 			sandbox_die_step("no_new_privs");
 		/* 7 */
+		if (s->carve != NULL) {
+			lx.ruleset = sandbox_carve_recv();
+			lx.has_ruleset = 1;
+		}
 		if (landlock_apply(abi, s, &lx, err, sizeof err) == -1)
 			sandbox_die(SANDBOX_MSG_FATAL, err);
 		/* 8 */
@@ -586,13 +679,13 @@ sandbox_recv(int fd, struct sandbox_msg *m, const struct sandbox_launch *l)
 }
 
 pid_t
-apply_sandbox(const struct sandbox_spec *s, const struct sandbox_launch *l,
+apply_sandbox(struct sandbox_spec *s, const struct sandbox_launch *l,
     struct sandbox_report *r, int *refused, char *err, size_t errlen)
 {
 	struct sandbox_msg	 m;
 	sigset_t		 all, saved;
 	char			**envp;
-	int			 p[2], abi = 0, st, fatal = 0, saved_errno;
+	int			 p[2], abi = 0, st, fatal = 0, saved_errno, rfd = -1;
 	unsigned long		 flags = 0;
 	uid_t			 uid = getuid();
 	gid_t			 gid = getgid();
@@ -633,10 +726,21 @@ apply_sandbox(const struct sandbox_spec *s, const struct sandbox_launch *l,
 		goto nomem;
 	for (size_t i = 0; i < s->env.n; i++)
 		envp[i] = s->env.v[i];
+	/*
+	 * A deferred carve's rules go into a ruleset made here: the parent adds them
+	 * while the child builds its view, and hands the ruleset over.
+	 */
+	if (s->carve != NULL && s->enabled && (rfd = landlock_ruleset(abi, err, errlen)) == -1) {
+		*refused = 1;
+		free(envp);
+		return -1;
+	}
 	/* A socket, not a pipe: the listeners of a network namespace come back on it. */
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, p) == -1) {
 		snprintf(err, errlen, "socketpair: %s", strerror(errno));
 		free(envp);
+		if (rfd != -1)
+			close(rfd);
 		return -1;
 	}
 	/*
@@ -661,6 +765,8 @@ apply_sandbox(const struct sandbox_spec *s, const struct sandbox_launch *l,
 	if (pid == -1) {
 		close(p[0]);
 		close(p[1]);
+		if (rfd != -1)
+			close(rfd);
 		if (s->enabled && saved_errno != EAGAIN && saved_errno != ENOMEM) {
 			/*
 			 * Fail closed: without them other runs and the host are in view.
@@ -686,6 +792,31 @@ apply_sandbox(const struct sandbox_spec *s, const struct sandbox_launch *l,
 		return -1;
 	}
 	close(p[1]);
+
+	/*
+	 * The carve left to this moment (spec.h: spec_carve_finish) is made while the
+	 * child makes its namespaces and its view, on the other core; it waits for the
+	 * grants before Landlock.
+	 */
+	if (rfd != -1) {
+		size_t	 nd = s->read_dirs.n, nf = s->read_files.n;
+
+		if (spec_carve_finish(s, err, errlen) == -1 ||
+		    landlock_add_reads(rfd, abi, &s->read_dirs, nd, &s->read_files, nf, err,
+		    errlen) == -1) {
+			saved_errno = errno;
+			close(rfd);
+			close(p[0]);
+			kill(pid, SIGKILL);
+			while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
+				;
+			errno = saved_errno;
+			return -1;
+		}
+		/* A child that has ended already waits on the socket with its refusal. */
+		(void)sandbox_carve_send(p[0], rfd);
+		close(rfd);
+	}
 
 	for (size_t i = 0; i < l->n_listen && l->listen_fds != NULL; i++)
 		l->listen_fds[i] = -1;

@@ -52,9 +52,11 @@ struct sandbox_report {
  * Call from a single-threaded process: the child allocates between clone and exec.
  * Returns the child's pid, or -1 with err filled ("landlock: ruleset rejected: ...",
  * "namespaces: clone(...): ...") and *refused set to 1 when the sandbox could not be
- * enforced (nothing was started).
+ * enforced (nothing was started). A spec with a deferred carve (spec_carve_pending)
+ * is finished here, in the parent, while the child makes its namespaces: the grants it
+ * adds reach the child before Landlock, and the spec holds them on return.
  */
-pid_t	apply_sandbox(const struct sandbox_spec *, const struct sandbox_launch *,
+pid_t	apply_sandbox(struct sandbox_spec *, const struct sandbox_launch *,
 	    struct sandbox_report *, int *refused, char *err, size_t errlen);
 void	sandbox_report_free(struct sandbox_report *);
 

@@ -116,7 +116,7 @@ seal_collect(int outfd, int errfd, char *out, size_t outlen, char *msg, size_t m
 }
 
 int
-seal_run(const struct sandbox_spec *spec, const struct cgroup_run *cg, const char *branch,
+seal_run(struct sandbox_spec *spec, const struct cgroup_run *cg, const char *branch,
     const char *base, const char *run_id, struct seal_result *res, char *err,
     size_t errlen)
 {

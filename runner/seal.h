@@ -29,7 +29,7 @@ struct seal_result {
  * naming what failed (git's own message where it gave one). The bundle is written to
  * <workdir>/.git/SEAL_BUNDLE_NAME.
  */
-int	seal_run(const struct sandbox_spec *, const struct cgroup_run *,
+int	seal_run(struct sandbox_spec *, const struct cgroup_run *,
 	    const char *branch, const char *base, const char *run_id, struct seal_result *,
 	    char *err, size_t errlen);
 

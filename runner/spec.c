@@ -46,6 +46,12 @@ struct spec_build {
 	struct strlist			 unreadable;	/* set only inside spec_system */
 };
 
+/* What spec_carve_finish() needs of the build, kept past spec_build(). */
+struct spec_carve {
+	char			*home, *cwhome;
+	struct credpaths_set	 cred;
+};
+
 /* System directories every toolchain reads; only those that exist are granted. */
 static const char *const spec_system_dirs[] = {
 	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt",
@@ -939,40 +945,64 @@ spec_outline_path(const struct spec_build *b, const char *root, char *out, size_
 			*c = '_';
 }
 
+/*
+ * The read grant of the system directory sys, carved around credential locations and,
+ * where world_only, around what is not world-readable (found by a walk, or by the
+ * outline a walk kept).
+ */
+static int
+spec_system_carve(struct spec_build *b, const char *sys, int world_only)
+{
+	char			 outline[PATH_MAX];
+	enum unreadable_how	 how;
+	int			 rc;
+
+	/* With the sandbox off no grant is enforced: skip the walk's cost. */
+	if (world_only && b->s->enabled && strlen(sys) < PATH_MAX) {
+		spec_outline_path(b, sys, outline, sizeof outline);
+		if (unreadable_scan(sys, outline[0] != '\0' ? outline : NULL,
+		    &b->unreadable, &how) == -1) {
+			strlist_free(&b->unreadable);
+			if (errno == ENOMEM)
+				return spec_nomem(b);
+			/* not listable: granted as before */
+		} else if (spec_kv(b, &b->s->system_scan, sys,
+		    how == UNREADABLE_KEPT ? "kept" : "walked") == -1)
+			return -1;
+	}
+	rc = spec_read_carved(b, sys, 0);
+	strlist_free(&b->unreadable);
+	return rc;
+}
+
 static int
 spec_system(struct spec_build *b)
 {
-	char			 canon[PATH_MAX], outline[PATH_MAX];
+	char			 canon[PATH_MAX];
 	const char		*sys;
-	enum unreadable_how	 how;
-	int			 rc;
+	int			 world_only;
 
 	for (size_t i = 0; i < sizeof spec_system_dirs / sizeof spec_system_dirs[0]; i++) {
 		sys = spec_system_canon(i);
 		if (sys[0] == '\0' || !spec_is_dir(sys) || spec_covered(b->s, sys))
 			continue;
+		world_only = 0;
 		for (size_t j = 0; j < sizeof spec_system_world_only /
-		    sizeof spec_system_world_only[0]; j++) {
-			/* With the sandbox off no grant is enforced: skip the walk's cost. */
-			if (!b->s->enabled ||
-			    strcmp(spec_system_dirs[i], spec_system_world_only[j]) != 0 ||
-			    strlen(sys) >= sizeof canon)
-				continue;
-			spec_outline_path(b, sys, outline, sizeof outline);
-			if (unreadable_scan(sys, outline[0] != '\0' ? outline : NULL,
-			    &b->unreadable, &how) == -1) {
-				strlist_free(&b->unreadable);
-				if (errno != ENOMEM)
-					continue;	/* not listable: granted as before */
+		    sizeof spec_system_world_only[0]; j++)
+			if (strcmp(spec_system_dirs[i], spec_system_world_only[j]) == 0)
+				world_only = 1;
+		/*
+		 * Left to spec_carve_finish(): no later step of the spec reads the
+		 * grants under a world-only directory (spec_covered() asks about the
+		 * engine's, PATH's, HOME's and git's directories, none of them in /etc),
+		 * and the view binds the directory whole either way.
+		 */
+		if (world_only && b->ctx->defer_carve && b->s->enabled) {
+			if (strlist_add_unique(&b->s->carve_pending, sys) == -1)
 				return spec_nomem(b);
-			}
-			if (spec_kv(b, &b->s->system_scan, sys,
-			    how == UNREADABLE_KEPT ? "kept" : "walked") == -1)
-				return -1;
+			continue;
 		}
-		rc = spec_read_carved(b, sys, 0);
-		strlist_free(&b->unreadable);
-		if (rc == -1)
+		if (spec_system_carve(b, sys, world_only) == -1)
 			return -1;
 	}
 	/* /etc/resolv.conf is often a link into /run; grant where it really is. */
@@ -1499,6 +1529,19 @@ nomem:
 	snprintf(err, errlen, "spec: out of memory");
 	errno = ENOMEM;
 out:
+	/* A deferred carve keeps the credential table it is judged by. */
+	if (rc == 0 && out->carve_pending.n > 0) {
+		if ((out->carve = calloc(1, sizeof *out->carve)) == NULL ||
+		    (out->carve->home = strdup(ctx->home)) == NULL ||
+		    (out->carve->cwhome = strdup(ctx->cwhome)) == NULL) {
+			snprintf(err, errlen, "spec: out of memory");
+			errno = ENOMEM;
+			rc = -1;
+		} else {
+			out->carve->cred = b.cred;
+			memset(&b.cred, 0, sizeof b.cred);
+		}
+	}
 	credpaths_set_free(&b.cred);
 	policy_free(&merged);
 	policy_resolved_free(&r);
@@ -1587,9 +1630,47 @@ spec_to_json(const struct sandbox_spec *s)
 	return text;
 }
 
+static void
+spec_carve_free(struct spec_carve *c)
+{
+	if (c == NULL)
+		return;
+	free(c->home);
+	free(c->cwhome);
+	credpaths_set_free(&c->cred);
+	free(c);
+}
+
+int
+spec_carve_finish(struct sandbox_spec *s, char *err, size_t errlen)
+{
+	struct spec_build	 b;
+	int			 rc = 0;
+
+	if (s->carve == NULL) {
+		strlist_free(&s->carve_pending);
+		return 0;
+	}
+	memset(&b, 0, sizeof b);
+	b.s = s;
+	b.home = s->carve->home;
+	b.cwhome = s->carve->cwhome;
+	b.cred = s->carve->cred;
+	b.err = err;
+	b.errlen = errlen;
+	for (size_t i = 0; i < s->carve_pending.n && rc == 0; i++)
+		rc = spec_system_carve(&b, s->carve_pending.v[i], 1);
+	strlist_free(&s->carve_pending);
+	spec_carve_free(s->carve);
+	s->carve = NULL;
+	return rc;
+}
+
 void
 spec_free(struct sandbox_spec *s)
 {
+	spec_carve_free(s->carve);
+	strlist_free(&s->carve_pending);
 	free(s->workdir);
 	free(s->engine);
 	free(s->home);

@@ -27,7 +27,11 @@ struct spec_context {
 					   back (runner/engine.h), or NULL */
 	int		 resume_fd;	/* the earlier run's keep directory; -1: none
 					   (a zeroed context must set it) */
+	int		 defer_carve;	/* leave the carve of /etc's read grant to
+					   spec_carve_finish() (spec_carve_pending below) */
 };
+
+struct spec_carve;
 
 struct sandbox_spec {
 	int		 enabled;	/* 0 only through CW_SANDBOX=off */
@@ -54,6 +58,10 @@ struct sandbox_spec {
 	struct strlist	 system_scan;	/* "<dir> walked|kept": how each system directory's
 					   entries that are not world-readable were found
 					   (unreadable.h) */
+	struct strlist	 carve_pending;	/* system directories (/etc) whose read grant is
+					   still to be carved (defer_carve): bound whole in
+					   the view, granted to Landlock by no rule yet */
+	struct spec_carve *carve;	/* what spec_carve_finish() needs, or NULL */
 };
 
 struct config;
@@ -93,6 +101,15 @@ char	*spec_to_json(const struct sandbox_spec *);
  */
 int	spec_remove_tmpdir(const char *tmpdir, const char *cwhome, size_t survivors,
 	    char *err, size_t errlen);
+/*
+ * With defer_carve, spec_build() leaves the read grant of each directory in
+ * carve_pending (/etc: its walk or kept outline, and the carve around what is not
+ * world-readable, the largest part of a spec) to this call, which apply_sandbox()
+ * makes in the parent while the child builds its namespaces and its view, and sends
+ * the grants it adds to the child before Landlock. Appends to read_dirs and
+ * read_files, empties carve_pending; 0, or -1 with err (out of memory).
+ */
+int	spec_carve_finish(struct sandbox_spec *, char *err, size_t errlen);
 void	spec_free(struct sandbox_spec *);
 
 #endif
