@@ -800,10 +800,24 @@ apply_sandbox(struct sandbox_spec *s, const struct sandbox_launch *l,
 	 */
 	if (rfd != -1) {
 		size_t	 nd = s->read_dirs.n, nf = s->read_files.n;
+		int	 failed = 0;
 
 		if (spec_carve_finish(s, err, errlen) == -1 ||
 		    landlock_add_reads(rfd, abi, &s->read_dirs, nd, &s->read_files, nf, err,
-		    errlen) == -1) {
+		    errlen) == -1)
+			failed = 1;
+		else if (sandbox_carve_send(p[0], rfd) == -1 && errno != EPIPE &&
+		    errno != ECONNRESET) {
+			/*
+			 * A child that has ended already (EPIPE) waits on the socket with its
+			 * refusal; one that did not get the ruleset would wait for it as long
+			 * as we would wait for it.
+			 */
+			snprintf(err, errlen, "landlock: handing the carved ruleset to the run: "
+			    "%s", strerror(errno));
+			failed = 1;
+		}
+		if (failed) {
 			saved_errno = errno;
 			close(rfd);
 			close(p[0]);
@@ -813,8 +827,6 @@ apply_sandbox(struct sandbox_spec *s, const struct sandbox_launch *l,
 			errno = saved_errno;
 			return -1;
 		}
-		/* A child that has ended already waits on the socket with its refusal. */
-		(void)sandbox_carve_send(p[0], rfd);
 		close(rfd);
 	}
 
