@@ -177,6 +177,26 @@ sandbox_fds(int in, int out, int err, int msg)
 	return 0;
 }
 
+/* Control data of one descriptor, aligned as a cmsghdr. */
+union sandbox_cmsg_fd {
+	char		 buf[CMSG_SPACE(sizeof(int))];
+	struct cmsghdr	 align;
+};
+
+/* A message of one buffer, with room for control data, for sendmsg or recvmsg. */
+static void
+sandbox_msghdr(struct msghdr *mh, struct iovec *iov, void *base, size_t len, void *ctl,
+    size_t ctllen)
+{
+	iov->iov_base = base;
+	iov->iov_len = len;
+	memset(mh, 0, sizeof *mh);
+	mh->msg_iov = iov;
+	mh->msg_iovlen = 1;
+	mh->msg_control = ctl;
+	mh->msg_controllen = ctllen;
+}
+
 /*
  * Child: wait for the parent's deferred carve and take the ruleset it completed.
  * Landlock must not be applied without it (the run would read less than its spec
@@ -187,22 +207,13 @@ sandbox_carve_recv(void)
 {
 	struct msghdr	 mh;
 	struct iovec	 iov;
-	union {
-		char		 buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr	 align;
-	} cm;
+	union sandbox_cmsg_fd	 cm;
 	struct cmsghdr	*c;
 	char		 text[sizeof SANDBOX_CARVED];
 	ssize_t		 n;
 	int		 fd = -1;
 
-	iov.iov_base = text;
-	iov.iov_len = sizeof text;
-	memset(&mh, 0, sizeof mh);
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = cm.buf;
-	mh.msg_controllen = sizeof cm.buf;
+	sandbox_msghdr(&mh, &iov, text, sizeof text, cm.buf, sizeof cm.buf);
 	do
 		n = recvmsg(SANDBOX_MSGFD, &mh, MSG_CMSG_CLOEXEC);
 	while (n == -1 && errno == EINTR);
@@ -228,21 +239,13 @@ sandbox_carve_send(int sock, int rfd)
 {
 	struct msghdr	 mh;
 	struct iovec	 iov;
-	union {
-		char		 buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr	 align;
-	} cm;
+	union sandbox_cmsg_fd	 cm;
 	struct cmsghdr	*c;
 	ssize_t		 n;
 
-	iov.iov_base = (void *)SANDBOX_CARVED;
-	iov.iov_len = sizeof SANDBOX_CARVED;
-	memset(&mh, 0, sizeof mh);
 	memset(&cm, 0, sizeof cm);
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = cm.buf;
-	mh.msg_controllen = sizeof cm.buf;
+	sandbox_msghdr(&mh, &iov, (void *)SANDBOX_CARVED, sizeof SANDBOX_CARVED, cm.buf,
+	    sizeof cm.buf);
 	c = CMSG_FIRSTHDR(&mh);
 	c->cmsg_level = SOL_SOCKET;
 	c->cmsg_type = SCM_RIGHTS;
@@ -653,13 +656,7 @@ sandbox_recv(int fd, struct sandbox_msg *m, const struct sandbox_launch *l)
 	size_t		 nfd;
 	int		 fds[SANDBOX_MAX_LISTEN];
 
-	iov.iov_base = m;
-	iov.iov_len = sizeof *m;
-	memset(&mh, 0, sizeof mh);
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = cm.buf;
-	mh.msg_controllen = sizeof cm.buf;
+	sandbox_msghdr(&mh, &iov, m, sizeof *m, cm.buf, sizeof cm.buf);
 	if ((n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC)) <= 0)
 		return n;
 	for (c = CMSG_FIRSTHDR(&mh); c != NULL; c = CMSG_NXTHDR(&mh, c)) {
