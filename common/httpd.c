@@ -2,6 +2,7 @@
  * Listeners with limits, and the helpers every HTTP server here shares (httpd.h).
  */
 #define _GNU_SOURCE
+#include <sys/ioctl.h>
 #include <sys/queue.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -147,6 +148,24 @@ httpd_listener_full(const struct httpd_listener *l)
 	return l->n >= l->lim.max_conns || httpd_budget_left(l->h, l) <= 0;
 }
 
+/*
+ * Has c bytes of a request that the loop has not read yet (in the socket) or not
+ * parsed yet (in its buffer)? Connections accepted together are read only on the
+ * next turn of the loop: the one whose request is already there is not idle.
+ */
+static int
+httpd_conn_pending(const struct httpd_conn *c)
+{
+	struct bufferevent	*bev = evhttp_connection_get_bufferevent(c->evcon);
+	int			 n = 0;
+
+	if (bev == NULL)
+		return 0;
+	if (evbuffer_get_length(bufferevent_get_input(bev)) > 0)
+		return 1;
+	return ioctl(bufferevent_getfd(bev), FIONREAD, &n) == 0 && n > 0;
+}
+
 /* Does an evict_idle listener have a connection that sent no request yet? */
 static int
 httpd_has_idle(const struct httpd *h, const struct httpd_listener *l)
@@ -156,7 +175,7 @@ httpd_has_idle(const struct httpd *h, const struct httpd_listener *l)
 	if (!l->lim.evict_idle)
 		return 0;
 	TAILQ_FOREACH(c, &h->conns, entry)
-		if (c->l == l && !c->served)
+		if (c->l == l && !c->served && !httpd_conn_pending(c))
 			return 1;
 	return 0;
 }
@@ -173,7 +192,7 @@ httpd_evict_idle(struct httpd *h, struct httpd_listener *l)
 	if (!l->lim.evict_idle)
 		return 0;
 	TAILQ_FOREACH(c, &h->conns, entry) {
-		if (c->l != l || c->served)
+		if (c->l != l || c->served || httpd_conn_pending(c))
 			continue;
 		h->stats.expired++;
 		/* The close callback frees c and gives its slot back. */

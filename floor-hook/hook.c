@@ -527,23 +527,29 @@ hook_send_all(int fd, const char *head, size_t hlen, const char *body, size_t bl
 	return 0;
 }
 
+/* How often a connection the bridge closed before any answer is tried again. */
+#define HOOK_CLOSED_RETRIES	3
+
 int
 hook_check(int port, const char *token, const char *body, size_t len, int timeout_ms,
     char *reason, size_t reasonlen)
 {
 	static char		 resp[HOOK_MAX_ANSWER + 1];
 	struct sockaddr_in	 sin;
+	struct timespec		 pause = { 0, 10 * 1000 * 1000 };
 	char			 head[512];
 	long			 deadline = hook_now_ms() + timeout_ms;
-	size_t			 got = 0;
+	size_t			 got;
 	ssize_t			 n;
 	socklen_t		 sl;
-	int			 fd, hl, soerr, rc;
+	int			 fd, hl, soerr, rc, tries = 0;
 
 	if ((hl = hook_request_head(head, sizeof head, port, token, len)) == -1) {
 		snprintf(reason, reasonlen, "cannot build the request");
 		return HOOK_EXIT_DENY;
 	}
+again:
+	got = 0;
 	if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) == -1) {
 		snprintf(reason, reasonlen, "socket: %s", strerror(errno));
 		return HOOK_EXIT_DENY;
@@ -564,8 +570,11 @@ hook_check(int port, const char *token, const char *body, size_t len, int timeou
 			goto fail;
 		}
 	}
-	if (hook_send_all(fd, head, (size_t)hl, body, len, deadline) == -1)
+	if (hook_send_all(fd, head, (size_t)hl, body, len, deadline) == -1) {
+		if (errno == EPIPE || errno == ECONNRESET)
+			goto closed;
 		goto fail;
+	}
 	for (;;) {
 		if (hook_wait(fd, POLLIN, deadline) == -1)
 			goto fail;
@@ -573,6 +582,8 @@ hook_check(int port, const char *token, const char *body, size_t len, int timeou
 		if (n == -1) {
 			if (errno == EINTR || errno == EAGAIN)
 				continue;
+			if (errno == ECONNRESET && got == 0)
+				goto closed;
 			goto fail;
 		}
 		if (n == 0)
@@ -583,6 +594,24 @@ hook_check(int port, const char *token, const char *body, size_t len, int timeou
 			snprintf(reason, reasonlen, "the bridge's answer is too long");
 			return HOOK_EXIT_DENY;
 		}
+	}
+	if (got == 0) {
+closed:
+		/*
+		 * Closed (or reset: our request was unread) before a byte of answer: the
+		 * bridge, full of a run's idle connections, made room by closing ours
+		 * before it read our request (it closes only those that sent none).
+		 * Nothing was judged; ask again while there is time.
+		 */
+		close(fd);
+		if (tries++ < HOOK_CLOSED_RETRIES && hook_now_ms() + 10 < deadline) {
+			nanosleep(&pause, NULL);
+			pause.tv_nsec *= 2;
+			goto again;
+		}
+		snprintf(reason, reasonlen, "the bridge closed the connection %d times "
+		    "without an answer", tries);
+		return HOOK_EXIT_DENY;
 	}
 	close(fd);
 	resp[got] = '\0';

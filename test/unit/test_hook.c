@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -291,6 +292,56 @@ test_check_errors(void **state)
 	close(fd);
 }
 
+/*
+ * A bridge that closes its first `closes` connections unread and answers allow on the
+ * next one (the bridge under a run's flood of idle connections closes one of ours
+ * before it reads it: e2e/claude_floor's flood rows). Forked; returns its pid.
+ */
+static pid_t
+closing_bridge(int closes, int *port)
+{
+	int	fd = silent_listener(port);
+	pid_t	pid;
+
+	assert_true((pid = fork()) != -1);
+	if (pid == 0) {
+		char	buf[4096];
+		int	c;
+
+		for (int i = 0; i < closes; i++)
+			if ((c = accept(fd, NULL, NULL)) != -1)
+				close(c);
+		if ((c = accept(fd, NULL, NULL)) == -1)
+			_exit(1);
+		(void)!read(c, buf, sizeof buf);
+		(void)!write(c, OK_HEAD "{\"decision\":\"allow\"}",
+		    strlen(OK_HEAD "{\"decision\":\"allow\"}"));
+		close(c);
+		_exit(0);
+	}
+	close(fd);
+	return pid;
+}
+
+static void
+test_check_closed_unanswered(void **state)
+{
+	char	r[256];
+	int	port, st;
+	pid_t	pid;
+
+	/* Closed once, unanswered: asked again, allowed. */
+	pid = closing_bridge(1, &port);
+	assert_int_equal(hook_check(port, "t", "{}", 2, 5000, r, sizeof r), HOOK_EXIT_ALLOW);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	/* Closed every time: a bounded number of tries, then deny, saying why. */
+	pid = closing_bridge(1000, &port);
+	assert_int_equal(hook_check(port, "t", "{}", 2, 5000, r, sizeof r), HOOK_EXIT_DENY);
+	assert_non_null(strstr(r, "without an answer"));
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+}
+
 /* Run the static binary with input on stdin; its exit status and stderr. */
 static int
 run_hook(char *const argv[], const char *in, size_t inlen, char *err, size_t errlen)
@@ -382,6 +433,7 @@ main(void)
 		cmocka_unit_test(test_answers),
 		cmocka_unit_test(test_deep_nesting),
 		cmocka_unit_test(test_check_errors),
+		cmocka_unit_test(test_check_closed_unanswered),
 		cmocka_unit_test(test_binary_fails_closed),
 	};
 

@@ -263,6 +263,41 @@ test_evict_idle(void **state)
 	fx_free(f);
 }
 
+/*
+ * evict_idle under a flood (e2e/claude_floor's flood rows, 2 CI runs in 5): three idle
+ * connections; the hook's connection sends its request at once, and four more idle ones
+ * arrive with it, all accepted in one go before any is read. The hook's, then the
+ * oldest connection without a request, was evicted by the fourth newcomer: the hook
+ * read the close as an answer that is not HTTP. A connection whose request is waiting
+ * to be read is not idle.
+ */
+static void
+test_evict_idle_flood(void **state)
+{
+	struct fx		*f = fx_new(100);
+	struct httpd_limits	 l = { 4, 4, 0, 0, NULL, NULL, 1 };
+	const char		*rq = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
+	char			 err[256];
+	int			 idle[3], flood[4], fd;
+
+	assert_int_equal(httpd_listen_tcp(f->h, 0, &l, &f->port, err, sizeof err), 0);
+	for (int i = 0; i < 3; i++)
+		idle[i] = tcp_connect(f, "127.0.0.1");
+	pump(f, 300, NULL);
+	fd = tcp_connect(f, "127.0.0.1");
+	assert_int_equal(write(fd, rq, strlen(rq)), (ssize_t)strlen(rq));
+	for (int i = 0; i < 4; i++)
+		flood[i] = tcp_connect(f, "127.0.0.1");
+	pump(f, 1000, &f->served);
+	assert_int_equal(f->served, 1);
+	for (int i = 0; i < 3; i++)
+		close(idle[i]);
+	for (int i = 0; i < 4; i++)
+		close(flood[i]);
+	close(fd);
+	fx_free(f);
+}
+
 /* A connection that never sends a whole request is closed at the deadline. */
 static void
 test_deadline(void **state)
@@ -561,6 +596,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_helpers),
 		cmocka_unit_test(test_caps),
 		cmocka_unit_test(test_evict_idle),
+		cmocka_unit_test(test_evict_idle_flood),
 		cmocka_unit_test(test_deadline),
 		cmocka_unit_test(test_one_request),
 		cmocka_unit_test(test_unix_path),
