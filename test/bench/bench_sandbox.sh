@@ -17,9 +17,11 @@
 # user. CW_BENCH_SUBJECTS=root or =user picks one.
 #
 # What each does at the start of /bin/true:
-#   cw-runner exec   the spec build (config, /etc walk for non-world-readable entries,
-#                    the run's TMPDIR), then PID, IPC, mount and network namespaces (and
-#                    a user namespace when not root) in one clone; the view: a fresh
+#   cw-runner exec   the spec build (config, the run's TMPDIR), then PID, IPC, mount and
+#                    network namespaces (and a user namespace when not root) in one
+#                    clone, while the runner judges /etc (its kept outline, or a walk)
+#                    and carves its read grant into Landlock rules, on the other core,
+#                    and hands the child that ruleset; the view: a fresh
 #                    tmpfs root with the grants bound in (/usr, /etc, ... read-only, the
 #                    workdir and TMPDIR read-write), a private devpts, a fresh /proc,
 #                    pivot_root; loopback up; no_new_privs, Landlock (ABI 7: every grant a
