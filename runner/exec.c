@@ -168,8 +168,10 @@ exec_spec(const char *name, const struct exec_opts *o, struct sandbox_spec *s)
 	ctx.git_objects = o->git_objects;
 	ctx.cache_scope = o->cache_scope[0] != '\0' ? o->cache_scope : NULL;
 	ctx.sandbox_off = sb != NULL && strcmp(sb, "off") == 0;
+#ifdef __linux__
 	/* An exec's /etc is carved while its namespaces are made (apply_sandbox). */
 	ctx.defer_carve = strcmp(name, "exec") == 0;
+#endif
 	if (spec_build(&ctx, &cfg, s, err, sizeof err) == -1) {
 		fprintf(stderr, "cw-runner %s: refused: %s\n", name, err);
 		config_free(&cfg);
