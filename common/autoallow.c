@@ -30,17 +30,50 @@ autoallow_covered(const struct floor_result *fr, const struct autoallow_policy *
 	return first;
 }
 
+int
+autoallow_ask_covers(const char *rule, const char *call)
+{
+	size_t	 n = strlen(rule);
+
+	return strncmp(rule, call, n) == 0 && (call[n] == '\0' || call[n] == ' ');
+}
+
+/*
+ * The ask rule a call meets, or NULL. What the floor cannot name it cannot show to
+ * be outside every asked family: with any ask rule, an opaque line is asked.
+ */
+static const char *
+autoallow_asked(const struct floor_result *fr, const struct autoallow_policy *pol)
+{
+	if (pol->n_ask_rules == 0)
+		return NULL;
+	if (fr->family_opaque || fr->n_families == 0)
+		return "(commands Clockwork cannot all name)";
+	for (size_t i = 0; i < fr->n_families; i++)
+		for (size_t k = 0; k < pol->n_ask_rules; k++)
+			if (autoallow_ask_covers(pol->ask_rules[k].family, fr->families[i]))
+				return pol->ask_rules[k].family;
+	return NULL;
+}
+
 void
 autoallow_decide(const struct floor_result *fr, const struct autoallow_policy *pol,
     struct autoallow_result *out)
 {
 	const struct autoallow_rule	*r;
+	const char			*asked;
 	unsigned			 ask = pol->ask;
 
 	memset(out, 0, sizeof *out);
 	if (fr->verdict == FLOOR_DENY) {
 		out->verdict = AUTOALLOW_DENY;
 		snprintf(out->rule, sizeof out->rule, "%s", fr->rule);
+		return;
+	}
+	/* An ask rule holds over every risk, every policy and every task rule. */
+	if ((asked = autoallow_asked(fr, pol)) != NULL) {
+		out->verdict = AUTOALLOW_ASK;
+		snprintf(out->rule, sizeof out->rule, "task_ask:%s", asked);
 		return;
 	}
 	/* Without the sandbox nothing bounds an ordinary call's code: ask it too. */

@@ -4,6 +4,10 @@
  * for the byok tool host alike). From the floor's result for the call:
  *
  *   - the floor's deny denies;
+ *   - a call with a part in a family the task always asks about (an ask rule: a
+ *     repository's deny or ask rule a person imported, reporules.c) is asked, at any
+ *     risk and whatever approvals.ask says; so is a call whose parts cannot all be
+ *     named (opaque), when the task has any ask rule;
  *   - a risk the policy does not ask about runs without asking (approvals.ask; the
  *     default asks about outside_worktree, fetch_exec and destructive, so an ordinary
  *     call runs), journaled as auto_allow with its risk and rule;
@@ -44,6 +48,9 @@ struct autoallow_policy {
 	int				 sandboxed;	/* 0: the run has no sandbox */
 	const struct autoallow_rule	*rules;
 	size_t				 n_rules;
+	/* Families always asked (max_risk unused): "npm publish", or "npm" for each. */
+	const struct autoallow_rule	*ask_rules;
+	size_t				 n_ask_rules;
 };
 
 enum autoallow_verdict {
@@ -54,7 +61,10 @@ enum autoallow_verdict {
 
 struct autoallow_result {
 	enum autoallow_verdict	 verdict;
-	/* Why it runs: "risk.ordinary", "approvals.ask" or "task_rule:npm test". */
+	/*
+	 * Why it runs: "risk.ordinary", "approvals.ask" or "task_rule:npm test"; why it
+	 * is asked when an ask rule decided: "task_ask:npm publish".
+	 */
 	char			 rule[FLOOR_FAMILY_MAX + 16];
 };
 
@@ -74,6 +84,11 @@ int	autoallow_ask_parse(const char *const *words, size_t n, unsigned *mask,
 	    char *err, size_t errlen);
 /* The mask as words for people and the wire: "all", "none", or "a,b". */
 void	autoallow_ask_format(unsigned mask, char *out, size_t outlen);
+/*
+ * Does an ask rule's family cover a call's family: the same, or the program alone
+ * ("npm") for each of its subcommands ("npm publish")?
+ */
+int	autoallow_ask_covers(const char *rule_family, const char *call_family);
 /* A family as a person or a store gives it: printable, at most FLOOR_FAMILY_MAX-1. */
 int	autoallow_family_valid(const char *);
 

@@ -31,7 +31,7 @@
 struct sqlite3;
 struct store;
 
-#define STORE_SCHEMA_LATEST	13
+#define STORE_SCHEMA_LATEST	14
 #define STORE_TIME_LEN		25	/* "YYYY-MM-DDTHH:MM:SS.mmmZ" + NUL */
 #define STORE_ID_LEN		40	/* room for a generated or caller-chosen id */
 
@@ -161,16 +161,30 @@ struct store_task_rule {
 	char	*approval_id;	/* the approval it came from; NULL: none */
 	char	*created_by;
 	char	*created_at;
+	char	*kind;		/* "allow", or "ask": the family is always asked */
+	char	*source;	/* imported: "FILE@COMMIT: RULE"; NULL: a person's answer */
 };
 int	store_task_rules_list(struct store *, int64_t task_id,
 	    struct store_task_rule **out, size_t *n);
 /*
  * Remember family up to max_risk; a family kept already keeps the higher risk.
  * EINVAL for a family autoallow_family_valid() refuses or an unknown risk; ENOSPC
- * past AUTOALLOW_RULES_MAX rules.
+ * past AUTOALLOW_RULES_MAX rules; EEXIST when the task always asks about the family
+ * (an ask rule: a person's answer does not undo an imported deny; unrule does).
  */
 int	store_task_rule_add(struct store *, int64_t task_id, const char *family,
 	    const char *max_risk, const char *approval_id, const char *actor);
+/*
+ * Import one rule from a repository's settings (reporules.c), in the caller's
+ * transaction. kind "allow": a new family up to max_risk, a family kept already stays
+ * as it is (an ask stays an ask). kind "ask": the family is always asked; an allow
+ * kept for it becomes an ask (a deny wins, as in Claude Code). *changed is 1 when a
+ * row was added or changed. Importing the same twice changes nothing. EINVAL and
+ * ENOSPC as store_task_rule_add.
+ */
+int	store_task_rule_import(struct store *, int64_t task_id, const char *kind,
+	    const char *family, const char *max_risk, const char *source,
+	    const char *actor, int *changed);
 /* Forget one: 0, or -1 with ENOENT when the task has no such rule. */
 int	store_task_rule_remove(struct store *, int64_t task_id, const char *family);
 void	store_task_rules_free(struct store_task_rule *, size_t n);

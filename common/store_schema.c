@@ -317,6 +317,18 @@ static const char store_schema_v13[] =
 "ALTER TABLE tasks ADD COLUMN max_dollars REAL"
 "  CHECK (max_dollars IS NULL OR max_dollars >= 0);";
 
+/*
+ * 14, issue 23: a task rule's kind and where it came from. kind 'ask': the family is
+ * always asked (a repository's deny or ask rule a person imported); 'allow': the
+ * remembered answer it always was. source: for an imported rule, the file, commit and
+ * rule text it came from (NULL: a person's own answer).
+ */
+static const char store_schema_v14[] =
+"ALTER TABLE task_rules ADD COLUMN kind TEXT NOT NULL DEFAULT 'allow'"
+"  CHECK (kind IN ('allow', 'ask'));"
+"ALTER TABLE task_rules ADD COLUMN source TEXT"
+"  CHECK (source IS NULL OR length(source) BETWEEN 1 AND 600);";
+
 const struct store_migration store_migrations[] = {
 	{ 1, "tasks, runs, run_events", store_schema_v1, 0 },
 	{ 2, "approvals", store_schema_v2, 0 },
@@ -333,6 +345,7 @@ const struct store_migration store_migrations[] = {
 	{ 12, "who answers: task rules, approvals.ask, approval family", store_schema_v12,
 	    0 },
 	{ 13, "a task's budget pause: budget_wait, max_dollars", store_schema_v13, 0 },
+	{ 14, "task rule kind (allow, ask) and source", store_schema_v14, 0 },
 };
 const size_t store_n_migrations =
     sizeof store_migrations / sizeof store_migrations[0];

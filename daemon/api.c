@@ -1858,8 +1858,11 @@ api_task_rules_json(struct daemon *d, const struct store_task *t)
 		json_add_string(e, "max_risk", v[i].max_risk);
 		json_add_string(e, "created_by", v[i].created_by);
 		json_add_string(e, "created_at", v[i].created_at);
+		json_add_string(e, "kind", v[i].kind);
 		if (v[i].approval_id != NULL)
 			json_add_string(e, "approval", v[i].approval_id);
+		if (v[i].source != NULL)
+			json_add_string(e, "source", v[i].source);
 		cJSON_AddItemToArray(a, e);
 	}
 	store_task_rules_free(v, n);
@@ -1966,6 +1969,95 @@ out:
 	store_task_free(&t);
 }
 
+/*
+ * The task repository's own Claude rules (issue 23): GET shows each and what it would
+ * become, with the digest of what is shown; POST {"digest": D} imports them only when
+ * a fresh read has that digest (else 409 settings_changed, nothing changed). Reading
+ * needs the task's repository; a malformed settings file is 422 naming it.
+ */
+static int
+api_task_repo_rules_read(struct api_req *q, const struct store_task *t,
+    struct reporules *rr)
+{
+	char	 err[512];
+
+	if (t->repo == NULL) {
+		api_error(q, 400, "invalid_field", "task %s has no repository", t->name);
+		return -1;
+	}
+	if (reporules_read(t->repo, t->base, rr, err, sizeof err) == -1) {
+		api_error(q, 422, "invalid_settings", "%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+api_task_repo_rules_r(struct api_req *q)
+{
+	struct store_task	 t;
+	struct reporules	 rr;
+	cJSON			*o;
+
+	if (api_task_lookup(q, q->seg[2], &t) == -1)
+		return;
+	if (api_task_repo_rules_read(q, &t, &rr) == 0) {
+		o = reporules_json(&rr);
+		json_add_string(o, "task", t.name);
+		api_ok(q, 200, o);
+		reporules_free(&rr);
+	}
+	store_task_free(&t);
+}
+
+static void
+api_task_repo_rules_import_r(struct api_req *q)
+{
+	static const char *const keys[] = { "digest" };
+	struct store_task	 t;
+	struct reporules	 rr;
+	const char		*digest;
+	char			 err[512];
+	size_t			 changed;
+	cJSON			*body, *o;
+
+	if (api_task_lookup(q, q->seg[2], &t) == -1)
+		return;
+	if ((body = api_body(q)) == NULL) {
+		store_task_free(&t);
+		return;
+	}
+	if (api_body_keys(q, body, keys, 1) == -1)
+		goto out;
+	if ((digest = json_get_string(body, "digest")) == NULL) {
+		api_error(q, 400, "invalid_field", "digest: the digest the showing printed "
+		    "(cwctl task rules %s --from-repo)", t.name);
+		goto out;
+	}
+	if (api_task_repo_rules_read(q, &t, &rr) == -1)
+		goto out;
+	if (strcmp(digest, rr.digest) != 0) {
+		api_error(q, 409, "settings_changed", "the Claude settings in %s (%s at %.12s) "
+		    "are not the ones shown with that digest: nothing was imported; show them "
+		    "again with cwctl task rules %s --from-repo", t.repo, rr.ref, rr.commit,
+		    t.name);
+	} else if (reporules_import(q->d, &t, &rr, q->actor, &changed, err,
+	    sizeof err) == -1) {
+		api_error(q, errno == ENOSPC ? 409 : 500, errno == ENOSPC ? "too_many_rules" :
+		    "internal", "%s: nothing was imported", err);
+	} else if ((o = api_task_rules_json(q->d, &t)) == NULL) {
+		api_error(q, 500, "internal", "%s", store_errmsg(q->d->store));
+	} else {
+		cJSON_AddNumberToObject(o, "imported_changed", (double)changed);
+		json_add_string(o, "imported_commit", rr.commit);
+		api_ok(q, 200, o);
+	}
+	reporules_free(&rr);
+out:
+	cJSON_Delete(body);
+	store_task_free(&t);
+}
+
 static void api_task_update_r(struct api_req *q) { api_task_update(q, q->seg[2]); }
 static void api_task_remove_r(struct api_req *q) { api_task_remove(q, q->seg[2]); }
 static void api_run_show_r(struct api_req *q) { api_run_show(q, q->seg[2]); }
@@ -2028,6 +2120,9 @@ static const struct api_route api_routes[] = {
 	{ "api/tasks/*/network",	EVHTTP_REQ_POST,   API_AUTH_LOCAL, api_task_network_set_r },
 	{ "api/tasks/*/rules",		EVHTTP_REQ_GET,	   API_AUTH_LOCAL, api_task_rules_r },
 	{ "api/tasks/*/rules",		EVHTTP_REQ_POST,   API_AUTH_LOCAL, api_task_rules_set_r },
+	{ "api/tasks/*/repo-rules",	EVHTTP_REQ_GET,	   API_AUTH_LOCAL, api_task_repo_rules_r },
+	{ "api/tasks/*/repo-rules",	EVHTTP_REQ_POST,   API_AUTH_LOCAL,
+	  api_task_repo_rules_import_r },
 	{ "api/runs",			EVHTTP_REQ_GET,	   API_AUTH_INBOX, api_runs_list },
 	{ "api/runs",			EVHTTP_REQ_POST,   API_AUTH_INBOX, api_run_start },
 	{ "api/runs/*",			EVHTTP_REQ_GET,	   API_AUTH_INBOX, api_run_show_r },

@@ -197,7 +197,7 @@ client_call(const char *method, const char *path, const cJSON *body, cJSON **out
 	fprintf(stderr, "cwctl: %s\n", msg != NULL ? msg : "the daemon refused the request");
 	rc = CWCTL_EXIT_FAILURE;
 	if (status == 409 && code != NULL && (strcmp(code, "already_answered") == 0 ||
-	    strcmp(code, "run_ended") == 0))
+	    strcmp(code, "run_ended") == 0 || strcmp(code, "settings_changed") == 0))
 		rc = CWCTL_EXIT_DENIED;
 	if (status == 401 || status == 403)
 		rc = CWCTL_EXIT_DENIED;

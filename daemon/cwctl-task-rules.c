@@ -1,9 +1,14 @@
 /*
  * cwctl task rules|unrule|ask: who answers a task's tool calls (SPEC A1). rules lists
  * the command families a person answered "always for this task" for (cwctl approve
- * --for-task, the Inbox's or Telegram's button) and the risks the task asks about;
- * unrule forgets one family; ask sets approvals.ask for the task (default: back to
- * config.yaml's).
+ * --for-task, the Inbox's or Telegram's button), the families the task always asks
+ * about, and the risks it asks about; unrule forgets one family; ask sets
+ * approvals.ask for the task (default: back to config.yaml's).
+ *
+ * rules --from-repo shows the Claude Code rules committed in the task's repository
+ * (.claude/settings.json, settings.local.json) and what each would become, with a
+ * digest; rules --import-repo DIGEST imports them, refused (exit 3, nothing changed)
+ * when the repository's settings are no longer the ones that digest was shown for.
  */
 #include <stdio.h>
 #include <string.h>
@@ -17,6 +22,10 @@ cwctl_task_rules_usage(void)
 {
 	fprintf(stderr,
 	    "usage: cwctl task rules NAME [--json]\n"
+	    "       cwctl task rules NAME --from-repo [--json]   (the repository's Claude "
+	    "rules, shown)\n"
+	    "       cwctl task rules NAME --import-repo DIGEST [--json]   (imported, as "
+	    "shown)\n"
 	    "       cwctl task unrule NAME FAMILY [--json]   (FAMILY as rules shows it, "
 	    "e.g. 'npm test')\n"
 	    "       cwctl task ask NAME all|none|default|RISK[,RISK...] [--json]\n"
@@ -37,14 +46,65 @@ cwctl_task_rules_print(const cJSON *o)
 	    " (this task's)" : " (from config.yaml)");
 	cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(o, "rules")) {
 		const char *fam = json_get_string(r, "family");
-		printf("%s%-24s up to %s, by %s at %s\n", n++ == 0 ? "rules:           " :
-		    "                 ", fam != NULL ? cwctl_vis(fam) : "?",
-		    cwctl_vis(json_get_string(r, "max_risk")),
-		    cwctl_vis(json_get_string(r, "created_by")),
-		    cwctl_vis(json_get_string(r, "created_at")));
+		const char *kind = json_get_string(r, "kind");
+		const char *src = json_get_string(r, "source");
+		const char *lead = n++ == 0 ? "rules:           " : "                 ";
+		if (kind != NULL && strcmp(kind, "ask") == 0)
+			printf("%s%-24s always asked, by %s at %s\n", lead,
+			    fam != NULL ? cwctl_vis(fam) : "?",
+			    cwctl_vis(json_get_string(r, "created_by")),
+			    cwctl_vis(json_get_string(r, "created_at")));
+		else
+			printf("%s%-24s up to %s, by %s at %s\n", lead,
+			    fam != NULL ? cwctl_vis(fam) : "?",
+			    cwctl_vis(json_get_string(r, "max_risk")),
+			    cwctl_vis(json_get_string(r, "created_by")),
+			    cwctl_vis(json_get_string(r, "created_at")));
+		if (src != NULL)
+			printf("                   from %s\n", cwctl_vis(src));
 	}
 	if (n == 0)
 		printf("rules:           (none: cwctl approve ID --for-task remembers one)\n");
+}
+
+/* What --from-repo found: each rule, what it becomes and why, then the digest. */
+static void
+cwctl_task_rules_repo_print(const char *task, const cJSON *o)
+{
+	const cJSON	*r, *f;
+	int		 n = 0, k = 0;
+
+	printf("repository rules of task %s, as committed on %s at %.12s:\n", task,
+	    cwctl_vis(json_get_string(o, "ref")), cwctl_vis(json_get_string(o, "commit")));
+	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(o, "files"))
+		printf("  %-28s %s\n", cwctl_vis(json_get_string(f, "path")),
+		    json_get_string(f, "blob") != NULL ?
+		    cwctl_vis(json_get_string(f, "blob")) : "(not committed)");
+	cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(o, "rules")) {
+		const char *b = json_get_string(r, "becomes");
+		const char *fam = json_get_string(r, "family");
+		const char *note = json_get_string(r, "note");
+		n++;
+		printf("  %-5s %s\n", cwctl_vis(json_get_string(r, "list")),
+		    cwctl_vis(json_get_string(r, "rule")));
+		if (b != NULL && strcmp(b, "allow") == 0) {
+			k++;
+			printf("        -> task rule '%s'", cwctl_vis(fam));
+		} else if (b != NULL && strcmp(b, "ask") == 0) {
+			k++;
+			printf("        -> always asked: '%s'", cwctl_vis(fam));
+		} else
+			printf("        -> NOT imported");
+		printf("%s%s\n", note != NULL && note[0] != '\0' ? ": " : "",
+		    note != NULL ? cwctl_vis(note) : "");
+	}
+	if (n == 0) {
+		printf("  (no permission rules: nothing to import)\n");
+		return;
+	}
+	printf("%d of %d would be imported. To import exactly these:\n"
+	    "  cwctl task rules %s --import-repo %s\n", k, n, task,
+	    cwctl_vis(json_get_string(o, "digest")));
 }
 
 int
@@ -52,12 +112,18 @@ cwctl_task_rules(int argc, char **argv)
 {
 	char		 path[256], name[200];
 	const char	*sub = argv[0], *pos[2] = { NULL, NULL };
+	const char	*digest = NULL;
 	cJSON		*o = NULL, *b = NULL, *a;
-	int		 json = 0, n = 0, rc, want;
+	int		 json = 0, n = 0, rc, want, from_repo = 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0)
 			json = 1;
+		else if (strcmp(sub, "rules") == 0 && strcmp(argv[i], "--from-repo") == 0)
+			from_repo = 1;
+		else if (strcmp(sub, "rules") == 0 && strcmp(argv[i], "--import-repo") == 0 &&
+		    i + 1 < argc)
+			digest = argv[++i];
 		else if (n == 2 || (argv[i][0] == '-' && argv[i][1] != '\0'))
 			return cwctl_task_rules_usage();
 		else
@@ -66,8 +132,14 @@ cwctl_task_rules(int argc, char **argv)
 	want = strcmp(sub, "rules") == 0 ? 1 : 2;
 	if (n != want || client_escape(pos[0], name, sizeof name) == -1)
 		return cwctl_task_rules_usage();
-	snprintf(path, sizeof path, "/api/tasks/%s/rules", name);
-	if (strcmp(sub, "unrule") == 0) {
+	if (from_repo && digest != NULL)
+		return cwctl_task_rules_usage();
+	snprintf(path, sizeof path, "/api/tasks/%s/%s", name, from_repo ||
+	    digest != NULL ? "repo-rules" : "rules");
+	if (digest != NULL) {
+		b = cJSON_CreateObject();
+		json_add_string(b, "digest", digest);
+	} else if (strcmp(sub, "unrule") == 0) {
 		b = cJSON_CreateObject();
 		json_add_string(b, "remove", pos[1]);
 	} else if (strcmp(sub, "ask") == 0) {
@@ -94,7 +166,16 @@ cwctl_task_rules(int argc, char **argv)
 		return rc;
 	if (json)
 		cwctl_print_json(o);
+	else if (from_repo)
+		cwctl_task_rules_repo_print(pos[0], o);
 	else {
+		if (digest != NULL) {
+			double ch = 0;
+			json_get_number(o, "imported_changed", &ch);
+			printf("task %s: imported the repository's rules from commit %.12s (%d "
+			    "rules added or changed; runs already going have them too)\n", pos[0],
+			    cwctl_vis(json_get_string(o, "imported_commit")), (int)ch);
+		}
 		if (strcmp(sub, "unrule") == 0)
 			printf("task %s: rule '%s' removed (runs already going keep it until "
 			    "they end)\n", pos[0], pos[1]);

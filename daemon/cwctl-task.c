@@ -30,7 +30,7 @@ cwctl_task_usage(void)
 	    "       cwctl task history NAME [--json]\n"
 	    "       cwctl task list [--json]\n"
 	    "       cwctl task show NAME [--json]\n"
-	    "       cwctl task rules NAME | unrule NAME FAMILY | ask NAME all|none|default|RISKS\n"
+	    "       cwctl task rules NAME | unrule NAME FAMILY | ask NAME all|none|default|RISKS\n"	    "       cwctl task rules NAME --from-repo | --import-repo DIGEST\n"
 	    "       cwctl task enable|disable|rm NAME\n");
 	return CWCTL_EXIT_USAGE;
 }

@@ -26,7 +26,9 @@ static const struct cwctl_verb {
 	    "  task edit NAME [--prompt TEXT] [--mode M] [--base B|default] ...   (history kept)\n"
 	    "  task list|show NAME|history NAME|enable NAME|disable NAME|rm NAME [--json]\n"
 	    "  task rules NAME | unrule NAME FAMILY | ask NAME all|none|default|RISK,...\n"
-	    "        who answers a task's tool calls: its approvals.ask and remembered families" },
+	    "        who answers a task's tool calls: its approvals.ask and remembered families\n"
+	    "  task rules NAME --from-repo | --import-repo DIGEST   the repository's own Claude\n"
+	    "        rules: shown with a digest, imported only as shown" },
 	{ "run", cwctl_run, "run start TASK [--wait] | list | show RUN | stop RUN\n"
 	    "  run logs [-f] [--raw | --json] RUN   the readable transcript (--raw: the engine's lines)\n"
 	    "  run export RUN [--transcript] [-o FILE]   the run's proof-of-work HTML file\n"

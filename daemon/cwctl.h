@@ -7,7 +7,8 @@
 #define CWCTL_EXIT_FAILURE	1	/* the thing asked for failed */
 #define CWCTL_EXIT_USAGE	2
 #define CWCTL_EXIT_DENIED	3	/* policy check: denied; approve/deny: refused;
-					   run --wait: the run was refused */
+					   run --wait: the run was refused; task rules
+					   --import-repo: the settings changed since shown */
 #define CWCTL_EXIT_NODAEMON	4	/* clockworkd is not running */
 #define CWCTL_EXIT_AUTOMATION	5	/* run merge: automation files not accepted */
 #define CWCTL_EXIT_NO_CONVERSATION 6	/* run continue: the earlier run's conversation

@@ -15,10 +15,12 @@
 #include <cjson/cJSON.h>
 
 #include "asklimit.h"
+#include "clauderules.h"
 #include "config.h"
 #include "peerns.h"
 #include "proctree.h"
 #include "record.h"
+#include "sha256.h"
 #include "conversation.h"
 #include "store.h"
 
@@ -340,7 +342,10 @@ int	runs_send(struct run *, cJSON *msg);
  */
 int	api_approval_for_task(struct daemon *, const char *id, const char *actor,
 	    char *rule, size_t rulelen, char *why, size_t whylen);
-/* A task rule was added: tell every live run of the task (SPEC A1). */
+/*
+ * A task rule was added: tell every live run of the task (SPEC A1). max_risk NULL:
+ * an ask rule (the family is always asked).
+ */
 void	runs_task_rule_added(struct daemon *, int64_t task_id, const char *family,
 	    const char *max_risk);
 void	runs_approval_forget(struct run_approval *);
@@ -545,6 +550,33 @@ int	jobsgit_default_branch(const char *repo, char *refname, size_t reflen,
 	    char *branch, size_t blen, char *err, size_t errlen);
 int	jobsgit_read(const char *repo, struct jobsgit_result *, char *err, size_t errlen);
 void	jobsgit_result_free(struct jobsgit_result *);
+/*
+ * reporules.c: a task repository's Claude permission rules as committed on the ref
+ * its runs start from (issue 23): shown with a digest, imported only with it.
+ */
+#define REPORULES_FILES	2
+struct reporules_file {
+	char			 path[64];	/* ".claude/settings.json" */
+	char			 blob[64];	/* its blob id, when present */
+	int			 present;
+	struct clauderules	 rules;		/* parsed and mapped */
+};
+struct reporules {
+	char			 ref[512];	/* the ref read */
+	char			 commit[64];	/* its commit */
+	struct reporules_file	 files[REPORULES_FILES];
+	char			 digest[SHA256_HEX];	/* of what is shown */
+};
+/* base: the task's base branch, NULL for the default branch. err names the file. */
+int	reporules_read(const char *repo, const char *base, struct reporules *,
+	    char *err, size_t errlen);
+void	reporules_free(struct reporules *);
+/* {"ref","commit","digest","files":[...],"rules":[{file,list,rule,becomes,...}]} */
+cJSON	*reporules_json(const struct reporules *);
+/* Import every mapped rule in one transaction, journaled; *n_changed rows changed. */
+int	reporules_import(struct daemon *, const struct store_task *,
+	    const struct reporules *, const char *actor, size_t *n_changed, char *err,
+	    size_t errlen);
 
 /* preview.c: the security preview of an imported job or template (W2). */
 struct preview_input {

@@ -1118,11 +1118,23 @@ runs_send_approvals(struct run *r, const struct store_task *t, cJSON *m)
 		log_warn("run %s: task rules: %s", r->id, store_errmsg(r->d->store));
 		return;
 	}
+	/*
+	 * Ask rules travel in a list of their own: a runner that did not know them would
+	 * ignore the list (and ask as before), never read an ask as an allow.
+	 */
 	if ((a = cJSON_AddArrayToObject(o, "rules")) != NULL)
 		for (size_t i = 0; i < n; i++)
-			if ((e = cJSON_CreateObject()) != NULL) {
+			if (strcmp(v[i].kind, "allow") == 0 &&
+			    (e = cJSON_CreateObject()) != NULL) {
 				json_add_string(e, "family", v[i].family);
 				json_add_string(e, "max_risk", v[i].max_risk);
+				cJSON_AddItemToArray(a, e);
+			}
+	if ((a = cJSON_AddArrayToObject(o, "ask_rules")) != NULL)
+		for (size_t i = 0; i < n; i++)
+			if (strcmp(v[i].kind, "ask") == 0 &&
+			    (e = cJSON_CreateObject()) != NULL) {
+				json_add_string(e, "family", v[i].family);
 				cJSON_AddItemToArray(a, e);
 			}
 	store_task_rules_free(v, n);
@@ -1144,9 +1156,11 @@ runs_task_rule_added(struct daemon *d, int64_t task_id, const char *family,
 			continue;
 		if ((msg = cJSON_CreateObject()) == NULL)
 			return;
-		json_add_string(msg, "type", "task_rule");
+		/* max_risk NULL: an ask rule (its own message type, as in the run spec). */
+		json_add_string(msg, "type", max_risk != NULL ? "task_rule" : "task_ask_rule");
 		json_add_string(msg, "family", family);
-		json_add_string(msg, "max_risk", max_risk);
+		if (max_risk != NULL)
+			json_add_string(msg, "max_risk", max_risk);
 		runs_send(r, msg);
 	}
 }

@@ -69,6 +69,8 @@ struct bridge {
 	int			 sandboxed;
 	struct autoallow_rule	*rules;
 	size_t			 n_rules;
+	struct autoallow_rule	*ask_rules;
+	size_t			 n_ask_rules;
 	size_t			 n_auto;	/* calls that ran without asking */
 };
 
@@ -577,7 +579,7 @@ bridge_tools_call(struct bridge *b, const cJSON *id, const cJSON *params, void *
 	/* Who answers: the one evaluation (autoallow.h), before any approval is held. */
 	{
 		struct autoallow_policy	 ap = { b->ask, b->sandboxed, b->rules,
-		    b->n_rules };
+		    b->n_rules, b->ask_rules, b->n_ask_rules };
 		struct autoallow_result	 ar;
 
 		autoallow_decide(&fr, &ap, &ar);
@@ -980,6 +982,12 @@ bridge_new(struct event_base *base, const struct bridge_config *cfg, char *err,
 			bridge_free(b);
 			return NULL;
 		}
+	for (size_t i = 0; i < cfg->n_ask_rules; i++)
+		if (bridge_add_ask_rule(b, cfg->ask_rules[i].family) == -1) {
+			snprintf(err, errlen, "bridge: task ask rule %zu is not valid", i);
+			bridge_free(b);
+			return NULL;
+		}
 	b->floor_command = cfg->floor_command;
 	b->emit = cfg->emit;
 	b->arg = cfg->arg;
@@ -1075,6 +1083,26 @@ bridge_add_rule(struct bridge *b, const char *family, int max_risk)
 }
 
 int
+bridge_add_ask_rule(struct bridge *b, const char *family)
+{
+	struct autoallow_rule	*nr;
+
+	if (family == NULL || !autoallow_family_valid(family))
+		return -1;
+	for (size_t i = 0; i < b->n_ask_rules; i++)
+		if (strcmp(b->ask_rules[i].family, family) == 0)
+			return 0;
+	if (b->n_ask_rules >= AUTOALLOW_RULES_MAX ||
+	    (nr = realloc(b->ask_rules, (b->n_ask_rules + 1) * sizeof *nr)) == NULL)
+		return -1;
+	b->ask_rules = nr;
+	memset(&nr[b->n_ask_rules], 0, sizeof nr[b->n_ask_rules]);
+	snprintf(nr[b->n_ask_rules].family, sizeof nr[b->n_ask_rules].family, "%s", family);
+	b->n_ask_rules++;
+	return 0;
+}
+
+int
 bridge_pending(const struct bridge *b)
 {
 	return b->npending;
@@ -1151,6 +1179,7 @@ bridge_free(struct bridge *b)
 	record_list_free(&b->denials);
 	record_list_free(&b->approvals);
 	free(b->rules);
+	free(b->ask_rules);
 	free(b->run_id);
 	free(b->token);
 	free(b);

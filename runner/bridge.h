@@ -59,6 +59,9 @@ struct bridge_config {
 	unsigned			 ask;
 	const struct autoallow_rule	*rules;
 	size_t				 n_rules;
+	/* Families the task always asks about (its ask rules; max_risk unused). */
+	const struct autoallow_rule	*ask_rules;
+	size_t				 n_ask_rules;
 	/*
 	 * The engine's reading of its hook body (runner/engine.h, floor_command): the
 	 * shell command, or none. NULL: /floor refuses every body (no hook engine).
@@ -90,6 +93,8 @@ void		 bridge_set_sandboxed(struct bridge *, int);
  * (a person's "always for this task"). 0, or -1 (invalid, or the list is full).
  */
 int		 bridge_add_rule(struct bridge *, const char *family, int max_risk);
+/* Always ask about family for the rest of the run (an imported ask rule). 0 or -1. */
+int		 bridge_add_ask_rule(struct bridge *, const char *family);
 /* Deny every pending approval with message; by goes into the record ("timeout"). */
 void		 bridge_expire(struct bridge *, const char *message, const char *by);
 int		 bridge_pending(const struct bridge *);

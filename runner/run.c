@@ -95,6 +95,8 @@ struct run {
 	unsigned		 ask;		/* ...its mask (autoallow.h) */
 	struct autoallow_rule	*rules;		/* the task's remembered families */
 	size_t			 n_rules;
+	struct autoallow_rule	*ask_rules;	/* the families it always asks about */
+	size_t			 n_ask_rules;
 	struct config		 cfg;
 	int			 have_cfg;
 	struct asklimit		 asks;		/* the run's approval budget: bridge and
@@ -1713,6 +1715,23 @@ run_parse(struct run *r, const cJSON *j)
 			    sizeof r->rules[r->n_rules].family, "%s", fam);
 			r->rules[r->n_rules++].max_risk = (enum floor_risk)risk;
 		}
+		rules = cJSON_GetObjectItemCaseSensitive(b, "ask_rules");
+		if (rules != NULL && (!cJSON_IsArray(rules) ||
+		    cJSON_GetArraySize(rules) > AUTOALLOW_RULES_MAX))
+			RUN_FAIL("approvals.ask_rules must be an array of at most %d rules",
+			    AUTOALLOW_RULES_MAX);
+		if (rules != NULL && cJSON_GetArraySize(rules) > 0 &&
+		    (r->ask_rules = calloc((size_t)cJSON_GetArraySize(rules),
+		    sizeof *r->ask_rules)) == NULL)
+			RUN_FAIL("out of memory");
+		cJSON_ArrayForEach(e, rules) {
+			const char *fam = json_get_string(e, "family");
+			if (fam == NULL || !autoallow_family_valid(fam))
+				RUN_FAIL("approvals.ask_rules: each needs a family");
+			snprintf(r->ask_rules[r->n_ask_rules].family,
+			    sizeof r->ask_rules[r->n_ask_rules].family, "%s", fam);
+			r->n_ask_rules++;
+		}
 	}
 	env = cJSON_GetObjectItemCaseSensitive(j, "env");
 	if (env != NULL && !cJSON_IsObject(env))
@@ -1783,6 +1802,27 @@ run_task_rule(struct run *r, const cJSON *j)
 	}
 }
 
+/*
+ * {"type":"task_ask_rule","family":F}: a person imported a repository's deny or ask
+ * rule; the rest of this run asks about F too.
+ */
+static void
+run_task_ask_rule(struct run *r, const cJSON *j)
+{
+	const char	*fam = json_get_string(j, "family");
+	cJSON		*ev;
+
+	if (r->bridge == NULL || fam == NULL || bridge_add_ask_rule(r->bridge, fam) == -1) {
+		run_note(r, "ignored a task ask rule without a valid family");
+		return;
+	}
+	if ((ev = run_event(r, "task_rule_added")) != NULL) {
+		json_add_string(ev, "family", fam);
+		json_add_string(ev, "kind", "ask");
+		run_emit(r, ev);
+	}
+}
+
 static void
 run_malformed(struct run *r, const char *why)
 {
@@ -1831,6 +1871,8 @@ run_line(struct run *r, const char *line, size_t len)
 		run_decision(r, j);
 	} else if (strcmp(type, "task_rule") == 0) {
 		run_task_rule(r, j);
+	} else if (strcmp(type, "task_ask_rule") == 0) {
+		run_task_ask_rule(r, j);
 	} else if (strcmp(type, "stop") == 0) {
 		cJSON	*ev;
 
@@ -2108,6 +2150,8 @@ run_prepare_engine(struct run *r, struct strlist *argv, struct strlist *env,
 	    AUTOALLOW_ASK_ALL : r->ask_set ? r->ask : r->cfg.approvals_ask;
 	bc.rules = r->rules;
 	bc.n_rules = r->n_rules;
+	bc.ask_rules = r->ask_rules;
+	bc.n_ask_rules = r->n_ask_rules;
 	if (r->netns) {
 		/* Its socket is made in the run's network namespace (run_start). */
 		bc.defer_listen = 1;
@@ -2683,6 +2727,7 @@ run_free(struct run *r)
 	proxy_free(r->proxy);
 	strlist_free(&r->net_allow);
 	free(r->rules);
+	free(r->ask_rules);
 	uplink_free(r->up);
 	if (r->ev_chld != NULL)
 		event_free(r->ev_chld);

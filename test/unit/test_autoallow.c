@@ -45,7 +45,7 @@ test_decide(const char *cmd, const struct autoallow_policy *ap, char *rule, size
 static void
 test_autoallow_policy(void **state)
 {
-	struct autoallow_policy	 ap = { AUTOALLOW_ASK_DEFAULT, 1, NULL, 0 };
+	struct autoallow_policy	 ap = { AUTOALLOW_ASK_DEFAULT, 1, NULL, 0, NULL, 0 };
 	char			 rule[128];
 
 	(void)state;
@@ -86,11 +86,60 @@ test_autoallow_policy(void **state)
 	config_free(&test_cfg);
 }
 
+/*
+ * Ask rules (an imported deny or ask, issue 23): the family is asked at ordinary
+ * risk, under approvals.ask none, over an allow rule for it; a program alone covers
+ * its subcommands only at a word boundary; an opaque line is asked once the task has
+ * any ask rule; a family no ask rule names is decided as before.
+ */
+static void
+test_autoallow_ask_rules(void **state)
+{
+	struct autoallow_rule	 allow[1], asks[2];
+	struct autoallow_policy	 ap = { AUTOALLOW_ASK_DEFAULT, 1, allow, 1, asks, 1 };
+	char			 rule[128];
+
+	(void)state;
+	assert_int_equal(config_defaults(&test_cfg), 0);
+	memset(allow, 0, sizeof allow);
+	memset(asks, 0, sizeof asks);
+	snprintf(allow[0].family, sizeof allow[0].family, "npm pack");
+	snprintf(asks[0].family, sizeof asks[0].family, "npm pack");
+	snprintf(asks[1].family, sizeof asks[1].family, "cargo");
+	assert_int_equal(test_decide("npm pack", &ap, rule, sizeof rule), AUTOALLOW_ASK);
+	assert_string_equal(rule, "task_ask:npm pack");
+	assert_int_equal(test_decide("npm test && npm pack --dry-run", &ap, NULL, 0),
+	    AUTOALLOW_ASK);
+	assert_int_equal(test_decide("timeout 60 npm pack", &ap, NULL, 0),
+	    AUTOALLOW_ASK);
+	assert_int_equal(test_decide("npm test", &ap, rule, sizeof rule), AUTOALLOW_RUN);
+	assert_string_equal(rule, "risk.ordinary");
+	ap.ask = AUTOALLOW_ASK_NONE;
+	assert_int_equal(test_decide("npm pack", &ap, NULL, 0), AUTOALLOW_ASK);
+	/* The floor still denies first. */
+	assert_int_equal(test_decide("git push --force origin main", &ap, rule,
+	    sizeof rule), AUTOALLOW_DENY);
+	/* A payload the floor cannot name might be the asked family. */
+	ap.ask = AUTOALLOW_ASK_DEFAULT;
+	assert_int_equal(test_decide("python3 -c 'print(1)'", &ap, rule, sizeof rule),
+	    AUTOALLOW_ASK);
+	assert_string_equal(rule, "task_ask:(commands Clockwork cannot all name)");
+	/* A program alone: each of its subcommands, never a longer program name. */
+	ap.n_ask_rules = 2;
+	assert_int_equal(test_decide("cargo build", &ap, NULL, 0), AUTOALLOW_ASK);
+	assert_int_equal(test_decide("cargo", &ap, NULL, 0), AUTOALLOW_ASK);
+	assert_true(autoallow_ask_covers("cargo", "cargo build"));
+	assert_false(autoallow_ask_covers("cargo", "cargo-nextest"));
+	assert_false(autoallow_ask_covers("npm pack", "npm packer"));
+	assert_false(autoallow_ask_covers("npm pack", "npm"));
+	config_free(&test_cfg);
+}
+
 static void
 test_autoallow_rules(void **state)
 {
 	struct autoallow_rule	 rules[2];
-	struct autoallow_policy	 ap = { AUTOALLOW_ASK_ALL, 1, rules, 1 };
+	struct autoallow_policy	 ap = { AUTOALLOW_ASK_ALL, 1, rules, 1, NULL, 0 };
 	char			 rule[128];
 
 	(void)state;
@@ -204,6 +253,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_autoallow_policy),
 		cmocka_unit_test(test_autoallow_rules),
+		cmocka_unit_test(test_autoallow_ask_rules),
 		cmocka_unit_test(test_autoallow_family),
 		cmocka_unit_test(test_autoallow_ask_words),
 	};

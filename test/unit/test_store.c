@@ -774,6 +774,58 @@ test_task_rules(void **state)
 	store_close(st);
 }
 
+/*
+ * Imported rules (migration 14): kind and source kept; an import twice changes
+ * nothing; an ask replaces an allow, an allow never replaces anything, and a
+ * person's "always for this task" does not undo an ask.
+ */
+static void
+test_task_rules_import(void **state)
+{
+	struct fixture		*fx = *state;
+	struct store		*st;
+	struct store_task_rule	*v;
+	size_t			 n;
+	int64_t			 a;
+	int			 ch;
+
+	st = open_ok(fx->path);
+	a = add_task(st, "import-a");
+	assert_int_equal(store_task_rule_add(st, a, "make", "ordinary", "ap-1", "cli"), 0);
+	assert_int_equal(store_task_rule_import(st, a, "allow", "npm test", "ordinary",
+	    ".claude/settings.json@abc: Bash(npm test:*)", "cli", &ch), 0);
+	assert_int_equal(ch, 1);
+	assert_int_equal(store_task_rule_import(st, a, "allow", "npm test", "ordinary",
+	    ".claude/settings.json@abc: Bash(npm test:*)", "cli", &ch), 0);
+	assert_int_equal(ch, 0);
+	assert_int_equal(store_task_rule_import(st, a, "ask", "make", "ordinary",
+	    ".claude/settings.json@abc: Bash(make:*)", "cli", &ch), 0);
+	assert_int_equal(ch, 1);
+	assert_int_equal(store_task_rule_import(st, a, "ask", "make", "ordinary",
+	    ".claude/settings.json@abc: Bash(make:*)", "cli", &ch), 0);
+	assert_int_equal(ch, 0);
+	assert_int_equal(store_task_rule_import(st, a, "allow", "make", "ordinary",
+	    "x: Bash(make)", "cli", &ch), 0);
+	assert_int_equal(ch, 0);
+	assert_int_equal(store_task_rule_add(st, a, "make", "ordinary", "ap-2", "cli"), -1);
+	assert_int_equal(errno, EEXIST);
+	assert_int_equal(store_task_rule_import(st, a, "deny", "x", "ordinary", "s", "cli",
+	    &ch), -1);
+	assert_int_equal(store_task_rule_import(st, a, "allow", "x", "ordinary", NULL,
+	    "cli", &ch), -1);
+	assert_int_equal(store_task_rules_list(st, a, &v, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(v[0].family, "make");
+	assert_string_equal(v[0].kind, "ask");
+	assert_null(v[0].approval_id);
+	assert_string_equal(v[0].source, ".claude/settings.json@abc: Bash(make:*)");
+	assert_string_equal(v[1].family, "npm test");
+	assert_string_equal(v[1].kind, "allow");
+	assert_string_equal(v[1].max_risk, "ordinary");
+	store_task_rules_free(v, n);
+	store_close(st);
+}
+
 static void
 test_tasks_crud(void **state)
 {
@@ -1161,6 +1213,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_concurrent_first_open, setup,
 		    teardown),
 		cmocka_unit_test(test_time_format),
+		cmocka_unit_test_setup_teardown(test_task_rules_import, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_task_rules, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
