@@ -184,7 +184,8 @@ clauderules_map(enum clauderules_list list, const char *text, struct clauderules
 	}
 	if (cmd[0] == '\0' || strcmp(cmd, "*") == 0) {
 		if (list == CLAUDERULES_ALLOW)
-			clauderules_note(r, "allows every command: never imported");
+			clauderules_note(r, "allows every command: a rule for everything is never "
+			    "imported");
 		else
 			clauderules_note(r, "covers every command: not mapped (cwctl task ask "
 			    "NAME all asks about every call)");

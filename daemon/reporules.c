@@ -51,6 +51,7 @@ reporules_blob(git_repository *repo, const git_tree_entry *e, const char *repo_p
 	git_blob	*blob = NULL;
 	git_object_t	 type;
 	size_t		 size;
+	char		 perr[400];
 	int		 rc = -1;
 
 	switch (git_tree_entry_filemode(e)) {
@@ -82,8 +83,10 @@ reporules_blob(git_repository *repo, const git_tree_entry *e, const char *repo_p
 	}
 	git_oid_tostr(f->blob, sizeof f->blob, git_tree_entry_id(e));
 	if (clauderules_parse(f->path, git_blob_rawcontent(blob),
-	    (size_t)git_blob_rawsize(blob), &f->rules, err, errlen) == -1)
+	    (size_t)git_blob_rawsize(blob), &f->rules, perr, sizeof perr) == -1) {
+		snprintf(err, errlen, "%s: %s", repo_path, perr);
 		goto out;
+	}
 	f->present = 1;
 	rc = 0;
 out:
