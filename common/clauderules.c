@@ -227,7 +227,7 @@ clauderules_map(enum clauderules_list list, const char *text, struct clauderules
 	}
 	if (prefix && clauderules_has_subcommands(fam)) {
 		clauderules_note(r, "allows every subcommand of '%s': a task rule names one "
-		    "(e.g. '%s test')", fam, fam);
+		    "subcommand ('%s SUBCOMMAND:*')", fam, fam);
 		return;
 	}
 	r->effect = CLAUDERULES_TASK_ALLOW;
