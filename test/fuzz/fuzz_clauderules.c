@@ -32,9 +32,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		if (r->effect != CLAUDERULES_NONE && !autoallow_family_valid(r->family))
 			abort();
+		/* An allow comes from the allow list, as Bash(...), a star only at its end. */
 		if (r->effect == CLAUDERULES_TASK_ALLOW && (r->list != CLAUDERULES_ALLOW ||
-		    strncmp(r->text, "Bash(", 5) != 0 || strchr(r->text, '*') != NULL &&
-		    strstr(r->text, ":*)") == NULL && strstr(r->text, " *)") == NULL))
+		    strncmp(r->text, "Bash(", 5) != 0 || (strchr(r->text, '*') != NULL &&
+		    strstr(r->text, ":*)") == NULL && strstr(r->text, " *)") == NULL)))
 			abort();
 		if (r->effect == CLAUDERULES_TASK_ASK && r->list == CLAUDERULES_ALLOW)
 			abort();

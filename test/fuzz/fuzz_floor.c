@@ -69,7 +69,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	{
 		char			 fam[FLOOR_FAMILY_MAX];
 		struct autoallow_rule	 rule;
-		struct autoallow_policy	 ap = { AUTOALLOW_ASK_DEFAULT, 1, &rule, 1 };
+		struct autoallow_policy	 ap = { AUTOALLOW_ASK_DEFAULT, 1, &rule, 1, NULL,
+		    0 };
 		struct autoallow_result	 ar;
 
 		if (autoallow_family(&r, fam, sizeof fam) == 0 &&
@@ -89,6 +90,18 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ap.n_rules = 0;
 		autoallow_decide(&r, &ap, &ar);
 		if (ar.verdict == AUTOALLOW_RUN && r.risk != FLOOR_RISK_ORDINARY)
+			abort();
+		/*
+		 * An ask rule for the line's first family (or any rule, for a line with
+		 * none) is never run unasked: not by an allow rule for the same family at
+		 * the highest risk, not under approvals.ask none.
+		 */
+		ap.ask = AUTOALLOW_ASK_NONE;
+		ap.n_rules = 1;
+		ap.ask_rules = &rule;
+		ap.n_ask_rules = 1;
+		autoallow_decide(&r, &ap, &ar);
+		if (ar.verdict == AUTOALLOW_RUN)
 			abort();
 	}
 	if (floor_explain(s, &pol, &r2, &t) == 0 && (r2.verdict != r.verdict ||
