@@ -40,7 +40,7 @@ req = (b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nX-Clockwork-Run: " % port +
        b"\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream"
        b"\r\nContent-Length: %d\r\n\r\n" % len(body)) + body
 s = socket.create_connection(("127.0.0.1", port))
-s.settimeout(120)
+s.settimeout(90)
 s.sendall(req)
 data = b""
 while not (b"\r\n\r\n" in data and data.rstrip().endswith(b"}")):
@@ -102,6 +102,16 @@ asked() {
 	ap=$(pending_of "$1")
 	cwctl deny "$ap" >/dev/null || return 1
 	wait_until 60 "run $1 to end" run_ended "$1"
+}
+# settle: a call held that should not have been is answered, so no run is left behind.
+settle() {
+	local ap
+	for ap in $(sql "SELECT id FROM approvals WHERE state = 'pending'"); do
+		cwctl deny "$ap" >/dev/null 2>&1
+	done
+	for r in $(sql "SELECT id FROM runs"); do
+		wait_until 60 "run $r to end" run_ended "$r"
+	done
 }
 mktask() {	# mktask NAME COMMAND [ASK]
 	cwctl task add "$1" --repo "$R" --engine claude --mode acceptEdits --seconds 120 \
@@ -168,7 +178,8 @@ row "--import-repo DIGEST imports as shown, with source and audit; twice: same" 
 # 4. The imported allow: npm test (every risk asked) runs unasked, naming the rule.
 why=
 id=$(start_run t-test) || why="run start;"
-wait_until 60 "run $id to end" run_ended "$id" || why="$why the run did not end ($(pending_of "$id"));"
+wait_until 60 "run $id to end" run_ended "$id" || why="$why the run did not end (held: $(pending_of "$id"));"
+settle
 log=$(run_field "$id" log_path)
 grep -q 'answer for npm test: .*allow' "$log" || why="$why the agent was not allowed ($(tail -c 300 "$log" | tr '\n' ' '));"
 [ "$(sql "SELECT count(*) FROM journal WHERE run_id = '$id' AND kind = 'auto_allow' AND data LIKE '%task_rule:npm test%'")" = 1 ] ||
@@ -231,6 +242,7 @@ echo "    $out"
 	why="$why a symbolic link was not refused (exit $rc);"
 row "malformed or linked settings: refused, naming the file and field" "$(verdict)" "$why"
 
+settle
 stop_daemon
 echo "$((n - failed)) of $n rows passed"
 [ "$failed" = 0 ] || fail "$failed rows failed"
