@@ -2029,9 +2029,10 @@ api_task_repo_rules_import_r(struct api_req *q)
 	}
 	if (api_body_keys(q, body, keys, 1) == -1)
 		goto out;
-	if ((digest = json_get_string(body, "digest")) == NULL) {
-		api_error(q, 400, "invalid_field", "digest: the digest the showing printed "
-		    "(cwctl task rules %s --from-repo)", t.name);
+	if ((digest = json_get_string(body, "digest")) == NULL || strlen(digest) != 64 ||
+	    strspn(digest, "0123456789abcdef") != 64) {
+		api_error(q, 400, "invalid_field", "digest: the 64 hex digits the showing "
+		    "printed (cwctl task rules %s --from-repo)", t.name);
 		goto out;
 	}
 	if (api_task_repo_rules_read(q, &t, &rr) == -1)

@@ -154,9 +154,12 @@ row "--from-repo lists each rule, what it becomes, a digest; changes nothing" "$
 
 # 3. Imported with the digest: shown with its source, audited, idempotent.
 why=
+bad=$(cwctl task rules t-test --import-repo "${digest:0:12}" 2>&1); rc=$?
+[ $rc = 1 ] && printf '%s\n' "$bad" | grep -q "digest: the 64 hex digits" &&
+    [ "$(sql "SELECT count(*) FROM task_rules")" = 0 ] || why="a short digest: exit $rc, $bad;"
 out=$(cwctl task rules t-test --import-repo "$digest" 2>&1); rc=$?
 printf '%s\n' "$out" | sed 's/^/    /'
-[ $rc = 0 ] || why="exit $rc;"
+[ $rc = 0 ] || why="$why exit $rc;"
 printf '%s\n' "$out" | grep -q "3 rules added or changed" || why="$why not 3 rules added;"
 show=$(cwctl task show t-test 2>&1)
 printf '%s\n' "$show" | grep -q "npm test .*up to ordinary" || why="$why task show lacks npm test;"
