@@ -585,6 +585,10 @@ bridge_tools_call(struct bridge *b, const cJSON *id, const cJSON *params, void *
 		autoallow_decide(&fr, &ap, &ar);
 		if (ar.verdict == AUTOALLOW_RUN)
 			return bridge_auto_allow(b, id, tool, input, &fr, ar.rule);
+		/* An ordinary call asked by an ask rule: the person sees which rule. */
+		if (ar.verdict == AUTOALLOW_ASK && strncmp(ar.rule, "task_ask:", 9) == 0 &&
+		    fr.risk_rule[0] == '\0' && strlen(ar.rule) < sizeof fr.risk_rule)
+			snprintf(fr.risk_rule, sizeof fr.risk_rule, "%s", ar.rule);
 	}
 	/*
 	 * Every refusal below is answered at once and recorded (bounded), but the

@@ -16,7 +16,7 @@
 #  4. a run's npm test (asking about every risk) now runs unasked: journal
 #     auto_allow naming task_rule:npm test, no approval stored;
 #  5. a run's npm run deploy (default approvals.ask, risk ordinary) is asked: the
-#     imported deny made the family an ask rule;
+#     imported deny made the family an ask rule, which the approval names;
 #  6. the bare Bash was not imported: a run's ls (asking every risk) is still asked;
 #  7. a new commit changing the settings: the old digest is refused (exit 3), nothing
 #     changed; a malformed or symbolic-link settings file is refused naming the file.
@@ -196,8 +196,8 @@ cwctl task edit t-test --prompt "npm run deploy" >/dev/null || why="task edit;"
 cwctl task ask t-test default >/dev/null || why="$why task ask default;"
 id=$(start_run t-test) || why="$why run start;"
 asked "$id" || why="$why npm run deploy was not asked;"
-[ "$(sql "SELECT risk FROM approvals WHERE run_id = '$id'")" = ordinary ] ||
-	why="$why its risk is '$(sql "SELECT risk FROM approvals WHERE run_id = '$id'")', not ordinary;"
+[ "$(sql "SELECT risk || ' ' || risk_rule FROM approvals WHERE run_id = '$id'")" = "ordinary task_ask:npm run deploy" ] ||
+	why="$why its risk is '$(sql "SELECT risk || ' ' || risk_rule FROM approvals WHERE run_id = '$id'")', not ordinary asked by task_ask:npm run deploy;"
 [ "$(autoallowed "$id")" = 0 ] || why="$why an auto_allow was journaled;"
 row "an imported deny: npm run deploy (ordinary) is asked" "$(verdict)" "$why"
 
