@@ -317,6 +317,17 @@ static const char store_schema_v13[] =
 "ALTER TABLE tasks ADD COLUMN max_dollars REAL"
 "  CHECK (max_dollars IS NULL OR max_dollars >= 0);";
 
+/*
+ * 15, issue 23: a continued run works on the branch of the run it continues. continues
+ * names that run (NULL: none); the index lets at most one run that has not ended hold
+ * a branch, so two continues of one run cannot both work on it (git would refuse the
+ * second checkout; the store refuses the second holder first).
+ */
+static const char store_schema_v15[] =
+"ALTER TABLE runs ADD COLUMN continues TEXT;"
+"CREATE UNIQUE INDEX runs_branch_held ON runs(branch)"
+"  WHERE branch IS NOT NULL AND status IN ('queued', 'starting', 'running');";
+
 const struct store_migration store_migrations[] = {
 	{ 1, "tasks, runs, run_events", store_schema_v1, 0 },
 	{ 2, "approvals", store_schema_v2, 0 },
@@ -333,6 +344,7 @@ const struct store_migration store_migrations[] = {
 	{ 12, "who answers: task rules, approvals.ask, approval family", store_schema_v12,
 	    0 },
 	{ 13, "a task's budget pause: budget_wait, max_dollars", store_schema_v13, 0 },
+	{ 15, "a continued run holds the branch it continues", store_schema_v15, 0 },
 };
 const size_t store_n_migrations =
     sizeof store_migrations / sizeof store_migrations[0];
