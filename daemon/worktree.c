@@ -705,6 +705,31 @@ worktree_detach(git_worktree *wt, const char *path, char *err, size_t errlen)
 	return rc;
 }
 
+/*
+ * Does the record <commondir>/worktrees/<name>/HEAD of a worktree whose directory is
+ * gone name refname? (libgit2 cannot read such a worktree's HEAD; git still counts it
+ * as holding the branch.) Read without following a link or blocking on a FIFO.
+ */
+static int
+worktree_admin_head_is(git_repository *repo, const char *name, const char *refname)
+{
+	char	 p[PATH_MAX], buf[600];
+	ssize_t	 n;
+	int	 fd;
+
+	if ((size_t)snprintf(p, sizeof p, "%sworktrees/%s/HEAD",
+	    git_repository_commondir(repo), name) >= sizeof p ||
+	    (fd = open(p, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) == -1)
+		return 0;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return strncmp(buf, "ref: ", 5) == 0 && strcmp(buf + 5, refname) == 0;
+}
+
 int
 worktree_branch_free(const char *repo_path, const char *branch, const char *root,
     int act, struct worktree_hold *h, char *err, size_t errlen)
@@ -747,12 +772,10 @@ worktree_branch_free(const char *repo_path, const char *branch, const char *root
 			wt = NULL;
 			if (git_worktree_lookup(&wt, repo, names.strings[i]) != 0)
 				continue;
-			if (git_repository_head_for_worktree(&head, repo,
-			    names.strings[i]) != 0 ||
-			    strcmp(git_reference_name(head), refname) != 0)
-				continue;
 			p = git_worktree_path(wt);
 			if (git_worktree_validate(wt) != 0) {
+				if (!worktree_admin_head_is(repo, names.strings[i], refname))
+					continue;
 				/* Its directory is gone: only git's record holds the branch. */
 				if (pass == 1) {
 					git_worktree_prune_options po =
@@ -767,6 +790,10 @@ worktree_branch_free(const char *repo_path, const char *branch, const char *root
 				}
 				continue;
 			}
+			if (git_repository_head_for_worktree(&head, repo,
+			    names.strings[i]) != 0 ||
+			    strcmp(git_reference_name(head), refname) != 0)
+				continue;
 			snprintf(h->path, sizeof h->path, "%s", p);
 			if (!paths_within(p, root)) {
 				rc = WORKTREE_OUTSIDE;
