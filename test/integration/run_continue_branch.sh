@@ -20,6 +20,8 @@
 #                so; merging again lands only the new commit
 #   under        the branch moves while a continued run works: its import refuses to drop
 #                the person's commit (the branch stays, the run's work is quarantined)
+#   checkout     a person checks the branch out while a continued run works: its import
+#                does not move the branch under their files (work quarantined)
 #   gone         the branch discarded: refused, exit 8, saying how to recreate it
 . "${CW_SRC:?}/test/integration/daemon_lib.bash" || exit 1
 command -v python3 >/dev/null || fail "python3 is needed"
@@ -150,6 +152,23 @@ r=$(report "$id5")
 [ "$(jget "$r" git.imported)" = false ] && grep -q "does not contain" <<< "$(jget "$r" git.error)" &&
     [ -n "$(jget "$r" git.quarantine)" ] || fail "under: report git: $(jget "$r" git)"
 pass "under: a branch moved during a continued run is not rewound by its import (work quarantined)"
+
+# checkout: a person checks the branch out while a continued run works; its import
+# must not move the branch under their files (their next commit would undo the run).
+id6=$(cwctl run continue "$id4" --prompt "while [ ! -e go ]; do sleep 0.1; done; rm go; $(commit_cmd six)") ||
+    fail "continue run 4 again"
+wt6=$CLOCKWORK_HOME/worktrees/cb/$id6
+wait_until 30 "run 6 running" running_in "$id6" "$wt6" || fail "run 6 did not start"
+git -C "$R" checkout -q "$B"
+touch "$wt6/go"
+wait_until 60 "run 6 ended" run_ended "$id6" || fail "run 6 did not end"
+r=$(report "$id6")
+[ "$(git -C "$R" rev-parse "$B")" = "$sneak" ] && [ -z "$(git -C "$R" status --porcelain)" ] ||
+    fail "checkout: the branch moved under the user's checkout: $(git -C "$R" status --short | head -3)"
+[ "$(jget "$r" git.imported)" = false ] && grep -q "is checked out" <<< "$(jget "$r" git.error)" ||
+    fail "checkout: report git: $(jget "$r" git)"
+git -C "$R" checkout -q main
+pass "checkout: a branch a person checked out during a continued run is not moved by its import"
 
 # gone: the branch discarded; continue refuses and says how to bring it back.
 cwctl run discard "$id4" > /dev/null || fail "discard"
