@@ -153,21 +153,23 @@ r=$(report "$id5")
     [ -n "$(jget "$r" git.quarantine)" ] || fail "under: report git: $(jget "$r" git)"
 pass "under: a branch moved during a continued run is not rewound by its import (work quarantined)"
 
-# checkout: a person checks the branch out while a continued run works; its import
+# checkout: a person checks the branch out (a worktree of their own) while a continued
+# run works; its import
 # must not move the branch under their files (their next commit would undo the run).
 id6=$(cwctl run continue "$id4" --prompt "while [ ! -e go ]; do sleep 0.1; done; rm go; $(commit_cmd six)") ||
     fail "continue run 4 again"
 wt6=$CLOCKWORK_HOME/worktrees/cb/$id6
 wait_until 30 "run 6 running" running_in "$id6" "$wt6" || fail "run 6 did not start"
-git -C "$R" checkout -q "$B"
+git -C "$R" worktree add -q "$T/mine" "$B"
+held=$(git -C "$R" rev-parse "$B")
 touch "$wt6/go"
 wait_until 60 "run 6 ended" run_ended "$id6" || fail "run 6 did not end"
 r=$(report "$id6")
-[ "$(git -C "$R" rev-parse "$B")" = "$sneak" ] && [ -z "$(git -C "$R" status --porcelain)" ] ||
-    fail "checkout: the branch moved under the user's checkout: $(git -C "$R" status --short | head -3)"
+[ "$(git -C "$R" rev-parse "$B")" = "$held" ] && [ -z "$(git -C "$T/mine" status --porcelain)" ] ||
+    fail "checkout: the branch moved under the person's worktree ($(git -C "$T/mine" status --porcelain | paste -sd ' '))"
 [ "$(jget "$r" git.imported)" = false ] && grep -q "is checked out" <<< "$(jget "$r" git.error)" ||
     fail "checkout: report git: $(jget "$r" git)"
-git -C "$R" checkout -q main
+git -C "$R" worktree remove "$T/mine"
 pass "checkout: a branch a person checked out during a continued run is not moved by its import"
 
 # gone: the branch discarded; continue refuses and says how to bring it back.
