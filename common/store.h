@@ -31,7 +31,7 @@
 struct sqlite3;
 struct store;
 
-#define STORE_SCHEMA_LATEST	14
+#define STORE_SCHEMA_LATEST	15
 #define STORE_TIME_LEN		25	/* "YYYY-MM-DDTHH:MM:SS.mmmZ" + NUL */
 #define STORE_ID_LEN		40	/* room for a generated or caller-chosen id */
 
@@ -248,6 +248,7 @@ struct store_run {
 	char			*prompt;	/* NULL: the task's */
 	char			*base_ref;	/* NULL: the task's base */
 	char			*parent_run;	/* the run it retries or follows */
+	char			*continues;	/* the run whose branch it works on */
 };
 
 /* "queued", ... and back. parse returns -1 (or STORE_EXIT_NONE) on unknown text. */
@@ -270,6 +271,18 @@ int	store_run_get(struct store *, const char *id, struct store_run *out);
 /* A queued run's own prompt and base and the run it comes from (NULL: none). */
 int	store_run_set_origin(struct store *, const char *id, const char *parent_run,
 	    const char *prompt, const char *base_ref);
+/*
+ * A queued run continues run `continues` on its branch: both are recorded. Refused
+ * with EBUSY (store_errmsg names it) when a run that has not ended holds the branch.
+ */
+int	store_run_set_continues(struct store *, const char *id, const char *continues,
+	    const char *branch);
+/*
+ * The run, other than except (may be NULL), that holds branch: one that has not ended
+ * (live 1), else the newest that records it (live 0). 1 found (id copied), 0 none.
+ */
+int	store_run_branch_holder(struct store *, const char *branch, const char *except,
+	    char *id_out, size_t idlen, int *live);
 /* Newest first. task_id 0: any task; status STORE_RUN_ANY: any; limit 0: no limit. */
 int	store_run_list(struct store *, int64_t task_id, int status, size_t limit,
 	    struct store_run **out, size_t *n);

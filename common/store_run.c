@@ -18,7 +18,7 @@
 	" r.base_commit, r.final_commit, r.runner_pid, r.runner_pgid," \
 	" r.runner_start_time, r.sandboxed, r.spent_dollars, r.spent_turns," \
 	" r.spent_seconds, r.report, r.log_path, r.exported, r.created_at," \
-	" r.started_at, r.ended_at, r.prompt, r.base_ref, r.parent_run"
+	" r.started_at, r.ended_at, r.prompt, r.base_ref, r.parent_run, r.continues"
 #define RUN_FROM	" FROM runs r JOIN tasks t ON t.id = r.task_id"
 
 static int
@@ -58,7 +58,8 @@ store_run_row(sqlite3_stmt *stmt, void *p)
 	    store_col_text(stmt, 21, &r->ended_at) ||
 	    store_col_text(stmt, 22, &r->prompt) ||
 	    store_col_text(stmt, 23, &r->base_ref) ||
-	    store_col_text(stmt, 24, &r->parent_run))
+	    store_col_text(stmt, 24, &r->parent_run) ||
+	    store_col_text(stmt, 25, &r->continues))
 		return ENOMEM;
 	return 0;
 }
@@ -82,6 +83,7 @@ store_run_free(struct store_run *r)
 	free(r->prompt);
 	free(r->base_ref);
 	free(r->parent_run);
+	free(r->continues);
 	memset(r, 0, sizeof *r);
 }
 
@@ -455,6 +457,65 @@ store_run_set_origin(struct store *st, const char *id, const char *parent_run,
 	store_bind_text(stmt, 3, prompt);
 	store_bind_text(stmt, 4, base_ref);
 	if (store_step_done(st, stmt, "run origin") == -1)
+		return -1;
+	if (sqlite3_changes(st->db) == 0)
+		return store_fail(st, ENOENT, "run %s: no such queued run", id);
+	return 0;
+}
+
+int
+store_run_branch_holder(struct store *st, const char *branch, const char *except,
+    char *id_out, size_t idlen, int *live)
+{
+	sqlite3_stmt	*stmt;
+	const char	*id;
+	int		 rc;
+
+	if (store_prepare(st, "SELECT id, status IN ('queued', 'starting', 'running')"
+	    " FROM runs WHERE branch = ?1 AND (?2 IS NULL OR id != ?2)"
+	    " ORDER BY status IN ('queued', 'starting', 'running') DESC, created_at DESC,"
+	    " rowid DESC LIMIT 1", &stmt, "run branch holder") == -1)
+		return -1;
+	store_bind_text(stmt, 1, branch);
+	store_bind_text(stmt, 2, except);
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_DONE) {
+		sqlite3_finalize(stmt);
+		return 0;
+	}
+	if (rc != SQLITE_ROW)
+		return store_sqlfail(st, stmt, "run branch holder");
+	id = (const char *)sqlite3_column_text(stmt, 0);
+	if (live != NULL)
+		*live = sqlite3_column_int(stmt, 1);
+	if (id_out != NULL)
+		snprintf(id_out, idlen, "%s", id != NULL ? id : "");
+	sqlite3_finalize(stmt);
+	return 1;
+}
+
+int
+store_run_set_continues(struct store *st, const char *id, const char *continues,
+    const char *branch)
+{
+	sqlite3_stmt	*stmt;
+	char		 holder[STORE_ID_LEN];
+	int		 live = 0, rc;
+
+	/* The index refuses a second holder too; this says which run holds it. */
+	if ((rc = store_run_branch_holder(st, branch, id, holder, sizeof holder,
+	    &live)) == -1)
+		return -1;
+	if (rc == 1 && live)
+		return store_fail(st, EBUSY, "branch %s is held by run %s, which has not "
+		    "ended", branch, holder);
+	if (store_prepare(st, "UPDATE runs SET continues = ?2, branch = ?3"
+	    " WHERE id = ?1 AND status = 'queued'", &stmt, "run continues") == -1)
+		return -1;
+	store_bind_text(stmt, 1, id);
+	store_bind_text(stmt, 2, continues);
+	store_bind_text(stmt, 3, branch);
+	if (store_step_done(st, stmt, "run continues") == -1)
 		return -1;
 	if (sqlite3_changes(st->db) == 0)
 		return store_fail(st, ENOENT, "run %s: no such queued run", id);

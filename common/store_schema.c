@@ -329,6 +329,17 @@ static const char store_schema_v14[] =
 "ALTER TABLE task_rules ADD COLUMN source TEXT"
 "  CHECK (source IS NULL OR length(source) BETWEEN 1 AND 600);";
 
+/*
+ * 15, issue 23: a continued run works on the branch of the run it continues. continues
+ * names that run (NULL: none); the index lets at most one run that has not ended hold
+ * a branch, so two continues of one run cannot both work on it (git would refuse the
+ * second checkout; the store refuses the second holder first).
+ */
+static const char store_schema_v15[] =
+"ALTER TABLE runs ADD COLUMN continues TEXT;"
+"CREATE UNIQUE INDEX runs_branch_held ON runs(branch)"
+"  WHERE branch IS NOT NULL AND status IN ('queued', 'starting', 'running');";
+
 const struct store_migration store_migrations[] = {
 	{ 1, "tasks, runs, run_events", store_schema_v1, 0 },
 	{ 2, "approvals", store_schema_v2, 0 },
@@ -346,6 +357,7 @@ const struct store_migration store_migrations[] = {
 	    0 },
 	{ 13, "a task's budget pause: budget_wait, max_dollars", store_schema_v13, 0 },
 	{ 14, "task rule kind (allow, ask) and source", store_schema_v14, 0 },
+	{ 15, "a continued run holds the branch it continues", store_schema_v15, 0 },
 };
 const size_t store_n_migrations =
     sizeof store_migrations / sizeof store_migrations[0];

@@ -256,7 +256,8 @@ api_jobs_task_history(struct api_req *q)
 
 /*
  * A new run from an earlier one: retry repeats it (its prompt and base as they were
- * asked for), continue starts from its imported branch with a follow-up prompt.
+ * asked for), continue works on its branch (runbranch.c) with a follow-up prompt.
+ * A retry of a continue is that continue again: the same run, branch and follow-up.
  */
 static void
 api_jobs_run_again(struct api_req *q, int follow)
@@ -264,11 +265,12 @@ api_jobs_run_again(struct api_req *q, int follow)
 	static const char *const keys[] = { "prompt", "fresh" };
 	struct store_run	 r, nr;
 	struct store_task	 t;
+	struct runbranch	 cb;
 	struct evbuffer		*in = evhttp_request_get_input_buffer(q->req);
-	const char		*prompt = NULL, *base;
-	char			 id[STORE_ID_LEN], err[512], branch[320];
+	const char		*prompt = NULL, *base, *continues = NULL;
+	char			 id[STORE_ID_LEN], err[1024];
 	char			 conv[CONVERSATION_ID_MAX + 1], from[STORE_ID_LEN];
-	cJSON			*body = NULL, *a, *fj;
+	cJSON			*body = NULL, *a, *fj, *o;
 	int			 rc, fresh = 0, retry_resume = 0, resumes;
 
 	memset(&t, 0, sizeof t);
@@ -305,22 +307,27 @@ api_jobs_run_again(struct api_req *q, int follow)
 		goto out;
 	}
 	if (!store_run_status_terminal(r.status)) {
-		api_error(q, 409, "run_active", "run %s has not ended yet", r.id);
+		api_error(q, 409, "run_active", "run %s has not ended yet (%s): %s it once "
+		    "it ends", r.id, store_run_status_name(r.status), follow ? "continue" :
+		    "retry");
+		goto out;
+	}
+	if (follow)
+		continues = r.id;
+	else if (r.continues != NULL)
+		continues = r.continues;
+	/* The branch first: a refusal there changes nothing and says what to do. */
+	if (continues != NULL && runbranch_check(q->d, &t, &r, &cb, err, sizeof err) == -1) {
+		api_error(q, cb.code != NULL && strcmp(cb.code, "internal") != 0 ? 409 : 500,
+		    cb.code != NULL ? cb.code : "internal", "%s", err);
 		goto out;
 	}
 	if (follow) {
-		if (r.branch == NULL || t.repo == NULL || r.final_commit == NULL ||
-		    worktree_rev(t.repo, r.branch, branch, sizeof branch, err,
-		    sizeof err) == -1) {
-			api_error(q, 409, "no_branch", "run %s has no branch in the repository "
-			    "to continue from", r.id);
-			goto out;
-		}
 		base = r.branch;
 		/*
 		 * An agent's run: the same conversation, or a refusal that says why, never
 		 * a new one in its place unless it was asked for (fresh). An engine with no
-		 * conversation (command) follows up from the branch as it always did.
+		 * conversation (command) follows up on the branch as it always did.
 		 */
 		if (!conversation_engine_resumes(t.engine))
 			fresh = 0;
@@ -351,9 +358,14 @@ api_jobs_run_again(struct api_req *q, int follow)
 	}
 	resumes = (follow && !fresh && conversation_engine_resumes(t.engine)) ||
 	    retry_resume;
-	if (runs_enqueue_from(q->d, &t, r.id, prompt, base, retry_resume ? from : r.id,
-	    resumes ? conv : NULL, follow && fresh, id, sizeof id, err, sizeof err) == -1) {
-		api_error(q, 500, "internal", "%s", err);
+	if ((rc = runs_enqueue_from(q->d, &t, r.id, prompt, base, retry_resume ? from :
+	    r.id, resumes ? conv : NULL, follow && fresh, continues,
+	    continues != NULL ? &cb : NULL, id, sizeof id, err, sizeof err)) != 0) {
+		if (rc == 1)
+			api_error(q, 409, "branch_held", "%s: one run at a time works on a "
+			    "branch; continue once it ends", err);
+		else
+			api_error(q, 500, "internal", "%s", err);
 		goto out;
 	}
 	a = cJSON_CreateObject();
@@ -361,9 +373,32 @@ api_jobs_run_again(struct api_req *q, int follow)
 	json_add_string(a, "from", r.id);
 	if (follow && (resumes || fresh))
 		cJSON_AddStringToObject(a, "conversation", fresh ? "new" : conv);
+	if (continues != NULL) {
+		json_add_string(a, "continues", continues);
+		json_add_string(a, "branch", cb.branch);
+		json_add_string(a, "branch_tip", cb.tip);
+		if (cb.hold.detached > 0)
+			json_add_string(a, "detached_worktree", cb.hold.path);
+		if (cb.landed_into[0] != '\0')
+			json_add_string(a, "already_merged_into", cb.landed_into);
+	}
 	journal_audit(q->d, q->actor, follow ? "run.continue" : "run.retry", id, a);
+	if (continues != NULL && cb.hold.detached > 0 &&
+	    (o = cJSON_CreateObject()) != NULL) {
+		/* The earlier run's own record says where its worktree's branch went. */
+		json_add_string(o, "worktree", cb.hold.path);
+		json_add_string(o, "branch", cb.branch);
+		json_add_string(o, "by_run", id);
+		journal_add(q->d, r.id, "worktree_detached", o);
+	}
 	if (api_run_lookup(q, id, &nr) == 0) {
-		api_ok(q, 201, runs_to_json(&nr, 0));
+		o = runs_to_json(&nr, 0);
+		/* What the person should know before the run starts. */
+		if (continues != NULL && cb.hold.detached > 0)
+			json_add_string(o, "detached_worktree", cb.hold.path);
+		if (continues != NULL && cb.landed_into[0] != '\0')
+			json_add_string(o, "already_merged_into", cb.landed_into);
+		api_ok(q, 201, o);
 		store_run_free(&nr);
 	}
 out:

@@ -1533,6 +1533,18 @@ api_run_discard(struct api_req *q, const char *id)
 		    store_run_status_name(r.status));
 		goto out;
 	}
+	{
+		char	holder[STORE_ID_LEN];
+		int	live = 0;
+
+		/* A continue of this run works on its branch (issue 23): not under it. */
+		if (r.branch != NULL && store_run_branch_holder(q->d->store, r.branch, r.id,
+		    holder, sizeof holder, &live) == 1 && live) {
+			api_error(q, 409, "branch_held", "branch %s is held by run %s, which "
+			    "has not ended: discard once it ends", r.branch, holder);
+			goto out;
+		}
+	}
 	if (review_discard(t.repo, r.worktree, r.id, r.branch, err, sizeof err) == -1) {
 		api_error(q, 500, "internal", "discarding run %s: %s", r.id, err);
 		goto out;

@@ -203,6 +203,12 @@ client_call(const char *method, const char *path, const cJSON *body, cJSON **out
 		rc = CWCTL_EXIT_DENIED;
 	if (status == 409 && code != NULL && strcmp(code, "no_conversation") == 0)
 		rc = CWCTL_EXIT_NO_CONVERSATION;
+	if (status == 409 && code != NULL && (strcmp(code, "run_active") == 0 ||
+	    strcmp(code, "branch_held") == 0))
+		rc = CWCTL_EXIT_BUSY;
+	if (status == 409 && code != NULL && (strcmp(code, "branch_gone") == 0 ||
+	    strcmp(code, "branch_checked_out") == 0 || strcmp(code, "worktree_dirty") == 0))
+		rc = CWCTL_EXIT_BRANCH;
 	cJSON_Delete(*out);
 	*out = NULL;
 	return rc;

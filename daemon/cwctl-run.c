@@ -256,6 +256,9 @@ cwctl_run_print(const cJSON *r)
 		printf("branch:       %s\n", cwctl_vis(s));
 	if ((s = json_get_string(r, "base_commit")) != NULL)
 		printf("base commit:  %s\n", cwctl_vis(s));
+	if ((s = json_get_string(r, "continues")) != NULL)
+		printf("continues:    %s on %s\n", cwctl_vis(s),
+		    cwctl_run_or(json_get_string(r, "branch")));
 	if ((s = json_get_string(r, "parent_run")) != NULL)
 		printf("from run:     %s%s\n", cwctl_vis(s), json_get_string(r, "prompt") != NULL ?
 		    " (a follow-up)" : " (a retry)");
@@ -477,6 +480,17 @@ cwctl_run_again(int argc, char **argv, int follow)
 	cJSON_Delete(b);
 	if (rc != 0)
 		return rc;
+	/* What changed beside the new run, said once (stderr: stdout is the id). */
+	if (!json && json_get_string(o, "detached_worktree") != NULL)
+		fprintf(stderr, "cwctl: the kept worktree %s was detached from %s (its files "
+		    "are as they were) so that the new run can work on that branch\n",
+		    cwctl_vis(json_get_string(o, "detached_worktree")),
+		    cwctl_run_or(json_get_string(o, "branch")));
+	if (!json && json_get_string(o, "already_merged_into") != NULL)
+		fprintf(stderr, "cwctl: %s is already merged into %s: the new run's commits go "
+		    "on top of it, and merging it again lands only them\n",
+		    cwctl_run_or(json_get_string(o, "branch")),
+		    cwctl_vis(json_get_string(o, "already_merged_into")));
 	return cwctl_run_queued(o, wait, json, run);
 }
 

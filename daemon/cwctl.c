@@ -34,7 +34,8 @@ static const struct cwctl_verb {
 	    "  run export RUN [--transcript] [-o FILE]   the run's proof-of-work HTML file\n"
 	    "  run diff RUN [--stat] | merge RUN [--into BRANCH] [--squash|--ff-only] | discard RUN\n"
 	    "  run retry RUN | run continue RUN --prompt TEXT [--fresh] [--wait]   a new run from an earlier one\n"
-	    "                                        (continue resumes its conversation; exit 6 if none)" },
+	    "                                        (continue resumes its conversation on RUN's own branch;\n"
+	    "                                        exit 6 no conversation, 7 busy, 8 branch not free)" },
 	{ "jobs", cwctl_jobs, "jobs discover [REPO] | list | preview NAME | enable NAME   repository jobs, imported disabled" },
 	{ "template", cwctl_template, "template export NAME [-o FILE] | import FILE [--repo DIR]   shareable task definitions" },
 	{ "approvals", cwctl_approvals, "approvals [--run RUN] [--json]   approvals waiting for an answer\n"
@@ -117,7 +118,9 @@ cwctl_usage(FILE *f)
 		fprintf(f, "  %s\n", cwctl_verbs[i].usage);
 	fprintf(f, "\nexit codes: 0 ok; 1 the thing asked for failed; 2 usage; 3 denied;\n"
 	    "4 clockworkd is not running; 5 run merge refused automation files\n"
-	    "(--accept-automation lands them).\n");
+	    "(--accept-automation lands them); 6 run continue: no conversation to resume;\n"
+	    "7 run continue|retry: the run or its branch is busy; 8 run continue: its\n"
+	    "branch is gone, checked out elsewhere, or its kept worktree is not clean.\n");
 }
 
 /*

@@ -13,6 +13,11 @@
 #define CWCTL_EXIT_AUTOMATION	5	/* run merge: automation files not accepted */
 #define CWCTL_EXIT_NO_CONVERSATION 6	/* run continue: the earlier run's conversation
 					   cannot be resumed (--fresh starts anew) */
+#define CWCTL_EXIT_BUSY		7	/* run continue|retry: the run has not ended, or
+					   another run holds its branch: try again later */
+#define CWCTL_EXIT_BRANCH	8	/* run continue: its branch cannot be worked on as
+					   it is (gone, checked out outside Clockwork,
+					   uncommitted changes in its kept worktree) */
 
 #include <stddef.h>
 #include <stdio.h>

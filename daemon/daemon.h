@@ -84,6 +84,9 @@ struct run {
 	/* run continue: the run whose conversation it resumes, and the engine's id */
 	char			 resume_run[STORE_ID_LEN];
 	char			 resume_id[CONVERSATION_ID_MAX + 1];
+	/* run continue: the run whose branch it works on, and that run's last commit */
+	char			 continues[STORE_ID_LEN];
+	char			 continues_from[64];
 	struct runimport	*import;	/* the import child, while it works */
 	int			 import_started;
 	cJSON			*import_result;	/* what the import said, once it ended */
@@ -291,11 +294,15 @@ int	runs_enqueue(struct daemon *, const struct store_task *, char *id_out,
  * resume_from: the parent, or for a retry of a continue the run that continue
  * resumed) or, with resume_id NULL and fresh 1, the record that it was asked to
  * start a new one.
+ * A continue (continues: the run whose branch it works on, cb: that branch as
+ * runbranch_check found it) records the branch as the queued run's and frees it in
+ * git (runbranch_take) in the same step; 1 when another run holds it (err names it).
  */
+struct runbranch;
 int	runs_enqueue_from(struct daemon *, const struct store_task *, const char *parent,
 	    const char *prompt, const char *base, const char *resume_from,
-	    const char *resume_id, int fresh, char *id_out, size_t idlen, char *err,
-	    size_t errlen);
+	    const char *resume_id, int fresh, const char *continues, struct runbranch *cb,
+	    char *id_out, size_t idlen, char *err, size_t errlen);
 /*
  * The conversation id a later `run continue` of sr may resume, from its report: 0
  * with id filled, or -1 with why (it kept none, its engine cannot, the id fails
@@ -406,8 +413,53 @@ int	worktree_diffstat(const char *repo, const char *base, const char *tip,
 int	worktree_merged(const char *repo, const char *path, const char *branch);
 int	worktree_remove(const char *repo, const char *path, const char *name,
 	    const char *branch, int delete_branch, char *err, size_t errlen);
+/*
+ * Who has branch checked out in repo (a continued run's branch must be free, issue 23).
+ * WORKTREE_FREE: nobody but kept worktrees of runs under root (the daemon's
+ * worktrees/), each clean; with act they are then detached (HEAD at the same commit,
+ * files untouched) so the branch is free, and a record whose directory is gone is
+ * pruned; h->path names the last one. WORKTREE_OUTSIDE: checked out at h->path
+ * outside root (the repository's own checkout, or a person's worktree).
+ * WORKTREE_DIRTY: a kept worktree at h->path has uncommitted changes (h->changes
+ * lists some). -1: err says what failed. Nothing is changed unless all are free.
+ */
+#define WORKTREE_FREE		0
+#define WORKTREE_OUTSIDE	1
+#define WORKTREE_DIRTY		2
+struct worktree_hold {
+	char	path[PATH_MAX];
+	char	changes[256];
+	int	detached;	/* kept worktrees detached (act) */
+};
+int	worktree_branch_free(const char *repo, const char *branch, const char *root,
+	    int act, struct worktree_hold *h, char *err, size_t errlen);
+/*
+ * The import's move of branch to tip (hex): created when missing; when it exists it
+ * moves only forward (tip contains its commit) and only when no checkout has it, so
+ * a continued run never drops the commits of the run it continues, or moves a branch
+ * under a person's checkout. err says why not.
+ */
+int	worktree_branch_advance(const char *repo, const char *branch, const char *tip,
+	    char *err, size_t errlen);
+/* 1 when branch's tip is in the history of the branch repo's HEAD is on (into). */
+int	worktree_landed(const char *repo, const char *branch, char *into, size_t intolen);
 int	worktree_is_repo(const char *path);
 int	worktree_check_repo(const char *path, char *why, size_t whylen);
+
+/* runbranch.c: the branch a continued run works on (issue 23; the file says the rules). */
+struct runbranch {
+	const char		*code;		/* the API's error code when refused */
+	char			 branch[320];
+	char			 tip[64];	/* the branch's tip when checked */
+	char			 landed_into[256]; /* "": not merged into HEAD's branch */
+	struct worktree_hold	 hold;
+};
+/* 0: r's branch can be continued on; -1: refused (b->code) or failed, err says why. */
+int	runbranch_check(struct daemon *, const struct store_task *,
+	    const struct store_run *r, struct runbranch *b, char *err, size_t errlen);
+/* Free the branch checked by runbranch_check: its kept worktrees are detached. */
+int	runbranch_take(struct daemon *, const struct store_task *, struct runbranch *b,
+	    char *err, size_t errlen);
 
 /* runimport.c: a run's branch into the user's repository, in a child with a timeout. */
 struct runimport;

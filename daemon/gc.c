@@ -41,6 +41,33 @@ gc_remove_dir(struct daemon *d, const char *path)
 	return rmtree_path(path);
 }
 
+/*
+ * May gc delete run r's branch? Not while another run holds it, and not for an older
+ * run of a branch a later run continued on (issue 23): the newest run of a branch
+ * decides for it, so a merged first run never takes the second run's work away.
+ */
+static int
+gc_branch_ours(struct daemon *d, const struct store_run *r)
+{
+	struct store_run	other;
+	char			id[STORE_ID_LEN];
+	int			live = 0, rc, newer;
+
+	if (r->branch == NULL || (rc = store_run_branch_holder(d->store, r->branch, r->id,
+	    id, sizeof id, &live)) == -1)
+		return 0;
+	if (rc == 0)
+		return 1;
+	if (live)
+		return 0;
+	if (store_run_get(d->store, id, &other) != 1)
+		return 0;
+	newer = other.created_at != NULL && r->created_at != NULL &&
+	    strcmp(other.created_at, r->created_at) > 0;
+	store_run_free(&other);
+	return !newer;
+}
+
 static int
 gc_task(struct daemon *d, const struct store_task *t, int force, struct gc_result *res,
     cJSON *list)
@@ -72,8 +99,8 @@ gc_task(struct daemon *d, const struct store_task *t, int force, struct gc_resul
 			continue;
 		}
 		if (v[i].branch != NULL && t->repo != NULL) {
-			if (worktree_remove(t->repo, v[i].worktree, v[i].id, v[i].branch, merged,
-			    err, sizeof err) == -1) {
+			if (worktree_remove(t->repo, v[i].worktree, v[i].id, v[i].branch,
+			    merged && gc_branch_ours(d, &v[i]), err, sizeof err) == -1) {
 				log_warn("gc: run %s: %s", v[i].id, err);
 				res->kept++;
 				continue;
@@ -204,8 +231,8 @@ gc_archived(struct daemon *d, const struct store_task *t, int force,
 		if (!has_wt && !merged && !expired)
 			continue;
 		if (worktree_remove(t->repo, v[i].worktree != NULL ? v[i].worktree :
-		    "/nonexistent", v[i].id, v[i].branch, merged || expired, err,
-		    sizeof err) == -1) {
+		    "/nonexistent", v[i].id, v[i].branch, (merged || expired) &&
+		    gc_branch_ours(d, &v[i]), err, sizeof err) == -1) {
 			log_warn("gc: run %s of archived task %s: %s", v[i].id, t->name, err);
 			res->kept++;
 			continue;

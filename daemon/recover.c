@@ -196,6 +196,18 @@ recover_reattach(struct daemon *d, const struct store_run *v)
 		r->branch = strdup(v->branch);
 		snprintf(r->base_commit, sizeof r->base_commit, "%s",
 		    v->base_commit != NULL ? v->base_commit : "");
+		if (v->continues != NULL) {
+			struct store_run	prev;
+
+			snprintf(r->continues, sizeof r->continues, "%s", v->continues);
+			if (store_run_get(d->store, v->continues, &prev) == 1) {
+				if (prev.final_commit != NULL)
+					snprintf(r->continues_from,
+					    sizeof r->continues_from, "%s",
+					    prev.final_commit);
+				store_run_free(&prev);
+			}
+		}
 	}
 	store_task_free(&t);
 	if (r->log_path[0] != '\0')

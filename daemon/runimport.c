@@ -17,7 +17,9 @@
  *      checked by git's own rules, warnings counting as errors (no "..", no ".git" in
  *      any spelling, no malformed modes or names). (git fetch from a bundle does not
  *      fsck before git 2.43, hence index-pack directly.) Then exactly that one branch
- *      is set, through libgit2, to that commit; no hook runs;
+ *      is set, through libgit2, to that commit; no hook runs. A branch that exists
+ *      already (a continued run works on the branch of the run it continues) only
+ *      moves forward and never under a checkout (worktree_branch_advance);
  *   3. moves the run's directory aside and removes it (openat/unlinkat, no link
  *      followed), then adopts the same path as a linked worktree of the user's
  *      repository checked out by libgit2 from the verified branch. The worktree a
@@ -402,7 +404,7 @@ runimport_child(const struct runimport_job *j, int out)
 			goto fail;
 		}
 		(void)unlink(errpath);
-		if (worktree_branch_at(j->repo, j->branch, tip, err, sizeof err) == -1)
+		if (worktree_branch_advance(j->repo, j->branch, tip, err, sizeof err) == -1)
 			goto fail;
 	} else {
 		/*
@@ -415,7 +417,8 @@ runimport_child(const struct runimport_job *j, int out)
 			    "of its base %.64s, and it sent no objects", j->tip, j->base);
 			goto fail;
 		}
-		if (worktree_branch_at(j->repo, j->branch, j->tip, err, sizeof err) == -1)
+		if (worktree_branch_advance(j->repo, j->branch, j->tip, err,
+		    sizeof err) == -1)
 			goto fail;
 	}
 	if (worktree_rev(j->repo, j->branch, final, sizeof final, err, sizeof err) == -1)

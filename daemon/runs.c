@@ -1416,6 +1416,76 @@ runs_origin(struct daemon *d, struct run *r, const struct store_run *sr,
 	    sizeof branch, err, errlen);
 }
 
+/*
+ * A continued run works on the branch of the run it continues (runbranch.c): at its
+ * start the branch must still be there and free of every checkout but the kept
+ * worktrees, which are detached (the API checked all this when it queued the run; a
+ * person may have changed the repository since). 0 ready, r->branch set; 1 refused
+ * (err says why); -1 failed.
+ */
+static int
+runs_continue_branch(struct daemon *d, struct run *r, const struct store_run *sr,
+    const struct store_task *t, char *err, size_t errlen)
+{
+	struct store_run	 prev;
+	struct worktree_hold	 h;
+	char			 root[PATH_MAX], tip[64], e[512];
+
+	if (sr->branch == NULL) {
+		snprintf(err, errlen, "it continues run %s but names no branch",
+		    sr->continues);
+		return -1;
+	}
+	snprintf(r->continues, sizeof r->continues, "%s", sr->continues);
+	if (store_run_get(d->store, sr->continues, &prev) == 1) {
+		if (prev.final_commit != NULL)
+			snprintf(r->continues_from, sizeof r->continues_from, "%s",
+			    prev.final_commit);
+		store_run_free(&prev);
+	}
+	if (worktree_rev(t->repo, sr->branch, tip, sizeof tip, e, sizeof e) == -1) {
+		snprintf(err, errlen, "branch %s of run %s is no longer in %s (deleted "
+		    "while this run was queued): nothing to continue on", sr->branch,
+		    sr->continues, t->repo);
+		return 1;
+	}
+	snprintf(root, sizeof root, "%s/worktrees", d->home);
+	switch (worktree_branch_free(t->repo, sr->branch, root, 1, &h, e, sizeof e)) {
+	case WORKTREE_FREE:
+		break;
+	case WORKTREE_OUTSIDE:
+		snprintf(err, errlen, "branch %s was checked out at %.300s while this run was "
+		    "queued: a continued run must be the only one to move it", sr->branch,
+		    h.path);
+		return 1;
+	case WORKTREE_DIRTY:
+		snprintf(err, errlen, "the kept worktree %.300s of branch %s has uncommitted "
+		    "changes (%.100s): commit or discard them, then continue again", h.path,
+		    sr->branch, h.changes);
+		return 1;
+	default:
+		snprintf(err, errlen, "%s", e);
+		return -1;
+	}
+	if ((r->branch = strdup(sr->branch)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+/* The log's account of where a continued run starts, and whether the branch moved. */
+static void
+runs_continue_logged(struct run *r)
+{
+	int	moved = r->continues_from[0] != '\0' &&
+	    strcmp(r->continues_from, r->base_commit) != 0;
+
+	runs_log_line(r, "continues run %s on branch %s%s%s%s", r->continues, r->branch,
+	    moved ? " (the branch moved since that run ended, from " : "",
+	    moved ? r->continues_from : "", moved ? "): from its current tip" : "");
+}
+
 static int
 runs_start(struct daemon *d, const char *id)
 {
@@ -1456,6 +1526,22 @@ runs_start(struct daemon *d, const char *id)
 		store_run_free(&sr);
 		goto fail;
 	}
+	if (sr.continues != NULL && t.repo != NULL) {
+		switch (runs_continue_branch(d, r, &sr, &t, err, sizeof err)) {
+		case 0:
+			break;
+		case 1:
+			runs_log_line(r, "run refused: %s", err);
+			runs_fail_early(d, r->id, STORE_RUN_REFUSED, err);
+			store_run_free(&sr);
+			store_task_free(&t);
+			runs_free(r);
+			return -1;
+		default:
+			store_run_free(&sr);
+			goto fail;
+		}
+	}
 	store_run_free(&sr);
 	store_run_set_status(d->store, r->id, STORE_RUN_STARTING, STORE_EXIT_NONE);
 
@@ -1478,8 +1564,9 @@ runs_start(struct daemon *d, const char *id)
 		goto fail;
 	}
 	if (t.repo != NULL) {
-		if ((r->repo = strdup(t.repo)) == NULL ||
-		    asprintf(&r->branch, "clockwork/%s/%s", r->task_name, r->id) == -1) {
+		/* A continue works on the branch it continues (runs_continue_branch). */
+		if ((r->repo = strdup(t.repo)) == NULL || (r->branch == NULL &&
+		    asprintf(&r->branch, "clockwork/%s/%s", r->task_name, r->id) == -1)) {
 			r->branch = NULL;
 			snprintf(err, sizeof err, "out of memory");
 			goto fail;
@@ -1491,6 +1578,8 @@ runs_start(struct daemon *d, const char *id)
 		store_run_set_git(d->store, r->id, r->workdir, r->branch, r->base_commit, NULL);
 		runs_log_line(r, "worktree %s on branch %s from %s (%s)", r->workdir,
 		    r->branch, r->base_ref, r->base_commit);
+		if (r->continues[0] != '\0')
+			runs_continue_logged(r);
 		/*
 		 * An imported job's review covers the files its prompt names (jobs.c):
 		 * at this base they must be the objects the person saw.
@@ -1616,6 +1705,16 @@ runs_git_report(struct run *r, cJSON *git)
 	json_add_string(git, "base_commit", r->base_commit);
 	if (r->base_ref[0] != '\0')
 		json_add_string(git, "base_ref", r->base_ref);
+	if (r->continues[0] != '\0' && (j = cJSON_AddObjectToObject(git,
+	    "continues")) != NULL) {
+		/* Both runs list the branch; this one says it worked on top of the other. */
+		json_add_string(j, "run", r->continues);
+		json_add_string(j, "branch", r->branch);
+		json_add_string(j, "from_commit", r->continues_from[0] != '\0' ?
+		    r->continues_from : NULL);
+		cJSON_AddBoolToObject(j, "moved", r->continues_from[0] != '\0' &&
+		    strcmp(r->continues_from, r->base_commit) != 0);
+	}
 	if (res == NULL)
 		return;
 	(void)json_get_bool(res, "ok", &ok);
@@ -2056,12 +2155,12 @@ runs_enqueue(struct daemon *d, const struct store_task *t, char *id_out, size_t 
 int
 runs_enqueue_from(struct daemon *d, const struct store_task *t, const char *parent,
     const char *prompt, const char *base, const char *resume_from,
-    const char *resume_id, int fresh, char *id_out, size_t idlen, char *err,
-    size_t errlen)
+    const char *resume_id, int fresh, const char *continues, struct runbranch *cb,
+    char *id_out, size_t idlen, char *err, size_t errlen)
 {
 	char	*conv = NULL;
 	cJSON	*c;
-	int	 rc = 0;
+	int	 rc = -1, busy;
 
 	/* The queued run's own record of what it continues: runs_start() reads it. */
 	if (resume_id != NULL || fresh) {
@@ -2081,24 +2180,46 @@ runs_enqueue_from(struct daemon *d, const struct store_task *t, const char *pare
 			return -1;
 		}
 	}
-	if (store_begin(d->store) == -1 ||
-	    store_run_create(d->store, t->id, NULL, id_out, idlen) == -1 ||
-	    store_run_set_origin(d->store, id_out, parent, prompt, base) == -1 ||
-	    (conv != NULL && (rc = store_run_event_append(d->store, id_out,
-	    RUNS_EVENT_CONVERSATION, conv, NULL)) == -1) ||
-	    store_commit(d->store) == -1) {
-		cJSON_free(conv);
+	if (store_begin(d->store) == -1) {
 		snprintf(err, errlen, "%s", store_errmsg(d->store));
-		store_rollback(d->store);
+		cJSON_free(conv);
 		return -1;
 	}
+	if (store_run_create(d->store, t->id, NULL, id_out, idlen) == -1 ||
+	    store_run_set_origin(d->store, id_out, parent, prompt, base) == -1 ||
+	    (cb != NULL && store_run_set_continues(d->store, id_out, continues,
+	    cb->branch) == -1) ||
+	    (conv != NULL && store_run_event_append(d->store, id_out,
+	    RUNS_EVENT_CONVERSATION, conv, NULL) == -1)) {
+		busy = errno == EBUSY;
+		snprintf(err, errlen, "%s", store_errmsg(d->store));
+		store_rollback(d->store);
+		cJSON_free(conv);
+		return busy ? 1 : -1;
+	}
+	/*
+	 * The branch is the queued run's in the store (above, not yet committed); git's
+	 * hold goes last, so that a refusal leaves the kept worktree as it was.
+	 */
+	if (cb != NULL && runbranch_take(d, t, cb, err, errlen) == -1) {
+		store_rollback(d->store);
+		cJSON_free(conv);
+		return -1;
+	}
+	if (store_commit(d->store) == -1) {
+		snprintf(err, errlen, "%s", store_errmsg(d->store));
+		store_rollback(d->store);
+		cJSON_free(conv);
+		return -1;
+	}
+	rc = 0;
 	cJSON_free(conv);
-	(void)rc;
-	log_info("run %s: queued for task %s (from run %s%s)", id_out, t->name,
+	log_info("run %s: queued for task %s (from run %s%s%s%s)", id_out, t->name,
 	    parent != NULL ? parent : "-", resume_id != NULL ? ", resuming its "
-	    "conversation" : fresh ? ", a new conversation" : "");
+	    "conversation" : fresh ? ", a new conversation" : "", cb != NULL ?
+	    ", on branch " : "", cb != NULL ? cb->branch : "");
 	runs_pump_later(d);
-	return 0;
+	return rc;
 }
 
 int
@@ -2241,6 +2362,7 @@ runs_to_json(const struct store_run *sr, int with_report)
 	json_add_string(o, "started_at", sr->started_at);
 	json_add_string(o, "ended_at", sr->ended_at);
 	json_add_string(o, "parent_run", sr->parent_run);
+	json_add_string(o, "continues", sr->continues);
 	json_add_string(o, "base_ref", sr->base_ref);
 	if (sr->prompt != NULL)
 		json_add_string(o, "prompt", sr->prompt);

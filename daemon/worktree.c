@@ -20,6 +20,7 @@
 
 #include "daemon.h"
 #include "json.h"
+#include "paths.h"
 #include "rmtree.h"
 
 static void
@@ -616,6 +617,291 @@ out:
 	git_repository_free(wrepo);
 	git_repository_free(repo);
 	return merged;
+}
+
+/* Up to a few changed paths of status, into out ("a.txt, b/c.txt, ..."). */
+static void
+worktree_change_list(git_repository *wrepo, git_status_list *status, char *out,
+    size_t outlen)
+{
+	const git_status_entry	*e;
+	const git_diff_delta	*dd;
+	size_t			 off = 0, shown = 0;
+
+	(void)wrepo;
+	out[0] = '\0';
+	for (size_t i = 0; i < git_status_list_entrycount(status) && off < outlen; i++) {
+		e = git_status_byindex(status, i);
+		dd = e->index_to_workdir != NULL ? e->index_to_workdir :
+		    e->head_to_index;
+		if (dd == NULL || dd->old_file.path == NULL)
+			continue;
+		if (shown++ == 4) {
+			snprintf(out + off, outlen - off, ", ...");
+			break;
+		}
+		off += (size_t)snprintf(out + off, outlen - off, "%s%s", off ? ", " : "",
+		    dd->new_file.path != NULL ? dd->new_file.path : dd->old_file.path);
+	}
+}
+
+/*
+ * Does the kept worktree wt (of repo, at path) have uncommitted changes? 1 yes (list
+ * in changes), 0 no, -1 error. Only a worktree the daemon adopted is opened.
+ */
+static int
+worktree_kept_dirty(git_worktree *wt, const char *path, char *changes, size_t len,
+    char *err, size_t errlen)
+{
+	git_repository		*wrepo = NULL;
+	git_status_list		*status = NULL;
+	git_status_options	 sopts;
+	int			 n, rc = -1;
+
+	if (!worktree_is_adopted(path)) {
+		snprintf(err, errlen, "%s: not a worktree Clockwork kept (its .git is not "
+		    "the pointer file the daemon wrote)", path);
+		return -1;
+	}
+	if (git_repository_open_from_worktree(&wrepo, wt) != 0) {
+		worktree_err(err, errlen, "cannot open the kept worktree", path);
+		return -1;
+	}
+	git_status_options_init(&sopts, GIT_STATUS_OPTIONS_VERSION);
+	sopts.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS;
+	if (git_status_list_new(&status, wrepo, &sopts) != 0 ||
+	    (n = worktree_changes(wrepo, status)) == -1) {
+		worktree_err(err, errlen, "cannot read the kept worktree's status", path);
+		goto out;
+	}
+	if (n > 0)
+		worktree_change_list(wrepo, status, changes, len);
+	rc = n > 0;
+out:
+	git_status_list_free(status);
+	git_repository_free(wrepo);
+	return rc;
+}
+
+/* Detach the kept worktree wt at the commit its HEAD names: its files stay as they are. */
+static int
+worktree_detach(git_worktree *wt, const char *path, char *err, size_t errlen)
+{
+	git_repository	*wrepo = NULL;
+	git_reference	*head = NULL;
+	git_object	*c = NULL;
+	int		 rc = -1;
+
+	if (git_repository_open_from_worktree(&wrepo, wt) != 0 ||
+	    git_repository_head(&head, wrepo) != 0 ||
+	    git_reference_peel(&c, head, GIT_OBJECT_COMMIT) != 0 ||
+	    git_repository_set_head_detached(wrepo, git_object_id(c)) != 0)
+		worktree_err(err, errlen, "cannot detach the kept worktree", path);
+	else
+		rc = 0;
+	git_object_free(c);
+	git_reference_free(head);
+	git_repository_free(wrepo);
+	return rc;
+}
+
+/*
+ * Does the record <commondir>/worktrees/<name>/HEAD of a worktree whose directory is
+ * gone name refname? (libgit2 cannot read such a worktree's HEAD; git still counts it
+ * as holding the branch.) Read without following a link or blocking on a FIFO.
+ */
+static int
+worktree_admin_head_is(git_repository *repo, const char *name, const char *refname)
+{
+	char	 p[PATH_MAX], buf[600];
+	ssize_t	 n;
+	int	 fd;
+
+	if ((size_t)snprintf(p, sizeof p, "%sworktrees/%s/HEAD",
+	    git_repository_commondir(repo), name) >= sizeof p ||
+	    (fd = open(p, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) == -1)
+		return 0;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return strncmp(buf, "ref: ", 5) == 0 && strcmp(buf + 5, refname) == 0;
+}
+
+int
+worktree_branch_free(const char *repo_path, const char *branch, const char *root,
+    int act, struct worktree_hold *h, char *err, size_t errlen)
+{
+	git_repository	*repo = NULL;
+	git_reference	*head = NULL;
+	git_strarray	 names = { NULL, 0 };
+	git_worktree	*wt = NULL;
+	char		 refname[512];
+	const char	*p;
+	int		 rc = -1, pass, d;
+
+	memset(h, 0, sizeof *h);
+	if ((size_t)snprintf(refname, sizeof refname, "refs/heads/%s", branch) >=
+	    sizeof refname) {
+		snprintf(err, errlen, "%s: branch name too long", branch);
+		return -1;
+	}
+	if (worktree_open(repo_path, &repo, err, errlen) == -1)
+		return -1;
+	/* The repository's own checkout is the person's: never touched. */
+	if (!git_repository_is_bare(repo) && git_repository_head_detached(repo) != 1 &&
+	    git_repository_head(&head, repo) == 0 &&
+	    strcmp(git_reference_name(head), refname) == 0) {
+		snprintf(h->path, sizeof h->path, "%s", git_repository_workdir(repo) != NULL ?
+		    git_repository_workdir(repo) : repo_path);
+		rc = WORKTREE_OUTSIDE;
+		goto out;
+	}
+	if (git_worktree_list(&names, repo) != 0) {
+		worktree_err(err, errlen, "cannot list its worktrees", repo_path);
+		goto out;
+	}
+	/* Pass 0 looks at every holder; pass 1 (act) frees them, only if all can be. */
+	for (pass = 0; pass < (act ? 2 : 1); pass++) {
+		for (size_t i = 0; i < names.count; i++) {
+			git_reference_free(head);
+			head = NULL;
+			git_worktree_free(wt);
+			wt = NULL;
+			if (git_worktree_lookup(&wt, repo, names.strings[i]) != 0)
+				continue;
+			p = git_worktree_path(wt);
+			if (git_worktree_validate(wt) != 0) {
+				if (!worktree_admin_head_is(repo, names.strings[i], refname))
+					continue;
+				/* Its directory is gone: only git's record holds the branch. */
+				if (pass == 1) {
+					git_worktree_prune_options po =
+					    GIT_WORKTREE_PRUNE_OPTIONS_INIT;
+
+					po.flags = GIT_WORKTREE_PRUNE_LOCKED;
+					if (git_worktree_prune(wt, &po) != 0) {
+						worktree_err(err, errlen, "cannot prune the "
+						    "record of a removed worktree", repo_path);
+						goto out;
+					}
+				}
+				continue;
+			}
+			if (git_repository_head_for_worktree(&head, repo,
+			    names.strings[i]) != 0 ||
+			    strcmp(git_reference_name(head), refname) != 0)
+				continue;
+			snprintf(h->path, sizeof h->path, "%s", p);
+			if (!paths_within(p, root)) {
+				rc = WORKTREE_OUTSIDE;
+				goto out;
+			}
+			if (pass == 0) {
+				d = worktree_kept_dirty(wt, p, h->changes, sizeof h->changes,
+				    err, errlen);
+				if (d == -1)
+					goto out;
+				if (d == 1) {
+					rc = WORKTREE_DIRTY;
+					goto out;
+				}
+			} else {
+				if (worktree_detach(wt, p, err, errlen) == -1)
+					goto out;
+				h->detached++;
+			}
+		}
+	}
+	rc = WORKTREE_FREE;
+out:
+	git_worktree_free(wt);
+	git_strarray_dispose(&names);
+	git_reference_free(head);
+	git_repository_free(repo);
+	return rc;
+}
+
+int
+worktree_branch_advance(const char *repo_path, const char *branch, const char *tip,
+    char *err, size_t errlen)
+{
+	git_repository	*repo = NULL;
+	git_reference	*ref = NULL;
+	const git_oid	*cur;
+	git_oid		 t;
+	char		 hex[GIT_OID_HEXSZ + 1];
+	int		 rc = -1, co;
+
+	if (git_oid_fromstr(&t, tip) != 0) {
+		snprintf(err, errlen, "%.64s: not a commit id", tip);
+		return -1;
+	}
+	if (worktree_open(repo_path, &repo, err, errlen) == -1)
+		return -1;
+	if (git_branch_lookup(&ref, repo, branch, GIT_BRANCH_LOCAL) == 0) {
+		if ((co = git_branch_is_checked_out(ref)) != 0) {
+			if (co < 0)
+				worktree_err(err, errlen, "cannot tell where it is checked "
+				    "out", branch);
+			else
+				snprintf(err, errlen, "branch %s is checked out (in %s or one "
+				    "of its worktrees) since the run started: it was not moved",
+				    branch, repo_path);
+			goto out;
+		}
+		if ((cur = git_reference_target(ref)) == NULL) {
+			snprintf(err, errlen, "branch %s is not a plain branch", branch);
+			goto out;
+		}
+		if (!git_oid_equal(cur, &t) && git_graph_descendant_of(repo, &t, cur) != 1) {
+			git_oid_tostr(hex, sizeof hex, cur);
+			snprintf(err, errlen, "branch %s is at %s, which the run's tip %.40s "
+			    "does not contain (it moved while the run worked, or the run "
+			    "rewrote its history): it was not moved", branch, hex, tip);
+			goto out;
+		}
+	}
+	git_reference_free(ref);
+	ref = NULL;
+	git_repository_free(repo);
+	repo = NULL;
+	return worktree_branch_at(repo_path, branch, tip, err, errlen);
+out:
+	git_reference_free(ref);
+	git_repository_free(repo);
+	return rc;
+}
+
+int
+worktree_landed(const char *repo_path, const char *branch, char *into, size_t intolen)
+{
+	git_repository	*repo = NULL;
+	git_reference	*ref = NULL, *head = NULL;
+	const git_oid	*tip, *htip;
+	int		 landed = 0;
+
+	worktree_init();
+	into[0] = '\0';
+	if (git_repository_open_ext(&repo, repo_path, GIT_REPOSITORY_OPEN_NO_SEARCH,
+	    NULL) != 0)
+		return 0;
+	if (git_branch_lookup(&ref, repo, branch, GIT_BRANCH_LOCAL) == 0 &&
+	    git_repository_head_detached(repo) != 1 &&
+	    git_repository_head(&head, repo) == 0 && git_reference_is_branch(head) &&
+	    strcmp(git_reference_name(head), git_reference_name(ref)) != 0 &&
+	    (tip = git_reference_target(ref)) != NULL &&
+	    (htip = git_reference_target(head)) != NULL &&
+	    (git_oid_equal(tip, htip) || git_graph_descendant_of(repo, htip, tip) == 1)) {
+		snprintf(into, intolen, "%s", git_reference_shorthand(head));
+		landed = 1;
+	}
+	git_reference_free(head);
+	git_reference_free(ref);
+	git_repository_free(repo);
+	return landed;
 }
 
 /*

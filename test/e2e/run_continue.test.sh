@@ -9,17 +9,21 @@
 #               FIRST-ANSWER-<engine>; its conversation is kept. Turn 2 (run continue):
 #               the request the model gets carries turn 1's prompt, the tool call's
 #               output and FIRST-ANSWER-<engine>, then the new prompt; the run resumed
-#               the conversation the first one reported; it started from the first
-#               run's branch (the file turn 1 wrote is there)
+#               the conversation the first one reported; it worked on the first run's
+#               own branch: both runs list it, its log is turn 1's commit and then
+#               turn 2's, both files are there, and run show says "continues RUN on B"
 #   retry       run retry of a continue resumes the same conversation again
 #   fresh       run continue --fresh: a new conversation, asked for (the request has
 #               nothing of turn 1)
 #   lost        the kept conversation removed from disk: the continued run is refused
 #               before the engine starts, naming the run; no request reaches the model
-#   command     a command task has no conversation: run continue is the follow-up from
-#               the run's branch it always was (the link row above is an agent's run
+#   command     a command task has no conversation: run continue is the follow-up on
+#               the run's branch (the link row above is an agent's run
 #               that kept none, refused with exit 6)
 #   tasks       each run's conversation is kept under its own task's id
+#   live        a continue of a run that has not ended exits 7; a second continue of the
+#               same run while the first holds its branch exits 7, naming it
+#   deleted     a continue on a branch that was discarded exits 8; nothing is queued
 #   gc          an archived task's kept conversations are removed by cwctl gc, no
 #               other task's
 #   link        attack: the run replaces its own transcript (codex's rollout) with a
@@ -41,8 +45,9 @@ KEY='sk-ant-e2eContinueKey3Fq8Wm'
 # continued turn: two assistant turns already in the conversation) the second.
 cat > "$T/claude.json" <<'EOF'
 {"conv-claude": [
-  {"tool": "Glob", "input": {"pattern": "README*"}},
-  {"text": "FIRST-ANSWER-claude: I found README."},
+  {"tool": "Bash", "input": {"command": "echo TOOL-OUTPUT-claude > first.txt"}},
+  {"text": "FIRST-ANSWER-claude: wrote first.txt."},
+  {"tool": "Bash", "input": {"command": "echo SECOND-FILE-claude > second.txt"}},
   {"text": "SECOND-ANSWER-claude"}],
  "fresh-claude": [{"text": "unused"}]}
 EOF
@@ -50,7 +55,13 @@ cat > "$T/codex.json" <<'EOF'
 {"conv-codex": [
   {"shell": "echo TOOL-OUTPUT-codex > first.txt && cat first.txt"},
   {"text": "FIRST-ANSWER-codex: wrote first.txt."},
-  {"text": "SECOND-ANSWER-codex"}]}
+  {"shell": "echo SECOND-FILE-codex > second.txt"},
+  {"text": "SECOND-ANSWER-codex"}],
+ "live-codex": [
+  {"shell": "echo LIVE-ONE > live.txt"},
+  {"text": "LIVE-FIRST"},
+  {"shell": "while [ ! -e go ]; do sleep 0.1; done; rm go; echo LIVE-TWO > live2.txt"},
+  {"text": "LIVE-SECOND"}]}
 EOF
 mkdir -p "$HOME/.ssh" && echo "CANARY-CONTINUE-KEY-7c1e" > "$HOME/.ssh/id_ed25519" &&
     chmod 600 "$HOME/.ssh/id_ed25519"
@@ -71,12 +82,14 @@ cat > "$T/opencode.json" <<'EOF'
 {"conv-opencode": [
   {"tool": "bash", "input": {"command": "echo TOOL-OUTPUT-opencode > first.txt && cat first.txt", "description": "write"}},
   {"text": "FIRST-ANSWER-opencode: wrote first.txt."},
+  {"tool": "bash", "input": {"command": "echo SECOND-FILE-opencode > second.txt", "description": "write"}},
   {"text": "SECOND-ANSWER-opencode"}]}
 EOF
 cat > "$T/byok.json" <<'EOF'
 {"conv-byok": [
   {"tool": "write_file", "input": {"path": "first.txt", "content": "TOOL-OUTPUT-byok\n"}},
   {"text": "FIRST-ANSWER-byok: wrote first.txt."},
+  {"tool": "write_file", "input": {"path": "second.txt", "content": "SECOND-FILE-byok\n"}},
   {"text": "SECOND-ANSWER-byok"}],
  "lost-byok": [
   {"text": "FIRST-ANSWER-lost"},
@@ -190,10 +203,25 @@ for e in claude codex opencode byok; do
 	    test "$(jget "$r" result)" = "SECOND-ANSWER-$e"
 	check "$e: turn 2 started from turn 1's branch" test "$(jget "$r" git.base_ref)" = \
 	    "refs/heads/clockwork/t-$e/${first[$e]}"
-	if [ "$e" != claude ]; then
-		check "$e: turn 1's file is on turn 2's branch" test "$(git -C "$repo" show \
-		    "clockwork/t-$e/${second[$e]}:first.txt" 2>/dev/null)" = "TOOL-OUTPUT-$e"
-	fi
+	b="clockwork/t-$e/${first[$e]}"
+	check "$e: turn 2 worked on turn 1's branch $b" test "$(sql "SELECT branch FROM runs \
+	    WHERE id='${second[$e]}'")" = "$b" -a "$(sql "SELECT branch FROM runs WHERE \
+	    id='${first[$e]}'")" = "$b" -a "$(sql "SELECT continues FROM runs WHERE \
+	    id='${second[$e]}'")" = "${first[$e]}"
+	check "$e: no branch of turn 2's own" test -z "$(git -C "$repo" branch --list \
+	    "clockwork/t-$e/${second[$e]}")"
+	f1=$(sql "SELECT final_commit FROM runs WHERE id='${first[$e]}'")
+	f2=$(sql "SELECT final_commit FROM runs WHERE id='${second[$e]}'")
+	check "$e: the branch's log is turn 1's commit, then turn 2's ($(git -C "$repo" log \
+	    --format=%s -n 2 "$b" 2>&1 | paste -sd '|'))" test "$(git -C "$repo" log --format=%H \
+	    -n 2 "$b" 2>/dev/null | paste -sd ,)" = "$f2,$f1" -a "$(git -C "$repo" log --format=%s \
+	    -n 2 "$b" | paste -sd '|')" = "clockwork: work left uncommitted at the end of run \
+${second[$e]}|clockwork: work left uncommitted at the end of run ${first[$e]}"
+	check "$e: both turns' files are on the branch" test "$(git -C "$repo" show "$b:first.txt" \
+	    2>/dev/null)" = "TOOL-OUTPUT-$e" -a "$(git -C "$repo" show "$b:second.txt" \
+	    2>/dev/null)" = "SECOND-FILE-$e"
+	check "$e: run show says it continues turn 1 on $b" bash -c 'grep -q "^continues: *$1 on $2$" <<< "$3"' \
+	    _ "${first[$e]}" "$b" "$(cw run show "${second[$e]}" 2>&1)"
 	check "$e: turn 2 kept the conversation again, for a third turn" \
 	    test "$(jget "$r" conversation.kept)" = true
 	check "$e: run show says what it resumed" bash -c 'grep -q "^conversation: kept.*resumed run $1" <<< "$2"' \
@@ -263,9 +291,41 @@ id=$(cw run start cmd)
 wait_until 60 "command: the run ended" ended "$id" || fail "command: the run did not end"
 id2=$(cw run continue "$id" --prompt "cat one.txt > two.txt") || fail "command: run continue exited $?"
 wait_until 60 "command: the follow-up ended" ended "$id2" || fail "command: the follow-up did not end"
-check "command: the follow-up ran from the run's branch" test "$(git -C "$repo" show \
-    "clockwork/cmd/$id2:two.txt" 2>/dev/null)" = one
+check "command: the follow-up ran on the run's branch" test "$(git -C "$repo" show \
+    "clockwork/cmd/$id:two.txt" 2>/dev/null)" = one
 check "command: ... with no conversation" test -z "$(jget "$(report "$id2")" conversation)"
+
+# --- live, held, deleted: one run at a time on a branch, and only while it is there --------
+cw task add live --repo "$repo" --engine codex --mode acceptEdits --seconds 150 \
+    --prompt "SCENARIO:live-codex LIVE-PROMPT" > /dev/null || die "task add live"
+l1=$(cw run start live)
+wait_until 150 "live: turn 1 ended" ended "$l1" || fail "live: turn 1 did not end"
+l2=$(cw run continue "$l1" --prompt "LIVE-PROMPT-2") || fail "live: run continue exited $?"
+lwt="$CLOCKWORK_HOME/worktrees/live/$l2"
+running() { [ "$(sql "SELECT status FROM runs WHERE id='$1'")" = running ] &&
+    grep -q '"scenario":"live-codex","step":2' "$T/codex.requests"; }
+wait_until 150 "live: turn 2 is at its waiting tool call" running "$l2" ||
+    fail "live: turn 2 did not reach its tool call"
+set +e
+out=$(cw run continue "$l2" --prompt more 2>&1); rc=$?
+check "live: continuing a run that has not ended exits 7 (got $rc: $out)" test "$rc" = 7
+out=$(cw run continue "$l1" --prompt more 2>&1); rc=$?
+check "live: a second continue of the same run exits 7, naming the holder (got $rc: $out)" \
+    bash -c '[ "$1" = 7 ] && grep -q "held by run $3" <<< "$2"' _ "$rc" "$out" "$l2"
+set -e
+check "live: ... and queued nothing" test "$(sql "SELECT count(*) FROM runs WHERE continues='$l1'")" = 1
+touch "$lwt/go"
+wait_until 150 "live: turn 2 ended" ended "$l2" || fail "live: turn 2 did not end"
+r=$(report "$l2")
+check "live: turn 2 completed on turn 1's branch ($(jget "$r" error))" test "$(jget "$r" exit_reason)" = \
+    completed -a "$(git -C "$repo" show "clockwork/live/$l1:live2.txt" 2>/dev/null)" = LIVE-TWO
+cw run discard "$l2" > /dev/null || fail "live: run discard"
+set +e
+out=$(cw run continue "$l1" --prompt more 2>&1); rc=$?
+set -e
+check "deleted: continuing on a discarded branch exits 8 (got $rc: $out)" \
+    bash -c '[ "$1" = 8 ] && grep -q "is no longer in" <<< "$2"' _ "$rc" "$out"
+check "deleted: ... and queued nothing" test "$(sql "SELECT count(*) FROM runs WHERE continues='$l1'")" = 1
 
 # --- gc: an archived task's conversations go with it ------------------------------------
 tid=$(sql "SELECT id FROM tasks WHERE name='t-codex'")

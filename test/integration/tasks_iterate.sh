@@ -3,7 +3,7 @@
 # engine, sandboxed): `task edit` changes a task in place and keeps its history; a
 # run starts from the repository's default branch (not whatever the user checked
 # out), or from the task's --base, and the report records which; `run retry` repeats
-# a run; `run continue` starts a follow-up from the earlier run's branch; `task rm`
+# a run; `run continue` follows up on the earlier run's own branch; `task rm`
 # archives, so the runs stay readable and the name is free again; `gc` removes the
 # worktrees and branches of an archived task's runs past the retention.
 . "${CW_SRC:?}/test/integration/daemon_lib.bash" || exit 1
@@ -63,7 +63,7 @@ cwctl task edit it --base default >/dev/null
 cwctl task edit it --base feature >/dev/null
 pass "task edit changes prompt, budget and base in place with history; --base feature is where the run starts"
 
-# 3. retry repeats the run; continue follows up on the earlier run's branch.
+# 3. retry repeats the run; continue follows up on the earlier run's own branch.
 id3=$(run_wait retry "$id2")
 [ "$id3" != "$id2" ] || fail "retry reused the id"
 [ "$(run_field "$id3" parent_run)" = "$id2" ] || fail "retry's parent"
@@ -73,11 +73,12 @@ id4=$(run_wait continue "$id2" --prompt 'cat out.txt > seen.txt; echo three >> o
 [ "$(run_field "$id4" parent_run)" = "$id2" ] || fail "continue's parent"
 [ "$(run_field "$id4" base_commit)" = "$final2" ] || fail "continue did not start from run 2's branch"
 [ "$(run_field "$id4" prompt)" = 'cat out.txt > seen.txt; echo three >> out.txt' ] || fail "continue's prompt"
-[ "$(git -C "$T/repo" show "clockwork/it/$id4:seen.txt")" = two ] || fail "the follow-up did not see run 2's work"
+[ "$(run_field "$id4" branch)" = "clockwork/it/$id2" ] || fail "continue is not on run 2's branch"
+[ "$(git -C "$T/repo" show "clockwork/it/$id2:seen.txt")" = two ] || fail "the follow-up did not see run 2's work"
 [ "$(sql "SELECT prompt FROM tasks WHERE name = 'it'")" = "echo two > out.txt; ls feature.txt" ] || fail "continue changed the task"
 if cwctl run continue "$id4" >/dev/null 2>&1; then fail "continue without a prompt"; fi
 [ "$(sql "SELECT count(*) FROM audit WHERE action IN ('run.retry', 'run.continue')")" = 2 ] || fail "audit"
-pass "run retry repeats a run; run continue starts from the earlier run's branch with the follow-up prompt"
+pass "run retry repeats a run; run continue works on the earlier run's branch with the follow-up prompt"
 
 # 4. task rm archives: the runs stay readable, the name is free, no more runs.
 cwctl task rm it >/dev/null || fail "task rm"
@@ -92,7 +93,9 @@ pass "task rm archives: its runs stay readable, it is not listed and runs no mor
 #    wait for the retention (30 days by default); --force removes their worktrees but
 #    keeps the branches; past the retention the branches go too.
 has_wt() { [ -d "$CLOCKWORK_HOME/worktrees/it/$1" ]; }
-has_branch() { git -C "$T/repo" rev-parse -q --verify "refs/heads/clockwork/it/$1" >/dev/null; }
+# Run 4 continued run 2 on run 2's branch (issue 23): its branch is run 2's.
+branch_of() { sql "SELECT branch FROM runs WHERE id = '$1'"; }
+has_branch() { git -C "$T/repo" rev-parse -q --verify "refs/heads/$(branch_of "$1")" >/dev/null; }
 for r in "$id1" "$id2" "$id3" "$id4"; do
 	has_wt "$r" && has_branch "$r" || fail "worktree or branch of $r missing before gc"
 done
@@ -110,7 +113,7 @@ printf 'api_port: 0\nkeep_runs: 10\narchive_retention_days: 0\n' > "$CLOCKWORK_H
 kill -HUP "$DPID"
 wait_until 5 "reload" grep -q 'reload: ' "$T/daemon.out" || fail "SIGHUP did not reload"
 wait_until 10 "gc past the retention" sh -c "\"$CW_BIN/cwctl\" gc >/dev/null &&
-    ! git -C '$T/repo' rev-parse -q --verify 'refs/heads/clockwork/it/$id4' >/dev/null" ||
+    ! git -C '$T/repo' rev-parse -q --verify 'refs/heads/$(branch_of "$id4")' >/dev/null" ||
     fail "past the retention the branches were kept"
 for r in "$id2" "$id3" "$id4"; do
 	! has_branch "$r" || fail "branch of $r kept past the retention"

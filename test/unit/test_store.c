@@ -1109,6 +1109,67 @@ test_time_format(void **state)
  * Migration 7: task rm archives (runs stay, the name is free, EBUSY while a run is
  * active), history and run origins round-trip, the imported task's review columns.
  */
+/*
+ * Issue 23: a continued run holds the branch of the run it continues; the store lets
+ * one run that has not ended hold a branch, and says which holds it.
+ */
+static void
+test_run_continues_branch(void **state)
+{
+	struct fixture		*fx = *state;
+	struct store		*st;
+	struct store_run	 r;
+	char			 id[STORE_ID_LEN];
+	int64_t			 tid;
+	int			 live = -1;
+
+	st = open_ok(fx->path);
+	tid = add_task(st, "cont");
+	assert_int_equal(store_run_create(st, tid, "run-1", NULL, 0), 0);
+	assert_int_equal(store_run_set_git(st, "run-1", "/w/run-1", "clockwork/cont/run-1",
+	    "abc", NULL), 0);
+	/* run-1 is live: nobody may continue on its branch. */
+	assert_int_equal(store_run_create(st, tid, "run-2", NULL, 0), 0);
+	assert_int_equal(store_run_set_continues(st, "run-2", "run-1",
+	    "clockwork/cont/run-1"), -1);
+	assert_int_equal(errno, EBUSY);
+	assert_non_null(strstr(store_errmsg(st), "held by run run-1"));
+	assert_int_equal(store_run_set_status(st, "run-1", STORE_RUN_COMPLETED,
+	    STORE_EXIT_COMPLETED), 1);
+	assert_int_equal(store_run_branch_holder(st, "clockwork/cont/run-1", "run-2", id,
+	    sizeof id, &live), 1);
+	assert_string_equal(id, "run-1");
+	assert_int_equal(live, 0);
+	assert_int_equal(store_run_set_continues(st, "run-2", "run-1",
+	    "clockwork/cont/run-1"), 0);
+	assert_int_equal(store_run_get(st, "run-2", &r), 1);
+	assert_string_equal(r.continues, "run-1");
+	assert_string_equal(r.branch, "clockwork/cont/run-1");
+	store_run_free(&r);
+	/* A second continue while run-2 is queued: refused, by the check and the index. */
+	assert_int_equal(store_run_create(st, tid, "run-3", NULL, 0), 0);
+	assert_int_equal(store_run_set_continues(st, "run-3", "run-1",
+	    "clockwork/cont/run-1"), -1);
+	assert_int_equal(errno, EBUSY);
+	assert_non_null(strstr(store_errmsg(st), "held by run run-2"));
+	assert_int_equal(store_run_set_git(st, "run-3", NULL, "clockwork/cont/run-1", NULL,
+	    NULL), -1);
+	assert_int_equal(store_run_branch_holder(st, "clockwork/cont/run-1", NULL, id,
+	    sizeof id, &live), 1);
+	assert_string_equal(id, "run-2");
+	assert_int_equal(live, 1);
+	/* Once run-2 ends the branch is free again; only a queued run takes it. */
+	assert_int_equal(store_run_set_status(st, "run-2", STORE_RUN_COMPLETED,
+	    STORE_EXIT_COMPLETED), 1);
+	assert_int_equal(store_run_set_continues(st, "run-3", "run-1",
+	    "clockwork/cont/run-1"), 0);
+	assert_int_equal(store_run_set_continues(st, "run-2", "run-1",
+	    "clockwork/cont/run-1"), -1);
+	assert_int_equal(store_run_branch_holder(st, "clockwork/cont/none", NULL, id,
+	    sizeof id, &live), 0);
+	store_close(st);
+}
+
 static void
 test_task_archive_history_origin(void **state)
 {
@@ -1206,6 +1267,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_permission_mode_check, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_tasks_crud, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run_continues_branch, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_task_archive_history_origin, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_runs_lifecycle, setup, teardown),

@@ -287,6 +287,96 @@ test_hold_back(void **state)
 	assert_int_equal(worktree_merged(repo, path, "clockwork/h/1"), 1);
 }
 
+/*
+ * Issue 23: a continued run's branch. Who holds it (the repository's own checkout, a
+ * kept worktree, clean or not, a record whose directory is gone), freeing it by
+ * detaching the kept worktree, and the import's forward-only move.
+ */
+static void
+test_branch_continue(void **state)
+{
+	struct worktree_hold	 h;
+	char			 repo[512], root[512], wt[512], wt2[512], buf[512];
+	char			 one[64], two[64], other[64], into[64], err[512];
+	const char		*b = "clockwork/c/1";
+
+	(void)state;
+	snprintf(repo, sizeof repo, "%s/crepo", tmp);
+	snprintf(root, sizeof root, "%s/worktrees", tmp);
+	snprintf(wt, sizeof wt, "%s/c/1", root);
+	snprintf(wt2, sizeof wt2, "%s/c/2", root);
+	sh("mkdir -p %s/c && git init -q -b main %s && cd %s && echo one > a.txt && "
+	    "git add . && git -c user.name=t -c user.email=t@e commit -q -m init && "
+	    "git branch %s && git checkout -q %s && echo two > b.txt && git add b.txt && "
+	    "git -c user.name=t -c user.email=t@e commit -q -m two && git checkout -q main",
+	    root, repo, repo, b, b);
+	out(one, sizeof one, "git -C %s rev-parse main", repo);
+	out(two, sizeof two, "git -C %s rev-parse %s", repo, b);
+	assert_int_equal(worktree_adopt(repo, wt, "1", b, NULL, err, sizeof err), 0);
+
+	/* Clean kept worktree: free (looking changes nothing). */
+	assert_int_equal(worktree_branch_free(repo, b, root, 0, &h, err, sizeof err),
+	    WORKTREE_FREE);
+	assert_int_equal(h.detached, 0);
+	out(buf, sizeof buf, "git -C %s symbolic-ref HEAD", wt);
+	assert_string_equal(buf, "refs/heads/clockwork/c/1");
+	/* An untracked file: dirty, named, and nothing detached even with act. */
+	sh("echo mine > %s/mine.txt", wt);
+	assert_int_equal(worktree_branch_free(repo, b, root, 1, &h, err, sizeof err),
+	    WORKTREE_DIRTY);
+	assert_string_equal(h.path, wt);
+	assert_string_equal(h.changes, "mine.txt");
+	out(buf, sizeof buf, "git -C %s symbolic-ref HEAD", wt);
+	assert_string_equal(buf, "refs/heads/clockwork/c/1");
+	sh("rm %s/mine.txt", wt);
+	/* The repository's own checkout on the branch: outside, never touched. */
+	sh("git -C %s checkout -q --ignore-other-worktrees %s", repo, b);
+	assert_int_equal(worktree_branch_free(repo, b, root, 1, &h, err, sizeof err),
+	    WORKTREE_OUTSIDE);
+	sh("git -C %s checkout -q main", repo);
+	/* Freed: the kept worktree detached at its commit, its files as they were. */
+	assert_int_equal(worktree_branch_free(repo, b, root, 1, &h, err, sizeof err),
+	    WORKTREE_FREE);
+	assert_int_equal(h.detached, 1);
+	out(buf, sizeof buf, "git -C %s symbolic-ref -q HEAD || git -C %s rev-parse HEAD",
+	    wt, wt);
+	assert_string_equal(buf, two);
+	out(buf, sizeof buf, "cat %s/b.txt", wt);
+	assert_string_equal(buf, "two");
+	/* A kept worktree removed by hand: git's record alone is pruned. */
+	assert_int_equal(worktree_adopt(repo, wt2, "2", b, NULL, err, sizeof err), 0);
+	sh("rm -rf %s", wt2);
+	assert_int_equal(worktree_branch_free(repo, b, root, 1, &h, err, sizeof err),
+	    WORKTREE_FREE);
+	out(buf, sizeof buf, "git -C %s worktree list | grep -c c/2 || true", repo);
+	assert_string_equal(buf, "0");
+
+	/* The import's move: forward only, and not under a checkout. */
+	out(other, sizeof other, "cd %s && git -c user.name=t -c user.email=t@e "
+	    "commit-tree -p %s -m other $(git rev-parse %s^{tree})", repo, one, one);
+	assert_int_equal(worktree_branch_advance(repo, b, other, err, sizeof err), -1);
+	if (strstr(err, "does not contain") == NULL)
+		fail_msg("%s", err);
+	out(buf, sizeof buf, "git -C %s rev-parse %s", repo, b);
+	assert_string_equal(buf, two);
+	out(other, sizeof other, "cd %s && git -c user.name=t -c user.email=t@e "
+	    "commit-tree -p %s -m three $(git rev-parse %s^{tree})", repo, two, two);
+	assert_int_equal(worktree_branch_advance(repo, b, other, err, sizeof err), 0);
+	out(buf, sizeof buf, "git -C %s rev-parse %s", repo, b);
+	assert_string_equal(buf, other);
+	assert_int_equal(worktree_branch_advance(repo, "clockwork/c/new", one, err,
+	    sizeof err), 0);
+	sh("git -C %s switch -q %s", wt, b);
+	assert_int_equal(worktree_branch_advance(repo, b, other, err, sizeof err), -1);
+	assert_non_null(strstr(err, "is checked out"));
+
+	/* Merged into HEAD's branch, or not. */
+	assert_int_equal(worktree_landed(repo, b, into, sizeof into), 0);
+	sh("git -C %s merge -q --ff-only %s", repo, b);
+	assert_int_equal(worktree_landed(repo, b, into, sizeof into), 1);
+	assert_string_equal(into, "main");
+}
+
 int
 main(void)
 {
@@ -295,6 +385,7 @@ main(void)
 		cmocka_unit_test(test_merged_never_opens_a_run_repository),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_hold_back),
+		cmocka_unit_test(test_branch_continue),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
