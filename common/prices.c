@@ -10,6 +10,7 @@
  * the same way. Review the table when the date above is old.
  */
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -219,4 +220,16 @@ prices_find(const struct config *cfg, const char *model, const char **from)
 	if (from != NULL)
 		*from = "the built-in table (checked " PRICES_TABLE_DATE ")";
 	return e->per_mtok;
+}
+
+double
+prices_cost(const double *per_mtok, const double *tokens)
+{
+	double	sum = 0;
+
+	for (int i = 0; i < PRICES_N_KINDS; i++)
+		if (isfinite(tokens[i]) && tokens[i] > 0 && isfinite(per_mtok[i]) &&
+		    per_mtok[i] > 0)
+			sum += tokens[i] * per_mtok[i];
+	return sum / 1e6;
 }

@@ -39,4 +39,15 @@ const struct prices_entry *prices_builtin(const char *model);
 const double *prices_find(const struct config *cfg, const char *model,
 	    const char **from);
 
+/* The token counts of one model response, in the order of per_mtok. */
+enum { PRICES_INPUT, PRICES_OUTPUT, PRICES_CACHE_WRITE, PRICES_CACHE_READ, PRICES_N_KINDS };
+
+/*
+ * What tokens (PRICES_N_KINDS counts, each >= 0) cost at per_mtok ($ per million, in
+ * the same order): the sum of each count times its price. A negative or non-finite
+ * count or price counts as 0, so that a usage report no provider would send cannot
+ * lower a run's spend.
+ */
+double	prices_cost(const double *per_mtok, const double *tokens);
+
 #endif

@@ -40,6 +40,14 @@
 /* The engine's private home in the run's TMPDIR (spec.c makes it, run.c keeps from it). */
 #define ENGINE_HOME_NAME	"engine-home"
 
+/*
+ * The turn budget as it is now, for an engine whose own code gates its tool calls
+ * (OpenCode's plugin): a file in the state directory that only the runner writes,
+ * holding one number: the turns allowed (0: none kept there), or -1 once the run is
+ * ending (no tool call may start). A budget pause extends it (run.c).
+ */
+#define ENGINE_TURNS_FILE	"turn-budget"
+
 /* What the runner knows about a run when it prepares the engine. */
 struct engine_run {
 	const char	*run_id;
@@ -92,7 +100,10 @@ struct engine_keep {
 struct engine_progress {
 	double	 dollars;	/* as the engine reported it */
 	int	 turns;		/* model turns seen */
-	int	 more;		/* byok: the last turn asked for tools (it goes on) */
+	int	 more;		/* byok, claude: the last turn asked for tools (it
+				   goes on) */
+	char	 unpriced[128];	/* claude: a model its messages named that has no
+				   price (prices.h): its cost is not in dollars */
 	int	 have_result;	/* the engine said it finished */
 	int	 is_error;	/* ... and that it failed */
 	char	 subtype[64];	/* the engine's word for how it ended, e.g. "success" */
@@ -118,6 +129,7 @@ struct engine_sbrules {
 typedef void engine_say_fn(void *arg, cJSON *entry);
 
 struct engine_stream;		/* one engine's parser state for one run */
+struct config;			/* common/config.h */
 
 struct engine_ops {
 	const char	*name;		/* its row in common/engines.c */
@@ -138,6 +150,17 @@ struct engine_ops {
 	int	(*stream_line)(struct engine_stream *, const char *line, size_t len,
 		    struct engine_progress *, engine_say_fn *say, void *arg);
 	void	(*stream_free)(struct engine_stream *);
+	/*
+	 * Engines whose stream reports tokens that the runner prices (claude): the
+	 * configuration whose prices: go before the built-in table (cfg may be NULL; it
+	 * outlives the stream). May be NULL.
+	 */
+	void	(*stream_prices)(struct engine_stream *, const struct config *cfg);
+	/*
+	 * 1 when a line of the engine's stdout is not worth a place in the run's log
+	 * (it repeats what another line says in full). May be NULL: every line is kept.
+	 */
+	int	(*log_skip)(const char *line, size_t len);
 	/*
 	 * From the body cw-floor-hook forwarded (the engine's own hook payload): 0 with
 	 * *command the shell command (pointing into body), or 0 with *command NULL when

@@ -64,6 +64,7 @@
 #include "engine.h"
 #include "engine_claude.h"
 #include "json.h"
+#include "prices.h"
 #include "seatbelt.h"
 #include "transcript.h"
 #include "wire.h"
@@ -182,6 +183,8 @@ engine_claude_prepare(const struct engine_run *o, struct strlist *argv,
 	    strlist_add(argv, "--output-format") == -1 ||
 	    strlist_add(argv, "stream-json") == -1 ||
 	    strlist_add(argv, "--verbose") == -1 ||
+	    /* The usage of each response as it ends: the runner counts the dollars. */
+	    strlist_add(argv, "--include-partial-messages") == -1 ||
 	    strlist_add(argv, "--permission-mode") == -1 ||
 	    strlist_add(argv, o->mode) == -1 ||
 	    strlist_add(argv, "--permission-prompt-tool") == -1 ||
@@ -210,6 +213,12 @@ engine_claude_prepare(const struct engine_run *o, struct strlist *argv,
 		if (strlist_add(argv, "--max-turns") == -1 || strlist_add(argv, buf) == -1)
 			goto nomem;
 	}
+	/*
+	 * The runner counts the dollars from the stream and pauses at the budget
+	 * (run.c); max_dollars is then only the hard ceiling, which Claude Code's own
+	 * count holds too, since that count also sees the requests its stream does not
+	 * show.
+	 */
 	if (o->max_dollars > 0) {
 		snprintf(buf, sizeof buf, "%.4f", o->max_dollars);
 		if (strlist_add(argv, "--max-budget-usd") == -1 ||
@@ -460,14 +469,151 @@ nomem:
 
 /* ---- the output stream ----------------------------------------------------------- */
 
+/*
+ * The messages whose cost is being counted: the last few ids, since a subagent's
+ * messages may stream beside the main thread's. Each holds the most of each token
+ * count seen for it and what was added to the run's dollars for it so far.
+ */
+#define ENGINE_CLAUDE_MSGS	8
+
+struct engine_claude_msg {
+	char	 id[128];
+	char	 model[128];
+	double	 tokens[PRICES_N_KINDS];
+	double	 counted;
+};
+
 struct engine_stream {
-	char	last_id[128];	/* the last assistant message id, to count turns */
+	char			 last_id[128];	/* the last assistant message id, to
+						   count turns */
+	const struct config	*cfg;		/* prices: (NULL: the built-in table) */
+	struct engine_claude_msg msgs[ENGINE_CLAUDE_MSGS];
+	unsigned		 next;		/* the slot a new id takes */
 };
 
 static struct engine_stream *
 engine_claude_stream_new(void)
 {
 	return calloc(1, sizeof(struct engine_stream));
+}
+
+static void
+engine_claude_stream_prices(struct engine_stream *st, const struct config *cfg)
+{
+	st->cfg = cfg;
+}
+
+int
+engine_claude_usage(const cJSON *usage, double *tokens)
+{
+	static const char *const names[PRICES_N_KINDS] = {
+		[PRICES_INPUT] = "input_tokens",
+		[PRICES_OUTPUT] = "output_tokens",
+		[PRICES_CACHE_WRITE] = "cache_creation_input_tokens",
+		[PRICES_CACHE_READ] = "cache_read_input_tokens",
+	};
+	double	d;
+	int	changed = 0;
+
+	if (!cJSON_IsObject(usage))
+		return 0;
+	for (int i = 0; i < PRICES_N_KINDS; i++)
+		if (json_get_number(usage, names[i], &d) == 0 && d > tokens[i] &&
+		    d < 1e12) {
+			tokens[i] = d;
+			changed = 1;
+		}
+	return changed;
+}
+
+/* The slot of message id, taking the oldest for a new one; NULL for no id. */
+static struct engine_claude_msg *
+engine_claude_msg(struct engine_stream *st, const char *id)
+{
+	struct engine_claude_msg	*m;
+
+	if (id == NULL || id[0] == '\0' || strlen(id) >= sizeof m->id)
+		return NULL;
+	for (int i = 0; i < ENGINE_CLAUDE_MSGS; i++)
+		if (strcmp(st->msgs[i].id, id) == 0)
+			return &st->msgs[i];
+	m = &st->msgs[st->next++ % ENGINE_CLAUDE_MSGS];
+	memset(m, 0, sizeof *m);
+	snprintf(m->id, sizeof m->id, "%s", id);
+	return m;
+}
+
+/*
+ * One report of a message's usage (model may be NULL: the one seen before for this
+ * id): the run's dollars grow by what the message costs now beyond what was counted
+ * for it. 1 when they grew. A model with no price is named in u->unpriced and its
+ * messages add nothing: the runner then knows the count cannot hold a budget.
+ */
+static int
+engine_claude_cost(struct engine_stream *st, const char *id, const char *model,
+    const cJSON *usage, struct engine_progress *u)
+{
+	struct engine_claude_msg	*m;
+	const double			*price;
+	double				 cost;
+
+	if ((m = engine_claude_msg(st, id)) == NULL)
+		return 0;
+	if (model != NULL && model[0] != '\0' && m->model[0] == '\0')
+		snprintf(m->model, sizeof m->model, "%s", model);
+	if (!engine_claude_usage(usage, m->tokens) || m->model[0] == '\0')
+		return 0;
+	if ((price = prices_find(st->cfg, m->model, NULL)) == NULL) {
+		if (u->unpriced[0] == '\0')
+			snprintf(u->unpriced, sizeof u->unpriced, "%s", m->model);
+		return 0;
+	}
+	cost = prices_cost(price, m->tokens);
+	if (cost <= m->counted)
+		return 0;
+	u->dollars += cost - m->counted;
+	m->counted = cost;
+	return 1;
+}
+
+/*
+ * --include-partial-messages: each event of the model's response as it streams. Only
+ * message_start (the model, the input and cache counts) and message_delta (the final
+ * output count and why the message stopped) are read: the assistant event carries
+ * the usage of message_start only (seen with CLI 2.1.332: output_tokens 1 where the
+ * response's message_delta said 20), so the output is counted from message_delta,
+ * before the tool it asks for has a result.
+ */
+static int
+engine_claude_partial(struct engine_stream *st, const cJSON *j, struct engine_progress *u)
+{
+	const cJSON	*ev = cJSON_GetObjectItemCaseSensitive(j, "event"), *msg;
+	const char	*et = json_get_string(ev, "type"), *stop;
+	int		 changed = 0, more;
+
+	if (et == NULL)
+		return 0;
+	if (strcmp(et, "message_start") == 0) {
+		msg = cJSON_GetObjectItemCaseSensitive(ev, "message");
+		return engine_claude_cost(st, json_get_string(msg, "id"),
+		    json_get_string(msg, "model"), cJSON_GetObjectItemCaseSensitive(msg,
+		    "usage"), u);
+	}
+	if (strcmp(et, "message_delta") != 0)
+		return 0;
+	changed = engine_claude_cost(st, json_get_string(j, "api_message_id"), NULL,
+	    cJSON_GetObjectItemCaseSensitive(ev, "usage"), u);
+	/* The main thread's message: whether the agent goes on to another turn. */
+	stop = json_get_string(cJSON_GetObjectItemCaseSensitive(ev, "delta"), "stop_reason");
+	if (stop != NULL && cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(j,
+	    "parent_tool_use_id"))) {
+		more = strcmp(stop, "tool_use") == 0;
+		if (more != u->more) {
+			u->more = more;
+			changed = 1;
+		}
+	}
+	return changed;
 }
 
 static void
@@ -554,9 +700,10 @@ engine_claude_blocks(const cJSON *msg, engine_say_fn *say, void *arg)
 
 /*
  * stream-json: "assistant" events carry a message (one API response may arrive as
- * several events with the same message id: turns count ids), "user" events carry tool
- * results, and one "result" event ends the run with the final message, the cost and
- * the turn count.
+ * several events with the same message id: turns count ids, and its cost is counted
+ * once), "user" events carry tool results, "stream_event" events the response as it
+ * streams (engine_claude_partial()), and one "result" event ends the run with the
+ * final message, Claude Code's own total cost and the turn count.
  */
 static int
 engine_claude_stream_line(struct engine_stream *st, const char *line, size_t len,
@@ -580,19 +727,31 @@ engine_claude_stream_line(struct engine_stream *st, const char *line, size_t len
 	    conversation_id_valid("claude", json_get_string(j, "session_id")))
 		snprintf(u->session, sizeof u->session, "%s", json_get_string(j,
 		    "session_id"));
-	if (type != NULL && strcmp(type, "assistant") == 0) {
+	if (type != NULL && strcmp(type, "stream_event") == 0) {
+		changed = engine_claude_partial(st, j, u);
+	} else if (type != NULL && strcmp(type, "assistant") == 0) {
 		id = json_get_string(msg, "id");
 		if (id == NULL || strcmp(id, st->last_id) != 0) {
 			u->turns++;
 			snprintf(st->last_id, sizeof st->last_id, "%s", id != NULL ? id : "");
 			changed = 1;
 		}
+		if (engine_claude_cost(st, id, json_get_string(msg, "model"),
+		    cJSON_GetObjectItemCaseSensitive(msg, "usage"), u) == 1)
+			changed = 1;
 		engine_claude_blocks(msg, say, arg);
 	} else if (type != NULL && strcmp(type, "user") == 0) {
 		engine_claude_blocks(msg, say, arg);
 	} else if (type != NULL && strcmp(type, "result") == 0) {
 		u->have_result = 1;
-		if (json_get_number(j, "total_cost_usd", &d) == 0 && d >= 0)
+		u->more = 0;
+		/*
+		 * Claude Code's own total also counts requests its stream does not show
+		 * (titles, classifiers); ours may price higher (prices: in config.yaml).
+		 * The higher of the two is the run's spend.
+		 */
+		if (json_get_number(j, "total_cost_usd", &d) == 0 && d >= 0 && d < 1e9 &&
+		    d > u->dollars)
 			u->dollars = d;
 		if (json_get_int(j, "num_turns", &n) == 0 && n >= 0)
 			u->turns = n;
@@ -610,6 +769,20 @@ engine_claude_stream_line(struct engine_stream *st, const char *line, size_t len
 	}
 	cJSON_Delete(j);
 	return changed;
+}
+
+/*
+ * A text or tool-input fragment of a streaming response: each is in the assistant
+ * event that follows, so the log does not keep them too. Only the form Claude Code
+ * prints is matched; anything else is logged as ever.
+ */
+static int
+engine_claude_log_skip(const char *line, size_t len)
+{
+	static const char	frag[] = "{\"type\":\"stream_event\",\"event\":{\"type\":"
+				    "\"content_block_delta\"";
+
+	return len > sizeof frag - 1 && memcmp(line, frag, sizeof frag - 1) == 0;
 }
 
 /* Claude's PreToolUse body: the floor judges Bash's command; other tools pass. */
@@ -671,6 +844,8 @@ const struct engine_ops engine_claude_ops = {
 	.stream_new = engine_claude_stream_new,
 	.stream_line = engine_claude_stream_line,
 	.stream_free = engine_claude_stream_free,
+	.stream_prices = engine_claude_stream_prices,
+	.log_skip = engine_claude_log_skip,
 	.floor_command = engine_claude_floor_command,
 	.seatbelt = engine_claude_seatbelt,
 	.keep = engine_claude_keep,

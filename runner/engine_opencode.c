@@ -39,8 +39,13 @@
  * budget, but OpenCode does not heed SIGTERM mid-loop and a fast model gets many steps
  * in before SIGKILL (seen: 18 in the 3 s grace). The plugin counts the main session's
  * model requests (its chat.params hook) the same way and fails every tool call past
- * the budget. OpenCode's own "steps" limit is no budget: it only asks the model for
- * text, and tool calls made anyway still run (seen: 30 with steps 4).
+ * the budget. Where the budget pauses (budget.wait, issue 23) the runner holds the run
+ * at the first step past it and keeps the budget in the state directory's
+ * ENGINE_TURNS_FILE; the plugin reads that file before each tool call, and a call past
+ * the budget waits there (in case it came before the hold did) until an extension
+ * raises it, or fails once the runner writes -1 for a run that is ending. OpenCode's
+ * own "steps" limit is no budget: it only asks the model for text, and tool calls
+ * made anyway still run (seen: 30 with steps 4).
  *
  * Approvals. `opencode run` answers every permission "ask" itself (auto-reject, or
  * auto-approve under --auto) and has no tool or hook through which a person could
@@ -112,19 +117,23 @@ engine_opencode_literal(const char *s)
 char *
 engine_opencode_plugin(const struct engine_run *r, const char *token_file)
 {
-	char	*hook, *tok, *out = NULL, port[16];
+	char	*hook, *tok, *turns = NULL, *out = NULL, port[16], path[4096 + 32];
 	int	 n;
 
 	snprintf(port, sizeof port, "%d", r->port);
 	hook = engine_opencode_literal(r->hook_path);
 	tok = engine_opencode_literal(token_file);
-	if (hook == NULL || tok == NULL)
+	snprintf(path, sizeof path, "%s/%s", r->state_dir != NULL ? r->state_dir : "",
+	    ENGINE_TURNS_FILE);
+	turns = engine_opencode_literal(path);
+	if (hook == NULL || tok == NULL || turns == NULL)
 		goto out;
 	n = asprintf(&out,
 	    "// Clockwork's floor for OpenCode, written by cw-runner for this run only.\n"
 	    "// Every call of the bash tool goes to cw-floor-hook first; anything but\n"
 	    "// exit 0 fails the call, its stderr being what the model reads.\n"
 	    "import { spawn } from \"node:child_process\";\n"
+	    "import { readFileSync } from \"node:fs\";\n"
 	    "const HOOK = %s;\n"
 	    "const ARGS = [\"--port\", \"%s\", \"--token-file\", %s];\n"
 	    "const TIMEOUT_MS = %d;\n"
@@ -159,8 +168,30 @@ engine_opencode_plugin(const struct engine_run *r, const char *token_file)
 	    "}\n"
 	    "// The turn budget, counted as the runner counts it (the main session's model\n"
 	    "// requests), so no tool runs past it whatever the timing of the stop.\n"
+	    "// MAX_TURNS > 0: the budget ends the run, and a call past it fails. Else the\n"
+	    "// runner pauses at the budget and keeps it in TURNS_FILE (read-only here): a\n"
+	    "// call past it waits for a person's extension; -1 there: the run is ending.\n"
 	    "const MAX_TURNS = %d;\n"
+	    "const TURNS_FILE = %s;\n"
 	    "let mainSession = null, turns = 0;\n"
+	    "function turnLimit() {\n"
+	    "  try {\n"
+	    "    const n = parseInt(readFileSync(TURNS_FILE, \"utf8\"), 10);\n"
+	    "    if (Number.isInteger(n)) return n;\n"
+	    "  } catch (e) {}\n"
+	    "  return 0;\n"
+	    "}\n"
+	    "async function turnGate() {\n"
+	    "  for (;;) {\n"
+	    "    const limit = turnLimit();\n"
+	    "    if (limit < 0)\n"
+	    "      throw new Error(\"Clockwork: the run is ending; no further tool call runs\");\n"
+	    "    if (MAX_TURNS > 0 && turns > MAX_TURNS)\n"
+	    "      throw new Error(\"Clockwork: the run's turn budget (\" + MAX_TURNS + \") is spent\");\n"
+	    "    if (MAX_TURNS > 0 || limit === 0 || turns <= limit) return;\n"
+	    "    await new Promise((r) => setTimeout(r, 200));\n"
+	    "  }\n"
+	    "}\n"
 	    "export const ClockworkFloor = async () => ({\n"
 	    "  // The run's config denies the shell; loaded, the floor allows it.\n"
 	    "  config: async (cfg) => {\n"
@@ -173,8 +204,7 @@ engine_opencode_plugin(const struct engine_run *r, const char *token_file)
 	    "    if (input.sessionID === mainSession) turns++;\n"
 	    "  },\n"
 	    "  \"tool.execute.before\": async (input, output) => {\n"
-	    "    if (MAX_TURNS > 0 && turns > MAX_TURNS)\n"
-	    "      throw new Error(\"Clockwork: the run's turn budget (\" + MAX_TURNS + \") is spent\");\n"
+	    "    await turnGate();\n"
 	    "    if (input.tool !== SHELL_TOOL) return;\n"
 	    "    const r = await floor(JSON.stringify({ tool: input.tool,\n"
 	    "      sessionID: input.sessionID, callID: input.callID, args: output.args }));\n"
@@ -182,12 +212,13 @@ engine_opencode_plugin(const struct engine_run *r, const char *token_file)
 	    "  },\n"
 	    "});\n",
 	    hook, port, tok, CW_HOOK_SETTINGS_TIMEOUT_S * 1000, ENGINE_OPENCODE_SHELL_TOOL,
-	    r->max_turns > 0 ? r->max_turns : 0);
+	    r->max_turns > 0 ? r->max_turns : 0, turns);
 	if (n == -1)
 		out = NULL;
 out:
 	cJSON_free(hook);
 	cJSON_free(tok);
+	cJSON_free(turns);
 	return out;
 }
 

@@ -119,6 +119,7 @@ struct run {
 	char			*base_url, *model;	/* the provider, from config */
 	char			*provider;	/* byok: "anthropic" | "openai" */
 	char			*state_dir, *hook_path;
+	char			 turns_file[PATH_MAX];	/* ENGINE_TURNS_FILE, or "" */
 	char			*git_branch, *git_base, *git_objects;	/* repository runs */
 	struct strlist		 argv, context, env;
 	double			 budget_dollars;
@@ -146,6 +147,10 @@ struct run {
 	struct cgroup_run	 cg;
 	struct strlist		 limit_notes;	/* limits not enforced, for the report */
 	char			 cost_unknown[768]; /* byok with no price: why, else "" */
+	int			 dollars_by_engine; /* claude with no price: its own
+						       --max-budget-usd keeps the budget */
+	int			 unpriced_noted;	/* the stream named a model with no
+						   price and the budget was refused */
 	/* the rlimit layer where no cgroup holds a limit (runlimits.h) */
 	struct runlimits	 rl;
 	/* what holds each limit: "cgroup v1"|"cgroup v2"|"rlimit"|"none"; NULL not asked */
@@ -703,6 +708,45 @@ run_refuse(struct run *r, int code, const char *fmt, ...)
 
 /* ---- stopping and finishing ------------------------------------------------------ */
 
+/*
+ * Tell the engine's own gate (ENGINE_TURNS_FILE, engine.h) the turn budget now: n
+ * turns (0: none kept there), or -1 when the run is ending. Written whole, by
+ * rename, so a reader sees the old number or the new one.
+ */
+static int
+run_turns_file(struct run *r, int n)
+{
+	char	tmp[PATH_MAX + 8], buf[32];
+	int	fd, len, save;
+
+	if (r->turns_file[0] == '\0')
+		return 0;
+	if ((size_t)snprintf(tmp, sizeof tmp, "%s.new", r->turns_file) >= sizeof tmp) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	len = snprintf(buf, sizeof buf, "%d\n", n);
+	(void)unlink(tmp);
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	    0444)) == -1)
+		return -1;
+	if (write(fd, buf, (size_t)len) != len) {
+		save = errno;
+		close(fd);
+		(void)unlink(tmp);
+		errno = save != 0 ? save : EIO;
+		return -1;
+	}
+	close(fd);
+	if (rename(tmp, r->turns_file) == -1) {
+		save = errno;
+		(void)unlink(tmp);
+		errno = save;
+		return -1;
+	}
+	return 0;
+}
+
 static void	run_pause_end(struct run *, const char *, const char *);
 
 static void
@@ -744,6 +788,9 @@ run_stop(struct run *r, const char *reason)
 
 	if (r->reason == NULL)
 		r->reason = reason;
+	/* No tool call starts while the engine is ending (it may not heed SIGTERM). */
+	if (run_turns_file(r, -1) == -1)
+		log_warn("run %s: write %s: %s", r->run_id, r->turns_file, strerror(errno));
 	/* A held run must run again for SIGTERM to land and for its work to be sealed. */
 	if (r->pause.active)
 		run_pause_end(r, strncmp(reason, "budget_", 7) == 0 ? NULL : "stopped",
@@ -861,14 +908,20 @@ run_pausable(const struct run *r, const char *which)
 	if (strcmp(which, "seconds") == 0)
 		return 1;
 	/*
-	 * The runner must see the budget reached while the engine is still working:
-	 * byok reports dollars and turns after every turn; Claude Code reports turns as
-	 * they start, but its cost only in its final event (its own --max-budget-usd
-	 * stays the dollar limit). The other engines keep their own turn limits.
+	 * The runner must see the budget reached while the engine is still working.
+	 * Turns: byok reports them after every turn, Claude Code as they start, Codex
+	 * and OpenCode in their event streams (engine_codex.c, engine_opencode.c); the
+	 * command engine has none. Dollars: byok counts them from the provider's usage,
+	 * and the runner counts Claude Code's from the usage each response reports in
+	 * its stream, priced by prices.h (engine_claude.c), unless the model has no
+	 * price (Claude Code's own --max-budget-usd keeps that budget: run_cost_check).
+	 * Codex reports tokens and OpenCode its own cost only per step: their dollar
+	 * budgets are not kept by the runner.
 	 */
 	if (strcmp(which, "turns") == 0)
-		return strcmp(r->engine, "byok") == 0 || strcmp(r->engine, "claude") == 0;
-	return strcmp(which, "dollars") == 0 && strcmp(r->engine, "byok") == 0;
+		return r->ops != NULL;
+	return strcmp(which, "dollars") == 0 && (strcmp(r->engine, "byok") == 0 ||
+	    (strcmp(r->engine, "claude") == 0 && !r->dollars_by_engine));
 }
 
 /* Seconds of the time budget left, time held still not counted. */
@@ -1079,8 +1132,13 @@ run_pause_end(struct run *r, const char *answer, const char *by)
 	event_del(r->ev_pause);
 	if (extend) {
 		r->budget_dollars += r->pause_add_dollars;
-		if (run_pausable(r, "turns"))
+		if (run_pausable(r, "turns")) {
 			r->budget_turns += r->budget_turns > 0 ? r->ext_turns : 0;
+			if (run_turns_file(r, r->budget_turns) == -1)
+				run_note(r, "cannot tell the engine the new turn budget "
+				    "(%s: %s): its next tool call waits until the run ends",
+				    r->turns_file, strerror(errno));
+		}
 		r->budget_seconds += r->ext_seconds;
 	}
 	if ((rec = cJSON_GetArrayItem(r->pauses, cJSON_GetArraySize(r->pauses) - 1)) !=
@@ -1212,12 +1270,47 @@ run_signal_cb(evutil_socket_t sig, short what, void *arg)
 
 /* ---- the engine's output ---------------------------------------------------------- */
 
+/*
+ * Claude Code named a model the price table does not have (with no model set in
+ * the configuration, the runner learns it only from the stream): the runner's count
+ * cannot hold the dollar budget, and Claude Code was not given it. The budget is
+ * refused as a byok run's is (run_cost_check), once, in the live log and the
+ * report; the turn and time budgets hold as ever, and the hard ceiling, if any, is
+ * still Claude Code's own --max-budget-usd.
+ */
+static void
+run_unpriced_check(struct run *r)
+{
+	char	buf[1800];
+
+	if (r->usage.unpriced[0] == '\0' || r->unpriced_noted ||
+	    !run_pausable(r, "dollars"))
+		return;
+	r->unpriced_noted = 1;
+	if (r->budget_dollars <= 0) {
+		run_note(r, "cost: model '%.120s' has no price: the dollars shown count only "
+		    "the models that have one, until Claude Code reports its own total",
+		    r->usage.unpriced);
+		return;
+	}
+	snprintf(buf, sizeof buf, "budget: the dollar budget ($%.2f) is refused: model "
+	    "'%.120s' has no price: neither prices.%.120s in config.yaml nor the built-in "
+	    "table (checked %s) has one, so no dollar budget can hold; add prices.%.120s "
+	    "(input and output, $ per million tokens) to config.yaml, or set the model, to "
+	    "have one. The run goes on under its turn and time budgets", r->budget_dollars,
+	    r->usage.unpriced, r->usage.unpriced, PRICES_TABLE_DATE, r->usage.unpriced);
+	if (strlist_add(&r->limit_notes, buf) == 0)
+		run_note(r, "WARNING: %s", buf);
+	r->budget_dollars = 0;
+}
+
 static void
 run_check_usage(struct run *r)
 {
 	const char	*which = NULL;
 	cJSON		*ev;
 
+	run_unpriced_check(r);
 	run_usage(r);
 	if (r->pause.active)
 		return;
@@ -1230,15 +1323,18 @@ run_check_usage(struct run *r)
 	/*
 	 * A budget that pauses is reached where the engine would have stopped itself:
 	 * byok after the turn that reached it, when that turn asks for more (a last
-	 * answer is let through); Claude Code at the first turn past it.
+	 * answer is let through); Claude Code, Codex and OpenCode at the first turn past
+	 * it. The dollar budget is reached by the response that reaches it when that
+	 * response asks for tools (byok, Claude Code): a last answer is let through, and
+	 * a run that has ended has nothing left to hold.
 	 */
 	if (which == NULL && r->budget_turns > 0 && (run_pausable(r, "turns") &&
 	    strcmp(r->engine, "byok") == 0 ? r->usage.turns >= r->budget_turns &&
 	    r->usage.more : r->usage.turns > r->budget_turns))
 		which = "turns";
 	if (which == NULL && r->budget_dollars > 0 && (run_pausable(r, "dollars") ?
-	    r->usage.dollars >= r->budget_dollars && r->usage.more :
-	    r->usage.dollars > r->budget_dollars))
+	    r->usage.dollars >= r->budget_dollars && r->usage.more &&
+	    !r->usage.have_result : r->usage.dollars > r->budget_dollars))
 		which = "dollars";
 	if (which == NULL || r->reason != NULL)
 		return;
@@ -1263,8 +1359,10 @@ static void
 run_engine_line(struct run *r, struct run_pipe *p, const char *line, size_t len,
     int cut)
 {
-	run_log_line(r, p->name, line, len > CW_RUN_LOG_MAX_LINE ? CW_RUN_LOG_MAX_LINE :
-	    len, cut || len > CW_RUN_LOG_MAX_LINE);
+	if (cut || p != &r->out || r->ops == NULL || r->ops->log_skip == NULL ||
+	    !r->ops->log_skip(line, len))
+		run_log_line(r, p->name, line, len > CW_RUN_LOG_MAX_LINE ?
+		    CW_RUN_LOG_MAX_LINE : len, cut || len > CW_RUN_LOG_MAX_LINE);
 	if (!cut && p == &r->out && r->stream != NULL &&
 	    r->ops->stream_line(r->stream, line, len, &r->usage, run_say_cb, r) == 1)
 		run_check_usage(r);
@@ -2162,6 +2260,15 @@ run_prepare_engine(struct run *r, struct strlist *argv, struct strlist *env,
 	run_engine_facts(r, &o);
 	o.workdir = w;
 	o.state_dir = s;
+	if ((size_t)snprintf(r->turns_file, sizeof r->turns_file, "%s/%s", s,
+	    ENGINE_TURNS_FILE) >= sizeof r->turns_file) {
+		snprintf(err, errlen, "state directory path too long");
+		return -1;
+	}
+	if (run_turns_file(r, run_pausable(r, "turns") ? r->budget_turns : 0) == -1) {
+		snprintf(err, errlen, "write %.900s: %s", r->turns_file, strerror(errno));
+		return -1;
+	}
 	o.hook_path = hook;
 	o.token = r->token;
 	o.port = bridge_port(r->bridge);
@@ -2179,6 +2286,8 @@ run_prepare_engine(struct run *r, struct strlist *argv, struct strlist *env,
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	if (r->ops->stream_prices != NULL)
+		r->ops->stream_prices(r->stream, r->have_cfg ? &r->cfg : NULL);
 	return 0;
 }
 
@@ -2676,8 +2785,28 @@ run_cost_check(struct run *r)
 {
 	char	buf[1800];
 
-	if (strcmp(r->engine, "byok") != 0 || r->model == NULL || r->model[0] == '\0' ||
-	    run_price(r) != NULL)
+	if (r->model == NULL || r->model[0] == '\0' || run_price(r) != NULL)
+		return 0;
+	/*
+	 * Claude Code prices its model itself: where the runner cannot, the dollar
+	 * budget stays Claude Code's own --max-budget-usd, which ends the run at the
+	 * budget instead of pausing it (run_pausable, run_engine_facts).
+	 */
+	if (strcmp(r->engine, "claude") == 0 && r->budget_dollars > 0 &&
+	    r->budget_wait > 0) {
+		r->dollars_by_engine = 1;
+		snprintf(buf, sizeof buf, "budget: the dollar budget ($%.2f) cannot pause: "
+		    "model '%.200s' has no price (neither prices.%.200s in config.yaml nor "
+		    "the built-in table, checked %s), so the runner cannot count its cost; "
+		    "Claude Code's own --max-budget-usd ends the run at the budget instead. "
+		    "Add prices.%.200s to config.yaml to have it pause", r->budget_dollars,
+		    r->model, r->model, PRICES_TABLE_DATE, r->model);
+		if (strlist_add(&r->limit_notes, buf) == -1)
+			return -1;
+		run_note(r, "WARNING: %s", buf);
+		return 0;
+	}
+	if (strcmp(r->engine, "byok") != 0)
 		return 0;
 	snprintf(r->cost_unknown, sizeof r->cost_unknown, "model '%.200s' has no price: "
 	    "neither prices.%.200s in config.yaml nor the built-in table (checked %s) "
