@@ -49,8 +49,9 @@
  * It reports tokens, not dollars: no dollar budget holds. It has no turn limit of its
  * own: turns are counted here (one when the turn starts, one more after each tool call
  * completes, since the model is then asked again, and one for each call the floor
- * refused, which shows in no item: floor_denied()) and run.c stops the engine when the
- * count passes the budget, before the next call's command can start.
+ * refused, which shows in no item: floor_denied()) and when the count passes the
+ * budget run.c holds the run and asks (the budget pause) or, with no pause, stops the
+ * engine, before the next call's command can start.
  */
 #include <sys/stat.h>
 

@@ -165,7 +165,8 @@ check "stdin: nothing typed ran" bash -c "! git -C '$repo' show 'clockwork/stdin
 check "stdin: the remote's main did not move" test "$(git -C "$T/remote.git" rev-parse main)" = "$remote_main"
 
 # --- turns: the budget stops the run before its third call ---------------------------------
-id=$(start turns --turns 2)
+# --budget-wait 0: a budget that ends the run; the pause is e2e/budget_engines's.
+id=$(start turns --turns 2 --budget-wait 0)
 wait_until 150 "turns: run ended" ended "$id" || fail "turns: the run did not end"
 r=$(report "$id")
 check "turns: the run ended on its turn budget" has "$r" '"exit_reason":"budget_turns"'
@@ -178,7 +179,7 @@ check "turns: the model was not asked past the budget" \
 
 # --- refused: calls the floor refuses count as turns too ---------------------------------
 # (a refused call leaves nothing in codex's output; the runner counts it from the bridge)
-id=$(start refused --turns 2)
+id=$(start refused --turns 2 --budget-wait 0)
 wait_until 150 "refused: run ended" ended "$id" || fail "refused: the run did not end"
 r=$(report "$id")
 check "refused: a run that keeps trying refused commands ends on its turn budget" \

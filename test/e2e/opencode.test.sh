@@ -193,7 +193,8 @@ show=$(cw run show "$id" 2>&1 || true)
 check "plan: run show has the plan" has "$show" 'PLAN-TEXT: 1. read README 2. change nothing'
 
 # --- turns ---------------------------------------------------------------------------
-id=$(run turns acceptEdits --turns 3)
+# --budget-wait 0: a budget that ends the run; the pause is e2e/budget_engines's.
+id=$(run turns acceptEdits --turns 3 --budget-wait 0)
 r=$(report "$id")
 check "turns: the run ended on its turn budget" has "$r" '"exit_reason":"budget_turns"'
 # What went back to the model: the 3 calls within the budget ran; one past it, if the
