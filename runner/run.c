@@ -993,6 +993,7 @@ run_pause_input(struct run *r, const char *which, double add_d, int beyond)
 {
 	cJSON	*in, *o;
 	char	 q[768], spent[32], lim[32], add[32], ceil[32], ext[160], tail[200] = "";
+	char	 money[96];
 	int	 secs = (int)(run_elapsed(r) - budgetpause_seconds(&r->pause) + 0.5);
 	int	 extendable = !(strcmp(which, "dollars") == 0 && add_d <= 0);
 	char	 turns[32] = "";
@@ -1013,11 +1014,16 @@ run_pause_input(struct run *r, const char *which, double add_d, int beyond)
 	if (beyond && extendable)
 		snprintf(tail, sizeof tail, " (hard ceiling %s: the extension stops there, "
 		    "and only cwctl or the Inbox can give it)", ceil);
-	snprintf(q, sizeof q, "The %s budget is reached: %s spent%s%s, %d turn%s, %d min "
+	/* An engine that reports no cost (Codex, OpenCode) has no dollars to show. */
+	if (r->ops != NULL && !(engine_info(r->ops)->caps & ENGINE_CAN_DOLLARS))
+		snprintf(money, sizeof money, "no cost reported");
+	else
+		snprintf(money, sizeof money, "%s spent%s%s", spent, r->budget_dollars > 0 ?
+		    " of " : "", r->budget_dollars > 0 ? lim : "");
+	snprintf(q, sizeof q, "The %s budget is reached: %s, %d turn%s, %d min "
 	    "%d s \u2014 %s%s. The run is held (%s) until an answer; with none in %d min "
 	    "it ends.", strcmp(which, "dollars") == 0 ? "dollar" : strcmp(which, "turns") ==
-	    0 ? "turn" : "time", spent, r->budget_dollars > 0 ? " of " : "",
-	    r->budget_dollars > 0 ? lim : "", r->usage.turns, r->usage.turns == 1 ? "" : "s",
+	    0 ? "turn" : "time", money, r->usage.turns, r->usage.turns == 1 ? "" : "s",
 	    secs / 60, secs % 60, ext, tail, r->pause.hold, (r->budget_wait + 59) / 60);
 	if ((in = cJSON_CreateObject()) == NULL)
 		return NULL;

@@ -185,7 +185,7 @@ turnpause() {	# turnpause NAME ENGINE PREFIX GATED
 	check "$n: $e is held at its turn budget (hold: $(held "$r"))" hold_ok "$r"
 	cw approvals show "$a" > "$T/$n.show" 2>&1
 	check "$n: cwctl approvals shows the turn question: $(grep -m1 'budget is reached' "$T/$n.show" | cut -c1-120)" \
-	    grep -q 'The turn budget is reached:.* 3 turns' "$T/$n.show"
+	    grep -q 'The turn budget is reached: no cost reported, 3 turns' "$T/$n.show"
 	check "$n: the calls within the budget ran" test -s "$w/${p}2.txt"
 	if [ "$gated" = 1 ]; then
 		check "$n: the call past the budget has not run while held" test ! -e "$w/${p}3.txt"
