@@ -324,7 +324,8 @@ check "turnspause: the question went up as a budget approval" \
 check "turnspause: extended, the run completed" has "$r" '"exit_reason":"completed"'
 check "turnspause: the turn past the first budget ran after the answer" test -e "$wt/t3.txt"
 check "turnspause: the report's pause says extend" has "$r" '"answer":"extend"'
-check "turnspause: the budget after the extension is 4 turns" has "$r" "\"budget\":{\"dollars\":5,\"turns\":4"
+# Extend adds every budget the runner keeps: Claude Code's dollars too (issue 23).
+check "turnspause: the budget after the extension is 4 turns (and \$10)" has "$r" "\"budget\":{\"dollars\":10,\"turns\":4"
 
 
 # --- nohook: refused before the engine starts -----------------------------------------
