@@ -229,8 +229,12 @@ else
 	printf '#!/bin/sh\nkill -9 $$\n' > "$T/dies.sh"
 	printf '#!/bin/sh\ncat >/dev/null; exit 0\n' > "$T/allows.sh"
 	chmod +x "$T/dies.sh" "$T/allows.sh"
+	# The run's own turn-budget file says -1 once the run has ended (every call
+	# fails): each verdict reads its own, $T/turns-NAME, absent unless a row writes it.
 	verdict() {
-		sed "s#^const HOOK = .*#const HOOK = \"$1\";#" "$plugin" > "$T/plugin-$2.mjs"
+		sed -e "s#^const HOOK = .*#const HOOK = \"$1\";#" \
+		    -e "s#^const TURNS_FILE = .*#const TURNS_FILE = \"$T/turns-$2\";#" \
+		    "$plugin" > "$T/plugin-$2.mjs"
 		node --input-type=module -e "
 			const { ClockworkFloor } = await import('$T/plugin-$2.mjs');
 			const h = await ClockworkFloor({});
@@ -243,6 +247,14 @@ else
 	check "failclosed: a missing hook refuses the call" has "$(verdict /nonexistent/hook missing)" '^refused: Clockwork floor'
 	check "failclosed: a hook that dies refuses the call" has "$(verdict "$T/dies.sh" dies)" '^refused: Clockwork floor'
 	check "failclosed: a hook that exits 0 allows it (the test can tell)" has "$(verdict "$T/allows.sh" allows)" '^allowed'
+	# The turn gate (issue 23): -1 in the runner's turn-budget file, a run that is
+	# ending, refuses even a call the hook would allow.
+	echo -1 > "$T/turns-ending"
+	check "failclosed: a run that is ending (turn-budget -1) refuses the call the hook allows" \
+	    has "$(verdict "$T/allows.sh" ending)" '^refused: Clockwork: the run is ending'
+	tb=$(find "$CLOCKWORK_HOME" -path "*$turns_id*" -name turn-budget -print -quit)
+	check "failclosed: the turns run's own turn-budget file says -1 since its stop (${tb:-none})" \
+	    test -n "$tb" -a "$(cat "$tb" 2>/dev/null)" = -1
 	# The run's config denies bash; only the loaded plugin's config hook allows it.
 	x=$(node --input-type=module -e "
 		const { ClockworkFloor } = await import('$T/plugin-allows.mjs');
