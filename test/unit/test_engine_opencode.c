@@ -439,6 +439,17 @@ test_plugin(void **state)
 	assert_non_null(strstr(js, "const MAX_TURNS = 5;"));
 	assert_null(strstr(js, "tok-123"));
 	free(js);
+	/*
+	 * A budget that pauses (issue 23): no fixed limit, and the gate reads the one the
+	 * runner keeps in the state directory, quoted as a literal too.
+	 */
+	r.max_turns = 0;
+	r.state_dir = "/st\"ate";
+	assert_non_null(js = engine_opencode_plugin(&r, "/state/hook.token"));
+	assert_non_null(strstr(js, "const MAX_TURNS = 0;"));
+	assert_non_null(strstr(js, "const TURNS_FILE = \"/st\\\"ate/" ENGINE_TURNS_FILE "\";"));
+	assert_non_null(strstr(js, "await turnGate();"));
+	free(js);
 }
 
 int
