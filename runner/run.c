@@ -1180,9 +1180,11 @@ run_pause_stop(struct run *r, const char *which, const char *answer, const char 
 {
 	/*
 	 * SIGTERM first, while the run is still held: it is the first thing the engine
-	 * meets when it runs again, before it could start another call.
+	 * meets when it runs again, before it could start another call; and the turn
+	 * gate says the run is ending before it is let go (run_stop says it again).
 	 */
 	run_kill_group(r, SIGTERM);
+	(void)run_turns_file(r, -1);
 	run_pause_end(r, answer, by);
 	run_stop(r, strcmp(which, "turns") == 0 ? "budget_turns" : strcmp(which,
 	    "dollars") == 0 ? "budget_dollars" : "budget_seconds");
