@@ -61,6 +61,7 @@ struct bridge {
 	struct record_list	 denials;	/* bounded: see record.h */
 	struct record_list	 approvals;
 	int			(*floor_command)(const cJSON *, const char **);
+	int			 hook_asks;	/* bridge.h */
 	void			(*emit)(void *, cJSON *);
 	void			*arg;
 	int			 body_ctl;	/* the /mcp body's control char, or -1 */
@@ -232,7 +233,8 @@ bridge_policy_asks(const struct bridge *b, const struct floor_result *fr, char *
  * whatever approvals.ask says; on "ask" the hook makes Claude Code consult the
  * approval tool, which evaluates the call again and holds it for a person. Nothing
  * is journaled here for an allow or an ask: the approval tool journals what it
- * decides (auto_allow, or the approval), once.
+ * decides (auto_allow, or the approval), once. Only for an engine whose hook can ask
+ * (b->hook_asks): the byok tool host, codex and opencode read allow or deny.
  */
 static char *
 bridge_floor_answer(struct bridge *b, const char *body, size_t len)
@@ -263,7 +265,7 @@ bridge_floor_answer(struct bridge *b, const char *body, size_t len)
 			reason = "not a shell command";
 		} else if (bridge_floor(b, cmd, "hook", &fr)) {
 			reason = fr.reason;
-		} else if (bridge_policy_asks(b, &fr, why, sizeof why)) {
+		} else if (b->hook_asks && bridge_policy_asks(b, &fr, why, sizeof why)) {
 			decision = "ask";
 			reason = why;
 		} else {
@@ -1026,6 +1028,7 @@ bridge_new(struct event_base *base, const struct bridge_config *cfg, char *err,
 			return NULL;
 		}
 	b->floor_command = cfg->floor_command;
+	b->hook_asks = cfg->hook_asks != 0;
 	b->emit = cfg->emit;
 	b->arg = cfg->arg;
 	/*
