@@ -370,13 +370,16 @@ hook_skip(struct hook_scan *s, int depth)
 	return 0;
 }
 
-/* The body: 1 for allow, 0 for deny. reason receives the bridge's reason if any. */
+/*
+ * The body: 1 for allow, 2 for ask, 0 for deny. reason receives the bridge's reason
+ * if any. A second "decision", whatever it says, makes it a deny.
+ */
 static int
 hook_judge_body(const char *body, size_t len, char *reason, size_t reasonlen)
 {
 	struct hook_scan	 s = { body, body + len };
 	char			 key[16], dec[16];
-	int			 full, allow = 0, deny = 0, first;
+	int			 full, allow = 0, ask = 0, deny = 0, first;
 
 	hook_ws(&s);
 	if (s.p >= s.end || *s.p++ != '{')
@@ -397,8 +400,12 @@ hook_judge_body(const char *body, size_t len, char *reason, size_t reasonlen)
 			if (s.p >= s.end || *s.p != '"' ||
 			    hook_string(&s, dec, sizeof dec, &full) == -1)
 				return 0;
-			if (full && strcmp(dec, "allow") == 0)
+			if (allow || ask)
+				deny = 1;
+			else if (full && strcmp(dec, "allow") == 0)
 				allow = 1;
+			else if (full && strcmp(dec, "ask") == 0)
+				ask = 1;
 			else
 				deny = 1;
 		} else if (full && strcmp(key, "reason") == 0 && s.p < s.end &&
@@ -418,9 +425,9 @@ hook_judge_body(const char *body, size_t len, char *reason, size_t reasonlen)
 			return 0;
 	}
 	hook_ws(&s);
-	if (s.p != s.end)
+	if (s.p != s.end || deny)
 		return 0;
-	return allow && !deny;
+	return allow ? 1 : ask ? 2 : 0;
 }
 
 int
@@ -452,14 +459,48 @@ hook_parse_answer(const char *resp, size_t len, char *reason, size_t reasonlen)
 		snprintf(reason, reasonlen, "the bridge answered HTTP %.3s", resp + 9);
 		return HOOK_EXIT_DENY;
 	}
-	if (hook_judge_body(hdr_end, len - (size_t)(hdr_end - resp), reason,
-	    reasonlen))
+	switch (hook_judge_body(hdr_end, len - (size_t)(hdr_end - resp), reason,
+	    reasonlen)) {
+	case 1:
 		return HOOK_EXIT_ALLOW;
+	case 2:
+		if (reason[0] == '\0')
+			snprintf(reason, reasonlen, "Clockwork asks a person about this "
+			    "command");
+		return HOOK_ASK;
+	}
 	if (reason[0] == '\0') {
 		snprintf(why, sizeof why, "the bridge's answer is not an allow");
 		snprintf(reason, reasonlen, "%s", why);
 	}
 	return HOOK_EXIT_DENY;
+}
+
+int
+hook_ask_output(char *out, size_t outlen, const char *reason)
+{
+	static const char	 head[] = "{\"hookSpecificOutput\":{\"hookEventName\":"
+	    "\"PreToolUse\",\"permissionDecision\":\"ask\",\"permissionDecisionReason\":\"";
+	static const char	 tail[] = "\"}}\n";
+	size_t			 n;
+	unsigned char		 c;
+
+	if (outlen < HOOK_MAX_ASK_OUTPUT)
+		return -1;
+	memcpy(out, head, sizeof head - 1);
+	n = sizeof head - 1;
+	/* Room for the widest character (2 bytes), the tail and the NUL, always. */
+	for (; *reason != '\0' && n + 2 + sizeof tail <= HOOK_MAX_ASK_OUTPUT - 1;
+	    reason++) {
+		c = (unsigned char)*reason;
+		if (c == '"' || c == '\\') {
+			out[n++] = '\\';
+			out[n++] = (char)c;
+		} else
+			out[n++] = c >= 0x20 && c <= 0x7e ? (char)c : '?';
+	}
+	memcpy(out + n, tail, sizeof tail);	/* with its NUL */
+	return (int)(n + sizeof tail - 1);
 }
 
 /* ---- the round trip ------------------------------------------------------------- */

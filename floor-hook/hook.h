@@ -11,7 +11,16 @@
 #define HOOK_EXIT_ALLOW	0
 #define HOOK_EXIT_DENY	2
 
+/*
+ * Not an exit code: the bridge's policy would ask a person about the call. The hook
+ * then exits 0 with hook_ask_output() on stdout, which makes Claude Code consult its
+ * permission prompt tool (the bridge's approval tool) instead of its own acceptEdits
+ * shortcut. Far from 0..2 so that it can never be returned as an exit code by mistake.
+ */
+#define HOOK_ASK	100
+
 #define HOOK_MAX_ANSWER	(64 * 1024)	/* bytes of the bridge's answer we read */
+#define HOOK_MAX_ASK_OUTPUT	1024	/* bytes of the "ask" JSON, newline included */
 #define HOOK_MAX_TOKEN	128
 
 /*
@@ -40,14 +49,25 @@ int	hook_input_controls(const char *buf, size_t len, char *reason, size_t reason
 int	hook_request_head(char *out, size_t outlen, int port, const char *token,
 	    size_t bodylen);
 /*
- * Judge the bridge's raw HTTP answer: HOOK_EXIT_ALLOW only for status 200 and a body
- * whose top-level "decision" is exactly "allow"; anything else is HOOK_EXIT_DENY with
- * a reason (the bridge's, or what was wrong) in reason, always NUL-terminated.
+ * Judge the bridge's raw HTTP answer: for status 200 and a body whose one top-level
+ * "decision" is exactly "allow", HOOK_EXIT_ALLOW; exactly "ask", HOOK_ASK (the
+ * bridge's reason in reason); anything else is HOOK_EXIT_DENY with a reason (the
+ * bridge's, or what was wrong) in reason, always NUL-terminated.
  */
 int	hook_parse_answer(const char *resp, size_t len, char *reason, size_t reasonlen);
 /*
+ * The PreToolUse output that asks: {"hookSpecificOutput":{"hookEventName":
+ * "PreToolUse","permissionDecision":"ask","permissionDecisionReason":REASON}} and a
+ * newline. REASON is reason made plain ASCII (a quote and a backslash escaped, any
+ * other byte outside 0x20..0x7e a '?'), cut to fit: the output is always valid JSON
+ * whatever the bridge sent. Returns its length, or -1 if outlen is below
+ * HOOK_MAX_ASK_OUTPUT.
+ */
+int	hook_ask_output(char *out, size_t outlen, const char *reason);
+/*
  * The whole check: POST body to 127.0.0.1:port/floor within timeout_ms and judge the
- * answer. Returns an exit code; reason is filled on deny.
+ * answer. Returns HOOK_EXIT_ALLOW, HOOK_ASK or HOOK_EXIT_DENY; reason is filled on
+ * deny and ask.
  */
 int	hook_check(int port, const char *token, const char *body, size_t len,
 	    int timeout_ms, char *reason, size_t reasonlen);

@@ -1,6 +1,8 @@
 /*
  * cw-floor-hook: a Claude Code PreToolUse hook. It forwards the hook's JSON to the
- * runner's bridge and exits 0 (allow) or 2 (deny, reason on stderr).
+ * runner's bridge and exits 0 (allow), 0 with a permissionDecision "ask" JSON on
+ * stdout (the policy asks a person: Claude Code then consults the approval tool, even
+ * for the commands acceptEdits would run on its own), or 2 (deny, reason on stderr).
  *
  * The run token comes from a file (--token-file, 0400 in the run's private state), never
  * from argv: any process that can read /proc/<pid>/cmdline would see an argument.
@@ -29,6 +31,32 @@ main_deny(const char *why)
 {
 	fprintf(stderr, "Clockwork floor: %s\n", why);
 	return HOOK_EXIT_DENY;
+}
+
+/*
+ * The policy asks a person: tell Claude Code so on stdout (exit 0 with the JSON), and
+ * it consults the approval tool. An output that cannot be written whole is a deny:
+ * exit 0 with half of it would let acceptEdits run the call unasked.
+ */
+static int
+main_ask(const char *why)
+{
+	char	 out[HOOK_MAX_ASK_OUTPUT];
+	int	 n;
+	size_t	 done = 0;
+	ssize_t	 w;
+
+	if ((n = hook_ask_output(out, sizeof out, why)) == -1)
+		return main_deny("cannot build the ask answer");
+	while (done < (size_t)n) {
+		w = write(1, out + done, (size_t)n - done);
+		if (w == -1 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return main_deny("cannot write the ask answer");
+		done += (size_t)w;
+	}
+	return HOOK_EXIT_ALLOW;
 }
 
 static long
@@ -83,7 +111,9 @@ main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--help") == 0) {
 			printf("usage: cw-floor-hook --port PORT --token-file PATH < hook.json\n"
-			    "exit codes: 0 allow; 2 deny or any error (reason on stderr)\n");
+			    "exit codes: 0 allow (with a permissionDecision \"ask\" JSON on "
+			    "stdout when a person must answer); 2 deny or any error (reason on "
+			    "stderr)\n");
 			return HOOK_EXIT_ALLOW;
 		}
 		if (strcmp(argv[i], "--version") == 0) {
@@ -110,6 +140,8 @@ main(int argc, char **argv)
 	    sizeof reason);
 	if (ctl == -1)
 		return main_deny(ctlreason);
+	if (rc == HOOK_ASK)
+		return main_ask(reason);
 	if (rc != HOOK_EXIT_ALLOW)
 		return main_deny(reason);
 	return HOOK_EXIT_ALLOW;

@@ -61,6 +61,7 @@ struct bridge {
 	struct record_list	 denials;	/* bounded: see record.h */
 	struct record_list	 approvals;
 	int			(*floor_command)(const cJSON *, const char **);
+	int			 hook_asks;	/* bridge.h */
 	void			(*emit)(void *, cJSON *);
 	void			*arg;
 	int			 body_ctl;	/* the /mcp body's control char, or -1 */
@@ -200,9 +201,40 @@ bridge_send(struct evhttp_request *req, int code, const char *reason,
 /* ---- /floor -------------------------------------------------------------------- */
 
 /*
+ * Would the policy ask a person about this call the floor allowed (autoallow.h, the
+ * same evaluation as the approval tool's)? 1 with the person-facing reason in why.
+ */
+static int
+bridge_policy_asks(const struct bridge *b, const struct floor_result *fr, char *why,
+    size_t whylen)
+{
+	struct autoallow_policy	 ap = { b->ask, b->sandboxed, b->rules, b->n_rules,
+	    b->ask_rules, b->n_ask_rules };
+	struct autoallow_result	 ar;
+
+	autoallow_decide(fr, &ap, &ar);
+	if (ar.verdict != AUTOALLOW_ASK)
+		return 0;
+	snprintf(why, whylen, "Clockwork asks a person about this %s command (%s)",
+	    floor_risk_name(fr->risk), ar.rule[0] != '\0' ? ar.rule :
+	    fr->risk_rule[0] != '\0' ? fr->risk_rule : "approvals.ask");
+	return 1;
+}
+
+/*
  * The hook's answer for one body cw-floor-hook forwarded, in the engine's own hook
  * format: the engine says which shell command it carries (b->floor_command), the
  * floor judges that. Returns a new JSON text.
+ *
+ * A shell command the floor allows gets the policy's verdict too (autoallow.h):
+ * "ask" when a person must answer it. Claude Code in acceptEdits runs its common
+ * filesystem commands (mkdir, touch, rm, mv, cp, sed...) in the working directory
+ * without calling the approval tool, so without this `rm -rf sub` would run unasked
+ * whatever approvals.ask says; on "ask" the hook makes Claude Code consult the
+ * approval tool, which evaluates the call again and holds it for a person. Nothing
+ * is journaled here for an allow or an ask: the approval tool journals what it
+ * decides (auto_allow, or the approval), once. Only for an engine whose hook can ask
+ * (b->hook_asks): the byok tool host, codex and opencode read allow or deny.
  */
 static char *
 bridge_floor_answer(struct bridge *b, const char *body, size_t len)
@@ -211,7 +243,7 @@ bridge_floor_answer(struct bridge *b, const char *body, size_t len)
 	const char		*cmd = NULL;
 	struct floor_result	 fr;
 	const char		*decision = "deny", *reason;
-	char			*text;
+	char			*text, why[256];
 	int			 ch, shell;
 
 	reason = "malformed hook request";
@@ -233,6 +265,9 @@ bridge_floor_answer(struct bridge *b, const char *body, size_t len)
 			reason = "not a shell command";
 		} else if (bridge_floor(b, cmd, "hook", &fr)) {
 			reason = fr.reason;
+		} else if (b->hook_asks && bridge_policy_asks(b, &fr, why, sizeof why)) {
+			decision = "ask";
+			reason = why;
 		} else {
 			decision = "allow";
 			reason = "";
@@ -993,6 +1028,7 @@ bridge_new(struct event_base *base, const struct bridge_config *cfg, char *err,
 			return NULL;
 		}
 	b->floor_command = cfg->floor_command;
+	b->hook_asks = cfg->hook_asks != 0;
 	b->emit = cfg->emit;
 	b->arg = cfg->arg;
 	/*

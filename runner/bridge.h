@@ -68,6 +68,8 @@ struct bridge_config {
 	 */
 	int				(*floor_command)(const cJSON *body,
 					    const char **command);
+	/* 1: /floor answers "ask" when the policy would ask (engine.h, hook_asks). */
+	int				 hook_asks;
 	/* A wire message for the daemon; the callee owns msg. */
 	void				(*emit)(void *arg, cJSON *msg);
 	void				*arg;

@@ -169,6 +169,13 @@ struct engine_ops {
 	 */
 	int	(*floor_command)(const cJSON *body, const char **command);
 	/*
+	 * 1 when the engine's floor hook can hand a call to the engine's own permission
+	 * prompt (Claude Code's permissionDecision "ask", which sends it to the approval
+	 * tool): the bridge's /floor then answers "ask" for what the risk policy asks.
+	 * 0 for engines whose hook only allows or denies (codex, opencode).
+	 */
+	int	hook_asks;
+	/*
 	 * The floor refused one of the engine's calls. 1 when progress changed: an engine
 	 * whose output does not show a refused call counts its model turn here, so a run
 	 * that keeps trying refused commands still meets its turn budget. May be NULL.

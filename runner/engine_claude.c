@@ -847,6 +847,7 @@ const struct engine_ops engine_claude_ops = {
 	.stream_prices = engine_claude_stream_prices,
 	.log_skip = engine_claude_log_skip,
 	.floor_command = engine_claude_floor_command,
+	.hook_asks = 1,
 	.seatbelt = engine_claude_seatbelt,
 	.keep = engine_claude_keep,
 };

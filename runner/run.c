@@ -2244,6 +2244,7 @@ run_prepare_engine(struct run *r, struct strlist *argv, struct strlist *env,
 	/* A connection idle through a budget pause is not a dead one. */
 	bc.hold_seconds = r->budget_seconds + r->budget_wait;
 	bc.floor_command = r->ops->floor_command;
+	bc.hook_asks = r->ops->hook_asks;
 	bc.emit = run_emit_cb;
 	bc.arg = r;
 	bc.asks = &r->asks;

@@ -304,7 +304,9 @@ check "unanswered: the model was told why" has "$x" "no answer before the run's 
 # --- turns: the turn budget ends the run ---------------------------------------------
 wt=$(workdir w-turns)
 TURNS=2 run_msg turns turns "$wt" 60
-drive turns || true
+# Every call is asked here (approvals.ask: all), echo > file too: acceptEdits would run
+# it on its own, but the floor hook sends it to the approval tool (e2e/claude_asks).
+drive turns --allow t1.txt --allow t2.txt --allow t3.txt || true
 r=$(report turns)
 check "turns: the run ended on its turn budget" has "$r" '"exit_reason":"budget_turns"'
 check "turns: the turns within the budget ran" test -e "$wt/t2.txt"
@@ -315,7 +317,8 @@ check "turns: the turn past the budget did not" test ! -e "$wt/t3.txt"
 # and asked; the driver answers "extend" (turns 2 -> 4), and the run finishes.
 wt=$(workdir w-turnspause)
 TURNS=2 WAIT=60 run_msg turnspause turns "$wt" 60
-drive turnspause --allow "turn budget is reached" || true
+drive turnspause --allow "turn budget is reached" --allow t1.txt --allow t2.txt \
+    --allow t3.txt || true
 r=$(report turnspause)
 check "turnspause: held at the turn budget and asked" \
     grep -q '"kind":"budget_paused".*"budget":"turns".*"hold":"\(cgroup freezer\|SIGSTOP\)"' "$T/turnspause.out"

@@ -65,6 +65,7 @@ setup(void **state)
 	c.policy = &f->pol;
 	c.hold_seconds = 60;
 	c.floor_command = engine_claude_ops.floor_command;
+	c.hook_asks = engine_claude_ops.hook_asks;
 	c.emit = fx_emit;
 	c.arg = f;
 	f->b = bridge_new(f->base, &c, err, sizeof err);
@@ -243,9 +244,10 @@ test_floor_route(void **state)
 	char		 out[4096];
 	const cJSON	*ev;
 
+	/* This fixture's bridge asks about every risk (no approvals.ask given): ask. */
 	assert_int_equal(exchange(f, "/floor", AUTH, "{\"tool_name\":\"Bash\","
 	    "\"tool_input\":{\"command\":\"ls -la\"}}", out, sizeof out), 200);
-	assert_non_null(strstr(out, "\"decision\":\"allow\""));
+	assert_non_null(strstr(out, "\"decision\":\"ask\""));
 	assert_int_equal(exchange(f, "/floor", AUTH, "{\"tool_name\":\"Bash\","
 	    "\"tool_input\":{\"command\":\"git push --force origin main\"}}", out,
 	    sizeof out), 200);
@@ -433,7 +435,7 @@ test_control_characters(void **state)
 	assert_int_equal(exchange(f, "/floor", AUTH, "{\"tool_name\":\"Bash\","
 	    "\"tool_input\":{\"command\":\"printf '\\\\u0000'\\nls\"}}", out,
 	    sizeof out), 200);
-	assert_non_null(strstr(out, "\"decision\":\"allow\""));
+	assert_non_null(strstr(out, "\"decision\":\"ask\""));	/* not refused */
 	/* The approval tool: denied, never shown to a person. */
 	assert_int_equal(mcp(f, call_body("1", "ls\\u0000; npm publish"), out,
 	    sizeof out), 200);
@@ -614,6 +616,93 @@ test_auto_allow(void **state)
 	free(reply);
 	bridge_expire(b, "test over", "test");
 	bridge_free(b);
+	f->pol.worktree = NULL;
+}
+
+/*
+ * The hook's answer carries the policy's verdict for a call the floor allows (issue
+ * 23): "ask" when a person must answer, so that the hook makes Claude Code consult
+ * the approval tool even for what acceptEdits would run on its own; "allow" when the
+ * policy runs it; the floor's deny unchanged. Neither an ask nor an allow emits
+ * anything here: the approval tool journals the call, once.
+ */
+static void
+test_floor_policy(void **state)
+{
+	struct fx		*f = *state;
+	struct bridge_config	 c;
+	struct bridge		*saved = f->b;
+	char			 err[256], out[4096];
+	int			 before;
+
+	f->pol.worktree = "/home/tester/wt";
+	memset(&c, 0, sizeof c);
+	c.run_id = "run-policy";
+	c.token = TOKEN;
+	c.policy = &f->pol;
+	c.hold_seconds = 60;
+	c.floor_command = engine_claude_ops.floor_command;
+	c.hook_asks = 1;
+	c.emit = fx_emit;
+	c.arg = f;
+	c.ask_set = 1;
+	c.ask = AUTOALLOW_ASK_DEFAULT;
+	assert_non_null(f->b = bridge_new(f->base, &c, err, sizeof err));
+	bridge_set_sandboxed(f->b, 1);
+	before = cJSON_GetArraySize(f->emitted);
+#define HOOK_BODY(cmd) "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"" cmd "\"}}"
+	/* Ordinary inside the sandbox: allow, no reason, nothing emitted. */
+	assert_int_equal(exchange(f, "/floor", AUTH, HOOK_BODY("mkdir build"), out,
+	    sizeof out), 200);
+	assert_string_equal(out, "{\"decision\":\"allow\",\"reason\":\"\"}");
+	/* A recursive delete outside the worktree: asked, the reason names risk and rule. */
+	assert_int_equal(exchange(f, "/floor", AUTH, HOOK_BODY("rm -rf ~/x"), out,
+	    sizeof out), 200);
+	assert_non_null(strstr(out, "\"decision\":\"ask\""));
+	assert_non_null(strstr(out, "destructive command (risk.delete_outside)"));
+	assert_int_equal(cJSON_GetArraySize(f->emitted), before);
+	/* An ordinary call in a family the task always asks about: asked, naming it. */
+	assert_int_equal(exchange(f, "/floor", AUTH, HOOK_BODY("rm -rf sub"), out,
+	    sizeof out), 200);
+	assert_non_null(strstr(out, "\"decision\":\"allow\""));
+	assert_int_equal(bridge_add_ask_rule(f->b, "rm"), 0);
+	assert_int_equal(exchange(f, "/floor", AUTH, HOOK_BODY("rm -rf sub"), out,
+	    sizeof out), 200);
+	assert_non_null(strstr(out, "\"decision\":\"ask\""));
+	assert_non_null(strstr(out, "ordinary command (task_ask:rm)"));
+	assert_int_equal(exchange(f, "/floor", AUTH, HOOK_BODY("touch x.txt"), out,
+	    sizeof out), 200);
+	assert_non_null(strstr(out, "\"decision\":\"allow\""));
+	assert_int_equal(cJSON_GetArraySize(f->emitted), before);
+	/* The floor's deny is a deny, recorded as before, whatever the policy. */
+	assert_int_equal(exchange(f, "/floor", AUTH, HOOK_BODY("git push --force origin "
+	    "main"), out, sizeof out), 200);
+	assert_non_null(strstr(out, "\"decision\":\"deny\""));
+	assert_int_equal(emitted(f, "event", "floor_deny"), 1);
+	/* A run without the sandbox asks even ordinary calls; approvals.ask none, none. */
+	bridge_set_sandboxed(f->b, 0);
+	assert_int_equal(exchange(f, "/floor", AUTH, HOOK_BODY("mkdir build"), out,
+	    sizeof out), 200);
+	assert_non_null(strstr(out, "\"decision\":\"ask\""));
+	bridge_free(f->b);
+	c.ask = AUTOALLOW_ASK_NONE;
+	assert_non_null(f->b = bridge_new(f->base, &c, err, sizeof err));
+	bridge_set_sandboxed(f->b, 1);
+	assert_int_equal(exchange(f, "/floor", AUTH, HOOK_BODY("rm -rf ~/x"), out,
+	    sizeof out), 200);
+	assert_non_null(strstr(out, "\"decision\":\"allow\""));
+	/* An engine whose hook cannot ask (codex, opencode, byok) gets the floor's allow. */
+	bridge_free(f->b);
+	c.ask = AUTOALLOW_ASK_ALL;
+	c.hook_asks = 0;
+	assert_non_null(f->b = bridge_new(f->base, &c, err, sizeof err));
+	assert_int_equal(exchange(f, "/floor", AUTH, HOOK_BODY("rm -rf ~/x"), out,
+	    sizeof out), 200);
+	assert_string_equal(out, "{\"decision\":\"allow\",\"reason\":\"\"}");
+	assert_int_equal(engine_claude_ops.hook_asks, 1);
+#undef HOOK_BODY
+	bridge_free(f->b);
+	f->b = saved;
 	f->pol.worktree = NULL;
 }
 
@@ -820,7 +909,7 @@ test_flood(void **state)
 		event_base_loop(f->base, EVLOOP_NONBLOCK);
 	assert_int_equal(exchange(f, "/floor", AUTH, "{\"tool_name\":\"Bash\","
 	    "\"tool_input\":{\"command\":\"ls\"}}", out, sizeof out), 200);
-	assert_non_null(strstr(out, "\"decision\":\"allow\""));
+	assert_non_null(strstr(out, "\"decision\":\"ask\""));	/* answered, not refused */
 }
 
 int
@@ -828,6 +917,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_gate, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_floor_policy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_floor_route, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mcp_protocol, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reserved_tool, setup, teardown),

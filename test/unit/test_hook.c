@@ -1,7 +1,8 @@
 /*
  * cw-floor-hook: argument checks, the token file (never a link, FIFO or directory,
  * never a bad token), input sanity, the answer parser (only an unmistakable allow
- * allows), and the fail-closed exits of the real static binary.
+ * allows, only an unmistakable ask asks), the "ask" output Claude Code reads, and the
+ * exits of the real static binary: fail-closed, and exit 0 with the ask JSON.
  */
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -238,6 +239,93 @@ test_answers(void **state)
 	assert_int_equal(strlen(r), 7);
 }
 
+/* The policy's ask: exactly one top-level "decision" that is exactly "ask". */
+static void
+test_answers_ask(void **state)
+{
+	char	r[256];
+
+	(void)state;
+	assert_int_equal(judge(OK_HEAD "{\"decision\":\"ask\",\"reason\":\"a person "
+	    "answers\",\"rule\":\"x\"}", r, sizeof r), HOOK_ASK);
+	assert_string_equal(r, "a person answers");
+	assert_int_equal(judge(OK_HEAD "{\"decision\":\"\\u0061sk\"}", r, sizeof r),
+	    HOOK_ASK);
+	assert_non_null(strstr(r, "asks a person"));	/* a reason even when none came */
+	/* Two decisions, whichever they are, are a deny. */
+	assert_int_equal(judge(OK_HEAD "{\"decision\":\"ask\",\"decision\":\"allow\"}",
+	    r, sizeof r), HOOK_EXIT_DENY);
+	assert_int_equal(judge(OK_HEAD "{\"decision\":\"allow\",\"decision\":\"ask\"}",
+	    r, sizeof r), HOOK_EXIT_DENY);
+	assert_int_equal(judge(OK_HEAD "{\"decision\":\"ask\",\"decision\":\"ask\"}",
+	    r, sizeof r), HOOK_EXIT_DENY);
+	assert_int_equal(judge(OK_HEAD "{\"decision\":\"ASK\"}", r, sizeof r),
+	    HOOK_EXIT_DENY);
+	assert_int_equal(judge(OK_HEAD "{\"decision\":\"asking\"}", r, sizeof r),
+	    HOOK_EXIT_DENY);
+	assert_int_equal(judge(OK_HEAD "{\"x\":{\"decision\":\"ask\"}}", r, sizeof r),
+	    HOOK_EXIT_DENY);
+	assert_int_equal(judge("HTTP/1.1 403 No\r\n\r\n{\"decision\":\"ask\"}", r,
+	    sizeof r), HOOK_EXIT_DENY);
+	assert_int_equal(judge(OK_HEAD "{\"decision\":\"ask\"}x", r, sizeof r),
+	    HOOK_EXIT_DENY);
+}
+
+/* Is s (length n) the ask JSON, its reason a valid string of printable ASCII? */
+static int
+ask_json_ok(const char *s, int n)
+{
+	static const char	head[] = "{\"hookSpecificOutput\":{\"hookEventName\":"
+	    "\"PreToolUse\",\"permissionDecision\":\"ask\",\"permissionDecisionReason\":\"";
+	int			i;
+
+	if (n < (int)sizeof head + 3 || (size_t)n != strlen(s) ||
+	    memcmp(s, head, sizeof head - 1) != 0 || strcmp(s + n - 4, "\"}}\n") != 0)
+		return 0;
+	for (i = (int)sizeof head - 1; i < n - 4; i++) {
+		if (s[i] < 0x20 || s[i] > 0x7e || s[i] == '"')
+			return 0;
+		if (s[i] == '\\' && (i + 1 >= n - 4 || (s[i + 1] != '"' &&
+		    s[i + 1] != '\\')))
+			return 0;
+		if (s[i] == '\\')
+			i++;
+	}
+	return 1;
+}
+
+static void
+test_ask_output(void **state)
+{
+	char	out[HOOK_MAX_ASK_OUTPUT], big[4 * HOOK_MAX_ASK_OUTPUT];
+	int	n;
+
+	(void)state;
+	n = hook_ask_output(out, sizeof out, "risk destructive (task_ask:rm)");
+	assert_string_equal(out, "{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\","
+	    "\"permissionDecision\":\"ask\",\"permissionDecisionReason\":\"risk "
+	    "destructive (task_ask:rm)\"}}\n");
+	assert_int_equal(n, (int)strlen(out));
+	/* Quotes and backslashes escaped; controls and non-ASCII bytes made '?'. */
+	n = hook_ask_output(out, sizeof out, "a \"b\" \\c\nd\xc3\xa9\x7f");
+	assert_true(ask_json_ok(out, n));
+	assert_non_null(strstr(out, "\"a \\\"b\\\" \\\\c?d???\"}}"));
+	/* A reason of any length fits, cut, still valid JSON (a cut never splits \"). */
+	memset(big, '"', sizeof big - 1);
+	big[sizeof big - 1] = '\0';
+	n = hook_ask_output(out, sizeof out, big);
+	assert_true(n > 0 && n < HOOK_MAX_ASK_OUTPUT);
+	assert_true(ask_json_ok(out, n));
+	memset(big, 'x', sizeof big - 1);
+	n = hook_ask_output(out, sizeof out, big);
+	assert_true(n > 0 && n < HOOK_MAX_ASK_OUTPUT);
+	assert_true(ask_json_ok(out, n));
+	n = hook_ask_output(out, sizeof out, "");
+	assert_true(ask_json_ok(out, n));
+	/* A buffer below the bound is refused, not overrun. */
+	assert_int_equal(hook_ask_output(out, sizeof out - 1, "x"), -1);
+}
+
 static void
 test_deep_nesting(void **state)
 {
@@ -293,12 +381,13 @@ test_check_errors(void **state)
 }
 
 /*
- * A bridge that closes its first `closes` connections unread and answers allow on the
- * next one (the bridge under a run's flood of idle connections closes one of ours
- * before it reads it: e2e/claude_floor's flood rows). Forked; returns its pid.
+ * A bridge that closes its first `closes` connections unread and answers `answer`
+ * (a JSON body) on the next one (the bridge under a run's flood of idle connections
+ * closes one of ours before it reads it: e2e/claude_floor's flood rows). Forked;
+ * returns its pid.
  */
 static pid_t
-closing_bridge(int closes, int *port)
+answering_bridge(int closes, int *port, const char *answer)
 {
 	int	fd = silent_listener(port);
 	pid_t	pid;
@@ -314,13 +403,19 @@ closing_bridge(int closes, int *port)
 		if ((c = accept(fd, NULL, NULL)) == -1)
 			_exit(1);
 		(void)!read(c, buf, sizeof buf);
-		(void)!write(c, OK_HEAD "{\"decision\":\"allow\"}",
-		    strlen(OK_HEAD "{\"decision\":\"allow\"}"));
+		(void)!write(c, OK_HEAD, strlen(OK_HEAD));
+		(void)!write(c, answer, strlen(answer));
 		close(c);
 		_exit(0);
 	}
 	close(fd);
 	return pid;
+}
+
+static pid_t
+closing_bridge(int closes, int *port)
+{
+	return answering_bridge(closes, port, "{\"decision\":\"allow\"}");
 }
 
 static void
@@ -342,7 +437,7 @@ test_check_closed_unanswered(void **state)
 	waitpid(pid, &st, 0);
 }
 
-/* Run the static binary with input on stdin; its exit status and stderr. */
+/* Run the static binary with input on stdin; its exit status, stdout and stderr. */
 static int
 run_hook(char *const argv[], const char *in, size_t inlen, char *err, size_t errlen)
 {
@@ -355,6 +450,7 @@ run_hook(char *const argv[], const char *in, size_t inlen, char *err, size_t err
 	assert_int_equal(pipe(perr), 0);
 	if ((pid = fork()) == 0) {
 		dup2(pin[0], 0);
+		dup2(perr[1], 1);
 		dup2(perr[1], 2);
 		close(pin[1]);
 		close(perr[0]);
@@ -421,6 +517,53 @@ test_binary_fails_closed(void **state)
 	rmdir(dir);
 }
 
+/*
+ * The bridge says the policy asks: the binary exits 0 with the ask JSON on stdout
+ * and nothing else (Claude Code then consults the approval tool); an allow exits 0
+ * with nothing on stdout (Claude Code decides, as before).
+ */
+static void
+test_binary_asks(void **state)
+{
+	char		 out[2048], portbuf[16];
+	int		 port, st;
+	pid_t		 pid;
+	char		 dir[] = "/tmp/cw-test-hook.XXXXXX", tokfile[128];
+	char		*args[] = { CW_BIN_DIR "/cw-floor-hook", "--port", portbuf,
+			    "--token-file", tokfile, NULL };
+	const char	*in = "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":"
+			    "\"rm -rf sub\"}}";
+	const char	*ctl = "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":"
+			    "\"ls\\r; rm -rf sub\"}}";
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(tokfile, sizeof tokfile, "%s/hook.token", dir);
+	put(tokfile, "tok\n", 4);
+	pid = answering_bridge(0, &port, "{\"decision\":\"ask\",\"reason\":\"Clockwork "
+	    "asks a person about this ordinary command (task_ask:rm)\"}");
+	snprintf(portbuf, sizeof portbuf, "%d", port);
+	assert_int_equal(run_hook(args, in, strlen(in), out, sizeof out), HOOK_EXIT_ALLOW);
+	assert_string_equal(out, "{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\","
+	    "\"permissionDecision\":\"ask\",\"permissionDecisionReason\":\"Clockwork asks a "
+	    "person about this ordinary command (task_ask:rm)\"}}\n");
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	pid = answering_bridge(0, &port, "{\"decision\":\"allow\",\"reason\":\"\"}");
+	snprintf(portbuf, sizeof portbuf, "%d", port);
+	assert_int_equal(run_hook(args, in, strlen(in), out, sizeof out), HOOK_EXIT_ALLOW);
+	assert_string_equal(out, "");
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	/* A control character is refused whatever the bridge says, ask included. */
+	pid = answering_bridge(0, &port, "{\"decision\":\"ask\"}");
+	snprintf(portbuf, sizeof portbuf, "%d", port);
+	assert_int_equal(run_hook(args, ctl, strlen(ctl), out, sizeof out), HOOK_EXIT_DENY);
+	assert_non_null(strstr(out, "control character"));
+	assert_null(strstr(out, "permissionDecision"));
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	unlink(tokfile);
+	rmdir(dir);
+}
+
 int
 main(void)
 {
@@ -431,10 +574,13 @@ main(void)
 		cmocka_unit_test(test_input_controls),
 		cmocka_unit_test(test_request_head),
 		cmocka_unit_test(test_answers),
+		cmocka_unit_test(test_answers_ask),
+		cmocka_unit_test(test_ask_output),
 		cmocka_unit_test(test_deep_nesting),
 		cmocka_unit_test(test_check_errors),
 		cmocka_unit_test(test_check_closed_unanswered),
 		cmocka_unit_test(test_binary_fails_closed),
+		cmocka_unit_test(test_binary_asks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
