@@ -388,6 +388,20 @@ struct worktree_stat {
 #define WORKTREE_BLOB_MAX	(256LL * 1024 * 1024)
 void	worktree_init(void);
 void	worktree_shutdown(void);
+/* err = "PATH: WHAT: <libgit2's last error>", for every caller of libgit2 in daemon/. */
+void	worktree_err(char *err, size_t errlen, const char *what, const char *path);
+/*
+ * The blob of tree entry e, named path in repo_path, for a file read from a commit (a
+ * jobs file, Claude's settings): a regular file only, never a link, and at most max
+ * bytes, its size read from the object's header before the object itself. *out is
+ * freed with git_blob_free. 0, or -1 with err naming repo_path, path and why.
+ */
+struct git_repository;
+struct git_tree_entry;
+struct git_blob;
+int	worktree_tree_blob(struct git_repository *repo, const struct git_tree_entry *e,
+	    const char *repo_path, const char *path, size_t max, struct git_blob **out,
+	    char *err, size_t errlen);
 int	worktree_create_run(const char *repo, const char *path, const char *branch,
 	    char *base_out, size_t baselen, char *objects_out, size_t objlen, char *err,
 	    size_t errlen);

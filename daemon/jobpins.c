@@ -75,15 +75,6 @@ jobpins_names(const char *prompt, struct strlist *out)
 	return 0;
 }
 
-static void
-jobpins_git_err(char *err, size_t errlen, const char *repo, const char *what)
-{
-	const git_error	*e = git_error_last();
-
-	snprintf(err, errlen, "%s: %s: %s", repo, what,
-	    e != NULL && e->message != NULL ? e->message : "libgit2 error");
-}
-
 int
 jobpins_at(const char *repo_path, const char *commit_hex, const char *prompt,
     cJSON **pins, char *err, size_t errlen)
@@ -105,13 +96,13 @@ jobpins_at(const char *repo_path, const char *commit_hex, const char *prompt,
 	}
 	if (git_repository_open_ext(&repo, repo_path, GIT_REPOSITORY_OPEN_NO_SEARCH,
 	    NULL) != 0) {
-		jobpins_git_err(err, errlen, repo_path, "not a git repository");
+		worktree_err(err, errlen, "not a git repository", repo_path);
 		goto out;
 	}
 	if (git_oid_fromstr(&oid, commit_hex) != 0 ||
 	    git_commit_lookup(&commit, repo, &oid) != 0 ||
 	    git_commit_tree(&tree, commit) != 0) {
-		jobpins_git_err(err, errlen, repo_path, "cannot read the commit's tree");
+		worktree_err(err, errlen, "cannot read the commit's tree", repo_path);
 		goto out;
 	}
 	if ((*pins = cJSON_CreateObject()) == NULL) {

@@ -29,15 +29,6 @@
 
 static const char *const jobsgit_names[] = { "jobs.json", "jobs.yaml" };
 
-static void
-jobsgit_err(char *err, size_t errlen, const char *repo, const char *what)
-{
-	const git_error	*e = git_error_last();
-
-	snprintf(err, errlen, "%s: %s: %s", repo, what,
-	    e != NULL && e->message != NULL ? e->message : "libgit2 error");
-}
-
 static int
 jobsgit_ref_exists(git_repository *repo, const char *name)
 {
@@ -105,7 +96,7 @@ jobsgit_default_branch(const char *repo_path, char *refname, size_t reflen,
 	worktree_init();
 	if (git_repository_open_ext(&repo, repo_path, GIT_REPOSITORY_OPEN_NO_SEARCH,
 	    NULL) != 0) {
-		jobsgit_err(err, errlen, repo_path, "not a git repository");
+		worktree_err(err, errlen, "not a git repository", repo_path);
 		return -1;
 	}
 	if ((rc = jobsgit_default_ref(repo, refname, reflen, branch, blen)) == -1)
@@ -115,43 +106,18 @@ jobsgit_default_branch(const char *repo_path, char *refname, size_t reflen,
 	return rc;
 }
 
-/* One jobs file's blob: a regular file entry, size checked before it is read. */
+/* One jobs file's blob (worktree_tree_blob: a regular file, its size checked first). */
 static int
 jobsgit_blob(git_repository *repo, const git_tree_entry *e, const char *repo_path,
     const char *path, struct jobsgit_file *f, char *err, size_t errlen)
 {
-	git_odb		*odb = NULL;
 	git_blob	*blob = NULL;
-	git_object_t	 type;
 	size_t		 size;
 	int		 rc = -1;
 
-	switch (git_tree_entry_filemode(e)) {
-	case GIT_FILEMODE_BLOB:
-	case GIT_FILEMODE_BLOB_EXECUTABLE:
-		break;
-	case GIT_FILEMODE_LINK:
-		snprintf(err, errlen, "%s: %s: refused: a symbolic link (a jobs file must "
-		    "be a regular file in the commit)", repo_path, path);
+	if (worktree_tree_blob(repo, e, repo_path, path, JOBSPEC_MAX_BYTES, &blob, err,
+	    errlen) == -1)
 		return -1;
-	default:
-		snprintf(err, errlen, "%s: %s: refused: not a regular file", repo_path, path);
-		return -1;
-	}
-	if (git_repository_odb(&odb, repo) != 0 ||
-	    git_odb_read_header(&size, &type, odb, git_tree_entry_id(e)) != 0) {
-		jobsgit_err(err, errlen, repo_path, "cannot read the jobs file's header");
-		goto out;
-	}
-	if (type != GIT_OBJECT_BLOB || size > JOBSPEC_MAX_BYTES) {
-		snprintf(err, errlen, "%s: %s: refused: %zu bytes, larger than the limit of "
-		    "%d", repo_path, path, size, JOBSPEC_MAX_BYTES);
-		goto out;
-	}
-	if (git_blob_lookup(&blob, repo, git_tree_entry_id(e)) != 0) {
-		jobsgit_err(err, errlen, repo_path, "cannot read the jobs file");
-		goto out;
-	}
 	size = (size_t)git_blob_rawsize(blob);
 	if (size > JOBSPEC_MAX_BYTES || (f->text = malloc(size + 1)) == NULL) {
 		snprintf(err, errlen, "%s: %s: cannot read %zu bytes", repo_path, path, size);
@@ -165,7 +131,6 @@ jobsgit_blob(git_repository *repo, const git_tree_entry *e, const char *repo_pat
 	rc = 0;
 out:
 	git_blob_free(blob);
-	git_odb_free(odb);
 	return rc;
 }
 
@@ -185,7 +150,7 @@ jobsgit_read(const char *repo_path, struct jobsgit_result *out, char *err,
 	worktree_init();
 	if (git_repository_open_ext(&repo, repo_path, GIT_REPOSITORY_OPEN_NO_SEARCH,
 	    NULL) != 0) {
-		jobsgit_err(err, errlen, repo_path, "not a git repository");
+		worktree_err(err, errlen, "not a git repository", repo_path);
 		return -1;
 	}
 	if (jobsgit_default_ref(repo, out->ref, sizeof out->ref, out->branch,
@@ -197,7 +162,7 @@ jobsgit_read(const char *repo_path, struct jobsgit_result *out, char *err,
 	if (git_reference_lookup(&ref, repo, out->ref) != 0 ||
 	    git_reference_peel((git_object **)&commit, ref, GIT_OBJECT_COMMIT) != 0 ||
 	    git_commit_tree(&root, commit) != 0) {
-		jobsgit_err(err, errlen, repo_path, "cannot read the default branch's commit");
+		worktree_err(err, errlen, "cannot read the default branch's commit", repo_path);
 		goto out;
 	}
 	git_oid_tostr(out->commit, sizeof out->commit, git_commit_id(commit));
@@ -214,7 +179,7 @@ jobsgit_read(const char *repo_path, struct jobsgit_result *out, char *err,
 		goto out;
 	}
 	if (git_tree_lookup(&dir, repo, git_tree_entry_id(e)) != 0) {
-		jobsgit_err(err, errlen, repo_path, "cannot read .clockwork");
+		worktree_err(err, errlen, "cannot read .clockwork", repo_path);
 		goto out;
 	}
 	for (size_t i = 0; i < sizeof jobsgit_names / sizeof jobsgit_names[0]; i++) {

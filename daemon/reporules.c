@@ -33,54 +33,18 @@
 static const char *const reporules_names[REPORULES_FILES] = {
 	"settings.json", "settings.local.json" };
 
-static void
-reporules_giterr(char *err, size_t errlen, const char *repo, const char *what)
-{
-	const git_error	*e = git_error_last();
-
-	snprintf(err, errlen, "%s: %s: %s", repo, what,
-	    e != NULL && e->message != NULL ? e->message : "libgit2 error");
-}
-
-/* One settings blob: a regular file entry, its size checked before it is read. */
+/* One settings blob (worktree_tree_blob: a regular file, its size checked first). */
 static int
 reporules_blob(git_repository *repo, const git_tree_entry *e, const char *repo_path,
     struct reporules_file *f, char *err, size_t errlen)
 {
-	git_odb		*odb = NULL;
 	git_blob	*blob = NULL;
-	git_object_t	 type;
-	size_t		 size;
 	char		 perr[400];
 	int		 rc = -1;
 
-	switch (git_tree_entry_filemode(e)) {
-	case GIT_FILEMODE_BLOB:
-	case GIT_FILEMODE_BLOB_EXECUTABLE:
-		break;
-	case GIT_FILEMODE_LINK:
-		snprintf(err, errlen, "%s: %s: refused: a symbolic link (settings must be a "
-		    "regular file in the commit)", repo_path, f->path);
+	if (worktree_tree_blob(repo, e, repo_path, f->path, CLAUDERULES_MAX_BYTES, &blob,
+	    err, errlen) == -1)
 		return -1;
-	default:
-		snprintf(err, errlen, "%s: %s: refused: not a regular file", repo_path,
-		    f->path);
-		return -1;
-	}
-	if (git_repository_odb(&odb, repo) != 0 ||
-	    git_odb_read_header(&size, &type, odb, git_tree_entry_id(e)) != 0) {
-		reporules_giterr(err, errlen, repo_path, "cannot read a settings file's header");
-		goto out;
-	}
-	if (type != GIT_OBJECT_BLOB || size > CLAUDERULES_MAX_BYTES) {
-		snprintf(err, errlen, "%s: %s: refused: %zu bytes, larger than the limit of "
-		    "%d", repo_path, f->path, size, CLAUDERULES_MAX_BYTES);
-		goto out;
-	}
-	if (git_blob_lookup(&blob, repo, git_tree_entry_id(e)) != 0) {
-		reporules_giterr(err, errlen, repo_path, "cannot read a settings file");
-		goto out;
-	}
 	git_oid_tostr(f->blob, sizeof f->blob, git_tree_entry_id(e));
 	if (clauderules_parse(f->path, git_blob_rawcontent(blob),
 	    (size_t)git_blob_rawsize(blob), &f->rules, perr, sizeof perr) == -1) {
@@ -91,7 +55,6 @@ reporules_blob(git_repository *repo, const git_tree_entry *e, const char *repo_p
 	rc = 0;
 out:
 	git_blob_free(blob);
-	git_odb_free(odb);
 	return rc;
 }
 
@@ -153,7 +116,7 @@ reporules_read(const char *repo_path, const char *base, struct reporules *rr,
 	worktree_init();
 	if (git_repository_open_ext(&repo, repo_path, GIT_REPOSITORY_OPEN_NO_SEARCH,
 	    NULL) != 0) {
-		reporules_giterr(err, errlen, repo_path, "not a git repository");
+		worktree_err(err, errlen, "not a git repository", repo_path);
 		return -1;
 	}
 	if (git_reference_lookup(&ref, repo, rr->ref) != 0 ||
@@ -175,7 +138,7 @@ reporules_read(const char *repo_path, const char *base, struct reporules *rr,
 	if (git_tree_entry_filemode(e) != GIT_FILEMODE_TREE)
 		goto out;		/* a file named .claude holds no settings */
 	if (git_tree_lookup(&dir, repo, git_tree_entry_id(e)) != 0) {
-		reporules_giterr(err, errlen, repo_path, "cannot read .claude");
+		worktree_err(err, errlen, "cannot read .claude", repo_path);
 		rc = -1;
 		goto out;
 	}

@@ -23,13 +23,55 @@
 #include "paths.h"
 #include "rmtree.h"
 
-static void
+void
 worktree_err(char *err, size_t errlen, const char *what, const char *path)
 {
 	const git_error	*e = git_error_last();
 
 	snprintf(err, errlen, "%s: %s: %s", path, what,
 	    e != NULL && e->message != NULL ? e->message : "libgit2 error");
+}
+
+int
+worktree_tree_blob(git_repository *repo, const git_tree_entry *e, const char *repo_path,
+    const char *path, size_t max, git_blob **out, char *err, size_t errlen)
+{
+	git_odb		*odb = NULL;
+	git_object_t	 type;
+	size_t		 size;
+	int		 rc = -1;
+
+	*out = NULL;
+	switch (git_tree_entry_filemode(e)) {
+	case GIT_FILEMODE_BLOB:
+	case GIT_FILEMODE_BLOB_EXECUTABLE:
+		break;
+	case GIT_FILEMODE_LINK:
+		snprintf(err, errlen, "%s: %s: refused: a symbolic link (it must be a regular "
+		    "file in the commit)", repo_path, path);
+		return -1;
+	default:
+		snprintf(err, errlen, "%s: %s: refused: not a regular file", repo_path, path);
+		return -1;
+	}
+	if (git_repository_odb(&odb, repo) != 0 ||
+	    git_odb_read_header(&size, &type, odb, git_tree_entry_id(e)) != 0) {
+		worktree_err(err, errlen, "cannot read a file's header", repo_path);
+		goto out;
+	}
+	if (type != GIT_OBJECT_BLOB || size > max) {
+		snprintf(err, errlen, "%s: %s: refused: %zu bytes, larger than the limit of "
+		    "%zu", repo_path, path, size, max);
+		goto out;
+	}
+	if (git_blob_lookup(out, repo, git_tree_entry_id(e)) != 0) {
+		worktree_err(err, errlen, "cannot read a file", repo_path);
+		goto out;
+	}
+	rc = 0;
+out:
+	git_odb_free(odb);
+	return rc;
 }
 
 /* Idempotent: every entry point calls it, so no caller can forget. */
