@@ -96,6 +96,16 @@ api_ok(struct api_req *q, int code, cJSON *body)
 	api_send(q->req, code, body);
 }
 
+/* body as 200; NULL, a body the store failed to build, as 500 naming the store's error. */
+static void
+api_ok_built(struct api_req *q, cJSON *body)
+{
+	if (body == NULL)
+		api_error(q, 500, "internal", "%s", store_errmsg(q->d->store));
+	else
+		api_ok(q, 200, body);
+}
+
 /* The body as JSON; answers 400 or 413 itself and returns NULL when it is not. */
 cJSON *
 api_body(struct api_req *q)
@@ -1696,14 +1706,10 @@ static void
 api_task_network_r(struct api_req *q)
 {
 	struct store_task	 t;
-	cJSON			*o;
 
 	if (api_task_lookup(q, q->seg[2], &t) == -1)
 		return;
-	if ((o = api_task_network_json(q, &t)) == NULL)
-		api_error(q, 500, "internal", "%s", store_errmsg(q->d->store));
-	else
-		api_ok(q, 200, o);
+	api_ok_built(q, api_task_network_json(q, &t));
 	store_task_free(&t);
 }
 
@@ -1718,7 +1724,7 @@ api_task_network_set_r(struct api_req *q)
 	const char		*keys[] = { "allow", "add" };
 	char			 nerr[400];
 	int			 cur_ask;
-	cJSON			*body, *o;
+	cJSON			*body;
 
 	if (api_task_lookup(q, q->seg[2], &t) == -1)
 		return;
@@ -1762,10 +1768,7 @@ api_task_network_set_r(struct api_req *q)
 		goto out;
 	}
 	journal_audit(q->d, q->actor, "task.network", t.name, cJSON_Duplicate(body, 1));
-	if ((o = api_task_network_json(q, &t)) == NULL)
-		api_error(q, 500, "internal", "%s", store_errmsg(q->d->store));
-	else
-		api_ok(q, 200, o);
+	api_ok_built(q, api_task_network_json(q, &t));
 out:
 	strlist_free(&allow);
 	cJSON_Delete(body);
@@ -1886,14 +1889,10 @@ static void
 api_task_rules_r(struct api_req *q)
 {
 	struct store_task	 t;
-	cJSON			*o;
 
 	if (api_task_lookup(q, q->seg[2], &t) == -1)
 		return;
-	if ((o = api_task_rules_json(q->d, &t)) == NULL)
-		api_error(q, 500, "internal", "%s", store_errmsg(q->d->store));
-	else
-		api_ok(q, 200, o);
+	api_ok_built(q, api_task_rules_json(q->d, &t));
 	store_task_free(&t);
 }
 
@@ -1911,7 +1910,7 @@ api_task_rules_set_r(struct api_req *q)
 	size_t			 n = 0;
 	unsigned		 mask;
 	char			 err[256], text[128];
-	cJSON			*body, *o;
+	cJSON			*body;
 
 	if (api_task_lookup(q, q->seg[2], &t) == -1)
 		return;
@@ -1972,10 +1971,7 @@ api_task_rules_set_r(struct api_req *q)
 	}
 	journal_audit(q->d, q->actor, rm != NULL ? "task.rule_remove" : "task.ask", t.name,
 	    cJSON_Duplicate(body, 1));
-	if ((o = api_task_rules_json(q->d, &t)) == NULL)
-		api_error(q, 500, "internal", "%s", store_errmsg(q->d->store));
-	else
-		api_ok(q, 200, o);
+	api_ok_built(q, api_task_rules_json(q->d, &t));
 out:
 	cJSON_Delete(body);
 	store_task_free(&t);
