@@ -66,14 +66,14 @@ printf 'api_port: 0\n' > "$t/cw2/config.yaml"
 out=$(HOME="$t/home" CLOCKWORK_HOME="$t/cw2" CW_BIN="$CW_BIN" CW_DEMO=command timeout 120 \
   bash "$CW_SRC/scripts/run" --once 2>&1); rc=$?
 f2=0
-expect2() { printf '%s\n' "$out" | grep -qF -- "$1" || { echo "FAIL: output lacks: $1"; f2=1; }; }
+expect2() { grep -qF -- "$1" <<< "$out" || { echo "FAIL: output lacks: $1"; f2=1; }; }
 [ "$rc" = 0 ] || { echo "FAIL: scripts/run (command) exited $rc"; f2=1; }
 expect2 "status:       completed"
 expect2 "sandboxed:    yes"
 expect2 "committed on branch clockwork/demo/"
 expect2 "as expected, ~/.ssh is not readable from inside the sandbox"
 expect2 "as expected, HOME is not writable from inside the sandbox"
-if printf '%s\n' "$out" | grep -q "PLANTED-PRIVATE-KEY\|UNEXPECTED"; then
+if grep -q "PLANTED-PRIVATE-KEY\|UNEXPECTED" <<< "$out"; then
   echo "FAIL: the sandbox let the demo read a key or write HOME"; f2=1
 fi
 [ ! -e "$t/home/outside-the-sandbox" ] || { echo "FAIL: HOME was written"; f2=1; }

@@ -134,7 +134,8 @@ why=
 out=$(cwctl task rules t-test --from-repo 2>&1); rc=$?
 printf '%s\n' "$out" | sed 's/^/    /'
 [ $rc = 0 ] || why="exit $rc;"
-expect() { printf '%s\n' "$out" | grep -A1 -F -- "$1" | grep -qF -- "$2" || why="$why '$1' not shown as '$2';"; }
+# No pipe into grep -q: under pipefail, the writer it leaves behind can die of SIGPIPE.
+expect() { [[ "$(grep -A1 -F -- "$1" <<< "$out")" == *"$2"* ]] || why="$why '$1' not shown as '$2';"; }
 expect "allow Bash(npm test:*)" "-> task rule 'npm test'"
 expect "allow Bash" "NOT imported: allows every command"
 expect "allow Read(./src/**)" "NOT imported: a file rule"
@@ -155,23 +156,23 @@ row "--from-repo lists each rule, what it becomes, a digest; changes nothing" "$
 # 3. Imported with the digest: shown with its source, audited, idempotent.
 why=
 bad=$(cwctl task rules t-test --import-repo "${digest:0:12}" 2>&1); rc=$?
-[ $rc = 1 ] && printf '%s\n' "$bad" | grep -q "digest: the 64 hex digits" &&
+[ $rc = 1 ] && grep -q "digest: the 64 hex digits" <<< "$bad" &&
     [ "$(sql "SELECT count(*) FROM task_rules")" = 0 ] || why="a short digest: exit $rc, $bad;"
 out=$(cwctl task rules t-test --import-repo "$digest" 2>&1); rc=$?
 printf '%s\n' "$out" | sed 's/^/    /'
 [ $rc = 0 ] || why="$why exit $rc;"
-printf '%s\n' "$out" | grep -q "3 rules added or changed" || why="$why not 3 rules added;"
+grep -q "3 rules added or changed" <<< "$out" || why="$why not 3 rules added;"
 show=$(cwctl task show t-test 2>&1)
-printf '%s\n' "$show" | grep -q "npm test .*up to ordinary" || why="$why task show lacks npm test;"
-printf '%s\n' "$show" | grep -q "npm run deploy .*always asked" || why="$why task show lacks the ask rule;"
-printf '%s\n' "$show" | grep -q "from .claude/settings.json@[0-9a-f]\{12\}: Bash(npm test:\*)" ||
+grep -q "npm test .*up to ordinary" <<< "$show" || why="$why task show lacks npm test;"
+grep -q "npm run deploy .*always asked" <<< "$show" || why="$why task show lacks the ask rule;"
+grep -q "from .claude/settings.json@[0-9a-f]\{12\}: Bash(npm test:\*)" <<< "$show" ||
 	why="$why task show does not say where npm test came from;"
 commit=$(git -C "$R" rev-parse HEAD)
 aud=$(sql "SELECT json_extract(data, '$.commit') || ' ' || json_array_length(data, '$.rules') || ' ' || target FROM audit WHERE action = 'task.rules_import' AND actor LIKE 'cwctl uid=%'")
 [ "$aud" = "$commit 3 t-test" ] || why="$why audit row '$aud' (wanted '$commit 3 t-test' by cwctl);"
 before=$(sql "SELECT family, kind, max_risk, source FROM task_rules ORDER BY id")
 out=$(cwctl task rules t-test --import-repo "$digest" 2>&1) || why="$why the second import failed;"
-printf '%s\n' "$out" | grep -q "0 rules added or changed" || why="$why the second import changed rules;"
+grep -q "0 rules added or changed" <<< "$out" || why="$why the second import changed rules;"
 [ "$(sql "SELECT family, kind, max_risk, source FROM task_rules ORDER BY id")" = "$before" ] ||
 	why="$why the rules changed on the second import;"
 [ "$(sql "SELECT count(*) FROM task_rules WHERE family IN ('Bash', '*', '') OR family LIKE 'git %main%'")" = 0 ] ||
@@ -220,7 +221,7 @@ git -C "$R" commit -qam "more rules" || why="git commit;"
 out=$(cwctl task rules t-test --import-repo "$digest" 2>&1); rc=$?
 echo "    $out"
 [ $rc = 3 ] || why="$why exit $rc (3 wanted);"
-printf '%s\n' "$out" | grep -q "not the ones shown with that digest: nothing was imported" ||
+grep -q "not the ones shown with that digest: nothing was imported" <<< "$out" ||
 	why="$why the message does not say so;"
 [ "$(sql "SELECT family, kind, max_risk, source FROM task_rules ORDER BY id")" = "$before" ] ||
 	why="$why the rules changed;"
@@ -235,13 +236,13 @@ git -C "$R" commit -qam "bad" || why="git commit;"
 out=$(cwctl task rules t-test --from-repo 2>&1); rc=$?
 echo "    $out"
 [ $rc = 1 ] || why="$why exit $rc (1 wanted);"
-printf '%s\n' "$out" | grep -q "\.claude/settings.json: permissions.allow: not an array" ||
+grep -q "\.claude/settings.json: permissions.allow: not an array" <<< "$out" ||
 	why="$why the message does not name the file and field;"
 rm "$R/.claude/settings.json" && ln -s /etc/passwd "$R/.claude/settings.json" &&
     git -C "$R" add -A && git -C "$R" commit -qm "link" || why="$why git commit link;"
 out=$(cwctl task rules t-test --from-repo 2>&1); rc=$?
 echo "    $out"
-[ $rc = 1 ] && printf '%s\n' "$out" | grep -q "\.claude/settings.json: refused: a symbolic link" ||
+[ $rc = 1 ] && grep -q "\.claude/settings.json: refused: a symbolic link" <<< "$out" ||
 	why="$why a symbolic link was not refused (exit $rc);"
 row "malformed or linked settings: refused, naming the file and field" "$(verdict)" "$why"
 
