@@ -966,6 +966,10 @@ config_parse_root(struct config_parse *p, const yaml_node_t *root, struct config
 			if (config_get_long(p, v, key, 0, 10000, &l) == -1)
 				return -1;
 			cfg->keep_runs = (int)l;
+		} else if (strcmp(key, "jobs_rediscover_minutes") == 0) {
+			if (config_get_long(p, v, key, 0, 1440, &l) == -1)
+				return -1;
+			cfg->jobs_rediscover_minutes = (int)l;
 		} else if (strcmp(key, "archive_retention_days") == 0) {
 			if (config_get_long(p, v, key, 0, 36500, &l) == -1)
 				return -1;
@@ -1011,6 +1015,7 @@ config_defaults(struct config *cfg)
 	cfg->disk_free_floor_mb = CONFIG_DEFAULT_DISK_FLOOR_MB;
 	cfg->import_checkout_max_mb = CONFIG_DEFAULT_CHECKOUT_MAX_MB;
 	cfg->keep_runs = CONFIG_DEFAULT_KEEP_RUNS;
+	cfg->jobs_rediscover_minutes = CONFIG_DEFAULT_JOBS_MINUTES;
 	cfg->approvals_max_per_run = CONFIG_DEFAULT_APPROVALS_PER_RUN;
 	cfg->approvals_per_minute = CONFIG_DEFAULT_APPROVALS_PER_MINUTE;
 	cfg->approvals_ask = AUTOALLOW_ASK_DEFAULT;

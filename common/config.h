@@ -28,6 +28,7 @@
 #define CONFIG_DEFAULT_DISK_FLOOR_MB	256
 #define CONFIG_DEFAULT_CHECKOUT_MAX_MB	2048
 #define CONFIG_DEFAULT_KEEP_RUNS	5
+#define CONFIG_DEFAULT_JOBS_MINUTES	15	/* repository jobs looked at again */
 #define CONFIG_DEFAULT_ARCHIVE_DAYS	30	/* archived tasks' branches, unmerged */
 #define CONFIG_DEFAULT_RUN_LOG		(64L * 1024 * 1024)	/* a run's live log, bytes */
 #define CONFIG_MIN_RUN_LOG		4096L
@@ -98,6 +99,7 @@ struct config {
 	int			 disk_free_floor_mb;	/* below it no run starts (diskguard) */
 	int			 import_checkout_max_mb; /* a kept worktree's checkout may add */
 	int			 keep_runs;	/* worktrees kept per task */
+	int			 jobs_rediscover_minutes; /* 0: at start and on request only */
 	int			 archive_retention_days; /* archived tasks' runs */
 	long			 run_log_max_bytes; /* a run's live log; then it is cut */
 	int			 approvals_max_per_run;	/* approvals.max_per_run */

@@ -3,7 +3,7 @@
  * task whose cron expression matches that minute gets a queued run, unless it already
  * has one queued or live (a slow task does not pile up runs). Minutes the daemon was
  * not running for are not caught up. The repositories of existing tasks are searched
- * for jobs files at start and every SCHED_JOBS_MINUTES (jobs.c).
+ * for jobs files at start and every jobs_rediscover_minutes (jobs.c).
  */
 #define _GNU_SOURCE
 #include <string.h>
@@ -24,8 +24,6 @@ sched_arm(struct daemon *d)
 	evtimer_add(d->ev_cron, &tv);
 }
 
-#define SCHED_JOBS_MINUTES	15
-
 static void
 sched_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -33,11 +31,12 @@ sched_cb(evutil_socket_t fd, short what, void *arg)
 	time_t		 now;
 
 	/*
-	 * Repository jobs are looked at again every SCHED_JOBS_MINUTES, before this
-	 * minute's runs are queued: a job whose file changed is disabled first.
+	 * Repository jobs are looked at again every jobs_rediscover_minutes, before
+	 * this minute's runs are queued: a job whose file changed is disabled first.
 	 */
 	now = time(NULL);
-	if (!d->shutting_down && (now / 60) % SCHED_JOBS_MINUTES == 0)
+	if (!d->shutting_down && d->cfg.jobs_rediscover_minutes > 0 &&
+	    (now / 60) % d->cfg.jobs_rediscover_minutes == 0)
 		jobs_discover_all(d);
 	sched_tick(d, now);
 	sched_arm(d);

@@ -21,7 +21,7 @@ E2E_NAME=inbox_jobs
 . "$CW_SRC/test/e2e/lib/harness.bash"
 
 # Its jobs are shell lines: command is the default engine here (an agent is the default elsewhere).
-printf 'api_port: 0\nengines:\n  default: command\n' > "$CLOCKWORK_HOME/config.yaml"
+printf 'api_port: 0\njobs_rediscover_minutes: 0\nengines:\n  default: command\n' > "$CLOCKWORK_HOME/config.yaml"
 "$CW_BIN/clockworkd" --foreground > "$T/daemon.out" 2>&1 &
 DPID=$!
 wait_until 15 "clockworkd" test -s "$CLOCKWORK_HOME/clockworkd.port" || die "clockworkd did not start"

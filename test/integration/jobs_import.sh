@@ -15,8 +15,10 @@ command -v python3 >/dev/null || fail "python3 is needed"
 
 # The jobs here are shell lines (echo, sh ./nightly.sh): this configuration asks for
 # the command engine as the default, so imported jobs get it (engine_default.sh shows
-# an imported job getting the agent default instead).
-printf 'api_port: 0\nmax_concurrent_runs: 1\nengines:\n  default: command\n' > "$CLOCKWORK_HOME/config.yaml"
+# an imported job getting the agent default instead). The daemon's own rediscovery
+# (every 15 minutes, on the quarter hour) is off: a test crossing a quarter hour would
+# have it find a commit's change before the test's cwctl jobs discover does.
+printf 'api_port: 0\nmax_concurrent_runs: 1\njobs_rediscover_minutes: 0\nengines:\n  default: command\n' > "$CLOCKWORK_HOME/config.yaml"
 start_daemon --stop-grace 1
 B="http://127.0.0.1:$PORT"
 gitc() { git -C "$1" -c user.name=t -c user.email=t@example.com "${@:2}"; }

@@ -36,6 +36,7 @@ test_defaults(void **state)
 	assert_int_equal(cfg.limit_allow_unenforced, 0);
 	assert_null(cfg.engine_default);	/* picked from what is installed */
 	assert_int_equal(cfg.max_concurrent_runs, 2);
+	assert_int_equal(cfg.jobs_rediscover_minutes, 15);
 	assert_true(cfg.run_log_max_bytes == 64L * 1024 * 1024);
 	assert_int_equal(cfg.desktop_notifications, 0);
 	assert_int_equal(cfg.protected_branches.n, 2);
@@ -56,6 +57,7 @@ test_full_file(void **state)
 	    "api_port: 7555\n"
 	    "max_concurrent_runs: 4\n"
 	    "keep_runs: 3\n"
+	    "jobs_rediscover_minutes: 0\n"
 	    "run_log_max_bytes: 1048576\n"
 	    "desktop_notifications: true\n"
 	    "protected_branches: [main, release/1.x]\n"
@@ -98,6 +100,7 @@ test_full_file(void **state)
 	assert_int_equal(cfg.api_port, 7555);
 	assert_int_equal(cfg.max_concurrent_runs, 4);
 	assert_int_equal(cfg.keep_runs, 3);
+	assert_int_equal(cfg.jobs_rediscover_minutes, 0);
 	assert_int_equal(cfg.run_log_max_bytes, 1048576);
 	assert_int_equal(cfg.desktop_notifications, 1);
 	assert_string_equal(cfg.protected_branches.v[1], "release/1.x");
@@ -193,6 +196,8 @@ static const struct {
 	{ "rules:\n  - id: a\n    match: x\n  - id: a\n    match: y\n", "test.yaml:4: rules[1].id: rule id 'a' used twice" },
 	{ "rules:\n  - id: a\n    match: x\n    action: allow\n", "test.yaml:4: rules[0].action: unknown key" },
 	{ "max_concurrent_runs: 0\n", "test.yaml:1: max_concurrent_runs: 0 is out of range" },
+	{ "jobs_rediscover_minutes: 1441\n",
+	    "test.yaml:1: jobs_rediscover_minutes: 1441 is out of range" },
 	{ "run_log_max_bytes: 100\n", "test.yaml:1: run_log_max_bytes: 100 is out of range" },
 	{ "run_log_max_bytes: 64M\n", "test.yaml:1: run_log_max_bytes: expected an integer" },
 	{ "desktop_notifications: maybe\n", "test.yaml:1: desktop_notifications: expected true or false" },
