@@ -31,7 +31,7 @@
 struct sqlite3;
 struct store;
 
-#define STORE_SCHEMA_LATEST	15
+#define STORE_SCHEMA_LATEST	16
 #define STORE_TIME_LEN		25	/* "YYYY-MM-DDTHH:MM:SS.mmmZ" + NUL */
 #define STORE_ID_LEN		40	/* room for a generated or caller-chosen id */
 
@@ -394,10 +394,25 @@ struct store_journal_entry {
 	char	*run_id;	/* NULL: not about one run */
 	char	*kind;		/* "floor_deny", "sandbox_disabled", ... */
 	char	*data;		/* JSON or NULL */
+	int64_t	 event_id;	/* the bus event it was published as (daemon/bus.h); 0 none */
 };
 
 int	store_journal_append(struct store *, const char *run_id, const char *kind,
 	    const char *data_json);
+/* The same, with the id of the bus event it will be published as (0: none). */
+int	store_journal_append_event(struct store *, const char *run_id, const char *kind,
+	    const char *data_json, int64_t event_id);
+/*
+ * Entries published as events after `after` and before `before` (0: no bound), oldest
+ * first, at most limit: how a stream resumes past what the bus still holds.
+ */
+int	store_journal_list_events(struct store *, int64_t after, int64_t before,
+	    size_t limit, struct store_journal_entry **out, size_t *n);
+/* The largest event id the journal holds, 0 when none. */
+int	store_journal_max_event(struct store *, int64_t *out);
+/* The event ids reserved so far (0: none), and a new reservation (never lower). */
+int	store_bus_reserved(struct store *, int64_t *out);
+int	store_bus_reserve(struct store *, int64_t upto);
 /* Entries with id > since_id, oldest first; run_id NULL: all; limit 0: no limit. */
 int	store_journal_list(struct store *, const char *run_id, int64_t since_id,
 	    size_t limit, struct store_journal_entry **out, size_t *n);

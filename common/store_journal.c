@@ -22,6 +22,7 @@ store_journal_row(sqlite3_stmt *stmt, void *p)
 	if (store_col_text(stmt, 1, &j->ts) || store_col_text(stmt, 2, &j->run_id) ||
 	    store_col_text(stmt, 3, &j->kind) || store_col_text(stmt, 4, &j->data))
 		return ENOMEM;
+	j->event_id = sqlite3_column_int64(stmt, 5);
 	return 0;
 }
 
@@ -55,18 +56,65 @@ int
 store_journal_append(struct store *st, const char *run_id, const char *kind,
     const char *data_json)
 {
+	return store_journal_append_event(st, run_id, kind, data_json, 0);
+}
+
+int
+store_journal_append_event(struct store *st, const char *run_id, const char *kind,
+    const char *data_json, int64_t event_id)
+{
 	sqlite3_stmt	*stmt;
 	char		 now[STORE_TIME_LEN];
 
-	if (store_prepare(st, "INSERT INTO journal (ts, run_id, kind, data)"
-	    " VALUES (?1, ?2, ?3, ?4)", &stmt, "journal append") == -1)
+	/* Without an event, the columns every version has (a store being migrated). */
+	if (store_prepare(st, event_id > 0 ?
+	    "INSERT INTO journal (ts, run_id, kind, data, event_id)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5)" :
+	    "INSERT INTO journal (ts, run_id, kind, data) VALUES (?1, ?2, ?3, ?4)",
+	    &stmt, "journal append") == -1)
 		return -1;
 	store_now(now, sizeof now);
 	store_bind_text(stmt, 1, now);
 	store_bind_text(stmt, 2, run_id);
 	store_bind_text(stmt, 3, kind);
 	store_bind_text(stmt, 4, data_json);
+	if (event_id > 0)
+		sqlite3_bind_int64(stmt, 5, event_id);
 	return store_step_done(st, stmt, "journal append");
+}
+
+int
+store_journal_list_events(struct store *st, int64_t after, int64_t before, size_t limit,
+    struct store_journal_entry **out, size_t *n)
+{
+	sqlite3_stmt	*stmt;
+
+	if (store_prepare(st, "SELECT id, ts, run_id, kind, data, event_id FROM journal"
+	    " WHERE event_id > ?1 AND (?2 = 0 OR event_id < ?2) ORDER BY event_id"
+	    " LIMIT ?3", &stmt, "journal events") == -1)
+		return -1;
+	sqlite3_bind_int64(stmt, 1, after);
+	sqlite3_bind_int64(stmt, 2, before);
+	sqlite3_bind_int64(stmt, 3, store_limit(limit));
+	return store_collect(st, stmt, sizeof **out, store_journal_row,
+	    store_journal_entry_free_v, (void **)out, n, "journal events");
+}
+
+int
+store_journal_max_event(struct store *st, int64_t *out)
+{
+	sqlite3_stmt	*stmt;
+	int		 rc;
+
+	*out = 0;
+	if (store_prepare(st, "SELECT coalesce(max(event_id), 0) FROM journal", &stmt,
+	    "journal max event") == -1)
+		return -1;
+	if ((rc = sqlite3_step(stmt)) != SQLITE_ROW)
+		return store_sqlfail(st, stmt, "journal max event");
+	*out = sqlite3_column_int64(stmt, 0);
+	sqlite3_finalize(stmt);
+	return 0;
 }
 
 int
@@ -75,7 +123,7 @@ store_journal_list(struct store *st, const char *run_id, int64_t since_id,
 {
 	sqlite3_stmt	*stmt;
 
-	if (store_prepare(st, "SELECT id, ts, run_id, kind, data FROM journal"
+	if (store_prepare(st, "SELECT id, ts, run_id, kind, data, event_id FROM journal"
 	    " WHERE (?1 IS NULL OR run_id = ?1) AND id > ?2 ORDER BY id LIMIT ?3",
 	    &stmt, "journal list") == -1)
 		return -1;
@@ -84,6 +132,36 @@ store_journal_list(struct store *st, const char *run_id, int64_t since_id,
 	sqlite3_bind_int64(stmt, 3, store_limit(limit));
 	return store_collect(st, stmt, sizeof **out, store_journal_row,
 	    store_journal_entry_free_v, (void **)out, n, "journal list");
+}
+
+int
+store_bus_reserved(struct store *st, int64_t *out)
+{
+	sqlite3_stmt	*stmt;
+	int		 rc;
+
+	*out = 0;
+	if (store_prepare(st, "SELECT coalesce(max(reserved), 0) FROM bus_state", &stmt,
+	    "bus state") == -1)
+		return -1;
+	if ((rc = sqlite3_step(stmt)) != SQLITE_ROW)
+		return store_sqlfail(st, stmt, "bus state");
+	*out = sqlite3_column_int64(stmt, 0);
+	sqlite3_finalize(stmt);
+	return 0;
+}
+
+int
+store_bus_reserve(struct store *st, int64_t upto)
+{
+	sqlite3_stmt	*stmt;
+
+	if (store_prepare(st, "INSERT INTO bus_state (id, reserved) VALUES (1, ?1)"
+	    " ON CONFLICT (id) DO UPDATE SET reserved = max(reserved, excluded.reserved)",
+	    &stmt, "bus reserve") == -1)
+		return -1;
+	sqlite3_bind_int64(stmt, 1, upto);
+	return store_step_done(st, stmt, "bus reserve");
 }
 
 /* ---- audit log ------------------------------------------------------------------- */

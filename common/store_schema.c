@@ -340,6 +340,20 @@ static const char store_schema_v15[] =
 "CREATE UNIQUE INDEX runs_branch_held ON runs(branch)"
 "  WHERE branch IS NOT NULL AND status IN ('queued', 'starting', 'running');";
 
+/*
+ * 16, issue 24: the id of the bus event a journal entry was published as (daemon/bus.h),
+ * so that an event stream resumed past the bus's ring gets the journal's entries in
+ * order (NULL for entries from before). bus_state: the event ids a daemon has reserved
+ * (it may give out ids below `reserved`), so that the next daemon starts above them.
+ */
+static const char store_schema_v16[] =
+"ALTER TABLE journal ADD COLUMN event_id INTEGER;"
+"CREATE INDEX journal_event ON journal(event_id) WHERE event_id IS NOT NULL;"
+"CREATE TABLE bus_state ("
+"  id INTEGER PRIMARY KEY CHECK (id = 1),"
+"  reserved INTEGER NOT NULL CHECK (reserved >= 0)"
+");";
+
 const struct store_migration store_migrations[] = {
 	{ 1, "tasks, runs, run_events", store_schema_v1, 0 },
 	{ 2, "approvals", store_schema_v2, 0 },
@@ -358,6 +372,7 @@ const struct store_migration store_migrations[] = {
 	{ 13, "a task's budget pause: budget_wait, max_dollars", store_schema_v13, 0 },
 	{ 14, "task rule kind (allow, ask) and source", store_schema_v14, 0 },
 	{ 15, "a continued run holds the branch it continues", store_schema_v15, 0 },
+	{ 16, "the bus event of a journal entry", store_schema_v16, 0 },
 };
 const size_t store_n_migrations =
     sizeof store_migrations / sizeof store_migrations[0];

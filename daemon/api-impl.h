@@ -23,6 +23,7 @@ struct api_req {
 	size_t			 nseg;
 	struct evkeyvalq	 query;
 	char			 actor[64];
+	int			 inbox;		/* through the Inbox's gateway, on its session */
 	char			 pathbuf[512];
 	char			 segbuf[512];	/* seg[] points into it */
 };

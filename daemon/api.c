@@ -202,6 +202,33 @@ api_count_queued(struct daemon *d)
 	return n;
 }
 
+/* ---- events (events.c) ------------------------------------------------------- */
+
+/* GET /api/events?types=&task=&run=&last_event_id=: the bus, as server-sent events. */
+static void
+api_events(struct api_req *q)
+{
+	struct evkeyvalq	*h = evhttp_request_get_input_headers(q->req);
+	const char		*last = evhttp_find_header(h, "Last-Event-ID");
+	char			 err[256], cookie[80];
+	int			 code;
+
+	if (last == NULL)
+		last = api_param(q, "last_event_id");
+	if (q->inbox && inbox_cookie_of(q->d, q->req, cookie, sizeof cookie) == -1) {
+		api_error(q, 401, "unauthorized", "not signed in");
+		return;
+	}
+	code = events_open(q->d, q->req, api_param(q, "types"), api_param(q, "task"),
+	    api_param(q, "run"), last, q->inbox ? cookie : NULL, err, sizeof err);
+	if (code == 400)
+		api_error(q, 400, "bad_request", "%s", err);
+	else if (code == 503)
+		api_error(q, 503, "unavailable", "%s", err);
+	else if (code != 0)
+		api_error(q, code, "internal", "%s", err);
+}
+
 /* ---- status ------------------------------------------------------------------- */
 
 static void
@@ -558,10 +585,12 @@ api_run_stop(struct api_req *q, const char *id)
 		store_run_free(&r);
 		return;
 	}
-	if ((live = runs_find(q->d, r.id)) != NULL)
+	if ((live = runs_find(q->d, r.id)) != NULL) {
 		runs_stop(live, STORE_EXIT_STOPPED, "stopped on request");
-	else if (r.status == STORE_RUN_QUEUED)
+	} else if (r.status == STORE_RUN_QUEUED) {
 		store_run_set_status(q->d->store, r.id, STORE_RUN_STOPPED, STORE_EXIT_STOPPED);
+		runs_status_published(q->d, r.id, NULL, STORE_RUN_STOPPED, STORE_EXIT_STOPPED);
+	}
 	journal_audit(q->d, q->actor, "run.stop", r.id, NULL);
 	o = cJSON_CreateObject();
 	json_add_string(o, "id", r.id);
@@ -1034,6 +1063,8 @@ api_respond_via(struct daemon *d, const char *id, int allow, const char *message
 	if (r == NULL || ra == NULL || r->down == NULL) {
 		store_approval_answer(d->store, a.id, STORE_APPROVAL_EXPIRED,
 		    "the run is no longer live", "clockworkd");
+		if (r != NULL)
+			runs_approval_published(r, a.id, "expired", NULL);
 		snprintf(why, whylen, "run %s is no longer live; approval %s cannot be "
 		    "answered", a.run_id, a.id);
 		store_approval_free(&a);
@@ -1077,6 +1108,12 @@ api_respond_via(struct daemon *d, const char *id, int allow, const char *message
 			json_add_string(j, "message", message);
 		journal_add(d, a.run_id, "approval_answer", j);
 	}
+	if ((j = cJSON_CreateObject()) != NULL) {
+		json_add_string(j, "by", actor);
+		if (message != NULL)
+			json_add_string(j, "message", message);
+	}
+	runs_approval_published(r, a.id, allow ? "allowed" : "denied", j);
 	runs_approval_forget(ra);
 	store_approval_free(&a);
 	telegram_kick(d);	/* the approval's Telegram message shows the answer */
@@ -2111,6 +2148,7 @@ struct api_route {
 /* The one route table: every endpoint, its method and its auth rule. */
 static const struct api_route api_routes[] = {
 	{ "api/status",			EVHTTP_REQ_GET,	   API_AUTH_LOCAL, api_status },
+	{ "api/events",			EVHTTP_REQ_GET,	   API_AUTH_INBOX, api_events },
 	{ "api/tasks",			EVHTTP_REQ_GET,	   API_AUTH_INBOX, api_tasks_list },
 	{ "api/tasks",			EVHTTP_REQ_POST,   API_AUTH_LOCAL, api_task_add },
 	{ "api/tasks/*",		EVHTTP_REQ_GET,	   API_AUTH_LOCAL, api_task_show },
@@ -2291,6 +2329,7 @@ api_cb(struct evhttp_request *req, void *arg)
 		}
 		snprintf(q.actor, sizeof q.actor, "inbox");
 		via = API_VIA_INBOX;
+		q.inbox = 1;
 		if (api_split(&q, path + 6) == -1) {
 			api_error(&q, 404, "not_found", "no such Inbox endpoint: %.200s",
 			    q.pathbuf);
@@ -2482,6 +2521,7 @@ api_stop(struct daemon *d)
 {
 	char	path[PATH_MAX];
 
+	events_free(d);
 	inbox_free(d);
 	httpd_free(d->httpd);
 	d->httpd = NULL;

@@ -15,6 +15,7 @@
 #include <cjson/cJSON.h>
 
 #include "asklimit.h"
+#include "bus.h"
 #include "clauderules.h"
 #include "config.h"
 #include "peerns.h"
@@ -178,6 +179,8 @@ struct daemon {
 	struct inbox		*inbox;		/* sessions of the Inbox page */
 	struct telegram		*telegram;	/* Telegram approvals (telegram.c) */
 	struct notify		*notify;	/* desktop notifications (notify.c) */
+	struct bus		*bus;		/* what changed, to every surface (bus.h) */
+	struct events		*events;	/* GET /api/events streams (events.c) */
 	struct peerns		 pidns;		/* ours: the control socket serves no other */
 	time_t			 peer_refused_since;	/* this minute of refusals */
 	unsigned		 peer_refused_n;	/* refusals in it */
@@ -199,6 +202,13 @@ struct server_options {
 };
 int	server_main(const struct server_options *);
 void	server_reload(struct daemon *);
+
+/*
+ * server.c: publish on the daemon's bus (bus.h) what was just stored; data is taken.
+ * Before the bus exists (and in unit tests) it is dropped. Returns the event's id or 0.
+ */
+uint64_t daemon_publish(struct daemon *, enum bus_type, const char *task, const char *run,
+	    cJSON *data);
 
 /* api.c: the HTTP API. */
 int	api_start(struct daemon *, char *err, size_t errlen);
@@ -241,6 +251,23 @@ int	inbox_is_page(const char *path);
 void	inbox_serve(struct daemon *, struct evhttp_request *, const char *path);
 void	inbox_security_headers(struct evhttp_request *);
 void	inbox_free(struct daemon *);
+/* The request's valid session cookie into out (0), or -1 when it has none. */
+int	inbox_cookie_of(struct daemon *, struct evhttp_request *, char *out, size_t outlen);
+int	inbox_cookie_valid(struct daemon *, const char *cookie);
+
+/*
+ * events.c: the bus as server-sent events (GET /api/events). Opens the stream on req
+ * with the filters and Last-Event-ID given (each may be NULL); cookie names the Inbox
+ * session it lives on (NULL: the token's), so that it ends with it. 0 once the
+ * stream is open; else the HTTP status to answer, with the reason in err.
+ */
+int	events_open(struct daemon *, struct evhttp_request *, const char *types,
+	    const char *task, const char *run, const char *last_id, const char *cookie,
+	    char *err, size_t errlen);
+/* End the streams of Inbox sessions (a revoke); each gets a "signedout" event. */
+void	events_end_sessions(struct daemon *);
+size_t	events_streams(struct daemon *);
+void	events_free(struct daemon *);
 
 /* export.c: the proof-of-work export (SPEC I3). */
 struct export_input {
@@ -320,6 +347,9 @@ void	runs_pump(struct daemon *);
 void	runs_pump_later(struct daemon *);
 struct run *runs_find(struct daemon *, const char *id);
 int	runs_stop(struct run *, enum store_exit_reason, const char *message);
+/* A run's status as just stored, to the bus (task NULL: looked up). */
+void	runs_status_published(struct daemon *, const char *run_id, const char *task,
+	    enum store_run_status, enum store_exit_reason);
 void	runs_stop_all(struct daemon *);
 /*
  * Let go of every live run without ending it (SPEC R1): each runner goes on and waits
@@ -356,6 +386,9 @@ int	api_approval_for_task(struct daemon *, const char *id, const char *actor,
 void	runs_task_rule_added(struct daemon *, int64_t task_id, const char *family,
 	    const char *max_risk);
 void	runs_approval_forget(struct run_approval *);
+/* An approval as just stored, to the bus: its state and (taken) extra fields. */
+void	runs_approval_published(struct run *, const char *approval_id, const char *state,
+	    cJSON *extra);
 
 /*
  * supervise.c: a run's processes as the daemon sees them (its runner's group and
@@ -728,6 +761,9 @@ long long diskguard_du(const char *path);
 
 /* journal.c: the safety journal and audit log, with one log line each. */
 void	journal_add(struct daemon *, const char *run_id, const char *kind, cJSON *data);
+/* A journal event's data as the bus carries it, from the entry as stored. */
+cJSON	*journal_event_data(const char *kind, const char *data_json);
+const char *journal_task(struct daemon *, const char *run_id);
 void	journal_audit(struct daemon *, const char *actor, const char *action,
 	    const char *target, cJSON *data);
 

@@ -212,7 +212,26 @@ inbox_session(struct daemon *d, struct evhttp_request *req)
 	return inbox_session_by_cookie(ib, v);
 }
 
-/* End every session and spend every code; open event streams close at their next tick. */
+int
+inbox_cookie_of(struct daemon *d, struct evhttp_request *req, char *out, size_t outlen)
+{
+	struct inbox_session	*s = inbox_session(d, req);
+
+	if (s == NULL)
+		return -1;
+	snprintf(out, outlen, "%s", s->cookie);
+	return 0;
+}
+
+int
+inbox_cookie_valid(struct daemon *d, const char *cookie)
+{
+	struct inbox	*ib = inbox_get(d);
+
+	return ib != NULL && inbox_session_by_cookie(ib, cookie) != NULL;
+}
+
+/* End every session and spend every code, and the event streams that lived on them. */
 int
 inbox_revoke(struct daemon *d)
 {
@@ -227,6 +246,7 @@ inbox_revoke(struct daemon *d)
 			n++;
 	memset(ib->sessions, 0, sizeof ib->sessions);
 	memset(ib->codes, 0, sizeof ib->codes);
+	events_end_sessions(d);
 	return n;
 }
 

@@ -30,6 +30,7 @@ journal_run_allows(struct daemon *d, const char *run_id, const char *kind)
 	struct run	*r;
 	cJSON		*j;
 	char		*t;
+	uint64_t	 eid;
 
 	if (run_id == NULL || (r = runs_find(d, run_id)) == NULL)
 		return 1;
@@ -46,9 +47,14 @@ journal_run_allows(struct daemon *d, const char *run_id, const char *kind)
 		json_add_string(j, "first_dropped", kind);
 		t = json_print(j);
 		cJSON_Delete(j);
-		if (store_journal_append(d->store, run_id, "journal_capped", t) == -1)
+		eid = d->bus != NULL ? bus_next_id(d->bus) : 0;
+		if (store_journal_append_event(d->store, run_id, "journal_capped", t,
+		    (int64_t)eid) == -1)
 			log_error("journal: cannot record journal_capped for run %s: %s",
 			    run_id, store_errmsg(d->store));
+		else if (eid != 0)
+			(void)daemon_publish(d, BUS_JOURNAL, r->task_name, run_id,
+			    journal_event_data("journal_capped", t));
 		log_warn("journal: run %s reached %d entries; the rest are counted only",
 		    run_id, CW_JOURNAL_MAX_PER_RUN);
 		cJSON_free(t);
@@ -82,21 +88,86 @@ journal_bounded(char *text)
 void
 journal_add(struct daemon *d, const char *run_id, const char *kind, cJSON *data)
 {
-	char	*text;
+	char		*text;
+	uint64_t	 eid;
 
 	if (!journal_run_allows(d, run_id, kind)) {
 		cJSON_Delete(data);
 		return;
 	}
 	text = journal_bounded(data != NULL ? json_print(data) : NULL);
-	if (store_journal_append(d->store, run_id, kind, text) == -1)
+	eid = d->bus != NULL ? bus_next_id(d->bus) : 0;
+	if (store_journal_append_event(d->store, run_id, kind, text, (int64_t)eid) == -1) {
 		log_error("journal: cannot record %s for run %s: %s", kind,
 		    run_id != NULL ? run_id : "-", store_errmsg(d->store));
-	else
+	} else {
 		log_info("journal: %s run=%s %s", kind, run_id != NULL ? run_id : "-",
 		    text != NULL ? text : "");
+		/* Published as stored, under the id the entry keeps (events.c resumes so). */
+		if (eid != 0)
+			(void)daemon_publish(d, BUS_JOURNAL, journal_task(d, run_id), run_id,
+			    journal_event_data(kind, text));
+	}
 	cJSON_free(text);
 	cJSON_Delete(data);
+}
+
+/* The live run's task: a stream filtered by task sees its runs' entries. */
+const char *
+journal_task(struct daemon *d, const char *run_id)
+{
+	struct run	*r;
+
+	if (run_id == NULL || (r = runs_find(d, run_id)) == NULL)
+		return NULL;
+	return r->task_name;
+}
+
+/* A journal event's data, from the entry as stored: {"kind", "data"}. */
+cJSON *
+journal_event_data(const char *kind, const char *text)
+{
+	cJSON	*o, *v;
+
+	if ((o = cJSON_CreateObject()) == NULL)
+		return NULL;
+	json_add_string(o, "kind", kind);
+	if (text != NULL && (v = json_parse(text, strlen(text))) != NULL)
+		cJSON_AddItemToObject(o, "data", v);
+	return o;
+}
+
+/*
+ * What a person (or the scheduler) changed, to the bus: a task's definition, rules or
+ * review ("task" events), and a run's review ("run" events with the action).
+ */
+static void
+journal_audit_published(struct daemon *d, const char *actor, const char *action,
+    const char *target)
+{
+	enum bus_type	 type;
+	const char	*task = NULL, *run = NULL;
+	cJSON		*o;
+
+	if (strncmp(action, "task.", 5) == 0 || strcmp(action, "jobs.enable") == 0 ||
+	    strcmp(action, "template.import") == 0) {
+		type = BUS_TASK;
+		task = target;
+	} else if (strcmp(action, "jobs.discover") == 0) {
+		type = BUS_TASK;
+	} else if (strcmp(action, "run.merge") == 0 || strcmp(action, "run.discard") == 0) {
+		type = BUS_RUN;
+		run = target;
+	} else {
+		return;
+	}
+	if ((o = cJSON_CreateObject()) != NULL) {
+		json_add_string(o, "action", action);
+		json_add_string(o, "by", actor);
+		if (type == BUS_TASK && task == NULL)
+			json_add_string(o, "repo", target);
+	}
+	(void)daemon_publish(d, type, task, run, o);
 }
 
 void
@@ -105,11 +176,13 @@ journal_audit(struct daemon *d, const char *actor, const char *action,
 {
 	char	*text = data != NULL ? json_print(data) : NULL;
 
-	if (store_audit_append(d->store, actor, action, target, text) == -1)
+	if (store_audit_append(d->store, actor, action, target, text) == -1) {
 		log_error("audit: cannot record %s %s: %s", action,
 		    target != NULL ? target : "-", store_errmsg(d->store));
-	else
+	} else {
 		log_debug("audit: %s %s %s", actor, action, target != NULL ? target : "-");
+		journal_audit_published(d, actor, action, target);
+	}
 	cJSON_free(text);
 	cJSON_Delete(data);
 }

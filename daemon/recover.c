@@ -355,6 +355,8 @@ recover_runs(struct daemon *d)
 		}
 		store_run_set_status(d->store, v[i].id, STORE_RUN_INTERRUPTED,
 		    STORE_EXIT_INTERRUPTED);
+		runs_status_published(d, v[i].id, NULL, STORE_RUN_INTERRUPTED,
+		    STORE_EXIT_INTERRUPTED);
 		store_approval_expire_run(d->store, v[i].id);
 		if ((j = cJSON_CreateObject()) != NULL) {
 			cJSON_AddNumberToObject(j, "runner_pid", (double)v[i].runner_pid);

@@ -122,6 +122,22 @@ runs_log_line(struct run *r, const char *fmt, ...)
  * serves whole lines only, api.c). Output that starts with the daemon's own mark is
  * tagged so that a run cannot forge a "[clockworkd] run ended" line.
  */
+/* A line of the run's log as written, to the bus ("log" events carry it masked). */
+static void
+runs_log_published(struct run *r, const char *text, size_t len)
+{
+	cJSON	*o;
+	char	*m;
+	size_t	 mlen;
+
+	if (r->d->bus == NULL || (m = mask_secrets_buf(text, len, &mlen)) == NULL)
+		return;
+	if ((o = cJSON_CreateObject()) != NULL)
+		json_add_string(o, "text", m);
+	free(m);
+	(void)daemon_publish(r->d, BUS_LOG, r->task_name, r->id, o);
+}
+
 static void
 runs_log_output(struct run *r, const char *text, size_t len)
 {
@@ -151,10 +167,47 @@ runs_log_output(struct run *r, const char *text, size_t len)
 		r->log_dropped += (long)need;
 		return;
 	}
-	if (writev(r->log_fd, iov, n) == -1)
+	if (writev(r->log_fd, iov, n) == -1) {
 		log_warn("run %s: cannot write its log: %s", r->id, strerror(errno));
-	else
-		r->log_bytes += (long)need;
+		return;
+	}
+	r->log_bytes += (long)need;
+	runs_log_published(r, text, len);
+}
+
+/*
+ * A run's status as just stored, to the bus. task NULL: the live run's, else the
+ * store's (a queued or an ended run).
+ */
+void
+runs_status_published(struct daemon *d, const char *run_id, const char *task,
+    enum store_run_status status, enum store_exit_reason why)
+{
+	struct store_task	 t;
+	struct store_run	 sr;
+	struct run		*r;
+	cJSON			*o;
+	int			 have_t = 0;
+
+	if (d->bus == NULL)
+		return;
+	if (task == NULL && (r = runs_find(d, run_id)) != NULL)
+		task = r->task_name;
+	if (task == NULL && store_run_get(d->store, run_id, &sr) == 1) {
+		if (store_task_get(d->store, sr.task_id, &t) == 1) {
+			have_t = 1;
+			task = t.name;
+		}
+		store_run_free(&sr);
+	}
+	if ((o = cJSON_CreateObject()) != NULL) {
+		json_add_string(o, "status", store_run_status_name(status));
+		if (store_exit_reason_name(why) != NULL)
+			json_add_string(o, "exit_reason", store_exit_reason_name(why));
+	}
+	(void)daemon_publish(d, BUS_RUN, task, run_id, o);
+	if (have_t)
+		store_task_free(&t);
 }
 
 struct run *
@@ -491,8 +544,26 @@ runs_approval_deadline_cb(evutil_socket_t fd, short what, void *arg)
 			json_add_string(j, "approval", a->id);
 			journal_add(a->run->d, a->run->id, "approval_expired", j);
 		}
+		runs_approval_published(a->run, a->id, "expired", NULL);
 	}
 	runs_approval_forget(a);
+}
+
+/*
+ * An approval as just stored, to the bus: state "pending", "allowed", "denied" or
+ * "expired"; extra (taken, may be NULL) adds its fields.
+ */
+void
+runs_approval_published(struct run *r, const char *approval_id, const char *state,
+    cJSON *extra)
+{
+	cJSON	*o = extra != NULL ? extra : cJSON_CreateObject();
+
+	if (o != NULL) {
+		json_add_string(o, "approval", approval_id);
+		json_add_string(o, "state", state);
+	}
+	(void)daemon_publish(r->d, BUS_APPROVAL, r->task_name, r->id, o);
 }
 
 void
@@ -689,6 +760,15 @@ runs_approval_request(struct run *r, const struct wiremsg *m)
 			json_add_string(j, "risk_rule", m->risk_rule);
 		journal_add(r->d, r->id, "approval_request", j);
 	}
+	if ((j = cJSON_CreateObject()) != NULL) {
+		json_add_string(j, "tool", tool);
+		if (json_get_string(input, "command") != NULL)
+			record_add_command(j, json_get_string(input, "command"));
+		json_add_string(j, "risk", m->risk);
+		if (deadline > 0)
+			cJSON_AddNumberToObject(j, "deadline_ms", deadline);
+	}
+	runs_approval_published(r, a->id, "pending", j);
 	telegram_kick(r->d);
 }
 
@@ -735,6 +815,17 @@ runs_handle_event(struct run *r, const struct wiremsg *m)
 	if (strcmp(kind, "budget_paused") == 0 || strcmp(kind, "budget_resumed") == 0 ||
 	    strcmp(kind, "budget_state") == 0)
 		runs_budget_state(r, msg);
+	if (strcmp(kind, "budget_paused") == 0 || strcmp(kind, "budget_resumed") == 0) {
+		cJSON	*o = cJSON_CreateObject();
+
+		if (o != NULL) {
+			cJSON_AddBoolToObject(o, "paused", kind[7] == 'p');
+			cJSON_AddNumberToObject(o, "dollars", r->budget_dollars);
+			cJSON_AddNumberToObject(o, "turns", r->budget_turns);
+			cJSON_AddNumberToObject(o, "seconds", r->budget_seconds);
+		}
+		(void)daemon_publish(r->d, BUS_BUDGET, r->task_name, r->id, o);
+	}
 	if (m->sandboxed != -1)
 		r->sandboxed = m->sandboxed;
 	if (strcmp(kind, "floor_deny") == 0 || strcmp(kind, "rule_deny") == 0 ||
@@ -779,6 +870,7 @@ runs_handle_event(struct run *r, const struct wiremsg *m)
 			    kind, "cw-runner");
 			transcripts_append(r, transcript_answer(a->id, "deny", "cw-runner",
 			    kind));
+			runs_approval_published(r, a->id, "expired", NULL);
 			runs_approval_forget(a);
 		}
 	}
@@ -1296,6 +1388,7 @@ runs_fail_early(struct daemon *d, const char *id, enum store_run_status status,
 		cJSON_Delete(rep);
 	}
 	store_run_set_status(d->store, id, status, STORE_EXIT_FAILED);
+	runs_status_published(d, id, NULL, status, STORE_EXIT_FAILED);
 	if (status == STORE_RUN_REFUSED && (rep = cJSON_CreateObject()) != NULL) {
 		json_add_string(rep, "reason", why);
 		journal_add(d, id, "run_refused", rep);
@@ -1544,6 +1637,7 @@ runs_start(struct daemon *d, const char *id)
 	}
 	store_run_free(&sr);
 	store_run_set_status(d->store, r->id, STORE_RUN_STARTING, STORE_EXIT_NONE);
+	runs_status_published(d, r->id, r->task_name, STORE_RUN_STARTING, STORE_EXIT_NONE);
 
 	snprintf(dir, sizeof dir, "%s/runs", d->home);
 	snprintf(r->log_path, sizeof r->log_path, "%s/runs/%s.log", d->home, r->id);
@@ -1620,6 +1714,7 @@ runs_start(struct daemon *d, const char *id)
 	runs_track(r);
 	store_run_set_runner(d->store, r->id, r->pid, r->pid, (int64_t)r->start, -1);
 	store_run_set_status(d->store, r->id, STORE_RUN_RUNNING, STORE_EXIT_NONE);
+	runs_status_published(d, r->id, r->task_name, STORE_RUN_RUNNING, STORE_EXIT_NONE);
 	supervise_save(&r->procs, r->pids_path);
 	log_info("run %s: task %s, runner pid %d, workdir %s", r->id, r->task_name,
 	    (int)r->pid, r->workdir);
@@ -1795,6 +1890,7 @@ void
 runs_finish(struct run *r)
 {
 	struct daemon		*d = r->d;
+	struct run_approval	*a;
 	enum store_exit_reason	 why;
 	enum store_run_status	 status;
 	const char		*rs, *es, *sn, *wn;
@@ -1965,7 +2061,11 @@ runs_finish(struct run *r)
 	    r->sandboxed);
 	if (store_run_set_status(d->store, r->id, status, why) == -1)
 		log_error("run %s: cannot record its end: %s", r->id, store_errmsg(d->store));
+	else
+		runs_status_published(d, r->id, r->task_name, status, why);
 	store_approval_expire_run(d->store, r->id);
+	TAILQ_FOREACH(a, &r->approvals, entry)
+		runs_approval_published(r, a->id, "expired", NULL);
 	telegram_kick(d);	/* their Telegram messages say so now */
 
 	if (r->sandboxed == 0 && !r->journaled_sandbox_off &&
@@ -2148,6 +2248,7 @@ runs_enqueue(struct daemon *d, const struct store_task *t, char *id_out, size_t 
 		return -1;
 	}
 	log_info("run %s: queued for task %s", id_out, t->name);
+	runs_status_published(d, id_out, t->name, STORE_RUN_QUEUED, STORE_EXIT_NONE);
 	runs_pump_later(d);
 	return 0;
 }
@@ -2218,6 +2319,7 @@ runs_enqueue_from(struct daemon *d, const struct store_task *t, const char *pare
 	    parent != NULL ? parent : "-", resume_id != NULL ? ", resuming its "
 	    "conversation" : fresh ? ", a new conversation" : "", cb != NULL ?
 	    ", on branch " : "", cb != NULL ? cb->branch : "");
+	runs_status_published(d, id_out, t->name, STORE_RUN_QUEUED, STORE_EXIT_NONE);
 	runs_pump_later(d);
 	return rc;
 }

@@ -33,6 +33,8 @@ server_exit_cb(evutil_socket_t fd, short what, void *arg)
 	TAILQ_FOREACH_SAFE(r, &d->runs, entry, next) {
 		supervise_kill_tree(&r->procs, r->reaped ? 0 : r->pid);
 		store_run_set_status(d->store, r->id, STORE_RUN_STOPPED, STORE_EXIT_STOPPED);
+		runs_status_published(d, r->id, r->task_name, STORE_RUN_STOPPED,
+		    STORE_EXIT_STOPPED);
 		log_warn("run %s: recorded as stopped at shutdown", r->id);
 	}
 	event_base_loopexit(d->base, NULL);
@@ -140,6 +142,60 @@ server_reload(struct daemon *d)
  * One we do not own is refused; one open to group or others (made by hand, say) is
  * closed to them, loudly.
  */
+/*
+ * The bus keeps the last SERVER_BUS_EVENTS events, at most SERVER_BUS_BYTES of them: a
+ * stream that comes back within that gets everything; past it, the journal (events.c).
+ * It reserves ids SERVER_BUS_BLOCK at a time: one store write per block.
+ */
+#define SERVER_BUS_EVENTS	8192
+#define SERVER_BUS_BYTES	(8 * 1024 * 1024)
+#define SERVER_BUS_BLOCK	65536
+
+static uint64_t
+server_bus_reserve(uint64_t need, void *arg)
+{
+	struct daemon	*d = arg;
+	uint64_t	 upto = need + SERVER_BUS_BLOCK;
+
+	if (store_bus_reserve(d->store, (int64_t)upto) == -1) {
+		log_error("bus: %s", store_errmsg(d->store));
+		return 0;
+	}
+	return upto;
+}
+
+/* Ids go on from the last daemon's: past its reservation and the journal's (bus.h). */
+static int
+server_bus_new(struct daemon *d)
+{
+	int64_t		last, reserved;
+	uint64_t	first;
+
+	if (store_journal_max_event(d->store, &last) == -1 ||
+	    store_bus_reserved(d->store, &reserved) == -1) {
+		log_error("cannot read the journal: %s", store_errmsg(d->store));
+		return -1;
+	}
+	first = (uint64_t)(reserved > last ? reserved : last + 1);
+	if ((d->bus = bus_new(first, SERVER_BUS_EVENTS, SERVER_BUS_BYTES,
+	    server_bus_reserve, d)) == NULL) {
+		log_error("cannot make the event bus: out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+uint64_t
+daemon_publish(struct daemon *d, enum bus_type type, const char *task, const char *run,
+    cJSON *data)
+{
+	if (d == NULL || d->bus == NULL) {
+		cJSON_Delete(data);
+		return 0;
+	}
+	return bus_publish(d->bus, type, task, run, data);
+}
+
 static int
 server_check_home(const char *home)
 {
@@ -279,6 +335,8 @@ server_main(const struct server_options *o)
 		log_error("%s", err);
 		goto out;
 	}
+	if (server_bus_new(&d) == -1)
+		goto out;
 	if (server_find_runner(&d, o->runner_path) == -1)
 		goto out;
 	/*
@@ -354,6 +412,7 @@ out:
 	if (d.ev_exit) event_free(d.ev_exit);
 	if (d.store != NULL)
 		store_close(d.store);
+	bus_free(d.bus);
 	if (d.base != NULL)
 		event_base_free(d.base);
 	config_free(&d.cfg);
