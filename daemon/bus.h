@@ -77,7 +77,8 @@ uint64_t	 bus_next_id(const struct bus *);
 /*
  * Publish: data (taken, may be NULL) becomes the event's "data"; task and run may be
  * NULL. Every matching subscriber is called before this returns. Returns the event's
- * id, or 0 when it could not be made (out of memory: logged, nothing delivered).
+ * id, or 0 when it could not be made (out of memory: logged, nothing delivered) or
+ * there is no bus (NULL: data is dropped).
  */
 uint64_t	 bus_publish(struct bus *, enum bus_type, const char *task, const char *run,
 		    cJSON *data);

@@ -203,36 +203,30 @@ struct server_options {
 int	server_main(const struct server_options *);
 void	server_reload(struct daemon *);
 
-/*
- * server.c: publish on the daemon's bus (bus.h) what was just stored; data is taken.
- * Before the bus exists (and in unit tests) it is dropped. Returns the event's id or 0.
- */
-uint64_t daemon_publish(struct daemon *, enum bus_type, const char *task, const char *run,
-	    cJSON *data);
-
 /* api.c: the HTTP API. */
 int	api_start(struct daemon *, char *err, size_t errlen);
 void	api_stop(struct daemon *);
-/* Answer one approval: the one respond path (cwctl, Inbox, Telegram). */
-enum api_respond_result {
-	API_RESPOND_OK = 0,
-	API_RESPOND_NOT_FOUND,
-	API_RESPOND_ALREADY,		/* already answered */
-	API_RESPOND_RUN_ENDED,
-	API_RESPOND_ERROR,
-	API_RESPOND_REFUSED,		/* not an answer this surface may give (why says) */
+
+/* approvals.c: answer one approval, the one respond path (cwctl, Inbox, Telegram). */
+enum approvals_result {
+	APPROVALS_OK = 0,
+	APPROVALS_NOT_FOUND,
+	APPROVALS_ALREADY,		/* already answered */
+	APPROVALS_RUN_ENDED,
+	APPROVALS_ERROR,
+	APPROVALS_REFUSED,		/* not an answer this surface may give (why says) */
 };
-enum api_respond_result api_respond(struct daemon *, const char *approval_id, int allow,
+enum approvals_result approvals_respond(struct daemon *, const char *approval_id, int allow,
 	    const char *message, const char *actor, char *why, size_t whylen);
 /*
- * The same, naming the surface: API_RESPOND_VIA_TELEGRAM may not extend a budget
+ * The same, naming the surface: APPROVALS_VIA_TELEGRAM may not extend a budget
  * past its hard ceiling (a budget question, runner/run.c; docs/SECURITY.md).
  */
-#define API_RESPOND_VIA_TELEGRAM	1
-enum api_respond_result api_respond_via(struct daemon *, const char *approval_id,
+#define APPROVALS_VIA_TELEGRAM	1
+enum approvals_result approvals_respond_via(struct daemon *, const char *approval_id,
 	    int allow, const char *message, const char *actor, int via, char *why,
 	    size_t whylen);
-#define API_BUDGET_TOOL		"budget"	/* the runner's budget question's tool */
+#define APPROVALS_BUDGET_TOOL		"budget"	/* the runner's budget question's tool */
 
 /* inbox.c: the Inbox page, its sign-in codes and sessions. */
 #define INBOX_COOKIE		"cw_inbox"
@@ -375,9 +369,10 @@ cJSON	*runs_to_json(const struct store_run *, int with_report);
 int	runs_send(struct run *, cJSON *msg);
 /*
  * "Always for this task" on an answered approval (cwctl, the Inbox, Telegram): its
- * host:port or its command family kept for the task (api.c). 0 with rule, -1 with why.
+ * host:port or its command family kept for the task (approvals.c). 0 with rule, -1 with
+ * why.
  */
-int	api_approval_for_task(struct daemon *, const char *id, const char *actor,
+int	approvals_for_task(struct daemon *, const char *id, const char *actor,
 	    char *rule, size_t rulelen, char *why, size_t whylen);
 /*
  * A task rule was added: tell every live run of the task (SPEC A1). max_risk NULL:

@@ -13,6 +13,23 @@
 #include "sha256.h"
 #include "wire.h"
 
+/*
+ * The live run an entry is about, from the daemon's list: the journal is a leaf that
+ * calls nothing of the subsystems that journal (runs.c would be a cycle through them).
+ */
+static struct run *
+journal_live_run(struct daemon *d, const char *run_id)
+{
+	struct run	*r;
+
+	if (run_id == NULL)
+		return NULL;
+	TAILQ_FOREACH(r, &d->runs, entry)
+		if (strcmp(r->id, run_id) == 0)
+			return r;
+	return NULL;
+}
+
 /* Entries the daemon itself decides on: few per run, never dropped by the cap. */
 static const char *const journal_uncapped[] = {
 	"approval_answer", "run_refused", "import_refused", "run_interrupted",
@@ -32,7 +49,7 @@ journal_run_allows(struct daemon *d, const char *run_id, const char *kind)
 	char		*t;
 	uint64_t	 eid;
 
-	if (run_id == NULL || (r = runs_find(d, run_id)) == NULL)
+	if ((r = journal_live_run(d, run_id)) == NULL)
 		return 1;
 	for (size_t i = 0; i < sizeof journal_uncapped / sizeof journal_uncapped[0]; i++)
 		if (strcmp(kind, journal_uncapped[i]) == 0)
@@ -53,7 +70,7 @@ journal_run_allows(struct daemon *d, const char *run_id, const char *kind)
 			log_error("journal: cannot record journal_capped for run %s: %s",
 			    run_id, store_errmsg(d->store));
 		else if (eid != 0)
-			(void)daemon_publish(d, BUS_JOURNAL, r->task_name, run_id,
+			(void)bus_publish(d->bus, BUS_JOURNAL, r->task_name, run_id,
 			    journal_event_data("journal_capped", t));
 		log_warn("journal: run %s reached %d entries; the rest are counted only",
 		    run_id, CW_JOURNAL_MAX_PER_RUN);
@@ -105,7 +122,7 @@ journal_add(struct daemon *d, const char *run_id, const char *kind, cJSON *data)
 		    text != NULL ? text : "");
 		/* Published as stored, under the id the entry keeps (events.c resumes so). */
 		if (eid != 0)
-			(void)daemon_publish(d, BUS_JOURNAL, journal_task(d, run_id), run_id,
+			(void)bus_publish(d->bus, BUS_JOURNAL, journal_task(d, run_id), run_id,
 			    journal_event_data(kind, text));
 	}
 	cJSON_free(text);
@@ -118,7 +135,7 @@ journal_task(struct daemon *d, const char *run_id)
 {
 	struct run	*r;
 
-	if (run_id == NULL || (r = runs_find(d, run_id)) == NULL)
+	if ((r = journal_live_run(d, run_id)) == NULL)
 		return NULL;
 	return r->task_name;
 }
@@ -167,7 +184,7 @@ journal_audit_published(struct daemon *d, const char *actor, const char *action,
 		if (type == BUS_TASK && task == NULL)
 			json_add_string(o, "repo", target);
 	}
-	(void)daemon_publish(d, type, task, run, o);
+	(void)bus_publish(d->bus, type, task, run, o);
 }
 
 void

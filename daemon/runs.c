@@ -135,7 +135,7 @@ runs_log_published(struct run *r, const char *text, size_t len)
 	if ((o = cJSON_CreateObject()) != NULL)
 		json_add_string(o, "text", m);
 	free(m);
-	(void)daemon_publish(r->d, BUS_LOG, r->task_name, r->id, o);
+	(void)bus_publish(r->d->bus, BUS_LOG, r->task_name, r->id, o);
 }
 
 static void
@@ -205,7 +205,7 @@ runs_status_published(struct daemon *d, const char *run_id, const char *task,
 		if (store_exit_reason_name(why) != NULL)
 			json_add_string(o, "exit_reason", store_exit_reason_name(why));
 	}
-	(void)daemon_publish(d, BUS_RUN, task, run_id, o);
+	(void)bus_publish(d->bus, BUS_RUN, task, run_id, o);
 	if (have_t)
 		store_task_free(&t);
 }
@@ -563,7 +563,7 @@ runs_approval_published(struct run *r, const char *approval_id, const char *stat
 		json_add_string(o, "approval", approval_id);
 		json_add_string(o, "state", state);
 	}
-	(void)daemon_publish(r->d, BUS_APPROVAL, r->task_name, r->id, o);
+	(void)bus_publish(r->d->bus, BUS_APPROVAL, r->task_name, r->id, o);
 }
 
 void
@@ -824,7 +824,7 @@ runs_handle_event(struct run *r, const struct wiremsg *m)
 			cJSON_AddNumberToObject(o, "turns", r->budget_turns);
 			cJSON_AddNumberToObject(o, "seconds", r->budget_seconds);
 		}
-		(void)daemon_publish(r->d, BUS_BUDGET, r->task_name, r->id, o);
+		(void)bus_publish(r->d->bus, BUS_BUDGET, r->task_name, r->id, o);
 	}
 	if (m->sandboxed != -1)
 		r->sandboxed = m->sandboxed;

@@ -185,17 +185,6 @@ server_bus_new(struct daemon *d)
 	return 0;
 }
 
-uint64_t
-daemon_publish(struct daemon *d, enum bus_type type, const char *task, const char *run,
-    cJSON *data)
-{
-	if (d == NULL || d->bus == NULL) {
-		cJSON_Delete(data);
-		return 0;
-	}
-	return bus_publish(d->bus, type, task, run, data);
-}
-
 static int
 server_check_home(const char *home)
 {

@@ -3,7 +3,7 @@
  * API's getUpdates and sends, edits and answers through it; it never listens.
  *
  * Why libcurl's multi interface driven by libevent (curl_multi_socket_action), not a
- * thread or a child: every answer must go through api_respond() on the daemon's loop
+ * thread or a child: every answer must go through approvals_respond() on the daemon's loop
  * (the store, the live runs and their pipes belong to that loop and nothing here
  * locks), so a thread would have to hand each press back across threads anyway, and a
  * child would need its own protocol and its own copy of the token. With the multi
@@ -17,7 +17,7 @@
  *  - in a group, supergroup or channel, the presser's user id is on the task's
  *    allowed_user_ids (a group without a list: no press ever counts).
  * A press that fails any of these changes nothing and is answered "Not allowed". One
- * that passes goes through api_respond(), the Inbox's and cwctl's path, with the
+ * that passes goes through approvals_respond(), the Inbox's and cwctl's path, with the
  * Telegram user as the actor, and is audited like theirs.
  *
  * The update offset is stored after each update is handled, so a restart resumes
@@ -423,9 +423,9 @@ tg_press(struct telegram *tg, const struct tgapi_press *p)
 		snprintf(actor, sizeof actor, "telegram user %" PRId64 "%s%s%s", p->from_id,
 		    p->from_username[0] ? " (@" : "", p->from_username,
 		    p->from_username[0] ? ")" : "");
-		switch (api_respond_via(tg->d, p->approval_id, p->allow, NULL, actor,
-		    API_RESPOND_VIA_TELEGRAM, why, sizeof why)) {
-		case API_RESPOND_OK:
+		switch (approvals_respond_via(tg->d, p->approval_id, p->allow, NULL, actor,
+		    APPROVALS_VIA_TELEGRAM, why, sizeof why)) {
+		case APPROVALS_OK:
 			if ((j = cJSON_CreateObject()) != NULL) {
 				json_add_string(j, "decision", p->allow ? "allow" : "deny");
 				json_add_string(j, "via", "telegram");
@@ -438,7 +438,7 @@ tg_press(struct telegram *tg, const struct tgapi_press *p)
 				/* The same path as cwctl approve --for-task. */
 				char	 rule[400], rwhy[300], line[800];
 
-				if (api_approval_for_task(tg->d, p->approval_id, actor, rule,
+				if (approvals_for_task(tg->d, p->approval_id, actor, rule,
 				    sizeof rule, rwhy, sizeof rwhy) == 0)
 					snprintf(line, sizeof line, "Approved; for this task "
 					    "from now on: %s.", rule);
@@ -450,7 +450,7 @@ tg_press(struct telegram *tg, const struct tgapi_press *p)
 				tg_answer_press(tg, p->query_id, p->allow ? "Approved." :
 				    "Denied.");
 			break;
-		case API_RESPOND_REFUSED:
+		case APPROVALS_REFUSED:
 			/* Nothing changed; the press is refused and journaled, and says why. */
 			why[record_cut(why, strlen(why), 190)] = '\0';
 			if ((j = cJSON_CreateObject()) != NULL) {
@@ -462,9 +462,9 @@ tg_press(struct telegram *tg, const struct tgapi_press *p)
 			}
 			tg_answer_press(tg, p->query_id, why);
 			break;
-		case API_RESPOND_ALREADY:
-		case API_RESPOND_RUN_ENDED:
-		case API_RESPOND_NOT_FOUND:
+		case APPROVALS_ALREADY:
+		case APPROVALS_RUN_ENDED:
+		case APPROVALS_NOT_FOUND:
 			/* answerCallbackQuery's text is at most 200 characters. */
 			why[record_cut(why, strlen(why), 190)] = '\0';
 			tg_answer_press(tg, p->query_id, why);
