@@ -788,22 +788,6 @@ api_run_log(struct api_req *q, const char *id)
 	api_ok(q, 200, o);
 }
 
-/* Whether the run's engine output is read into a transcript (common/engines.h). */
-int
-api_run_readable(struct daemon *d, const struct store_run *r)
-{
-	struct store_task		 t;
-	const struct engine_info	*e;
-	int				 readable = 0;
-
-	if (store_task_get(d->store, r->task_id, &t) == 1) {
-		e = engines_find(t.engine);
-		readable = e != NULL && (e->caps & ENGINE_TRANSCRIPT);
-		store_task_free(&t);
-	}
-	return readable;
-}
-
 /*
  * The readable transcript (daemon/transcripts.c) from byte offset on, whole entries
  * only: {"entries":[...], "next":N, "done":bool, "status":...}. done is true once the
@@ -826,7 +810,7 @@ api_run_transcript(struct api_req *q, const char *id)
 		return;
 	done = store_run_status_terminal(r.status);
 	/* A command is not an agent: its output, the raw log, is its transcript. */
-	if (!api_run_readable(q->d, &r)) {
+	if (!transcripts_readable(q->d, &r)) {
 		o = cJSON_CreateObject();
 		cJSON_AddBoolToObject(o, "raw", 1);
 		cJSON_AddArrayToObject(o, "entries");

@@ -282,8 +282,6 @@ struct export_input {
 /* Render the HTML; a newly allocated NUL-terminated string, or NULL (ENOMEM). */
 char	*export_render(const struct export_input *);
 /* Build the export of run_id from the store, its log and its git branch. */
-/* Whether the run's engine output is read into a transcript; else the log is it. */
-int	api_run_readable(struct daemon *, const struct store_run *);
 int	export_run(struct daemon *, const char *run_id, int transcript, const char *actor,
 	    char **html, char *err, size_t errlen);
 

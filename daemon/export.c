@@ -439,7 +439,7 @@ export_run(struct daemon *d, const char *run_id, int transcript, const char *act
 	}
 	if (transcript) {
 		/* The readable transcript; the raw log only for a run that has none. */
-		if (!api_run_readable(d, &r) ||
+		if (!transcripts_readable(d, &r) ||
 		    (log = export_read_transcript(d, r.id)) == NULL)
 			log = export_read_log(r.log_path);
 		in.transcript = log != NULL ? log : "";

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "engines.h"
 #include "json.h"
 #include "log.h"
 #include "mask.h"
@@ -184,4 +185,20 @@ transcripts_read(const char *path, long long offset, size_t max, cJSON **entries
 	free(buf);
 	*entries = arr;
 	return 0;
+}
+
+/* Whether the run's engine output is read into a transcript (common/engines.h). */
+int
+transcripts_readable(struct daemon *d, const struct store_run *r)
+{
+	struct store_task		 t;
+	const struct engine_info	*e;
+	int				 readable = 0;
+
+	if (store_task_get(d->store, r->task_id, &t) == 1) {
+		e = engines_find(t.engine);
+		readable = e != NULL && (e->caps & ENGINE_TRANSCRIPT);
+		store_task_free(&t);
+	}
+	return readable;
 }

@@ -19,6 +19,8 @@ struct run;
 void	transcripts_path(const char *home, const char *run_id, char *out, size_t outlen);
 /* Mask, bound and append entry (taken: freed here) to r's transcript. */
 void	transcripts_append(struct run *r, cJSON *entry);
+/* Whether the run's engine output is read into a transcript; else the log is it. */
+int	transcripts_readable(struct daemon *, const struct store_run *);
 /* The daemon's own line as a "note" entry. */
 void	transcripts_note(struct run *r, const char *text);
 /*
