@@ -258,6 +258,10 @@ int	inbox_cookie_valid(struct daemon *, const char *cookie);
 int	events_open(struct daemon *, struct evhttp_request *, const char *types,
 	    const char *task, const char *run, const char *last_id, const char *cookie,
 	    char *err, size_t errlen);
+/* The stream's query (each NULL when absent): 0, or -1 with err naming the field. */
+int	events_parse_query(const char *types, const char *task, const char *run,
+	    const char *last_id, struct bus_filter *, uint64_t *after, char *err,
+	    size_t errlen);
 /* End the streams of Inbox sessions (a revoke); each gets a "signedout" event. */
 void	events_end_sessions(struct daemon *);
 size_t	events_streams(struct daemon *);

@@ -330,6 +330,39 @@ events_parse_id(const char *s, uint64_t *out)
 }
 
 int
+events_parse_query(const char *types, const char *task, const char *run,
+    const char *last_id, struct bus_filter *f, uint64_t *after, char *err, size_t errlen)
+{
+	char	bad[48];
+
+	memset(f, 0, sizeof *f);
+	f->types = BUS_TYPES_ALL;
+	*after = 0;
+	if (types != NULL && bus_types_parse(types, &f->types, bad, sizeof bad) == -1) {
+		snprintf(err, errlen, "types: no event type '%s' (run, approval, log, "
+		    "journal, budget, task)", bad);
+		return -1;
+	}
+	if (task != NULL && (strlen(task) == 0 || strlen(task) >= sizeof f->task)) {
+		snprintf(err, errlen, "task: a task name of 1 to %zu bytes", sizeof f->task - 1);
+		return -1;
+	}
+	if (run != NULL && (strlen(run) == 0 || strlen(run) >= sizeof f->run)) {
+		snprintf(err, errlen, "run: a run id of 1 to %zu bytes", sizeof f->run - 1);
+		return -1;
+	}
+	if (last_id != NULL && events_parse_id(last_id, after) == -1) {
+		snprintf(err, errlen, "Last-Event-ID: not an event id (a decimal number)");
+		return -1;
+	}
+	if (task != NULL)
+		snprintf(f->task, sizeof f->task, "%s", task);
+	if (run != NULL)
+		snprintf(f->run, sizeof f->run, "%s", run);
+	return 0;
+}
+
+int
 events_open(struct daemon *d, struct evhttp_request *req, const char *types,
     const char *task, const char *run, const char *last_id, const char *cookie,
     char *err, size_t errlen)
@@ -339,31 +372,9 @@ events_open(struct daemon *d, struct evhttp_request *req, const char *types,
 	struct bus_filter	 f;
 	struct timeval		 hb = { EVENTS_HEARTBEAT_S, 0 };
 	uint64_t		 after = 0;
-	char			 bad[48];
 
-	memset(&f, 0, sizeof f);
-	f.types = BUS_TYPES_ALL;
-	if (types != NULL && bus_types_parse(types, &f.types, bad, sizeof bad) == -1) {
-		snprintf(err, errlen, "types: no event type '%s' (run, approval, log, "
-		    "journal, budget, task)", bad);
+	if (events_parse_query(types, task, run, last_id, &f, &after, err, errlen) == -1)
 		return 400;
-	}
-	if (task != NULL && (strlen(task) == 0 || strlen(task) >= sizeof f.task)) {
-		snprintf(err, errlen, "task: a task name of 1 to %zu bytes", sizeof f.task - 1);
-		return 400;
-	}
-	if (run != NULL && (strlen(run) == 0 || strlen(run) >= sizeof f.run)) {
-		snprintf(err, errlen, "run: a run id of 1 to %zu bytes", sizeof f.run - 1);
-		return 400;
-	}
-	if (last_id != NULL && events_parse_id(last_id, &after) == -1) {
-		snprintf(err, errlen, "Last-Event-ID: not an event id (a decimal number)");
-		return 400;
-	}
-	if (task != NULL)
-		snprintf(f.task, sizeof f.task, "%s", task);
-	if (run != NULL)
-		snprintf(f.run, sizeof f.run, "%s", run);
 	if (ev == NULL || d->bus == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return 500;
