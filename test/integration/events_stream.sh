@@ -123,7 +123,12 @@ rss1=$(rss_kb)
 cwctl run start flood --wait >/dev/null || fail "flood 2"
 cwctl run start flood --wait >/dev/null || fail "flood 3"
 rss2=$(rss_kb)
-[ $((rss2 - rss1)) -lt 4096 ] || fail "RSS grew by $((rss2 - rss1)) KiB over two more floods with a stuck subscriber (from $rss0: $rss1, $rss2)"
+# Under AddressSanitizer freed memory sits in its quarantine: RSS says nothing there.
+if grep -q __asan_init "$CW_BIN/clockworkd"; then
+	echo "# sanitized build: RSS $rss1 -> $rss2 KiB not judged (ASan's quarantine keeps freed memory)"
+elif [ $((rss2 - rss1)) -ge 4096 ]; then
+	fail "RSS grew by $((rss2 - rss1)) KiB over two more floods with a stuck subscriber (from $rss0: $rss1, $rss2)"
+fi
 grep -q "events: a stream fell .* bytes behind: cut off" "$T/daemon.out" ||
     fail "the stuck stream was not cut off: $(tail -n 5 "$T/daemon.out")"
 cwctl status >/dev/null || fail "the daemon does not answer"
