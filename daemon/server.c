@@ -148,7 +148,7 @@ server_reload(struct daemon *d)
  * It reserves ids SERVER_BUS_BLOCK at a time: one store write per block.
  */
 #define SERVER_BUS_EVENTS	8192
-#define SERVER_BUS_BYTES	(8 * 1024 * 1024)
+#define SERVER_BUS_BYTES	(4 * 1024 * 1024)
 #define SERVER_BUS_BLOCK	65536
 
 static uint64_t
