@@ -185,6 +185,17 @@ maskstream_blank(int c)
 	return c == ' ' || c == '\t' || c == '\r';
 }
 
+size_t
+maskstream_cut_len(const char *s, size_t len)
+{
+	size_t	i;
+
+	for (i = len; i > 0 && len - i < MASKSTREAM_TAIL; i--)
+		if (maskstream_blank((unsigned char)s[i - 1]))
+			return i;
+	return i;
+}
+
 /* Whether masking [0, c) and [c, len) alone gives what masking [0, len) gives. */
 static int
 maskstream_cut_ok(const struct maskstream *ms, const char *whole, size_t wlen, size_t c)

@@ -43,6 +43,11 @@ char	*maskstream_feed(struct maskstream *, const char *data, size_t len, size_t 
 char	*maskstream_idle(struct maskstream *, size_t *outlen);
 /* The end of the stream: everything held, masked. The stream starts afresh after it. */
 char	*maskstream_end(struct maskstream *, size_t *outlen);
+/*
+ * The length of the line s without its last word: a line cut for length, whose rest
+ * never comes, must not end in the start of a secret. At most MASKSTREAM_TAIL bytes go.
+ */
+size_t	 maskstream_cut_len(const char *s, size_t len);
 /* Bytes held back (for tests and for deciding whether idle() is worth a timer). */
 size_t	 maskstream_held(const struct maskstream *);
 
