@@ -4,8 +4,9 @@
 # the writes, so they reach the daemon as separate chunks:
 #  - a PEM private key whose BEGIN line, body and END line are separate log lines, the
 #    body itself written in two writes;
-#  - a GitHub token written in two halves (no newline between them).
-# No surface holds either: GET /api/runs/ID/log at several chunk sizes (as cwctl run
+#  - a GitHub token written in two halves (no newline between them);
+#  - an Anthropic key as the host of a request the run's proxy refuses (journaled).
+# No surface holds any of them: GET /api/runs/ID/log at several chunk sizes (as cwctl run
 # logs -f reads it), cwctl run logs (raw and readable), cwctl run show (the report),
 # the transcript and events routes, the journal, the export, the Inbox's API, and on
 # disk the log file, the transcript file and the store. The masked placeholder is there.
@@ -20,6 +21,10 @@ start_daemon --stop-grace 1
 UNIT='Zq9XkP3mLw7RtY2v'
 TOKA='ghp_BkdfQ1y3GQsMp'
 TOKB='SscDlkrCaqx9vJupc94tnwl'
+# A key as a host name: the proxy refuses it, and the refusal is journaled, logged and
+# noted in the transcript with the host.
+HOSTA='sk-ant-api03-Zq9Xk'
+HOSTB='P3mLw7RtY2vAb8Cd9Ef0Gh1Ij'
 cwctl task add split --engine command --prompt "
 body=\$(yes $UNIT | head -n 57 | tr -d '\n')
 printf 'before\n-----BEGIN RSA PRIVATE KEY-----\n'
@@ -30,6 +35,7 @@ printf '\n-----END RSA PRIVATE KEY-----\nafter the key\n'
 printf 'token %s' $TOKA
 sleep 0.5
 printf '%s done\n' $TOKB
+h1=$HOSTA; h2=$HOSTB; curl -s -m 5 -o /dev/null https://\$h1\$h2.example.com/; echo curl=\$?
 " >/dev/null
 id=$(cwctl run start split)
 wait_until 60 "split run ended" run_ended "$id" || fail "split run did not end"
@@ -81,12 +87,14 @@ for mx in (1, 16, 40, 64, 100, 1000, 65536):
 PY
 
 # Any 24 bytes of the printed key body, or the token's body, is a leak.
-python3 - "$out" "$UNIT" "$TOKA$TOKB" <<'PY' || fail "a secret reached a surface"
+python3 - "$out" "$UNIT" "$TOKA$TOKB" "$HOSTA$HOSTB" <<'PY' || fail "a secret reached a surface"
 import os, sys
-out, unit, tok = sys.argv[1:4]
+out, unit, tok, host = sys.argv[1:5]
 body = unit * 57
 pieces = {body[i:i + 24] for i in range(len(unit))}
 pieces.add(tok[4:])
+pieces.add(host[13:])
+pieces.add(host[13:].lower())
 bad = []
 for f in sorted(os.listdir(out)):
     data = open(os.path.join(out, f), "rb").read().decode("utf-8", "replace")
@@ -100,7 +108,9 @@ if bad:
     print("\n".join(bad))
     sys.exit(1)
 PY
-pass "a key split over three log lines and two writes, and a token in two writes, reach no surface and not the disk"
+grep -q net_deny "$out/api_api_journal_run_${id//[^A-Za-z0-9]/_}" ||
+    fail "the refused host was not journaled: $(cat "$out"/api_api_journal_*)"
+pass "a key split over three log lines and two writes, a token in two writes and a key as a refused host reach no surface and not the disk"
 
 grep -q '\[MASKED:private-key\]' "$out/disk-log" || fail "the log on disk lacks the key's placeholder: $(cat "$out/disk-log")"
 grep -q 'ghp_\[MASKED\] done' "$out/disk-log" || fail "the log on disk lacks the token's placeholder: $(cat "$out/disk-log")"
