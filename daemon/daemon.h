@@ -367,6 +367,7 @@ int	runs_connect(struct run *, int up_fd, int down_fd);
 void	runs_track(struct run *);
 void	runs_finish(struct run *);
 int	runs_report_store(struct daemon *, const char *id, const cJSON *report);
+void	runs_mask_old_logs(struct daemon *);
 void	runs_log_line(struct run *, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
 

@@ -20,7 +20,9 @@
 #include <sys/wait.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -284,6 +286,111 @@ runs_log_flush(struct run *r)
 		maskstream_free(r->log_mask[i]);
 		r->log_mask[i] = NULL;
 	}
+}
+
+#define RUNS_LOGS_MASKED	".logs-masked"	/* in runs/: old logs were masked */
+
+/* Rewrite one ended run's log file masked, through a temporary file and a rename. */
+static int
+runs_mask_old_log(int dirfd, const char *name)
+{
+	struct maskstream	*ms;
+	char			 tmp[NAME_MAX + 16], buf[64 * 1024], *m;
+	size_t			 mlen;
+	ssize_t			 n;
+	int			 in, out, rc = -1;
+
+	snprintf(tmp, sizeof tmp, ".%s.masking", name);
+	if ((in = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+		return -1;
+	(void)unlinkat(dirfd, tmp, 0);
+	if ((out = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	    0600)) == -1) {
+		close(in);
+		return -1;
+	}
+	if ((ms = maskstream_new()) == NULL)
+		goto done;
+	for (;;) {
+		if ((n = read(in, buf, sizeof buf)) == -1 && errno == EINTR)
+			continue;
+		if (n < 0)
+			goto done;
+		m = n > 0 ? maskstream_feed(ms, buf, (size_t)n, &mlen) :
+		    maskstream_end(ms, &mlen);
+		if (m == NULL)
+			goto done;
+		if (mlen > 0 && write(out, m, mlen) != (ssize_t)mlen) {
+			free(m);
+			goto done;
+		}
+		free(m);
+		if (n == 0)
+			break;
+	}
+	if (fsync(out) == 0 && renameat(dirfd, tmp, dirfd, name) == 0)
+		rc = 0;
+done:
+	maskstream_free(ms);
+	close(in);
+	close(out);
+	if (rc == -1)
+		(void)unlinkat(dirfd, tmp, 0);
+	return rc;
+}
+
+/*
+ * Once per home: the logs of ended runs that a daemon from before masking at ingest
+ * wrote raw are rewritten masked, since the log route now serves the file as it is. A
+ * live run's log is left (its runner appends to the file it has open); it is masked
+ * from now on only. The store's records are masked by migration 18.
+ */
+void
+runs_mask_old_logs(struct daemon *d)
+{
+	struct store_run	 sr;
+	struct dirent		*de;
+	char			 path[PATH_MAX], id[NAME_MAX + 1];
+	size_t			 len;
+	int			 dirfd, fd, n = 0, failed = 0, terminal;
+	DIR			*dir;
+
+	snprintf(path, sizeof path, "%s/runs", d->home);
+	if ((dirfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+		return;
+	if (faccessat(dirfd, RUNS_LOGS_MASKED, F_OK, AT_SYMLINK_NOFOLLOW) == 0 ||
+	    (fd = dup(dirfd)) == -1 || (dir = fdopendir(fd)) == NULL) {
+		close(dirfd);
+		return;
+	}
+	while ((de = readdir(dir)) != NULL) {
+		len = strlen(de->d_name);
+		if (de->d_name[0] == '.' || len <= 4 || len - 4 >= sizeof id ||
+		    strcmp(de->d_name + len - 4, ".log") != 0)
+			continue;
+		memcpy(id, de->d_name, len - 4);
+		id[len - 4] = '\0';
+		if (store_run_get(d->store, id, &sr) != 1)
+			continue;
+		terminal = store_run_status_terminal(sr.status);
+		store_run_free(&sr);
+		if (!terminal)
+			continue;
+		if (runs_mask_old_log(dirfd, de->d_name) == 0)
+			n++;
+		else {
+			failed++;
+			log_warn("run %s: cannot mask its old log: %s", id, strerror(errno));
+		}
+	}
+	closedir(dir);
+	if (failed == 0 && (fd = openat(dirfd, RUNS_LOGS_MASKED, O_WRONLY | O_CREAT |
+	    O_NOFOLLOW | O_CLOEXEC, 0600)) != -1)
+		close(fd);
+	if (n > 0)
+		log_info("masked the logs of %d ended run(s) written before masking at ingest",
+		    n);
+	close(dirfd);
 }
 
 /* Which of the run's log streams a runner log line belongs to. */

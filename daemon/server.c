@@ -353,6 +353,7 @@ server_main(const struct server_options *o)
 	}
 
 	diskguard_init(&d);
+	runs_mask_old_logs(&d);
 	if (recover_runs(&d) == -1)
 		goto out;
 	if (api_start(&d, err, sizeof err) == -1) {

@@ -119,3 +119,16 @@ grep -q '^before$' "$out/disk-log" && grep -q '^after the key$' "$out/disk-log" 
 grep -q 'MASKED:private-key' "$out/api-log-max64" && grep -q 'ghp_\[MASKED\]' "$out/cwctl-logs-raw" ||
     fail "the placeholders are not served: $(cat "$out/api-log-max64")"
 pass "the log on disk and the log route hold the placeholders and the text around them"
+
+# A log an older daemon wrote raw (it masked on the way out) is masked once, at the
+# next start, since the log route now serves the file as it is.
+stop_daemon
+rm -f "$CLOCKWORK_HOME/runs/.logs-masked"
+printf 'old line token=%s%s\n' "$TOKA" "$TOKB" >> "$log"
+grep -q "$TOKA$TOKB" "$log" || fail "could not plant the old raw line"
+start_daemon --stop-grace 1
+grep -q "$TOKA$TOKB" "$log" && fail "the old log on disk still holds the token"
+grep -q '^old line token=\[MASKED\]$' "$log" || fail "old log: $(tail -n 3 "$log")"
+api GET "/api/runs/$id/log" | grep -q "${TOKB}" && fail "the log route served the old token"
+[ -e "$CLOCKWORK_HOME/runs/.logs-masked" ] || fail "the logs are not marked masked"
+pass "an ended run's log written raw by an older daemon is masked at the next start"
