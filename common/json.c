@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "mask.h"
 
 cJSON *
 json_parse(const char *text, size_t len)
@@ -81,4 +82,62 @@ json_add_string(cJSON *obj, const char *key, const char *str)
 		return -1;
 	}
 	return 0;
+}
+
+/* Mask every string of v in place, keys left as they are. 0, or -1 on ENOMEM. */
+static int
+json_mask_strings(cJSON *v)
+{
+	cJSON	*c;
+	char	*m;
+
+	if (cJSON_IsString(v) && v->valuestring != NULL) {
+		if ((m = mask_secrets(v->valuestring)) == NULL)
+			return -1;
+		if (strcmp(m, v->valuestring) != 0 && cJSON_SetValuestring(v, m) == NULL) {
+			free(m);
+			return -1;
+		}
+		free(m);
+		return 0;
+	}
+	for (c = v != NULL ? v->child : NULL; c != NULL; c = c->next)
+		if (json_mask_strings(c) == -1)
+			return -1;
+	return 0;
+}
+
+char *
+json_mask_text(const char *text)
+{
+	cJSON	*o, *check;
+	char	*m, *t, *out;
+
+	if ((m = mask_secrets(text)) == NULL)
+		return NULL;
+	if ((check = json_parse(m, strlen(m))) != NULL ||
+	    (o = json_parse(text, strlen(text))) == NULL) {
+		cJSON_Delete(check);
+		return m;	/* still JSON, or was never JSON: masked as text */
+	}
+	free(m);
+	out = NULL;
+	if (json_mask_strings(o) == 0 && (t = json_print(o)) != NULL) {
+		out = strdup(t);
+		cJSON_free(t);
+	}
+	cJSON_Delete(o);
+	return out;
+}
+
+char *
+json_print_masked(const cJSON *v)
+{
+	char	*t, *m;
+
+	if ((t = json_print(v)) == NULL)
+		return NULL;
+	m = json_mask_text(t);
+	cJSON_free(t);
+	return m;
 }

@@ -19,5 +19,14 @@ int		 json_get_bool(const cJSON *obj, const char *key, int *out);
 char		*json_print(const cJSON *);
 /* Add key:str, tolerating str == NULL (adds null). Returns 0 or -1 on ENOMEM. */
 int		 json_add_string(cJSON *obj, const char *key, const char *str);
+/*
+ * A JSON text, secret-masked (common/mask.h) for storing as a record: masked as one text,
+ * so that a value is judged with its name ("password": "..."), or, when that would not
+ * parse any more (a key block cut off inside a string is masked to the end), string by
+ * string. Newly allocated (free it); NULL on ENOMEM.
+ */
+char		*json_mask_text(const char *text);
+/* The same for an object: its compact serialisation, masked. */
+char		*json_print_masked(const cJSON *);
 
 #endif

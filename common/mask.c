@@ -94,6 +94,7 @@ struct mask_ctx {
 	size_t			 olen;
 	size_t			 osize;
 	int			 oom;
+	int			 pem_open;	/* a key block ran to the end */
 	struct mask_run		 runs[MASK_NRUNS];
 };
 
@@ -423,9 +424,10 @@ mask_pem(struct mask_ctx *m, size_t i)
 		return 0;
 	j += 5;
 	e = mask_find(m->in + j, m->len - j, "-----END ");
-	if (e == NULL)
+	if (e == NULL) {
 		end = m->len;
-	else {
+		m->pem_open = 1;
+	} else {
 		end = (size_t)(e - m->in) + 9;
 		for (l = end; end < m->len && end - l <= MASK_LABEL_MAX &&
 		    (CLS(m->in[end], C_UPPER | C_DIGIT) || m->in[end] == ' '); end++)
@@ -898,7 +900,7 @@ mask_maybe(const struct mask_ctx *m, size_t i, int prev)
 }
 
 static char *
-mask_pass(const char *text, size_t len, size_t *outlen)
+mask_pass(const char *text, size_t len, size_t *outlen, int *pem_open)
 {
 	struct mask_ctx	 m;
 	size_t		 i, n, from = 0;
@@ -942,6 +944,8 @@ mask_pass(const char *text, size_t len, size_t *outlen)
 	m.out[m.olen] = '\0';
 	if (outlen != NULL)
 		*outlen = m.olen;
+	if (m.pem_open)
+		*pem_open = 1;
 	return m.out;
 }
 
@@ -1024,15 +1028,16 @@ mask_literals_inplace(char *s)
 }
 
 char *
-mask_secrets_buf(const char *text, size_t len, size_t *outlen)
+mask_secrets_part(const char *text, size_t len, size_t *outlen, int *pem_open)
 {
 	char	*cur, *next;
 	size_t	 curlen, nextlen;
 
-	if ((cur = mask_pass(text, len, &curlen)) == NULL)
+	*pem_open = 0;
+	if ((cur = mask_pass(text, len, &curlen, pem_open)) == NULL)
 		return NULL;
 	for (int pass = 1; pass < MASK_MAX_PASSES; pass++) {
-		if ((next = mask_pass(cur, curlen, &nextlen)) == NULL) {
+		if ((next = mask_pass(cur, curlen, &nextlen, pem_open)) == NULL) {
 			free(cur);
 			return NULL;
 		}
@@ -1048,6 +1053,14 @@ mask_secrets_buf(const char *text, size_t len, size_t *outlen)
 	if (outlen != NULL)
 		*outlen = curlen;
 	return cur;
+}
+
+char *
+mask_secrets_buf(const char *text, size_t len, size_t *outlen)
+{
+	int	pem_open;
+
+	return mask_secrets_part(text, len, outlen, &pem_open);
 }
 
 char *

@@ -1,6 +1,6 @@
 /*
- * Secret masking, applied everywhere text leaves the daemon (reports, exports, the
- * Inbox, logs shown to people). Each secret is replaced by a marker that keeps at most
+ * Secret masking, applied once to every record as it enters the daemon (log lines,
+ * transcript entries, journal entries, approvals, reports; docs/SECURITY.md). Each secret is replaced by a marker that keeps at most
  * a short, non-identifying prefix (e.g. "sk-ant-…" keeps only the provider part, never
  * key material). Masking is idempotent: mask(mask(x)) == mask(x).
  */
@@ -12,6 +12,12 @@
 char	*mask_secrets(const char *text);
 /* Same for a buffer of len bytes that may hold NULs; *outlen receives the new length. */
 char	*mask_secrets_buf(const char *text, size_t len, size_t *outlen);
+/*
+ * The same for one part of a stream (common/maskstream.c): *pem_open is set when a
+ * private key's BEGIN line was met with no END line after it, so the part ends inside a
+ * key (masked to its end) whose rest is still to come.
+ */
+char	*mask_secrets_part(const char *text, size_t len, size_t *outlen, int *pem_open);
 
 /*
  * Literal secrets this process holds (the Telegram bot token, say), masked by exact

@@ -22,6 +22,7 @@
 
 #include <sqlite3.h>
 
+#include "json.h"
 #include "store.h"
 #include "store_impl.h"
 
@@ -565,6 +566,25 @@ store_set_wal(struct store *st)
 	return 0;
 }
 
+/* cw_mask_json(text): a stored record's JSON, secret-masked (json_mask_text). */
+static void
+store_sql_mask_json(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const unsigned char	*t;
+	char			*m;
+
+	(void)argc;
+	if ((t = sqlite3_value_text(argv[0])) == NULL) {
+		sqlite3_result_null(ctx);
+		return;
+	}
+	if ((m = json_mask_text((const char *)t)) == NULL) {
+		sqlite3_result_error_nomem(ctx);
+		return;
+	}
+	sqlite3_result_text(ctx, m, -1, free);
+}
+
 int
 store_open_at_version(const char *path, int target, struct store **out, char *err,
     size_t errlen)
@@ -602,6 +622,12 @@ store_open_at_version(const char *path, int target, struct store **out, char *er
 	}
 	sqlite3_extended_result_codes(st->db, 1);
 	sqlite3_busy_timeout(st->db, STORE_BUSY_TIMEOUT_MS);
+	/* For migration 18, which masks what an older daemon stored raw. */
+	if (sqlite3_create_function_v2(st->db, "cw_mask_json", 1, SQLITE_UTF8 |
+	    SQLITE_DETERMINISTIC, NULL, store_sql_mask_json, NULL, NULL, NULL) != SQLITE_OK) {
+		store_sqlfail(st, NULL, path);
+		goto fail;
+	}
 	/* No writable_schema tricks through store_db(): the schema is ours. */
 	sqlite3_db_config(st->db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
 	if (store_exec(st, "PRAGMA foreign_keys = ON", path) == -1)

@@ -354,6 +354,26 @@ static const char store_schema_v16[] =
 "  reserved INTEGER NOT NULL CHECK (reserved >= 0)"
 ");";
 
+/*
+ * 18, issue 24: records are masked once, as they enter the daemon, and served as they
+ * are stored; what an older daemon stored raw is masked here, once, by cw_mask_json
+ * (common/json.c json_mask_text, registered by store_open). The journal and the audit
+ * log stay append-only: their UPDATE triggers are set aside for this one statement
+ * each, inside the migration's transaction, and put back as they were.
+ */
+static const char store_schema_v18[] =
+"UPDATE runs SET report = cw_mask_json(report) WHERE report IS NOT NULL;"
+"UPDATE run_events SET data = cw_mask_json(data) WHERE data IS NOT NULL;"
+"UPDATE approvals SET input = cw_mask_json(input) WHERE input IS NOT NULL;"
+"DROP TRIGGER journal_no_update;"
+"UPDATE journal SET data = cw_mask_json(data) WHERE data IS NOT NULL;"
+"CREATE TRIGGER journal_no_update BEFORE UPDATE ON journal"
+"  BEGIN SELECT RAISE(ABORT, 'journal is append-only'); END;"
+"DROP TRIGGER audit_no_update;"
+"UPDATE audit SET data = cw_mask_json(data) WHERE data IS NOT NULL;"
+"CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit"
+"  BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;";
+
 const struct store_migration store_migrations[] = {
 	{ 1, "tasks, runs, run_events", store_schema_v1, 0 },
 	{ 2, "approvals", store_schema_v2, 0 },
@@ -373,6 +393,7 @@ const struct store_migration store_migrations[] = {
 	{ 14, "task rule kind (allow, ask) and source", store_schema_v14, 0 },
 	{ 15, "a continued run holds the branch it continues", store_schema_v15, 0 },
 	{ 16, "the bus event of a journal entry", store_schema_v16, 0 },
+	{ 18, "records stored raw by an older daemon, masked", store_schema_v18, 0 },
 };
 const size_t store_n_migrations =
     sizeof store_migrations / sizeof store_migrations[0];

@@ -35,7 +35,11 @@ void	 api_ok(struct api_req *, int code, cJSON *body);
 /* The body as a JSON object; answers 400/413 itself and returns NULL when it is not. */
 cJSON	*api_body(struct api_req *);
 const char *api_param(struct api_req *, const char *key);
-/* JSON text secret-masked and parsed; JSON null when absent or unparseable. */
+/*
+ * JSON text secret-masked and parsed; JSON null when absent or unparseable. For what is
+ * read from repositories at request time (jobs files), not for records: those are
+ * masked once, when they enter the daemon.
+ */
 cJSON	*api_masked_json(const char *text);
 /* 0 and *t filled, or -1 after answering 404/500. */
 int	 api_task_lookup(struct api_req *, const char *name, struct store_task *t);

@@ -185,6 +185,21 @@ api_masked_json(const char *text)
 	return j != NULL ? j : cJSON_CreateNull();
 }
 
+/*
+ * A stored record's JSON text as it is: records are masked once, when they enter the
+ * daemon (journal_add, runs_store_event, runs_approval_request, runs_report_store).
+ */
+static cJSON *
+api_record_json(const char *text)
+{
+	cJSON	*j;
+
+	if (text == NULL)
+		return cJSON_CreateNull();
+	j = json_parse(text, strlen(text));
+	return j != NULL ? j : cJSON_CreateNull();
+}
+
 static cJSON	*api_pending_approvals(struct daemon *);
 
 static int
@@ -601,9 +616,10 @@ api_run_stop(struct api_req *q, const char *id)
 }
 
 /*
- * The live log is served in whole lines, masked line by line, so that no request can
- * get a secret in pieces: masking a byte range that cut a secret in two would let
- * each half through (the log is written in whole lines, runs.c runs_log_output).
+ * The live log is served as it is on disk: it was masked as it was written (runs.c
+ * runs_log_output masks each stream of the run whole, a secret split over lines or
+ * chunks included), so no byte range of it holds a secret. It is still served in
+ * whole lines (the log is written in whole lines):
  *
  *  - A chunk starts at the beginning of the line holding "offset" (the answer's
  *    "offset" says where it really starts) and ends after its last whole line, so a
@@ -747,7 +763,10 @@ api_run_log(struct api_req *q, const char *id)
 			done = 0;
 		close(fd);
 	}
-	if (serve > 0 && (m = mask_secrets_buf(buf, serve, &mlen)) != NULL) {
+	if (serve > 0 && (m = malloc(serve + 1)) != NULL) {
+		memcpy(m, buf, serve);
+		m[serve] = '\0';
+		mlen = serve;
 		/* A forced cut: the word across it is withheld from both chunks. */
 		if (cut_tail) {
 			while (mlen > 0 && !api_log_space(m[mlen - 1]))
@@ -868,7 +887,7 @@ api_run_events(struct api_req *q, const char *id)
 		cJSON_AddNumberToObject(e, "id", (double)v[i].id);
 		json_add_string(e, "ts", v[i].ts);
 		json_add_string(e, "kind", v[i].kind);
-		cJSON_AddItemToObject(e, "data", api_masked_json(v[i].data));
+		cJSON_AddItemToObject(e, "data", api_record_json(v[i].data));
 		cJSON_AddItemToArray(a, e);
 	}
 	store_run_event_list_free(v, n);
@@ -911,7 +930,7 @@ api_approval_json_d(struct daemon *d, const struct store_approval *a)
 	/* What "always for this task" would remember (absent: nothing can be). */
 	if (a->family != NULL)
 		json_add_string(o, "family", a->family);
-	cJSON_AddItemToObject(o, "input", api_masked_json(a->input));
+	cJSON_AddItemToObject(o, "input", api_record_json(a->input));
 	json_add_string(o, "state", store_approval_state_name(a->state));
 	json_add_string(o, "message", a->message);
 	json_add_string(o, "answered_by", a->answered_by);
@@ -1143,7 +1162,7 @@ api_journal(struct api_req *q)
 		json_add_string(e, "ts", v[i].ts);
 		json_add_string(e, "run_id", v[i].run_id);
 		json_add_string(e, "kind", v[i].kind);
-		cJSON_AddItemToObject(e, "data", api_masked_json(v[i].data));
+		cJSON_AddItemToObject(e, "data", api_record_json(v[i].data));
 		cJSON_AddItemToArray(a, e);
 	}
 	store_journal_list_free(v, n);
@@ -1174,7 +1193,7 @@ api_audit(struct api_req *q)
 		json_add_string(e, "actor", v[i].actor);
 		json_add_string(e, "action", v[i].action);
 		json_add_string(e, "target", v[i].target);
-		cJSON_AddItemToObject(e, "data", api_masked_json(v[i].data));
+		cJSON_AddItemToObject(e, "data", api_record_json(v[i].data));
 		cJSON_AddItemToArray(a, e);
 	}
 	store_audit_list_free(v, n);

@@ -41,6 +41,7 @@ struct evhttp_request;
 struct inbox;
 struct telegram;
 struct notify;
+struct maskstream;
 
 #define DAEMON_HOME_MAX		1024		/* longer homes are refused */
 #define DAEMON_TOKEN_BYTES	32		/* 64 hex characters on disk */
@@ -128,6 +129,12 @@ struct run {
 	long			 log_max;	/* config run_log_max_bytes at start */
 	long			 log_bytes;	/* written so far */
 	long			 log_dropped;	/* bytes of run output past the cap */
+	/*
+	 * The log's streams (stdout, stderr, the rest), each masked as one stream before
+	 * a byte is written (runs.c runs_log_output): a secret cut across lines or
+	 * chunks is held back until it can be masked whole.
+	 */
+	struct maskstream	*log_mask[3];
 	int			 transcript_capped;	/* said so once (transcripts.c) */
 	size_t			 n_events;
 	size_t			 events_dropped;
@@ -359,6 +366,8 @@ struct run *runs_alloc(struct daemon *, const char *id, const struct store_task 
 int	runs_connect(struct run *, int up_fd, int down_fd);
 void	runs_track(struct run *);
 void	runs_finish(struct run *);
+int	runs_report_store(struct daemon *, const char *id, const cJSON *report);
+void	runs_mask_old_logs(struct daemon *);
 void	runs_log_line(struct run *, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
 

@@ -102,6 +102,26 @@ journal_bounded(char *text)
 	return t;
 }
 
+/*
+ * A bounded entry's text, secret-masked (json_mask_text): journal and audit data quote
+ * runs and requests (a denied command, a task's prompt). NULL stays NULL.
+ */
+static char *
+journal_masked(char *text)
+{
+	char	*m;
+
+	if (text == NULL)
+		return NULL;
+	m = json_mask_text(text);
+	cJSON_free(text);
+	return m;
+}
+
+/*
+ * The one place a journal entry becomes a record: bounded, masked, then stored; every
+ * reader (the API, the Inbox, cwctl journal) gets the stored, masked text.
+ */
 void
 journal_add(struct daemon *d, const char *run_id, const char *kind, cJSON *data)
 {
@@ -112,7 +132,10 @@ journal_add(struct daemon *d, const char *run_id, const char *kind, cJSON *data)
 		cJSON_Delete(data);
 		return;
 	}
-	text = journal_bounded(data != NULL ? json_print(data) : NULL);
+	text = data != NULL ? journal_masked(journal_bounded(json_print(data))) : NULL;
+	if (data != NULL && text == NULL)
+		log_error("journal: %s for run %s is kept without its data: out of memory",
+		    kind, run_id != NULL ? run_id : "-");
 	eid = d->bus != NULL ? bus_next_id(d->bus) : 0;
 	if (store_journal_append_event(d->store, run_id, kind, text, (int64_t)eid) == -1) {
 		log_error("journal: cannot record %s for run %s: %s", kind,
@@ -125,7 +148,7 @@ journal_add(struct daemon *d, const char *run_id, const char *kind, cJSON *data)
 			(void)bus_publish(d->bus, BUS_JOURNAL, journal_task(d, run_id), run_id,
 			    journal_event_data(kind, text));
 	}
-	cJSON_free(text);
+	free(text);
 	cJSON_Delete(data);
 }
 
@@ -191,7 +214,7 @@ void
 journal_audit(struct daemon *d, const char *actor, const char *action,
     const char *target, cJSON *data)
 {
-	char	*text = data != NULL ? json_print(data) : NULL;
+	char	*text = data != NULL ? journal_masked(json_print(data)) : NULL;
 
 	if (store_audit_append(d->store, actor, action, target, text) == -1) {
 		log_error("audit: cannot record %s %s: %s", action,
@@ -200,6 +223,6 @@ journal_audit(struct daemon *d, const char *actor, const char *action,
 		log_debug("audit: %s %s %s", actor, action, target != NULL ? target : "-");
 		journal_audit_published(d, actor, action, target);
 	}
-	cJSON_free(text);
+	free(text);
 	cJSON_Delete(data);
 }

@@ -282,7 +282,7 @@ recover_runs(struct daemon *d)
 	char			 path[PATH_MAX], quarantine[PATH_MAX];
 	size_t			 n;
 	cJSON			*rep, *j;
-	char			*text, cgerr[PATH_MAX + 64];
+	char			 cgerr[PATH_MAX + 64];
 	int			 killed;
 
 	if (store_run_list_unfinished(d->store, &v, &n) == -1) {
@@ -347,10 +347,7 @@ recover_runs(struct daemon *d)
 					json_add_string(j, "quarantine", quarantine);
 				}
 			}
-			if ((text = json_print(rep)) != NULL) {
-				store_run_set_report(d->store, v[i].id, text);
-				cJSON_free(text);
-			}
+			runs_report_store(d, v[i].id, rep);
 			cJSON_Delete(rep);
 		}
 		store_run_set_status(d->store, v[i].id, STORE_RUN_INTERRUPTED,

@@ -20,7 +20,9 @@
 #include <sys/wait.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -43,6 +45,7 @@
 #include "transcripts.h"
 #include "log.h"
 #include "mask.h"
+#include "maskstream.h"
 #include "paths.h"
 #include "procid.h"
 #include "sha256.h"
@@ -87,7 +90,7 @@ runs_elapsed(const struct run *r, double *secs)
 void
 runs_log_line(struct run *r, const char *fmt, ...)
 {
-	char	buf[1024];
+	char	buf[1024], *m;
 	va_list	ap;
 	int	n;
 
@@ -100,13 +103,18 @@ runs_log_line(struct run *r, const char *fmt, ...)
 	if (n > (int)sizeof buf - 2)
 		n = (int)sizeof buf - 2;
 	buf[n] = '\0';
-	transcripts_note(r, buf + strlen("[clockworkd] "));
-	buf[n++] = '\n';
+	/* What it says may quote the run (an error, a path): masked like the rest. */
+	if ((m = mask_secrets(buf)) == NULL)
+		return;
+	transcripts_note(r, strncmp(m, "[clockworkd] ", 13) == 0 ? m + 13 : m);
+	n = (int)strlen(m);
+	m[n++] = '\n';		/* over the NUL: written by length, not as a string */
 	/* The daemon's own lines are few and always written, past the cap too. */
-	if (write(r->log_fd, buf, (size_t)n) == -1)
+	if (write(r->log_fd, m, (size_t)n) == -1)
 		log_warn("run %s: cannot write its log: %s", r->id, strerror(errno));
 	else
 		r->log_bytes += n;
+	free(m);
 }
 
 /* A line of run output longer than this is cut when written (lines are served whole). */
@@ -115,41 +123,38 @@ runs_log_line(struct run *r, const char *fmt, ...)
 #define RUNS_LOG_FORGED		"[output] "
 
 /*
- * Append one line of run output (engine or runner) to the live log, within the run's
- * cap (config run_log_max_bytes). Past the cap the log says so once and the rest is
+ * A line of the run's log as written, to the bus: the masked copy that went to the
+ * disk ("log" events carry it as the log route serves it).
+ */
+static void
+runs_log_published(struct run *r, const char *text, size_t len)
+{
+	cJSON	*o;
+	char	*t;
+
+	if (r->d->bus == NULL || (t = strndup(text, len)) == NULL)
+		return;
+	if ((o = cJSON_CreateObject()) != NULL)
+		json_add_string(o, "text", t);
+	free(t);
+	(void)bus_publish(r->d->bus, BUS_LOG, r->task_name, r->id, o);
+}
+
+/*
+ * Write one line of run output, already masked, to the live log within the run's cap
+ * (config run_log_max_bytes). Past the cap the log says so once and the rest is
  * counted, not written; the report carries the count. The line goes out in one
  * write, newline included, so a reader never sees it without its end (the log route
  * serves whole lines only, api.c). Output that starts with the daemon's own mark is
  * tagged so that a run cannot forge a "[clockworkd] run ended" line.
  */
-/* A line of the run's log as written, to the bus ("log" events carry it masked). */
 static void
-runs_log_published(struct run *r, const char *text, size_t len)
-{
-	cJSON	*o;
-	char	*m;
-	size_t	 mlen;
-
-	if (r->d->bus == NULL || (m = mask_secrets_buf(text, len, &mlen)) == NULL)
-		return;
-	if ((o = cJSON_CreateObject()) != NULL)
-		json_add_string(o, "text", m);
-	free(m);
-	(void)bus_publish(r->d->bus, BUS_LOG, r->task_name, r->id, o);
-}
-
-static void
-runs_log_output(struct run *r, const char *text, size_t len)
+runs_log_write(struct run *r, const char *text, size_t len)
 {
 	struct iovec	iov[3];
 	int		n = 0;
 	size_t		need;
 
-	if (r->log_fd == -1)
-		return;
-	len = record_cut(text, len, RUNS_LOG_LINE_MAX);
-	if (len > 0 && text[len - 1] == '\n')
-		len--;
 	if (len >= strlen(RUNS_LOG_MARK) &&
 	    strncmp(text, RUNS_LOG_MARK, strlen(RUNS_LOG_MARK)) == 0) {
 		iov[n].iov_base = (void *)RUNS_LOG_FORGED;
@@ -208,6 +213,195 @@ runs_status_published(struct daemon *d, const char *run_id, const char *task,
 	(void)bus_publish(d->bus, BUS_RUN, task, run_id, o);
 	if (have_t)
 		store_task_free(&t);
+}
+
+/* Write what a log stream gave out, line by line; an unfinished last line too. */
+static void
+runs_log_write_masked(struct run *r, const char *m, size_t mlen)
+{
+	const char	*nl;
+
+	while (mlen > 0) {
+		if ((nl = memchr(m, '\n', mlen)) == NULL) {
+			runs_log_write(r, m, mlen);
+			return;
+		}
+		runs_log_write(r, m, (size_t)(nl - m));
+		mlen -= (size_t)(nl - m) + 1;
+		m = nl + 1;
+	}
+}
+
+/*
+ * The one place run output (engine or runner) becomes a log record: masked on its
+ * stream (stdout, stderr, or the runner's and daemon's notes about the run), then
+ * written, so that nothing unmasked reaches the disk or any reader of the log. A
+ * secret split over lines (a key block) or cut by a chunk is held back until it can be
+ * masked whole (common/maskstream.h). A line the runner cut for length ends where the
+ * rest was dropped: its last word, which may be the start of a secret, is not kept.
+ */
+static void
+runs_log_output(struct run *r, int stream, const char *text, size_t len, int cut)
+{
+	struct maskstream	**ms = &r->log_mask[stream];
+	char			 *m;
+	size_t			  mlen;
+
+	if (r->log_fd == -1)
+		return;
+	len = record_cut(text, len, RUNS_LOG_LINE_MAX);
+	if (len > 0 && text[len - 1] == '\n')
+		len--;
+	if (cut)
+		len = maskstream_cut_len(text, len);
+	if (*ms == NULL && (*ms = maskstream_new()) == NULL) {
+		log_warn("run %s: a log line is dropped: out of memory", r->id);
+		return;
+	}
+	/* Dropped, never written unmasked, when memory runs out. */
+	if ((m = maskstream_feed(*ms, text, len, &mlen)) != NULL) {
+		runs_log_write_masked(r, m, mlen);
+		free(m);
+	}
+	if ((m = maskstream_feed(*ms, "\n", 1, &mlen)) != NULL) {
+		runs_log_write_masked(r, m, mlen);
+		free(m);
+	}
+}
+
+/* The end of the run's output, or of this daemon's hold on it: what the streams held. */
+static void
+runs_log_flush(struct run *r)
+{
+	char	*m;
+	size_t	 mlen;
+
+	for (size_t i = 0; i < sizeof r->log_mask / sizeof r->log_mask[0]; i++) {
+		if (r->log_mask[i] == NULL)
+			continue;
+		if (r->log_fd != -1 && (m = maskstream_end(r->log_mask[i], &mlen)) != NULL) {
+			runs_log_write_masked(r, m, mlen);
+			free(m);
+		}
+		maskstream_free(r->log_mask[i]);
+		r->log_mask[i] = NULL;
+	}
+}
+
+#define RUNS_LOGS_MASKED	".logs-masked"	/* in runs/: old logs were masked */
+
+/* Rewrite one ended run's log file masked, through a temporary file and a rename. */
+static int
+runs_mask_old_log(int dirfd, const char *name)
+{
+	struct maskstream	*ms;
+	char			 tmp[NAME_MAX + 16], buf[64 * 1024], *m;
+	size_t			 mlen;
+	ssize_t			 n;
+	int			 in, out, rc = -1;
+
+	snprintf(tmp, sizeof tmp, ".%s.masking", name);
+	if ((in = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+		return -1;
+	(void)unlinkat(dirfd, tmp, 0);
+	if ((out = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	    0600)) == -1) {
+		close(in);
+		return -1;
+	}
+	if ((ms = maskstream_new()) == NULL)
+		goto done;
+	for (;;) {
+		if ((n = read(in, buf, sizeof buf)) == -1 && errno == EINTR)
+			continue;
+		if (n < 0)
+			goto done;
+		m = n > 0 ? maskstream_feed(ms, buf, (size_t)n, &mlen) :
+		    maskstream_end(ms, &mlen);
+		if (m == NULL)
+			goto done;
+		if (mlen > 0 && write(out, m, mlen) != (ssize_t)mlen) {
+			free(m);
+			goto done;
+		}
+		free(m);
+		if (n == 0)
+			break;
+	}
+	if (fsync(out) == 0 && renameat(dirfd, tmp, dirfd, name) == 0)
+		rc = 0;
+done:
+	maskstream_free(ms);
+	close(in);
+	close(out);
+	if (rc == -1)
+		(void)unlinkat(dirfd, tmp, 0);
+	return rc;
+}
+
+/*
+ * Once per home: the logs of ended runs that a daemon from before masking at ingest
+ * wrote raw are rewritten masked, since the log route now serves the file as it is. A
+ * live run's log is left (its runner appends to the file it has open); it is masked
+ * from now on only. The store's records are masked by migration 18.
+ */
+void
+runs_mask_old_logs(struct daemon *d)
+{
+	struct store_run	 sr;
+	struct dirent		*de;
+	char			 path[PATH_MAX], id[NAME_MAX + 1];
+	size_t			 len;
+	int			 dirfd, fd, n = 0, failed = 0, terminal;
+	DIR			*dir;
+
+	snprintf(path, sizeof path, "%s/runs", d->home);
+	if ((dirfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+		return;
+	if (faccessat(dirfd, RUNS_LOGS_MASKED, F_OK, AT_SYMLINK_NOFOLLOW) == 0 ||
+	    (fd = dup(dirfd)) == -1 || (dir = fdopendir(fd)) == NULL) {
+		close(dirfd);
+		return;
+	}
+	while ((de = readdir(dir)) != NULL) {
+		len = strlen(de->d_name);
+		if (de->d_name[0] == '.' || len <= 4 || len - 4 >= sizeof id ||
+		    strcmp(de->d_name + len - 4, ".log") != 0)
+			continue;
+		memcpy(id, de->d_name, len - 4);
+		id[len - 4] = '\0';
+		if (store_run_get(d->store, id, &sr) != 1)
+			continue;
+		terminal = store_run_status_terminal(sr.status);
+		store_run_free(&sr);
+		if (!terminal)
+			continue;
+		if (runs_mask_old_log(dirfd, de->d_name) == 0)
+			n++;
+		else {
+			failed++;
+			log_warn("run %s: cannot mask its old log: %s", id, strerror(errno));
+		}
+	}
+	closedir(dir);
+	if (failed == 0 && (fd = openat(dirfd, RUNS_LOGS_MASKED, O_WRONLY | O_CREAT |
+	    O_NOFOLLOW | O_CLOEXEC, 0600)) != -1)
+		close(fd);
+	if (n > 0)
+		log_info("masked the logs of %d ended run(s) written before masking at ingest",
+		    n);
+	close(dirfd);
+}
+
+/* Which of the run's log streams a runner log line belongs to. */
+static int
+runs_log_stream(const char *name)
+{
+	if (name != NULL && strcmp(name, "stdout") == 0)
+		return 0;
+	if (name != NULL && strcmp(name, "stderr") == 0)
+		return 1;
+	return 2;
 }
 
 struct run *
@@ -463,6 +657,7 @@ runs_detach_all(struct daemon *d)
 		if (r->import != NULL || r->import_started)
 			continue;	/* ending: its import finishes it */
 		log_info("run %s: left running for the next clockworkd", r->id);
+		runs_log_flush(r);
 		runs_log_line(r, "clockworkd is stopping: the run goes on and will be "
 		    "re-attached");
 		if (!r->adopted)
@@ -588,11 +783,12 @@ runs_approval_readopt(struct run *r, const char *rid, const char *tool,
 	struct store_approval	*v;
 	struct run_approval	*a, *b;
 	size_t			 n;
-	char			*itext = input != NULL ? json_print(input) : NULL;
+	/* Compared with the stored text, which was masked the same way. */
+	char			*itext = input != NULL ? json_print_masked(input) : NULL;
 	int			 rc = -1, taken;
 
 	if (store_approval_list_pending(r->d->store, r->id, &v, &n) == -1) {
-		cJSON_free(itext);
+		free(itext);
 		return -1;
 	}
 	for (size_t i = 0; i < n && rc == -1; i++) {
@@ -616,7 +812,7 @@ runs_approval_readopt(struct run *r, const char *rid, const char *tool,
 		rc = 0;
 	}
 	store_approval_list_free(v, n);
-	cJSON_free(itext);
+	free(itext);
 	return rc;
 }
 
@@ -713,20 +909,21 @@ runs_approval_request(struct run *r, const struct wiremsg *m)
 	}
 	a->run = r;
 	runs_approval_id(r, rid, a->id, sizeof a->id);
+	/* The approval's text is masked before it is stored: every surface shows that. */
 	if (input != NULL)
-		itext = json_print(input);
+		itext = json_print_masked(input);
 	/* Deadlines arrive in ms since the epoch; a smaller number is taken as seconds. */
 	if (deadline > 0 && deadline < 1e11)
 		deadline *= 1000;
 	if (store_approval_create(r->d->store, a->id, r->id, tool, itext,
 	    deadline > 0 ? (int64_t)deadline : runs_budget_end_ms(r)) == -1) {
 		log_error("run %s: cannot store approval: %s", r->id, store_errmsg(r->d->store));
-		cJSON_free(itext);
+		free(itext);
 		free(a->runner_id);
 		free(a);
 		return;
 	}
-	cJSON_free(itext);
+	free(itext);
 	if (store_approval_set_risk(r->d->store, a->id, m->risk, m->risk_rule) == -1)
 		log_error("run %s: cannot store approval risk: %s", r->id,
 		    store_errmsg(r->d->store));
@@ -853,7 +1050,7 @@ runs_handle_event(struct run *r, const struct wiremsg *m)
 		    json_get_string(msg, "reason") ? json_get_string(msg, "reason") : "");
 		transcripts_append(r, transcript_note(line));
 		/* In the raw log too (a command run's transcript), under the log's cap. */
-		runs_log_output(r, line, strlen(line));
+		runs_log_output(r, 2, line, strlen(line), 0);
 	}
 	/*
 	 * The runner gave up on an approval (deadline, limit, or the agent hung up on
@@ -979,7 +1176,7 @@ static void
 runs_store_event(struct run *r, const char *kind, const char *line, size_t len)
 {
 	cJSON	*o;
-	char	*t = NULL, hex[SHA256_HEX];
+	char	*t = NULL, *masked = NULL, hex[SHA256_HEX];
 	int	 rc;
 
 	if (strcmp(kind, "report") != 0 && r->n_events >= CW_RUN_EVENTS_MAX) {
@@ -1003,8 +1200,14 @@ runs_store_event(struct run *r, const char *kind, const char *line, size_t len)
 		t = json_print(o);
 		cJSON_Delete(o);
 	}
-	rc = store_run_event_append(r->d->store, r->id, kind, t != NULL ? t : line, NULL);
+	/* Masked as it is stored: the events route serves the stored text as it is. */
+	if (t == NULL && (masked = json_mask_text(line)) == NULL) {
+		log_warn("run %s: an event is not stored: out of memory", r->id);
+		return;
+	}
+	rc = store_run_event_append(r->d->store, r->id, kind, t != NULL ? t : masked, NULL);
 	cJSON_free(t);
+	free(masked);
 	if (rc == -1)
 		log_warn("run %s: cannot store event: %s", r->id, store_errmsg(r->d->store));
 }
@@ -1025,7 +1228,11 @@ runs_handle_line(struct run *r, const char *line, size_t len)
 	switch (m.type) {
 	case WIREMSG_LOG:
 		if (m.text != NULL) {
-			runs_log_output(r, m.text, strlen(m.text));
+			int	trunc = 0;
+
+			json_get_bool(m.obj, "truncated", &trunc);
+			runs_log_output(r, runs_log_stream(json_get_string(m.obj, "stream")),
+			    m.text, strlen(m.text), trunc);
 			/* The runner's own lines (budgets, stops, the seal) are for people. */
 			if ((s = json_get_string(m.obj, "stream")) != NULL &&
 			    strcmp(s, "runner") == 0)
@@ -1351,6 +1558,8 @@ runs_free(struct run *r)
 		event_free(r->pidfd_ev);
 	if (r->pidfd != -1)
 		close(r->pidfd);
+	for (size_t i = 0; i < sizeof r->log_mask / sizeof r->log_mask[0]; i++)
+		maskstream_free(r->log_mask[i]);
 	if (r->log_fd != -1)
 		close(r->log_fd);
 	proctree_free(&r->procs);
@@ -1367,13 +1576,33 @@ runs_free(struct run *r)
 	free(r);
 }
 
+/*
+ * The one place a run's report becomes a record: masked (json_print_masked), then
+ * stored, so that every reader of the store (the API, the Inbox, Telegram, the export)
+ * gets the masked copy only.
+ */
+int
+runs_report_store(struct daemon *d, const char *id, const cJSON *rep)
+{
+	char	*text;
+	int	 rc;
+
+	if ((text = json_print_masked(rep)) == NULL) {
+		log_error("run %s: cannot store report: out of memory", id);
+		return -1;
+	}
+	if ((rc = store_run_set_report(d->store, id, text)) == -1)
+		log_error("run %s: cannot store report: %s", id, store_errmsg(d->store));
+	free(text);
+	return rc;
+}
+
 /* End a run that never got a runner: record why, keep the daemon going. */
 static void
 runs_fail_early(struct daemon *d, const char *id, enum store_run_status status,
     const char *why)
 {
 	cJSON	*rep;
-	char	*text;
 
 	log_warn("run %s: %s", id, why);
 	if ((rep = cJSON_CreateObject()) != NULL) {
@@ -1381,10 +1610,7 @@ runs_fail_early(struct daemon *d, const char *id, enum store_run_status status,
 		json_add_string(rep, "status", store_run_status_name(status));
 		json_add_string(rep, "exit_reason", "failed");
 		json_add_string(rep, "error", why);
-		if ((text = json_print(rep)) != NULL) {
-			store_run_set_report(d->store, id, text);
-			cJSON_free(text);
-		}
+		runs_report_store(d, id, rep);
 		cJSON_Delete(rep);
 	}
 	store_run_set_status(d->store, id, status, STORE_EXIT_FAILED);
@@ -1895,7 +2121,7 @@ runs_finish(struct run *r)
 	enum store_run_status	 status;
 	const char		*rs, *es, *sn, *wn;
 	cJSON			*rep, *j, *git, *spent, *runner, *ap;
-	char			*text, cgerr[PATH_MAX + 64], ended[96];
+	char			 cgerr[PATH_MAX + 64], ended[96];
 	double			 secs;
 	int			 refused = 0, sb, n, cost_unknown = 0;
 
@@ -2050,12 +2276,7 @@ runs_finish(struct run *r)
 			cJSON_AddNumberToObject(runner, "signal", WTERMSIG(r->wstatus));
 	}
 
-	if ((text = json_print(rep)) != NULL) {
-		if (store_run_set_report(d->store, r->id, text) == -1)
-			log_error("run %s: cannot store report: %s", r->id,
-			    store_errmsg(d->store));
-		cJSON_free(text);
-	}
+	runs_report_store(d, r->id, rep);
 	store_run_set_spent(d->store, r->id, r->spent_dollars, r->spent_turns, secs);
 	store_run_set_runner(d->store, r->id, r->pid, r->pid, (int64_t)r->start,
 	    r->sandboxed);
@@ -2088,6 +2309,7 @@ runs_finish(struct run *r)
 	else
 		snprintf(ended, sizeof ended, "%s (%s)", sn, wn);
 	log_info("run %s: %s after %.1f s", r->id, ended, secs);
+	runs_log_flush(r);
 	runs_log_line(r, "run ended: %s after %.1f s", ended, secs);
 	unlink(r->pids_path);
 	runs_forget_files(d, r->id);
@@ -2427,7 +2649,6 @@ cJSON *
 runs_to_json(const struct store_run *sr, int with_report)
 {
 	cJSON	*o = cJSON_CreateObject(), *s, *rep;
-	char	*masked;
 
 	if (o == NULL)
 		return NULL;
@@ -2469,11 +2690,8 @@ runs_to_json(const struct store_run *sr, int with_report)
 	if (sr->prompt != NULL)
 		json_add_string(o, "prompt", sr->prompt);
 	if (with_report) {
-		rep = NULL;
-		if (sr->report != NULL && (masked = mask_secrets(sr->report)) != NULL) {
-			rep = json_parse(masked, strlen(masked));
-			free(masked);
-		}
+		/* Masked when it was stored (runs_report_store). */
+		rep = sr->report != NULL ? json_parse(sr->report, strlen(sr->report)) : NULL;
 		if (rep != NULL)
 			cJSON_AddItemToObject(o, "report", rep);
 		else

@@ -355,6 +355,8 @@ server_main(const struct server_options *o)
 	diskguard_init(&d);
 	if (recover_runs(&d) == -1)
 		goto out;
+	/* After recovery: a run found dead is ended by then, a live one is left be. */
+	runs_mask_old_logs(&d);
 	if (api_start(&d, err, sizeof err) == -1) {
 		log_error("%s", err);
 		goto out;

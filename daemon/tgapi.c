@@ -12,7 +12,6 @@
 #include <time.h>
 
 #include "json.h"
-#include "mask.h"
 #include "record.h"
 #include "tgapi.h"
 #include "vis.h"
@@ -242,16 +241,18 @@ tgapi_time_left(char *buf, size_t len, int64_t left)
 char *
 tgapi_message_text(const struct store_telegram_item *it, time_t now)
 {
-	char	*cmd, *masked = NULL, *shown = NULL, *head = NULL, *text = NULL;
+	char	*cmd, *shown = NULL, *head = NULL, *text = NULL;
 	char	 left[64], who[160], tail[128] = "", risk[160], more[200] = "";
 	size_t	 len, cut;
 	int	 pending = it->state != NULL && strcmp(it->state, "pending") == 0;
 
 	if ((cmd = tgapi_command(it)) == NULL)
 		return NULL;
-	/* Secrets first, then the bytes a run chose made visible, then the cut. */
-	if ((masked = mask_secrets(cmd)) == NULL ||
-	    (shown = vis_str(masked, VIS_KEEP_NL | VIS_KEEP_TAB)) == NULL)
+	/*
+	 * The approval's input was masked when it was stored (runs.c); the bytes a run
+	 * chose are made visible, then cut.
+	 */
+	if ((shown = vis_str(cmd, VIS_KEEP_NL | VIS_KEEP_TAB)) == NULL)
 		goto done;
 	len = strlen(shown);
 	cut = record_cut(shown, len, TGAPI_COMMAND_SHOWN);
@@ -293,7 +294,6 @@ tgapi_message_text(const struct store_telegram_item *it, time_t now)
 		text[record_cut(text, strlen(text), TGAPI_TEXT_MAX - 1)] = '\0';
 done:
 	free(cmd);
-	free(masked);
 	free(shown);
 	free(head);
 	return text;
@@ -328,22 +328,23 @@ tgapi_keyboard(const char *approval_id, int always)
 	return kb;
 }
 
-/* s masked, then made visible, appended to the buffer at *off (never past len). */
+/*
+ * s (from a stored report, masked when it was stored) made visible, appended to the
+ * buffer at *off (never past len).
+ */
 static void
 tgapi_add_shown(char *buf, size_t len, size_t *off, const char *s)
 {
-	char	*m, *v = NULL;
+	char	*v = NULL;
 
 	if (s == NULL || *off >= len)
 		return;
-	if ((m = mask_secrets(s)) != NULL)
-		v = vis_str(m, 0);
+	v = vis_str(s, 0);
 	if (v != NULL) {
 		size_t n = (size_t)snprintf(buf + *off, len - *off, "%s", v);
 
 		*off = *off + n < len ? *off + n : len;
 	}
-	free(m);
 	free(v);
 }
 

@@ -70,6 +70,11 @@ transcripts_write(const char *path, const char *text, size_t len, long cap)
 	return rc;
 }
 
+/*
+ * The one place a transcript entry becomes a record: checked, masked
+ * (transcripts_mask), then appended to the run's transcript file, which every reader
+ * (the API, the Inbox, cwctl run logs, the export) serves as it is.
+ */
 void
 transcripts_append(struct run *r, cJSON *entry)
 {

@@ -46,6 +46,7 @@
 #include "config.h"
 #include "engine.h"
 #include "mask.h"
+#include "maskstream.h"
 #include "transcript.h"
 #include "floor.h"
 #include "json.h"
@@ -80,6 +81,7 @@ struct run {
 	struct uplink		*up;		/* to clockworkd: stdout, then a re-attach */
 	int			 awaiting;	/* over, waiting for a daemon to take the report */
 	size_t			 detached_logged; /* log bytes written while detached */
+	struct maskstream	*detached_mask;	/* what it writes then, masked (run_emit) */
 	long			 log_max;	/* the run's log cap (run_log_max_bytes) */
 	int			 log_capped;	/* the cap was reached while detached */
 	struct event		*ev_chld, *ev_term, *ev_int;
@@ -237,12 +239,27 @@ run_emit(struct run *r, cJSON *msg)
 		const char	*t = json_get_string(msg, "text");
 		size_t		 tl = t != NULL ? strlen(t) : 0;
 
+		/*
+		 * Masked as clockworkd masks the log it writes (runs.c), one stream for
+		 * all: nothing unmasked reaches the file. Dropped when memory runs out.
+		 */
 		if (t != NULL && r->detached_logged + tl <= UPLINK_OUTBOX_MAX &&
-		    run_log_room(r, tl + 1)) {
+		    run_log_room(r, tl + 1) && (r->detached_mask != NULL ||
+		    (r->detached_mask = maskstream_new()) != NULL)) {
+			char	*m, *nl;
+			size_t	 ml;
+
 			r->detached_logged += tl;
-			(void)!write(STDERR_FILENO, t, tl);
-			if (tl > 0 && t[tl - 1] != '\n')
-				(void)!write(STDERR_FILENO, "\n", 1);
+			if ((m = maskstream_feed(r->detached_mask, t, tl, &ml)) != NULL) {
+				(void)!write(STDERR_FILENO, m, ml);
+				free(m);
+			}
+			nl = tl > 0 && t[tl - 1] == '\n' ? NULL : "\n";
+			if (nl != NULL &&
+			    (m = maskstream_feed(r->detached_mask, nl, 1, &ml)) != NULL) {
+				(void)!write(STDERR_FILENO, m, ml);
+				free(m);
+			}
 		}
 		cJSON_Delete(msg);
 		return;
@@ -2855,6 +2872,18 @@ run_companion(struct run *r, int tools, int peer, int out, int errfd, char *err,
 static void
 run_free(struct run *r)
 {
+	char	*m;
+	size_t	 ml;
+
+	/* What the detached log held back (a key cut off by the end), masked. */
+	if (r->detached_mask != NULL) {
+		if ((m = maskstream_end(r->detached_mask, &ml)) != NULL) {
+			(void)!write(STDERR_FILENO, m, ml);
+			free(m);
+		}
+		maskstream_free(r->detached_mask);
+		r->detached_mask = NULL;
+	}
 	if (r->in != NULL)
 		bufferevent_free(r->in);
 	if (r->out.bev != NULL)

@@ -209,10 +209,14 @@ row "a run moves another run's branch of the same task" "$([ -z "$why" ] && echo
 
 fresh_repo cfg
 # 6. Credentials in the user's repository config.
-id=$(attack_run read-config "$FIND_STORES; cat \"\$C/config\"; for s in \$S; do cat \"\$s/../config\"; done; git config --get remote.origin.url; true")
+# What the run reads goes out hex-encoded: the daemon masks run output as it enters,
+# so a token the run did read would show in its log only as a placeholder.
+id=$(attack_run read-config "{ $FIND_STORES; cat \"\$C/config\"; for s in \$S; do cat \"\$s/../config\"; done; git config --get remote.origin.url; } 2>&1 | od -An -tx1 -v; true")
 why=
-# The raw log on disk, not the masked one the API serves: what the run itself could read.
-grep -q "$SECRET" "$(run_field "$id" log_path)" && why="the token in the repo's config reached the run's output;"
+hexlog=$(grep -E '^( [0-9a-f]{2})+$' "$(run_field "$id" log_path)" | tr -d ' \n')
+hexsec=$(printf %s "$SECRET" | od -An -tx1 -v | tr -d ' \n')
+[ -n "$hexlog" ] || why="the run's output did not reach its log;"
+case "$hexlog" in *"$hexsec"*) why="the token in the repo's config reached the run's output;" ;; esac
 grep -rqs "$SECRET" "$CLOCKWORK_HOME/worktrees" && why="$why the token was copied into the run's repository;"
 row "read credentials in the user's .git/config" "$([ -z "$why" ] && echo PASS || echo FAIL)" "$why"
 

@@ -107,17 +107,20 @@ git -C "$T/repo" show-ref --verify -q "refs/heads/clockwork/edit/$eid" || fail "
 [ -z "$(git -C "$T/repo" worktree list --porcelain | grep -F "$wt")" ] || fail "git still lists the worktree"
 pass "retention prunes merged worktrees past keep_runs; gc --force prunes unmerged, branches kept"
 
-# 5. Run output leaves the daemon masked: logs, events and the journal (SPEC I4).
+# 5. Run output is masked as it enters the daemon: the log on disk, logs, events and
+# the report (SPEC I4, P1; integration/mask_ingest for secrets split over chunks).
 KEY="sk-ant-api03-$(printf 'A%.0s' $(seq 90))"
 cwctl task add leaky --engine command --prompt "echo the key is $KEY" >/dev/null
 mid=$(cwctl run start leaky --wait | sed -n 's/^run: *//p')
-grep -q "$KEY" "$(run_field "$mid" log_path)" || fail "the raw log should hold the output"
+grep -q "$KEY" "$(run_field "$mid" log_path)" && fail "the log on disk holds the key"
+grep -q 'the key is sk-ant-\[MASKED\]' "$(run_field "$mid" log_path)" ||
+    fail "the log on disk lacks the masked line: $(cat "$(run_field "$mid" log_path)")"
 cwctl run logs "$mid" > "$T/masked"
 grep -q 'sk-ant-\[MASKED\]' "$T/masked" || fail "log not masked: $(cat "$T/masked")"
 grep -q "$KEY" "$T/masked" && fail "the key left the daemon through run logs"
 api GET "/api/runs/$mid/events" | grep -q "$KEY" && fail "the key left through events"
 api GET "/api/runs/$mid" | grep -q "$KEY" && fail "the key left through the report"
-pass "run output is secret-masked on the way out (logs, events, report)"
+pass "run output is secret-masked as it enters (log on disk, logs, events, report)"
 
 cwctl task add peek --engine command --prompt "cat '$CLOCKWORK_HOME/api.token'; cat '$CLOCKWORK_HOME/clockwork.db' | head -c 16" >/dev/null
 pid_=$(cwctl run start peek --wait | sed -n 's/^run: *//p') || true

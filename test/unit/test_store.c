@@ -389,6 +389,49 @@ test_migrate_from_each_version(void **state)
 	assert_null(st);
 }
 
+/*
+ * Migration 18 masks what an older daemon stored raw (records are masked as they enter
+ * from then on), and the journal and the audit log are append-only again after it.
+ */
+static void
+test_migration_18_masks(void **state)
+{
+	struct fixture	*fx = *state;
+	struct store	*st = NULL;
+	char		 err[512], path[192];
+	const char	*tok = "ghp_BkdfQ1y3GQsMpSscDlkrCaqx9vJupc94tnwl";
+	char		 json[256];
+	int64_t		 tid;
+
+	snprintf(path, sizeof path, "%s/v16.db", fx->dir);
+	if (store_open_at_version(path, 16, &st, err, sizeof err) != 0)
+		fail_msg("open at 16: %s", err);
+	snprintf(json, sizeof json, "{\"command\":\"git push https://%s@github.com/o/r\"}", tok);
+	tid = add_task(st, "nightly");
+	assert_int_equal(store_run_create(st, tid, "run-1", NULL, 0), 0);
+	assert_int_equal(store_run_set_report(st, "run-1", json), 0);
+	assert_int_equal(store_run_event_append(st, "run-1", "log", json, NULL), 0);
+	assert_int_equal(store_approval_create(st, "ap-1", "run-1", "Bash", json, 0), 0);
+	assert_int_equal(store_journal_append(st, "run-1", "floor_deny", json), 0);
+	assert_int_equal(store_audit_append(st, "cwctl", "task.add", "nightly", json), 0);
+	store_close(st);
+
+	st = open_ok(path);
+	assert_int_equal(store_schema_version(st), STORE_SCHEMA_LATEST);
+	assert_int_equal(sql_int(st, "SELECT (SELECT count(*) FROM runs WHERE report LIKE"
+	    " '%SscDlkr%') + (SELECT count(*) FROM run_events WHERE data LIKE '%SscDlkr%')"
+	    " + (SELECT count(*) FROM approvals WHERE input LIKE '%SscDlkr%')"
+	    " + (SELECT count(*) FROM journal WHERE data LIKE '%SscDlkr%')"
+	    " + (SELECT count(*) FROM audit WHERE data LIKE '%SscDlkr%')"), 0);
+	assert_int_equal(sql_int(st, "SELECT count(*) FROM journal WHERE data ="
+	    " '{\"command\":\"git push https://ghp_[MASKED]@github.com/o/r\"}'"), 1);
+	assert_int_not_equal(sqlite3_exec(store_db(st), "UPDATE journal SET kind = 'x'",
+	    NULL, NULL, NULL), SQLITE_OK);
+	assert_int_not_equal(sqlite3_exec(store_db(st), "UPDATE audit SET action = 'x'",
+	    NULL, NULL, NULL), SQLITE_OK);
+	store_close(st);
+}
+
 static void
 test_newer_version_refused(void **state)
 {
@@ -1252,6 +1295,7 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_from_each_version, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_migration_18_masks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_newer_version_refused, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_not_a_database_refused, setup,
