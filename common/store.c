@@ -622,7 +622,7 @@ store_open_at_version(const char *path, int target, struct store **out, char *er
 	}
 	sqlite3_extended_result_codes(st->db, 1);
 	sqlite3_busy_timeout(st->db, STORE_BUSY_TIMEOUT_MS);
-	/* For migration 18, which masks what an older daemon stored raw. */
+	/* For migration 17, which masks what an older daemon stored raw. */
 	if (sqlite3_create_function_v2(st->db, "cw_mask_json", 1, SQLITE_UTF8 |
 	    SQLITE_DETERMINISTIC, NULL, store_sql_mask_json, NULL, NULL, NULL) != SQLITE_OK) {
 		store_sqlfail(st, NULL, path);

@@ -31,7 +31,7 @@
 struct sqlite3;
 struct store;
 
-#define STORE_SCHEMA_LATEST	18
+#define STORE_SCHEMA_LATEST	17
 #define STORE_TIME_LEN		25	/* "YYYY-MM-DDTHH:MM:SS.mmmZ" + NUL */
 #define STORE_ID_LEN		40	/* room for a generated or caller-chosen id */
 

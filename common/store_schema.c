@@ -355,13 +355,13 @@ static const char store_schema_v16[] =
 ");";
 
 /*
- * 18, issue 24: records are masked once, as they enter the daemon, and served as they
+ * 17, issue 24: records are masked once, as they enter the daemon, and served as they
  * are stored; what an older daemon stored raw is masked here, once, by cw_mask_json
  * (common/json.c json_mask_text, registered by store_open). The journal and the audit
  * log stay append-only: their UPDATE triggers are set aside for this one statement
  * each, inside the migration's transaction, and put back as they were.
  */
-static const char store_schema_v18[] =
+static const char store_schema_v17[] =
 "UPDATE runs SET report = cw_mask_json(report) WHERE report IS NOT NULL;"
 "UPDATE run_events SET data = cw_mask_json(data) WHERE data IS NOT NULL;"
 "UPDATE approvals SET input = cw_mask_json(input) WHERE input IS NOT NULL;"
@@ -393,7 +393,7 @@ const struct store_migration store_migrations[] = {
 	{ 14, "task rule kind (allow, ask) and source", store_schema_v14, 0 },
 	{ 15, "a continued run holds the branch it continues", store_schema_v15, 0 },
 	{ 16, "the bus event of a journal entry", store_schema_v16, 0 },
-	{ 18, "records stored raw by an older daemon, masked", store_schema_v18, 0 },
+	{ 17, "records stored raw by an older daemon, masked", store_schema_v17, 0 },
 };
 const size_t store_n_migrations =
     sizeof store_migrations / sizeof store_migrations[0];

@@ -343,7 +343,7 @@ done:
  * Once per home: the logs of ended runs that a daemon from before masking at ingest
  * wrote raw are rewritten masked, since the log route now serves the file as it is. A
  * live run's log is left (its runner appends to the file it has open); it is masked
- * from now on only. The store's records are masked by migration 18.
+ * from now on only. The store's records are masked by migration 17.
  */
 void
 runs_mask_old_logs(struct daemon *d)

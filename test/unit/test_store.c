@@ -390,11 +390,11 @@ test_migrate_from_each_version(void **state)
 }
 
 /*
- * Migration 18 masks what an older daemon stored raw (records are masked as they enter
+ * Migration 17 masks what an older daemon stored raw (records are masked as they enter
  * from then on), and the journal and the audit log are append-only again after it.
  */
 static void
-test_migration_18_masks(void **state)
+test_migration_17_masks(void **state)
 {
 	struct fixture	*fx = *state;
 	struct store	*st = NULL;
@@ -1295,7 +1295,7 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_from_each_version, setup,
 		    teardown),
-		cmocka_unit_test_setup_teardown(test_migration_18_masks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migration_17_masks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_newer_version_refused, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_not_a_database_refused, setup,
