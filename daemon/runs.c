@@ -514,7 +514,7 @@ runs_spawn(struct daemon *d, struct run *r, int *down_fd, int *up_fd)
 	int		 in[2] = { -1, -1 }, out[2] = { -1, -1 };
 	char		*argv[] = { "cw-runner", "run", NULL };
 	char		**env;
-	sigset_t	 all;
+	sigset_t	 all, saved;
 	pid_t		 pid;
 
 	if ((env = runs_env(d)) == NULL)
@@ -527,8 +527,18 @@ runs_spawn(struct daemon *d, struct run *r, int *down_fd, int *up_fd)
 		runs_env_free(env);
 		return -1;
 	}
+	/*
+	 * Every signal blocked across the fork. Until the child has reset its dispositions
+	 * it has libevent's handlers, which write the signal into the socketpair it
+	 * shares with the daemon: a stop's SIGTERM arriving then was read by the daemon's
+	 * loop as the daemon's own, and the daemon shut down. Blocked, it waits for the
+	 * default disposition and ends the child.
+	 */
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &saved);
 	switch ((pid = fork())) {
 	case -1:
+		sigprocmask(SIG_SETMASK, &saved, NULL);
 		close(in[0]); close(in[1]); close(out[0]); close(out[1]);
 		runs_env_free(env);
 		return -1;
@@ -549,6 +559,7 @@ runs_spawn(struct daemon *d, struct run *r, int *down_fd, int *up_fd)
 		    strerror(errno));
 		_exit(127);
 	}
+	sigprocmask(SIG_SETMASK, &saved, NULL);
 	/* Both sides set the group, so it exists before either acts on it. */
 	setpgid(pid, pid);
 	close(in[0]);
