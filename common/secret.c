@@ -25,6 +25,8 @@
 
 #ifdef CW_HAVE_LIBSECRET
 #include <libsecret/secret.h>
+#include "dynlib.h"
+#include "log.h"
 #endif
 
 #include "secret.h"
@@ -63,6 +65,44 @@ static const SecretSchema secret_schema = {
 	0, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
 };
 
+/*
+ * libsecret (and GLib under it) is loaded the first time a session bus is there to
+ * ask, not linked (dynlib.h: about 2.4 MiB of a daemon's resident memory otherwise).
+ * Its functions, typed as its header declares them.
+ */
+static struct {
+	__typeof__(secret_service_get_sync)	*service_get_sync;
+	__typeof__(secret_password_store_sync)	*password_store_sync;
+	__typeof__(secret_password_lookup_sync)	*password_lookup_sync;
+	__typeof__(secret_password_clear_sync)	*password_clear_sync;
+	__typeof__(secret_password_free)	*password_free;
+	__typeof__(g_error_free)		*error_free;
+	__typeof__(g_object_unref)		*object_unref;
+} secret_lib;
+
+static int
+secret_lib_open(void)
+{
+	const struct dynlib_sym	 syms[] = {
+		{ "secret_service_get_sync", &secret_lib.service_get_sync },
+		{ "secret_password_store_sync", &secret_lib.password_store_sync },
+		{ "secret_password_lookup_sync", &secret_lib.password_lookup_sync },
+		{ "secret_password_clear_sync", &secret_lib.password_clear_sync },
+		{ "secret_password_free", &secret_lib.password_free },
+		{ "g_error_free", &secret_lib.error_free },
+		{ "g_object_unref", &secret_lib.object_unref },
+	};
+	char			 err[256];
+
+	if (dynlib_open("libsecret-1.so.0", syms, sizeof syms / sizeof syms[0], err,
+	    sizeof err) == NULL) {
+		/* As if the service did not answer: secrets go to the 0600 files. */
+		log_warn("secret: the Secret Service cannot be used: %s", err);
+		return -1;
+	}
+	return 0;
+}
+
 /* The service is asked once per process; its answer does not change under us. */
 static int
 secret_service_up(void)
@@ -79,13 +119,15 @@ secret_service_up(void)
 	up = 0;
 	if (getenv("DBUS_SESSION_BUS_ADDRESS") == NULL)
 		return 0;
-	if ((svc = secret_service_get_sync(SECRET_SERVICE_OPEN_SESSION, NULL,
+	if (secret_lib_open() == -1)
+		return 0;
+	if ((svc = secret_lib.service_get_sync(SECRET_SERVICE_OPEN_SESSION, NULL,
 	    &gerr)) != NULL) {
 		up = 1;
-		g_object_unref(svc);
+		secret_lib.object_unref(svc);
 	}
 	if (gerr != NULL)
-		g_error_free(gerr);
+		secret_lib.error_free(gerr);
 	return up;
 }
 #else
@@ -277,9 +319,9 @@ secret_set(const char *cwhome, const char *name, const char *value,
 		char	 label[128];
 
 		snprintf(label, sizeof label, "Clockwork: %s", name);
-		if (secret_password_store_sync(&secret_schema, SECRET_COLLECTION_DEFAULT,
-		    label, value, NULL, &gerr, "application", "clockwork", "name", name,
-		    NULL)) {
+		if (secret_lib.password_store_sync(&secret_schema,
+		    SECRET_COLLECTION_DEFAULT, label, value, NULL, &gerr, "application",
+		    "clockwork", "name", name, NULL)) {
 			/* A stale file copy must not outlive the new value. */
 			(void)secret_file_remove(cwhome, name, err, errlen);
 			if (where != NULL)
@@ -289,7 +331,7 @@ secret_set(const char *cwhome, const char *name, const char *value,
 		secret_fail(err, errlen, "secret %s: the Secret Service refused it: %s",
 		    name, gerr != NULL ? gerr->message : "?");
 		if (gerr != NULL)
-			g_error_free(gerr);
+			secret_lib.error_free(gerr);
 		return -1;
 	}
 #endif
@@ -310,17 +352,17 @@ secret_get(const char *cwhome, const char *name, char **value, char *err,
 		GError	*gerr = NULL;
 		gchar	*pw;
 
-		pw = secret_password_lookup_sync(&secret_schema, NULL, &gerr,
+		pw = secret_lib.password_lookup_sync(&secret_schema, NULL, &gerr,
 		    "application", "clockwork", "name", name, NULL);
 		if (gerr != NULL) {
 			secret_fail(err, errlen, "secret %s: the Secret Service: %s", name,
 			    gerr->message);
-			g_error_free(gerr);
+			secret_lib.error_free(gerr);
 			return -1;
 		}
 		if (pw != NULL) {
 			*value = strdup(pw);
-			secret_password_free(pw);
+			secret_lib.password_free(pw);
 			if (*value == NULL)
 				return secret_fail(err, errlen, "secret %s: out of memory",
 				    name);
@@ -342,13 +384,13 @@ secret_remove(const char *cwhome, const char *name, char *err, size_t errlen)
 	if (secret_service_up()) {
 		GError	*gerr = NULL;
 
-		if (secret_password_clear_sync(&secret_schema, NULL, &gerr,
+		if (secret_lib.password_clear_sync(&secret_schema, NULL, &gerr,
 		    "application", "clockwork", "name", name, NULL))
 			any = 1;
 		if (gerr != NULL) {
 			secret_fail(err, errlen, "secret %s: the Secret Service: %s", name,
 			    gerr->message);
-			g_error_free(gerr);
+			secret_lib.error_free(gerr);
 			return -1;
 		}
 	}

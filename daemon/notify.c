@@ -16,6 +16,7 @@
 #include <sqlite3.h>
 #ifdef CW_HAVE_DBUS
 #include <dbus/dbus.h>
+#include "dynlib.h"
 #endif
 
 #include "daemon.h"
@@ -35,29 +36,90 @@ struct notify {
 };
 
 #ifdef CW_HAVE_DBUS
+/*
+ * libdbus is loaded when a notification is first to be shown, not linked (dynlib.h:
+ * about 1 MiB of the daemon's resident memory otherwise, libsystemd's included).
+ */
+#define NOTIFY_DBUS_FN(f)	__typeof__(dbus_##f) *f
+#define NOTIFY_DBUS_SYM(f)	{ "dbus_" #f, &notify_dbus.f }
+static struct {
+	NOTIFY_DBUS_FN(bus_get_private);
+	NOTIFY_DBUS_FN(connection_close);
+	NOTIFY_DBUS_FN(connection_flush);
+	NOTIFY_DBUS_FN(connection_get_is_connected);
+	NOTIFY_DBUS_FN(connection_send);
+	NOTIFY_DBUS_FN(connection_set_exit_on_disconnect);
+	NOTIFY_DBUS_FN(connection_unref);
+	NOTIFY_DBUS_FN(error_free);
+	NOTIFY_DBUS_FN(error_init);
+	NOTIFY_DBUS_FN(error_is_set);
+	NOTIFY_DBUS_FN(message_iter_append_basic);
+	NOTIFY_DBUS_FN(message_iter_close_container);
+	NOTIFY_DBUS_FN(message_iter_init_append);
+	NOTIFY_DBUS_FN(message_iter_open_container);
+	NOTIFY_DBUS_FN(message_new_method_call);
+	NOTIFY_DBUS_FN(message_set_no_reply);
+	NOTIFY_DBUS_FN(message_unref);
+} notify_dbus;
+
+static int
+notify_dbus_open(struct notify *n)
+{
+	const struct dynlib_sym	 syms[] = {
+		NOTIFY_DBUS_SYM(bus_get_private),
+		NOTIFY_DBUS_SYM(connection_close),
+		NOTIFY_DBUS_SYM(connection_flush),
+		NOTIFY_DBUS_SYM(connection_get_is_connected),
+		NOTIFY_DBUS_SYM(connection_send),
+		NOTIFY_DBUS_SYM(connection_set_exit_on_disconnect),
+		NOTIFY_DBUS_SYM(connection_unref),
+		NOTIFY_DBUS_SYM(error_free),
+		NOTIFY_DBUS_SYM(error_init),
+		NOTIFY_DBUS_SYM(error_is_set),
+		NOTIFY_DBUS_SYM(message_iter_append_basic),
+		NOTIFY_DBUS_SYM(message_iter_close_container),
+		NOTIFY_DBUS_SYM(message_iter_init_append),
+		NOTIFY_DBUS_SYM(message_iter_open_container),
+		NOTIFY_DBUS_SYM(message_new_method_call),
+		NOTIFY_DBUS_SYM(message_set_no_reply),
+		NOTIFY_DBUS_SYM(message_unref),
+	};
+	char			 err[128];
+
+	if (dynlib_open("libdbus-1.so.3", syms, sizeof syms / sizeof syms[0], err,
+	    sizeof err) == NULL) {
+		snprintf(n->state, sizeof n->state, "unavailable: %s", err);
+		return -1;
+	}
+	return 0;
+}
+
 static int
 notify_connect(struct notify *n)
 {
 	DBusError	 e;
 
-	if (n->bus != NULL && dbus_connection_get_is_connected(n->bus))
+	if (n->bus != NULL && notify_dbus.connection_get_is_connected(n->bus))
 		return 0;
 	if (n->bus != NULL) {
-		dbus_connection_unref(n->bus);
+		notify_dbus.connection_unref(n->bus);
 		n->bus = NULL;
 	}
 	if (getenv("DBUS_SESSION_BUS_ADDRESS") == NULL) {
 		snprintf(n->state, sizeof n->state, "unavailable: no session bus");
 		return -1;
 	}
-	dbus_error_init(&e);
-	if ((n->bus = dbus_bus_get_private(DBUS_BUS_SESSION, &e)) == NULL) {
+	if (notify_dbus_open(n) == -1)
+		return -1;
+	notify_dbus.error_init(&e);
+	if ((n->bus = notify_dbus.bus_get_private(DBUS_BUS_SESSION, &e)) == NULL) {
 		snprintf(n->state, sizeof n->state, "unavailable: %s",
-		    dbus_error_is_set(&e) ? e.message : "cannot reach the session bus");
-		dbus_error_free(&e);
+		    notify_dbus.error_is_set(&e) ? e.message :
+		    "cannot reach the session bus");
+		notify_dbus.error_free(&e);
 		return -1;
 	}
-	dbus_connection_set_exit_on_disconnect(n->bus, FALSE);
+	notify_dbus.connection_set_exit_on_disconnect(n->bus, FALSE);
 	snprintf(n->state, sizeof n->state, "on");
 	return 0;
 }
@@ -73,26 +135,26 @@ notify_send(struct notify *n, const char *summary, const char *body)
 
 	if (notify_connect(n) == -1)
 		return;
-	if ((m = dbus_message_new_method_call("org.freedesktop.Notifications",
+	if ((m = notify_dbus.message_new_method_call("org.freedesktop.Notifications",
 	    "/org/freedesktop/Notifications", "org.freedesktop.Notifications",
 	    "Notify")) == NULL)
 		return;
-	dbus_message_set_no_reply(m, TRUE);
-	dbus_message_iter_init_append(m, &it);
-	dbus_message_iter_append_basic(&it, DBUS_TYPE_STRING, &app);
-	dbus_message_iter_append_basic(&it, DBUS_TYPE_UINT32, &replaces);
-	dbus_message_iter_append_basic(&it, DBUS_TYPE_STRING, &icon);
-	dbus_message_iter_append_basic(&it, DBUS_TYPE_STRING, &summary);
-	dbus_message_iter_append_basic(&it, DBUS_TYPE_STRING, &body);
-	dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "s", &sub);
-	dbus_message_iter_close_container(&it, &sub);
-	dbus_message_iter_open_container(&it, DBUS_TYPE_ARRAY, "{sv}", &sub);
-	dbus_message_iter_close_container(&it, &sub);
-	dbus_message_iter_append_basic(&it, DBUS_TYPE_INT32, &expire);
-	if (!dbus_connection_send(n->bus, m, NULL))
+	notify_dbus.message_set_no_reply(m, TRUE);
+	notify_dbus.message_iter_init_append(m, &it);
+	notify_dbus.message_iter_append_basic(&it, DBUS_TYPE_STRING, &app);
+	notify_dbus.message_iter_append_basic(&it, DBUS_TYPE_UINT32, &replaces);
+	notify_dbus.message_iter_append_basic(&it, DBUS_TYPE_STRING, &icon);
+	notify_dbus.message_iter_append_basic(&it, DBUS_TYPE_STRING, &summary);
+	notify_dbus.message_iter_append_basic(&it, DBUS_TYPE_STRING, &body);
+	notify_dbus.message_iter_open_container(&it, DBUS_TYPE_ARRAY, "s", &sub);
+	notify_dbus.message_iter_close_container(&it, &sub);
+	notify_dbus.message_iter_open_container(&it, DBUS_TYPE_ARRAY, "{sv}", &sub);
+	notify_dbus.message_iter_close_container(&it, &sub);
+	notify_dbus.message_iter_append_basic(&it, DBUS_TYPE_INT32, &expire);
+	if (!notify_dbus.connection_send(n->bus, m, NULL))
 		log_warn("notify: cannot queue a desktop notification");
-	dbus_connection_flush(n->bus);
-	dbus_message_unref(m);
+	notify_dbus.connection_flush(n->bus);
+	notify_dbus.message_unref(m);
 }
 #endif
 
@@ -194,8 +256,8 @@ notify_stop(struct daemon *d)
 		event_free(n->tick);
 #ifdef CW_HAVE_DBUS
 	if (n->bus != NULL) {
-		dbus_connection_close(n->bus);
-		dbus_connection_unref(n->bus);
+		notify_dbus.connection_close(n->bus);
+		notify_dbus.connection_unref(n->bus);
 	}
 #endif
 	free(n);

@@ -514,7 +514,7 @@ runs_spawn(struct daemon *d, struct run *r, int *down_fd, int *up_fd)
 	int		 in[2] = { -1, -1 }, out[2] = { -1, -1 };
 	char		*argv[] = { "cw-runner", "run", NULL };
 	char		**env;
-	sigset_t	 all;
+	sigset_t	 all, saved;
 	pid_t		 pid;
 
 	if ((env = runs_env(d)) == NULL)
@@ -527,8 +527,18 @@ runs_spawn(struct daemon *d, struct run *r, int *down_fd, int *up_fd)
 		runs_env_free(env);
 		return -1;
 	}
+	/*
+	 * Every signal blocked across the fork. Until the child has reset its dispositions
+	 * it has libevent's handlers, which write the signal into the socketpair it
+	 * shares with the daemon: a stop's SIGTERM arriving then was read by the daemon's
+	 * loop as the daemon's own, and the daemon shut down. Blocked, it waits for the
+	 * default disposition and ends the child.
+	 */
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &saved);
 	switch ((pid = fork())) {
 	case -1:
+		sigprocmask(SIG_SETMASK, &saved, NULL);
 		close(in[0]); close(in[1]); close(out[0]); close(out[1]);
 		runs_env_free(env);
 		return -1;
@@ -549,6 +559,7 @@ runs_spawn(struct daemon *d, struct run *r, int *down_fd, int *up_fd)
 		    strerror(errno));
 		_exit(127);
 	}
+	sigprocmask(SIG_SETMASK, &saved, NULL);
 	/* Both sides set the group, so it exists before either acts on it. */
 	setpgid(pid, pid);
 	close(in[0]);
@@ -1813,7 +1824,7 @@ runs_start(struct daemon *d, const char *id)
 	struct store_task	 t;
 	struct run		*r;
 	char			 dir[2048], err[512];
-	int			 down_fd, up_fd;
+	int			 down_fd, up_fd, tx;
 	struct timeval		 tv;
 
 	memset(&t, 0, sizeof t);
@@ -1938,8 +1949,16 @@ runs_start(struct daemon *d, const char *id)
 	r->pidfd = procid_pidfd(r->pid, r->start);
 	(void)runs_connect(r, up_fd, down_fd);	/* a failure is told below */
 	runs_track(r);
+	/* The runner and the running status: one transaction, one sync (issue 24). */
+	tx = store_begin(d->store) == 0;
 	store_run_set_runner(d->store, r->id, r->pid, r->pid, (int64_t)r->start, -1);
 	store_run_set_status(d->store, r->id, STORE_RUN_RUNNING, STORE_EXIT_NONE);
+	if (tx && store_commit(d->store) == -1) {
+		log_error("run %s: cannot record its runner: %s", r->id,
+		    store_errmsg(d->store));
+		store_rollback(d->store);
+	}
+	/* Published once on disk: the store writes, then the bus tells. */
 	runs_status_published(d, r->id, r->task_name, STORE_RUN_RUNNING, STORE_EXIT_NONE);
 	supervise_save(&r->procs, r->pids_path);
 	log_info("run %s: task %s, runner pid %d, workdir %s", r->id, r->task_name,
@@ -2123,7 +2142,7 @@ runs_finish(struct run *r)
 	cJSON			*rep, *j, *git, *spent, *runner, *ap;
 	char			 cgerr[PATH_MAX + 64], ended[96];
 	double			 secs;
-	int			 refused = 0, sb, n, cost_unknown = 0;
+	int			 refused = 0, sb, n, cost_unknown = 0, tx, recorded;
 
 	if (r->import != NULL)
 		return;		/* the import is under way: it finishes the run */
@@ -2276,17 +2295,29 @@ runs_finish(struct run *r)
 			cJSON_AddNumberToObject(runner, "signal", WTERMSIG(r->wstatus));
 	}
 
+	/*
+	 * The report, what was spent, the runner and the end status in one transaction
+	 * (issue 24): one sync to disk instead of five, and a crash leaves the run's end
+	 * recorded whole or not at all (then recovery ends it as interrupted). The bus
+	 * is told after the commit.
+	 */
+	tx = store_begin(d->store) == 0;
 	runs_report_store(d, r->id, rep);
 	store_run_set_spent(d->store, r->id, r->spent_dollars, r->spent_turns, secs);
 	store_run_set_runner(d->store, r->id, r->pid, r->pid, (int64_t)r->start,
 	    r->sandboxed);
-	if (store_run_set_status(d->store, r->id, status, why) == -1)
+	if ((recorded = store_run_set_status(d->store, r->id, status, why)) == -1)
 		log_error("run %s: cannot record its end: %s", r->id, store_errmsg(d->store));
-	else
-		runs_status_published(d, r->id, r->task_name, status, why);
 	store_approval_expire_run(d->store, r->id);
-	TAILQ_FOREACH(a, &r->approvals, entry)
-		runs_approval_published(r, a->id, "expired", NULL);
+	if (tx && store_commit(d->store) == -1) {
+		log_error("run %s: cannot record its end: %s", r->id, store_errmsg(d->store));
+		store_rollback(d->store);
+	} else {
+		if (recorded != -1)
+			runs_status_published(d, r->id, r->task_name, status, why);
+		TAILQ_FOREACH(a, &r->approvals, entry)
+			runs_approval_published(r, a->id, "expired", NULL);
+	}
 	telegram_kick(d);	/* their Telegram messages say so now */
 
 	if (r->sandboxed == 0 && !r->journaled_sandbox_off &&

@@ -41,6 +41,7 @@
 #include <event2/event.h>
 
 #include "daemon.h"
+#include "dynlib.h"
 #include "json.h"
 #include "wire.h"
 #include "log.h"
@@ -113,6 +114,32 @@ struct telegram {
 static void	tg_poll(struct telegram *);
 static void	tg_check(struct telegram *);
 
+/*
+ * libcurl is loaded when the first call to the Bot API is made (a token is set), not
+ * linked: linked in, it and its TLS stack cost every daemon some 3.7 MiB of resident
+ * memory from the start, Telegram or not (dynlib.h, docs/performance.md).
+ */
+#define TG_CURL_FN(f)	__typeof__(curl_##f) *f
+#define TG_CURL_SYM(f)	{ "curl_" #f, &tg_curl.f }
+static struct {
+	TG_CURL_FN(easy_cleanup);
+	TG_CURL_FN(easy_getinfo);
+	TG_CURL_FN(easy_init);
+	TG_CURL_FN(easy_setopt);
+	TG_CURL_FN(easy_strerror);
+	TG_CURL_FN(multi_add_handle);
+	TG_CURL_FN(multi_assign);
+	TG_CURL_FN(multi_cleanup);
+	TG_CURL_FN(multi_info_read);
+	TG_CURL_FN(multi_init);
+	TG_CURL_FN(multi_remove_handle);
+	TG_CURL_FN(multi_setopt);
+	TG_CURL_FN(multi_socket_action);
+	TG_CURL_FN(slist_append);
+	TG_CURL_FN(slist_free_all);
+} tg_curl;
+
+
 /* ---- libcurl on the libevent loop ------------------------------------------------ */
 
 static void
@@ -125,7 +152,7 @@ tg_event_cb(evutil_socket_t fd, short what, void *arg)
 		flags |= CURL_CSELECT_IN;
 	if (what & EV_WRITE)
 		flags |= CURL_CSELECT_OUT;
-	curl_multi_socket_action(tg->multi, fd, flags, &running);
+	tg_curl.multi_socket_action(tg->multi, fd, flags, &running);
 	tg_check(tg);
 }
 
@@ -139,7 +166,7 @@ tg_socket_cb(CURL *easy, curl_socket_t s, int what, void *userp, void *socketp)
 	(void)easy;
 	if (ev != NULL) {
 		event_free(ev);
-		curl_multi_assign(tg->multi, s, NULL);
+		tg_curl.multi_assign(tg->multi, s, NULL);
 	}
 	if (what == CURL_POLL_REMOVE)
 		return 0;
@@ -153,7 +180,7 @@ tg_socket_cb(CURL *easy, curl_socket_t s, int what, void *userp, void *socketp)
 			event_free(ev);
 		return -1;
 	}
-	curl_multi_assign(tg->multi, s, ev);
+	tg_curl.multi_assign(tg->multi, s, ev);
 	return 0;
 }
 
@@ -165,7 +192,7 @@ tg_timeout_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	curl_multi_socket_action(tg->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+	tg_curl.multi_socket_action(tg->multi, CURL_SOCKET_TIMEOUT, 0, &running);
 	tg_check(tg);
 }
 
@@ -209,11 +236,56 @@ tg_call_free(struct tg_call *c)
 	if (c == NULL)
 		return;
 	if (c->easy != NULL)
-		curl_easy_cleanup(c->easy);
-	curl_slist_free_all(c->hdrs);
+		tg_curl.easy_cleanup(c->easy);
+	tg_curl.slist_free_all(c->hdrs);
 	free(c->body);
 	free(c->resp);
 	free(c);
+}
+
+/* libcurl and the multi handle on the loop, made on first use; -1 if they cannot be. */
+static int
+tg_multi(struct telegram *tg)
+{
+	const struct dynlib_sym	 syms[] = {
+		TG_CURL_SYM(easy_cleanup),
+		TG_CURL_SYM(easy_getinfo),
+		TG_CURL_SYM(easy_init),
+		TG_CURL_SYM(easy_setopt),
+		TG_CURL_SYM(easy_strerror),
+		TG_CURL_SYM(multi_add_handle),
+		TG_CURL_SYM(multi_assign),
+		TG_CURL_SYM(multi_cleanup),
+		TG_CURL_SYM(multi_info_read),
+		TG_CURL_SYM(multi_init),
+		TG_CURL_SYM(multi_remove_handle),
+		TG_CURL_SYM(multi_setopt),
+		TG_CURL_SYM(multi_socket_action),
+		TG_CURL_SYM(slist_append),
+		TG_CURL_SYM(slist_free_all),
+	};
+	char			 err[256];
+	static int		 said;
+
+	if (tg->multi != NULL)
+		return 0;
+	if (dynlib_open("libcurl.so.4", syms, sizeof syms / sizeof syms[0], err,
+	    sizeof err) == NULL) {
+		/* Each call fails alike until libcurl is installed: said once. */
+		if (!said)
+			log_error("telegram: cannot call the Bot API: %s", err);
+		said = 1;
+		return -1;
+	}
+	if ((tg->multi = tg_curl.multi_init()) == NULL) {
+		log_error("telegram: cannot make libcurl's multi handle");
+		return -1;
+	}
+	tg_curl.multi_setopt(tg->multi, CURLMOPT_SOCKETFUNCTION, tg_socket_cb);
+	tg_curl.multi_setopt(tg->multi, CURLMOPT_SOCKETDATA, tg);
+	tg_curl.multi_setopt(tg->multi, CURLMOPT_TIMERFUNCTION, tg_timer_cb);
+	tg_curl.multi_setopt(tg->multi, CURLMOPT_TIMERDATA, tg);
+	return 0;
 }
 
 /*
@@ -227,7 +299,7 @@ tg_call(struct telegram *tg, const char *method, cJSON *params, tg_done_fn done,
 	struct tg_call	*c;
 	char		*url = NULL;
 
-	if (tg->token == NULL || tg->n_calls >= TG_MAX_CALLS ||
+	if (tg->token == NULL || tg->n_calls >= TG_MAX_CALLS || tg_multi(tg) == -1 ||
 	    (c = calloc(1, sizeof *c)) == NULL) {
 		cJSON_Delete(params);
 		return NULL;
@@ -237,29 +309,29 @@ tg_call(struct telegram *tg, const char *method, cJSON *params, tg_done_fn done,
 	snprintf(c->method, sizeof c->method, "%s", method);
 	c->body = cJSON_PrintUnformatted(params);
 	cJSON_Delete(params);
-	if (c->body == NULL || (c->easy = curl_easy_init()) == NULL ||
-	    (c->hdrs = curl_slist_append(NULL,
+	if (c->body == NULL || (c->easy = tg_curl.easy_init()) == NULL ||
+	    (c->hdrs = tg_curl.slist_append(NULL,
 	    "Content-Type: application/json")) == NULL ||
 	    asprintf(&url, "%s/bot%s/%s", tg->base, tg->token, method) == -1) {
 		tg_call_free(c);
 		return NULL;
 	}
-	curl_easy_setopt(c->easy, CURLOPT_URL, url);
+	tg_curl.easy_setopt(c->easy, CURLOPT_URL, url);
 	explicit_bzero(url, strlen(url));
 	free(url);
-	curl_easy_setopt(c->easy, CURLOPT_POSTFIELDS, c->body);
-	curl_easy_setopt(c->easy, CURLOPT_HTTPHEADER, c->hdrs);
-	curl_easy_setopt(c->easy, CURLOPT_WRITEFUNCTION, tg_write_cb);
-	curl_easy_setopt(c->easy, CURLOPT_WRITEDATA, c);
-	curl_easy_setopt(c->easy, CURLOPT_PRIVATE, c);
-	curl_easy_setopt(c->easy, CURLOPT_TIMEOUT, timeout_s);
-	curl_easy_setopt(c->easy, CURLOPT_CONNECTTIMEOUT, 10L);
-	curl_easy_setopt(c->easy, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c->easy, CURLOPT_FOLLOWLOCATION, 0L);
+	tg_curl.easy_setopt(c->easy, CURLOPT_POSTFIELDS, c->body);
+	tg_curl.easy_setopt(c->easy, CURLOPT_HTTPHEADER, c->hdrs);
+	tg_curl.easy_setopt(c->easy, CURLOPT_WRITEFUNCTION, tg_write_cb);
+	tg_curl.easy_setopt(c->easy, CURLOPT_WRITEDATA, c);
+	tg_curl.easy_setopt(c->easy, CURLOPT_PRIVATE, c);
+	tg_curl.easy_setopt(c->easy, CURLOPT_TIMEOUT, timeout_s);
+	tg_curl.easy_setopt(c->easy, CURLOPT_CONNECTTIMEOUT, 10L);
+	tg_curl.easy_setopt(c->easy, CURLOPT_NOSIGNAL, 1L);
+	tg_curl.easy_setopt(c->easy, CURLOPT_FOLLOWLOCATION, 0L);
 	/* The real API is HTTPS only; the tests' stand-in is plain HTTP on loopback. */
-	curl_easy_setopt(c->easy, CURLOPT_PROTOCOLS_STR,
+	tg_curl.easy_setopt(c->easy, CURLOPT_PROTOCOLS_STR,
 	    tg->base_overridden ? "http,https" : "https");
-	if (curl_multi_add_handle(tg->multi, c->easy) != CURLM_OK) {
+	if (tg_curl.multi_add_handle(tg->multi, c->easy) != CURLM_OK) {
 		tg_call_free(c);
 		return NULL;
 	}
@@ -279,12 +351,12 @@ tg_check(struct telegram *tg)
 	long			 code = 0;
 	int			 left, parsed;
 
-	while ((msg = curl_multi_info_read(tg->multi, &left)) != NULL) {
+	while ((msg = tg_curl.multi_info_read(tg->multi, &left)) != NULL) {
 		if (msg->msg != CURLMSG_DONE)
 			continue;
 		c = NULL;
-		curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&c);
-		curl_multi_remove_handle(tg->multi, msg->easy_handle);
+		tg_curl.easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&c);
+		tg_curl.multi_remove_handle(tg->multi, msg->easy_handle);
 		if (c == NULL)
 			continue;
 		TAILQ_REMOVE(&tg->calls, c, entry);
@@ -293,9 +365,10 @@ tg_check(struct telegram *tg)
 		parsed = -1;
 		if (msg->data.result != CURLE_OK)
 			snprintf(neterr, sizeof neterr, "%s%s", c->too_big ?
-			    "reply too large: " : "", curl_easy_strerror(msg->data.result));
+			    "reply too large: " : "",
+			    tg_curl.easy_strerror(msg->data.result));
 		else {
-			curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &code);
+			tg_curl.easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &code);
 			if ((parsed = tgapi_reply_parse(c->resp, c->resp_len, &reply)) == -1)
 				snprintf(neterr, sizeof neterr, "HTTP %ld with no Bot API "
 				    "reply", code);
@@ -803,7 +876,7 @@ tg_cancel_all(struct telegram *tg)
 
 	while ((c = TAILQ_FIRST(&tg->calls)) != NULL) {
 		TAILQ_REMOVE(&tg->calls, c, entry);
-		curl_multi_remove_handle(tg->multi, c->easy);
+		tg_curl.multi_remove_handle(tg->multi, c->easy);
 		tg_call_free(c);
 	}
 	tg->n_calls = 0;
@@ -915,8 +988,7 @@ telegram_start(struct daemon *d)
 			tg->offset = 0;
 	}
 	free(off);
-	if ((tg->multi = curl_multi_init()) == NULL ||
-	    (tg->curl_timer = evtimer_new(d->base, tg_timeout_cb, tg)) == NULL ||
+	if ((tg->curl_timer = evtimer_new(d->base, tg_timeout_cb, tg)) == NULL ||
 	    (tg->poll_ev = evtimer_new(d->base, tg_poll_cb, tg)) == NULL ||
 	    (tg->sweep_ev = event_new(d->base, -1, EV_PERSIST, tg_sweep_cb, tg)) == NULL ||
 	    (tg->kick_ev = event_new(d->base, -1, 0, tg_sweep_cb, tg)) == NULL) {
@@ -924,10 +996,6 @@ telegram_start(struct daemon *d)
 		telegram_stop(d);
 		return -1;
 	}
-	curl_multi_setopt(tg->multi, CURLMOPT_SOCKETFUNCTION, tg_socket_cb);
-	curl_multi_setopt(tg->multi, CURLMOPT_SOCKETDATA, tg);
-	curl_multi_setopt(tg->multi, CURLMOPT_TIMERFUNCTION, tg_timer_cb);
-	curl_multi_setopt(tg->multi, CURLMOPT_TIMERDATA, tg);
 	evtimer_add(tg->sweep_ev, &every);
 	d->telegram = tg;
 	telegram_reload(d);
@@ -944,7 +1012,7 @@ telegram_stop(struct daemon *d)
 	if (tg->multi != NULL)
 		tg_cancel_all(tg);
 	if (tg->multi != NULL)
-		curl_multi_cleanup(tg->multi);
+		tg_curl.multi_cleanup(tg->multi);
 	if (tg->curl_timer != NULL)
 		event_free(tg->curl_timer);
 	if (tg->poll_ev != NULL)

@@ -30,6 +30,8 @@
 #include <event2/thread.h>
 
 #include "bridge.h"
+#include "engine.h"
+#include "engine_claude.h"
 #include "floor.h"
 
 #define WARMUP	10
@@ -160,6 +162,8 @@ main(int argc, char **argv)
 	c.token = TOKEN;
 	c.policy = &pol;
 	c.emit = bench_emit;
+	/* The body is Claude Code's PreToolUse hook: its engine reads the command. */
+	c.floor_command = engine_claude_ops.floor_command;
 	if ((b = bridge_new(bench_base, &c, err, sizeof err)) == NULL) {
 		fprintf(stderr, "bench_hook: %s\n", err);
 		return 1;
