@@ -525,9 +525,8 @@ api_run_start(struct api_req *q)
 	/*
 	 * The run and its audit line in one transaction (issue 24): one sync to disk per
 	 * request instead of two, and after a crash both are there or neither. The 201
-	 * goes out only after the commit, so an accepted run is on disk. What the bus
-	 * is told in between reaches a subscriber's socket after the commit, from the
-	 * loop; only a failed commit would leave a "queued" event for no run.
+	 * goes out only after the commit, so an accepted run is on disk, and so does the
+	 * bus's "queued": no event tells of a run a failed commit took back.
 	 */
 	if (store_begin(q->d->store) == -1) {
 		store_task_free(&t);
@@ -543,12 +542,14 @@ api_run_start(struct api_req *q)
 	a = cJSON_CreateObject();
 	json_add_string(a, "task", t.name);
 	journal_audit(q->d, q->actor, "run.start", id, a);
-	store_task_free(&t);
 	if (store_commit(q->d->store) == -1) {
+		store_task_free(&t);
 		api_error(q, 500, "internal", "%s", store_errmsg(q->d->store));
 		store_rollback(q->d->store);
 		return;
 	}
+	runs_status_published(q->d, id, t.name, STORE_RUN_QUEUED, STORE_EXIT_NONE);
+	store_task_free(&t);
 	if (api_run_lookup(q, id, &r) == -1)
 		return;
 	api_ok(q, 201, runs_to_json(&r, 0));

@@ -316,6 +316,7 @@ int	tasks_default_engine(struct daemon *d, const char *key_name, char *engine,
 /* runs.c: the run manager. */
 /* spent_dollars stored for a run whose model had no price: its cost is unknown. */
 #define RUNS_DOLLARS_UNKNOWN	(-1.0)
+/* Queue a run; the caller tells the bus once it is committed (runs_status_published). */
 int	runs_enqueue(struct daemon *, const struct store_task *, char *id_out,
 	    size_t idlen, char *err, size_t errlen);
 /*

@@ -2501,7 +2501,6 @@ runs_enqueue(struct daemon *d, const struct store_task *t, char *id_out, size_t 
 		return -1;
 	}
 	log_info("run %s: queued for task %s", id_out, t->name);
-	runs_status_published(d, id_out, t->name, STORE_RUN_QUEUED, STORE_EXIT_NONE);
 	runs_pump_later(d);
 	return 0;
 }

@@ -81,9 +81,11 @@ sched_tick(struct daemon *d, time_t now)
 			    tv[i].name);
 			continue;
 		}
-		if (runs_enqueue(d, &tv[i], id, sizeof id, err, sizeof err) == 0)
+		if (runs_enqueue(d, &tv[i], id, sizeof id, err, sizeof err) == 0) {
+			runs_status_published(d, id, tv[i].name, STORE_RUN_QUEUED,
+			    STORE_EXIT_NONE);
 			journal_audit(d, "scheduler", "run.start", id, NULL);
-		else
+		} else
 			log_error("schedule: task %s: %s", tv[i].name, err);
 	}
 	store_task_list_free(tv, n);

@@ -123,10 +123,11 @@ rss1=$(rss_kb)
 cwctl run start flood --wait >/dev/null || fail "flood 2"
 cwctl run start flood --wait >/dev/null || fail "flood 3"
 rss2=$(rss_kb)
-# Under AddressSanitizer freed memory sits in its quarantine: RSS says nothing there.
+# Without the cutoff the stuck stream's buffer takes every event: 55 MiB over these two
+# floods. Under AddressSanitizer freed memory sits in its quarantine: RSS says nothing.
 if grep -q __asan_init "$CW_BIN/clockworkd"; then
 	echo "# sanitized build: RSS $rss1 -> $rss2 KiB not judged (ASan's quarantine keeps freed memory)"
-elif [ $((rss2 - rss1)) -ge 4096 ]; then
+elif [ $((rss2 - rss1)) -ge 16384 ]; then
 	fail "RSS grew by $((rss2 - rss1)) KiB over two more floods with a stuck subscriber (from $rss0: $rss1, $rss2)"
 fi
 grep -q "events: a stream fell .* bytes behind: cut off" "$T/daemon.out" ||
