@@ -29,5 +29,5 @@ TOKEN=$(cat "$CLOCKWORK_HOME/api.token")
 "$CW_BIN/cwctl" run start bench --wait >/dev/null 2>&1
 sleep 8
 echo "daemon: clockworkd $("$CW_BIN/clockworkd" --version | cut -d' ' -f2), $(nproc) cores, $(uname -r), as $(id -un)"
-python3 "$(dirname "$0")/bench_inbox.py" "$CW_BIN" "$DPID" "$PORT" "$TOKEN" \
+python3 -u "$(dirname "$0")/bench_inbox.py" "$CW_BIN" "$DPID" "$PORT" "$TOKEN" \
     "${CW_BENCH_STREAMS:-20}" "${CW_BENCH_IDLE:-60}" "${CW_BENCH_ROUNDS:-10}"
