@@ -610,13 +610,18 @@ tg_send_done(struct telegram *tg, struct tg_call *c, struct tgapi_reply *r,
 	}
 	if (json_get_number(r->result, "message_id", &n) == 0)
 		mid = (int64_t)n;
+	tg->n_sent++;
+	tg->sweep_backoff_ms = 0;
+	/*
+	 * It may have been answered meanwhile, or more are due. Not when the store
+	 * could not record it: the next pass would send it again, and again.
+	 */
 	if (store_telegram_message_add(tg->d->store, c->approval_id, c->chat_id,
 	    mid) == -1)
 		log_error("telegram: cannot record the message of %s: %s", c->approval_id,
 		    store_errmsg(tg->d->store));
-	tg->n_sent++;
-	tg->sweep_backoff_ms = 0;
-	tg_kick(tg);	/* it may have been answered meanwhile, or more are due */
+	else
+		tg_kick(tg);
 }
 
 static void
@@ -635,10 +640,11 @@ tg_edit_done(struct telegram *tg, struct tg_call *c, struct tgapi_reply *r,
 		tg_sweep_failed(tg, "editMessageText", r->description);
 		return;
 	}
-	store_telegram_message_shown(tg->d->store, c->approval_id, c->state);
 	tg->n_edited++;
 	tg->sweep_backoff_ms = 0;
-	tg_kick(tg);	/* answered again meanwhile, or more are due */
+	/* More may be due; not when the store could not record it (see tg_send_done). */
+	if (store_telegram_message_shown(tg->d->store, c->approval_id, c->state) != -1)
+		tg_kick(tg);
 }
 
 static int
@@ -749,12 +755,14 @@ tg_notice_done(struct telegram *tg, struct tg_call *c, struct tgapi_reply *r,
 	}
 	if (r->ok)
 		(void)json_get_number(r->result, "message_id", &n);
+	tg->sweep_backoff_ms = 0;
+	/* More may be due past this pass's batch (not this one again: see above). */
 	if (store_telegram_notice_add(tg->d->store, c->run_id, c->chat_id,
 	    (int64_t)n) == -1)
 		log_error("telegram: cannot record the notice of run %s: %s", c->run_id,
 		    store_errmsg(tg->d->store));
-	tg->sweep_backoff_ms = 0;
-	tg_kick(tg);	/* more may be due past this pass's batch */
+	else
+		tg_kick(tg);
 }
 
 /*
