@@ -633,6 +633,19 @@ function listen() {
   let opened = false;
   es.onopen = () => { if (opened) touch(...PARTS, 'log'); opened = true; };
   es.addEventListener('signedout', () => { es.close(); state.es = null; signedOut(); });
+  // EventSource gives up on an answer that is not a stream (a 401 after the session
+  // ended, a 503 at the daemon's stream limit): ask the session, then listen again.
+  es.onerror = () => {
+    if (es.readyState !== EventSource.CLOSED || state.es !== es) return;
+    state.es = null;
+    setTimeout(async () => {
+      try {
+        const r = await fetch('/inbox/session', { credentials: 'same-origin', cache: 'no-store' });
+        if (r.status === 401) { signedOut(); return; }
+      } catch (e) { /* the daemon is away: try again */ }
+      if (state.csrf && !state.es) { listen(); touch(...PARTS, 'log'); }
+    }, 5000);
+  };
 }
 
 function tickDeadlines() {
@@ -663,9 +676,10 @@ async function start() {
     runAction('discard', state.runView);
   });
   window.addEventListener('hashchange', route);
+  // The stream first: a change made while the page reads its first state is not lost.
+  listen();
   await refresh();
   route();
-  listen();
   // Only the page's own clock: the "N s left" of each card. Nothing here asks the daemon.
   setInterval(tickDeadlines, 1000);
 }
