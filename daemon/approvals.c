@@ -154,7 +154,6 @@ approvals_respond_via(struct daemon *d, const char *id, int allow, const char *m
 	runs_approval_published(r, a.id, allow ? "allowed" : "denied", j);
 	runs_approval_forget(ra);
 	store_approval_free(&a);
-	telegram_kick(d);	/* the approval's Telegram message shows the answer */
 	return APPROVALS_OK;
 }
 

@@ -180,6 +180,7 @@ struct daemon {
 	size_t			 n_runs;
 	struct event		*ev_term, *ev_int, *ev_hup, *ev_chld;
 	struct event		*ev_supervise;	/* samples run process trees */
+	struct bus_sub		*supervise_sub;	/* run events arm ev_supervise */
 	struct event		*ev_cron;	/* once a minute */
 	struct event		*ev_pump;	/* start queued runs, deferred */
 	struct event		*ev_exit;	/* shutdown deadline */
@@ -629,8 +630,6 @@ int	telegram_reload(struct daemon *);
 int	telegram_set_token(struct daemon *, const char *token, char *err, size_t errlen);
 /* Send a test message to chat_id; its outcome shows in telegram_status_json. */
 int	telegram_test(struct daemon *, int64_t chat_id, char *err, size_t errlen);
-/* Look for approvals to send or messages to edit now (an approval came or changed). */
-void	telegram_kick(struct daemon *);
 cJSON	*telegram_status_json(struct daemon *);
 
 /* notify.c: a desktop notification of each new approval (desktop_notifications). */

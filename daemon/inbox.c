@@ -11,11 +11,14 @@
  * The page's data comes from /inbox/api/..., a session-authenticated gateway onto a
  * fixed subset of the API (api.c): reads of runs, approvals and the journal, and the
  * page's writes (answering an approval; starting, stopping, merging and discarding a
- * run), which also need the CSRF token and the daemon's own Origin. Without a session the page is served (it holds no data) and every data
- * request is answered 401.
+ * run), which also need the CSRF token and the daemon's own Origin. Without a session
+ * the page is served (it holds no data) and every data request is answered 401.
+ *
+ * Live updates are pushed: the page listens on /inbox/api/events, the bus's stream
+ * (events.c) through the gateway, which ends a stream with "signedout" when its
+ * session is revoked or expires. Nothing here reads the store to find out what changed.
  */
 #define _GNU_SOURCE
-#include <sys/stat.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,10 +26,8 @@
 #include <time.h>
 
 #include <event2/buffer.h>
-#include <event2/event.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
-#include <sqlite3.h>
 
 #include "daemon.h"
 #include "httpd.h"
@@ -36,9 +37,6 @@
 #define INBOX_SECRET_HEX	(INBOX_SECRET_BYTES * 2 + 1)
 #define INBOX_MAX_CODES		8
 #define INBOX_MAX_SESSIONS	32
-#define INBOX_MAX_STREAMS	16
-#define INBOX_TICK_MS		400
-#define INBOX_PING_TICKS	25	/* a comment line every 10 s keeps proxies and timers happy */
 
 struct inbox_code {
 	char	value[INBOX_SECRET_HEX];
@@ -51,23 +49,10 @@ struct inbox_session {
 	time_t	expires;		/* 0: free slot */
 };
 
-/* One server-sent-events connection: a timer that says "changed" when the state does. */
-struct inbox_stream {
-	struct inbox		*ib;
-	struct evhttp_request	*req;
-	struct event		*tick;
-	char			 cookie[INBOX_SECRET_HEX];
-	unsigned long long	 last;
-	int			 ticks;
-	TAILQ_ENTRY(inbox_stream) entry;
-};
-
 struct inbox {
 	struct daemon		*d;
 	struct inbox_code	 codes[INBOX_MAX_CODES];
 	struct inbox_session	 sessions[INBOX_MAX_SESSIONS];
-	TAILQ_HEAD(, inbox_stream) streams;
-	size_t			 n_streams;
 };
 
 /* inbox_assets.c, generated at build time from daemon/assets/. */
@@ -79,10 +64,8 @@ extern const size_t		inbox_asset_index_html_len, inbox_asset_app_js_len,
 static struct inbox *
 inbox_get(struct daemon *d)
 {
-	if (d->inbox == NULL && (d->inbox = calloc(1, sizeof *d->inbox)) != NULL) {
+	if (d->inbox == NULL && (d->inbox = calloc(1, sizeof *d->inbox)) != NULL)
 		d->inbox->d = d;
-		TAILQ_INIT(&d->inbox->streams);
-	}
 	return d->inbox;
 }
 
@@ -355,133 +338,18 @@ inbox_session_json(struct daemon *d, struct evhttp_request *req)
 	inbox_send(req, 200, "OK", "application/json", body, (size_t)n);
 }
 
-/* A number that changes whenever something the page shows changes. */
-static unsigned long long
-inbox_fingerprint(struct daemon *d)
-{
-	sqlite3_stmt		*st;
-	unsigned long long	 h = 1469598103934665603ULL;
-	struct run		*r;
-	struct stat		 sb;
-
-	if (sqlite3_prepare_v2(store_db(d->store), "SELECT "
-	    "(SELECT coalesce(max(id), 0) FROM journal), "
-	    "(SELECT count(*) FROM approvals WHERE state = 'pending'), "
-	    "(SELECT count(*) FROM approvals), "
-	    "(SELECT coalesce(max(id), 0) FROM run_events), "
-	    "(SELECT count(*) FROM runs), "
-	    "(SELECT count(*) FROM runs WHERE ended_at IS NOT NULL), "
-	    "(SELECT count(*) FROM runs WHERE started_at IS NOT NULL)",
-	    -1, &st, NULL) == SQLITE_OK) {
-		if (sqlite3_step(st) == SQLITE_ROW)
-			for (int i = 0; i < 7; i++)
-				h = (h ^ (unsigned long long)sqlite3_column_int64(st, i)) *
-				    1099511628211ULL;
-		sqlite3_finalize(st);
-	}
-	TAILQ_FOREACH(r, &d->runs, entry)
-		if (stat(r->log_path, &sb) == 0)
-			h = (h ^ (unsigned long long)sb.st_size) * 1099511628211ULL;
-	return h;
-}
-
-static void
-inbox_stream_free(struct inbox_stream *st)
-{
-	TAILQ_REMOVE(&st->ib->streams, st, entry);
-	st->ib->n_streams--;
-	if (st->tick != NULL)
-		event_free(st->tick);
-	free(st);
-}
-
 /*
- * The client went away mid-stream. libevent then detaches the unfinished request from
- * its connection and leaves it to us (evhttp_connection_incoming_fail); ending the
- * reply on a detached request frees it. Still attached, the connection frees it.
+ * GET /inbox/events: the old stream, which re-read a fingerprint of the store every
+ * 400 ms per open page. Its successor is pushed from the bus (events.c): 410 Gone with
+ * a pointer, for a page loaded from an older daemon until it is reloaded.
  */
 static void
-inbox_stream_closed(struct evhttp_connection *evcon, void *arg)
+inbox_events_gone(struct evhttp_request *req)
 {
-	struct inbox_stream	*st = arg;
-	struct evhttp_request	*req = st->req;
-
-	inbox_stream_free(st);
-	if (evhttp_request_get_connection(req) == NULL)
-		evhttp_send_reply_end(req);
-}
-
-static void
-inbox_stream_tick(evutil_socket_t fd, short what, void *arg)
-{
-	struct inbox_stream	*st = arg;
-	struct evbuffer		*buf;
-	unsigned long long	 fp;
-
-	if (inbox_session_by_cookie(st->ib, st->cookie) == NULL) {
-		/* Revoked or expired: say so and end the stream. */
-		if ((buf = evbuffer_new()) != NULL) {
-			evbuffer_add_printf(buf, "event: signedout\ndata: 1\n\n");
-			evhttp_send_reply_chunk(st->req, buf);
-			evbuffer_free(buf);
-		}
-		httpd_set_closecb(st->ib->d->httpd, st->req, NULL, NULL);
-		evhttp_send_reply_end(st->req);
-		inbox_stream_free(st);
-		return;
-	}
-	fp = inbox_fingerprint(st->ib->d);
-	if (fp == st->last && ++st->ticks < INBOX_PING_TICKS)
-		return;
-	if ((buf = evbuffer_new()) == NULL)
-		return;
-	if (fp != st->last)
-		evbuffer_add_printf(buf, "data: %llx\n\n", fp);
-	else
-		evbuffer_add_printf(buf, ": ping\n\n");
-	st->last = fp;
-	st->ticks = 0;
-	evhttp_send_reply_chunk(st->req, buf);
-	evbuffer_free(buf);
-}
-
-/* GET /inbox/events: server-sent events, one "data:" line per change. */
-static void
-inbox_events(struct daemon *d, struct evhttp_request *req)
-{
-	struct inbox		*ib = inbox_get(d);
-	struct inbox_stream	*st;
-	struct inbox_session	*s = inbox_session(d, req);
-	struct timeval		 tv = { 0, INBOX_TICK_MS * 1000 };
-
-	if (s == NULL) {
-		inbox_text(req, 401, "Unauthorized", "not signed in\n");
-		return;
-	}
-	if (ib->n_streams >= INBOX_MAX_STREAMS) {
-		inbox_text(req, 503, "Service Unavailable", "too many open event streams\n");
-		return;
-	}
-	if ((st = calloc(1, sizeof *st)) == NULL ||
-	    (st->tick = event_new(d->base, -1, EV_PERSIST, inbox_stream_tick, st)) == NULL) {
-		free(st);
-		inbox_text(req, 500, "Internal Server Error", "out of memory\n");
-		return;
-	}
-	st->ib = ib;
-	st->req = req;
-	snprintf(st->cookie, sizeof st->cookie, "%s", s->cookie);
-	TAILQ_INSERT_TAIL(&ib->streams, st, entry);
-	ib->n_streams++;
-	inbox_security_headers(req);
-	evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
-	    "text/event-stream");
-	evhttp_send_reply_start(req, 200, "OK");
-	if (httpd_set_closecb(d->httpd, req, inbox_stream_closed, st) == -1)
-		log_warn("inbox: an event stream on a connection we did not admit");
-	st->last = 0;
-	inbox_stream_tick(-1, 0, st);
-	evtimer_add(st->tick, &tv);
+	evhttp_add_header(evhttp_request_get_output_headers(req), "Link",
+	    "</inbox/api/events>; rel=\"alternate\"");
+	inbox_text(req, 410, "Gone", "this stream is gone: the Inbox's events are at "
+	    "/inbox/api/events (server-sent events, the same session); reload the page\n");
 }
 
 /* Is path one of the Inbox's own (non-gateway) routes? */
@@ -518,7 +386,7 @@ inbox_serve(struct daemon *d, struct evhttp_request *req, const char *path)
 	else if (strcmp(path, "/inbox/session") == 0)
 		inbox_session_json(d, req);
 	else if (strcmp(path, "/inbox/events") == 0)
-		inbox_events(d, req);
+		inbox_events_gone(req);
 	else
 		inbox_text(req, 404, "Not Found", "not found\n");
 }
@@ -533,14 +401,8 @@ inbox_signed_in(struct daemon *d, struct evhttp_request *req)
 void
 inbox_free(struct daemon *d)
 {
-	struct inbox_stream	*st;
-
 	if (d->inbox == NULL)
 		return;
-	while ((st = TAILQ_FIRST(&d->inbox->streams)) != NULL) {
-		httpd_set_closecb(d->httpd, st->req, NULL, NULL);
-		inbox_stream_free(st);
-	}
 	explicit_bzero(d->inbox, sizeof *d->inbox);
 	free(d->inbox);
 	d->inbox = NULL;

@@ -6,20 +6,22 @@
  * notify_state() says why; the daemon goes on. The bus is the user's own, on a local
  * socket: connecting and sending a few hundred bytes cannot stall the loop for long,
  * and nothing waits for the notification server's reply.
+ *
+ * The notifier subscribes to the bus's approval events (bus.h): a notification goes out
+ * when an approval is asked, with no timer and no query of the store.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <event2/event.h>
-#include <sqlite3.h>
 #ifdef CW_HAVE_DBUS
 #include <dbus/dbus.h>
 #include "dynlib.h"
 #endif
 
 #include "daemon.h"
+#include "json.h"
 #include "log.h"
 #include "mask.h"
 #include "record.h"
@@ -27,8 +29,7 @@
 
 struct notify {
 	struct daemon	*d;
-	struct event	*tick;
-	sqlite3_int64	 last_rowid;	/* approvals up to here were seen */
+	struct bus_sub	*sub;		/* approval events */
 	char		 state[160];
 #ifdef CW_HAVE_DBUS
 	DBusConnection	*bus;
@@ -158,49 +159,14 @@ notify_send(struct notify *n, const char *summary, const char *body)
 }
 #endif
 
-/* New pending approvals since the last look: one notification each. */
+/*
+ * Say whether notifications can be shown: "off" (config), "on", or "unavailable: why".
+ * Called when an approval comes and when the status is read, so that a reload that
+ * turned them on is reflected without a timer.
+ */
 static void
-notify_tick(evutil_socket_t fd, short what, void *arg)
+notify_update_state(struct notify *n)
 {
-	struct notify	*n = arg;
-	sqlite3_stmt	*st;
-	char		 summary[160], *body;
-	const char	*id, *run, *tool;
-
-	(void)fd;
-	(void)what;
-	if (sqlite3_prepare_v2(store_db(n->d->store), "SELECT rowid, id, run_id, tool"
-	    " FROM approvals WHERE rowid > ?1 AND state = 'pending' ORDER BY rowid"
-	    " LIMIT 16", -1, &st, NULL) != SQLITE_OK)
-		return;
-	sqlite3_bind_int64(st, 1, n->last_rowid);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		n->last_rowid = sqlite3_column_int64(st, 0);
-		if (!n->d->cfg.desktop_notifications)
-			continue;
-		id = (const char *)sqlite3_column_text(st, 1);
-		run = (const char *)sqlite3_column_text(st, 2);
-		tool = (const char *)sqlite3_column_text(st, 3);
-		snprintf(summary, sizeof summary, "Clockwork: approval needed (%.40s)",
-		    tool != NULL ? tool : "?");
-		if ((body = vis_str(run, 0)) == NULL)
-			continue;
-#ifdef CW_HAVE_DBUS
-		{
-			char	*text = NULL;
-
-			if (asprintf(&text, "run %s\ncwctl approvals show %s", body,
-			    id != NULL ? id : "?") != -1)
-				notify_send(n, summary, text);
-			free(text);
-		}
-#else
-		(void)id;
-		snprintf(n->state, sizeof n->state, "unavailable: built without libdbus");
-#endif
-		free(body);
-	}
-	sqlite3_finalize(st);
 	if (!n->d->cfg.desktop_notifications)
 		snprintf(n->state, sizeof n->state, "off");
 	else if (strcmp(n->state, "off") == 0) {
@@ -214,34 +180,67 @@ notify_tick(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
+/* An approval event from the bus: a new pending one is one notification. */
+static void
+notify_event(const struct bus_event *e, void *arg)
+{
+	struct notify	*n = arg;
+	cJSON		*o;
+	const cJSON	*data;
+	const char	*id, *tool, *state;
+	char		 summary[160], *run;
+
+	notify_update_state(n);
+	if (!n->d->cfg.desktop_notifications || (o = json_parse(e->json, e->len)) == NULL)
+		return;
+	data = cJSON_GetObjectItemCaseSensitive(o, "data");
+	state = data != NULL ? json_get_string(data, "state") : NULL;
+	if (state == NULL || strcmp(state, "pending") != 0) {
+		cJSON_Delete(o);
+		return;
+	}
+	id = json_get_string(data, "approval");
+	tool = json_get_string(data, "tool");
+	snprintf(summary, sizeof summary, "Clockwork: approval needed (%.40s)",
+	    tool != NULL ? tool : "?");
+	if ((run = vis_str(e->run != NULL ? e->run : "?", 0)) != NULL) {
+#ifdef CW_HAVE_DBUS
+		char	*text = NULL;
+
+		if (asprintf(&text, "run %s\ncwctl approvals show %s", run,
+		    id != NULL ? id : "?") != -1)
+			notify_send(n, summary, text);
+		free(text);
+#else
+		(void)id;
+#endif
+		free(run);
+	}
+	cJSON_Delete(o);
+}
+
 int
 notify_start(struct daemon *d)
 {
-	struct notify	*n;
-	struct timeval	 one = { 1, 0 };
-	sqlite3_stmt	*st;
+	struct notify		*n;
+	struct bus_filter	 f;
 
 	if ((n = calloc(1, sizeof *n)) == NULL)
 		return -1;
 	n->d = d;
 	snprintf(n->state, sizeof n->state, "off");
-	/* Approvals from before this start were announced by the previous daemon. */
-	if (sqlite3_prepare_v2(store_db(d->store), "SELECT COALESCE(max(rowid), 0)"
-	    " FROM approvals", -1, &st, NULL) == SQLITE_OK) {
-		if (sqlite3_step(st) == SQLITE_ROW)
-			n->last_rowid = sqlite3_column_int64(st, 0);
-		sqlite3_finalize(st);
-	}
-	if ((n->tick = event_new(d->base, -1, EV_PERSIST, notify_tick, n)) == NULL) {
+	/*
+	 * Only approvals asked from now on: those from before this start were announced
+	 * by the previous daemon.
+	 */
+	memset(&f, 0, sizeof f);
+	f.types = 1u << BUS_APPROVAL;
+	if (d->bus != NULL && (n->sub = bus_subscribe(d->bus, &f, notify_event, n)) == NULL) {
 		free(n);
 		return -1;
 	}
-	evtimer_add(n->tick, &one);
 	d->notify = n;
-#ifdef CW_HAVE_DBUS
-	if (d->cfg.desktop_notifications && notify_connect(n) == -1)
-		log_info("notify: desktop notifications are on but %s", n->state);
-#endif
+	notify_update_state(n);
 	return 0;
 }
 
@@ -252,8 +251,7 @@ notify_stop(struct daemon *d)
 
 	if (n == NULL)
 		return;
-	if (n->tick != NULL)
-		event_free(n->tick);
+	bus_unsubscribe(n->sub);
 #ifdef CW_HAVE_DBUS
 	if (n->bus != NULL) {
 		notify_dbus.connection_close(n->bus);
@@ -267,5 +265,8 @@ notify_stop(struct daemon *d)
 const char *
 notify_state(struct daemon *d)
 {
-	return d->notify != NULL ? d->notify->state : "off";
+	if (d->notify == NULL)
+		return "off";
+	notify_update_state(d->notify);
+	return d->notify->state;
 }

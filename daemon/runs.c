@@ -977,7 +977,6 @@ runs_approval_request(struct run *r, const struct wiremsg *m)
 			cJSON_AddNumberToObject(j, "deadline_ms", deadline);
 	}
 	runs_approval_published(r, a->id, "pending", j);
-	telegram_kick(r->d);
 }
 
 /*
@@ -2318,7 +2317,6 @@ runs_finish(struct run *r)
 		TAILQ_FOREACH(a, &r->approvals, entry)
 			runs_approval_published(r, a->id, "expired", NULL);
 	}
-	telegram_kick(d);	/* their Telegram messages say so now */
 
 	if (r->sandboxed == 0 && !r->journaled_sandbox_off &&
 	    (j = cJSON_CreateObject()) != NULL) {

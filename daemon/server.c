@@ -97,18 +97,41 @@ server_signal_cb(evutil_socket_t sig, short what, void *arg)
 	log_info("waiting for %zu run(s) being imported", d->n_runs);
 }
 
+/*
+ * Once a second while there is a run (and a few seconds after the last, for late
+ * orphans), or while the disk is below its floor (queued runs wait for room): the run
+ * process trees, the orphans and the disk. Then the timer stops, so an idle daemon
+ * does not wake for it; a run event (queued, started, ended: server_run_event) arms it
+ * again. With no run nothing writes much to the disk, and a run that would start
+ * checks the room first (diskguard_room, runs.c).
+ */
 static void
 server_supervise_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct daemon	*d = arg;
 
 	diskguard_tick(d);
-	/* Keep looking for a few seconds after the last run, for late orphans. */
 	if (d->n_runs > 0)
 		d->ticks_idle = 0;
-	else if (d->ticks_idle++ > 5)
+	else if (d->ticks_idle++ > 5) {
+		if (!d->disk_low && d->supervise_sub != NULL)
+			evtimer_del(d->ev_supervise);
 		return;
+	}
 	runs_supervise_tick(d);
+}
+
+static void
+server_run_event(const struct bus_event *e, void *arg)
+{
+	struct daemon	*d = arg;
+	struct timeval	 one = { 1, 0 };
+
+	(void)e;
+	if (d->ev_supervise != NULL && !evtimer_pending(d->ev_supervise, NULL)) {
+		d->ticks_idle = 0;
+		evtimer_add(d->ev_supervise, &one);
+	}
 }
 
 /* SIGHUP: a bad file keeps the running configuration, and says why. */
@@ -364,6 +387,14 @@ server_main(const struct server_options *o)
 	d.ev_supervise = event_new(d.base, -1, EV_PERSIST, server_supervise_cb, &d);
 	if (d.ev_supervise != NULL)
 		evtimer_add(d.ev_supervise, &one);
+	{
+		struct bus_filter	f;
+
+		memset(&f, 0, sizeof f);
+		f.types = 1u << BUS_RUN;
+		if ((d.supervise_sub = bus_subscribe(d.bus, &f, server_run_event, &d)) == NULL)
+			log_warn("supervise: cannot follow run events; sampling every second");
+	}
 	sched_start(&d);
 	if (telegram_start(&d) == -1)
 		log_error("telegram: cannot start; approvals go to cwctl and the Inbox only");
@@ -397,6 +428,7 @@ out:
 	if (d.ev_int) event_free(d.ev_int);
 	if (d.ev_hup) event_free(d.ev_hup);
 	if (d.ev_chld) event_free(d.ev_chld);
+	bus_unsubscribe(d.supervise_sub);
 	if (d.ev_supervise) event_free(d.ev_supervise);
 	if (d.ev_cron) event_free(d.ev_cron);
 	if (d.ev_pump) event_free(d.ev_pump);

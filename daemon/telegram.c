@@ -20,6 +20,14 @@
  * that passes goes through approvals_respond(), the Inbox's and cwctl's path, with the
  * Telegram user as the actor, and is audited like theirs.
  *
+ * Messages are pushed, not swept: Telegram subscribes to the bus (bus.h) for approval
+ * and run events, and each one that matters (an approval asked, answered or expired; a
+ * run that ended) starts one pass over what the store says is due (store_telegram_due,
+ * store_telegram_notices_due). A pass that cannot send (the network, a 429 with
+ * retry_after, a 5xx) holds further passes back and arms a one-shot retry timer, 1 s
+ * doubling to 60 s; a pass that found nothing to do arms nothing. So an idle daemon
+ * with a bot token has one long poll in flight and no timer at all.
+ *
  * The update offset is stored after each update is handled, so a restart resumes
  * after the last handled press: nothing replayed, nothing lost. A replay could not
  * answer twice anyway (the store's compare-and-set), but it would answer "already
@@ -56,7 +64,6 @@
 #define TG_CALL_SECONDS		20	/* any other call */
 #define TG_BACKOFF_MIN_MS	1000
 #define TG_BACKOFF_MAX_MS	60000
-#define TG_SWEEP_MS		1000
 #define TG_SWEEP_BATCH		16
 #define TG_MAX_CALLS		32	/* in flight at once, the poll included */
 
@@ -89,8 +96,10 @@ struct telegram {
 	CURLM			*multi;
 	struct event		*curl_timer;
 	struct event		*poll_ev;	/* the next getUpdates, after a back-off */
-	struct event		*sweep_ev;	/* messages to send or edit: every second */
-	struct event		*kick_ev;	/* ... and at once when something changed */
+	struct event		*kick_ev;	/* a pass over what is due, on the next loop turn */
+	struct event		*retry_ev;	/* the next pass after a failure (one-shot) */
+	struct bus_sub		*sub;		/* approval and run events */
+	int			 more;		/* a pass left work for when a call ends */
 	char			*token;
 	char			 base[512];
 	int			 base_overridden;
@@ -113,6 +122,7 @@ struct telegram {
 
 static void	tg_poll(struct telegram *);
 static void	tg_check(struct telegram *);
+static void	tg_kick(struct telegram *);
 
 /*
  * libcurl is loaded when the first call to the Bot API is made (a token is set), not
@@ -378,6 +388,11 @@ tg_check(struct telegram *tg)
 		if (parsed == 0)
 			tgapi_reply_free(&reply);
 		tg_call_free(c);
+		/* A pass stopped at TG_MAX_CALLS: a call has ended, so it can go on. */
+		if (tg->more) {
+			tg->more = 0;
+			tg_kick(tg);
+		}
 	}
 }
 
@@ -550,7 +565,7 @@ tg_press(struct telegram *tg, const struct tgapi_press *p)
 		}
 	}
 	store_telegram_item_free(&it);
-	telegram_kick(tg->d);
+	/* An answer is published on the bus (approvals.c): its edit comes from there. */
 }
 
 static void
@@ -646,6 +661,13 @@ tg_sweep_failed(struct telegram *tg, const char *method, const char *why)
 	ts.tv_sec += tg->sweep_backoff_ms / 1000;
 	tg->sweep_hold = ts;
 	log_info("telegram: %s: %s; retrying in %d ms", method, why, tg->sweep_backoff_ms);
+	/* The only timer Telegram's messages have: armed while something failed. */
+	{
+		struct timeval	tv = { tg->sweep_backoff_ms / 1000,
+				    (tg->sweep_backoff_ms % 1000) * 1000 };
+
+		evtimer_add(tg->retry_ev, &tv);
+	}
 }
 
 static void
@@ -661,13 +683,18 @@ tg_send_done(struct telegram *tg, struct tg_call *c, struct tgapi_reply *r,
 	}
 	if (json_get_number(r->result, "message_id", &n) == 0)
 		mid = (int64_t)n;
+	tg->n_sent++;
+	tg->sweep_backoff_ms = 0;
+	/*
+	 * It may have been answered meanwhile, or more are due. Not when the store
+	 * could not record it: the next pass would send it again, and again.
+	 */
 	if (store_telegram_message_add(tg->d->store, c->approval_id, c->chat_id,
 	    mid) == -1)
 		log_error("telegram: cannot record the message of %s: %s", c->approval_id,
 		    store_errmsg(tg->d->store));
-	tg->n_sent++;
-	tg->sweep_backoff_ms = 0;
-	telegram_kick(tg->d);	/* it may have been answered meanwhile */
+	else
+		tg_kick(tg);
 }
 
 static void
@@ -686,9 +713,11 @@ tg_edit_done(struct telegram *tg, struct tg_call *c, struct tgapi_reply *r,
 		tg_sweep_failed(tg, "editMessageText", r->description);
 		return;
 	}
-	store_telegram_message_shown(tg->d->store, c->approval_id, c->state);
 	tg->n_edited++;
 	tg->sweep_backoff_ms = 0;
+	/* More may be due; not when the store could not record it (see tg_send_done). */
+	if (store_telegram_message_shown(tg->d->store, c->approval_id, c->state) != -1)
+		tg_kick(tg);
 }
 
 static int
@@ -740,7 +769,7 @@ tg_sweep(struct telegram *tg)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	if (ts.tv_sec < tg->sweep_hold.tv_sec)
-		return;
+		return;		/* retry_ev is armed for then */
 	if (store_telegram_due(tg->d->store, TG_SWEEP_BATCH, &v, &n) == -1) {
 		log_error("telegram: %s", store_errmsg(tg->d->store));
 		return;
@@ -771,8 +800,10 @@ tg_sweep(struct telegram *tg)
 			cJSON_AddItemToObject(p, "reply_markup", kb);
 		c = tg_call(tg, send ? "sendMessage" : "editMessageText", p,
 		    send ? tg_send_done : tg_edit_done, TG_CALL_SECONDS);
-		if (c == NULL)
+		if (c == NULL) {
+			tg->more = tg->n_calls > 0;
 			break;
+		}
 		snprintf(c->approval_id, sizeof c->approval_id, "%s", v[i].approval_id);
 		snprintf(c->run_id, sizeof c->run_id, "%s", v[i].run_id != NULL ?
 		    v[i].run_id : "");
@@ -797,11 +828,14 @@ tg_notice_done(struct telegram *tg, struct tg_call *c, struct tgapi_reply *r,
 	}
 	if (r->ok)
 		(void)json_get_number(r->result, "message_id", &n);
+	tg->sweep_backoff_ms = 0;
+	/* More may be due past this pass's batch (not this one again: see above). */
 	if (store_telegram_notice_add(tg->d->store, c->run_id, c->chat_id,
 	    (int64_t)n) == -1)
 		log_error("telegram: cannot record the notice of run %s: %s", c->run_id,
 		    store_errmsg(tg->d->store));
-	tg->sweep_backoff_ms = 0;
+	else
+		tg_kick(tg);
 }
 
 /*
@@ -838,8 +872,10 @@ tg_sweep_notices(struct telegram *tg)
 		cJSON_AddNumberToObject(p, "chat_id", (double)v[i].chat_id);
 		json_add_string(p, "text", text);
 		free(text);
-		if ((c = tg_call(tg, "sendMessage", p, tg_notice_done, TG_CALL_SECONDS)) == NULL)
+		if ((c = tg_call(tg, "sendMessage", p, tg_notice_done, TG_CALL_SECONDS)) == NULL) {
+			tg->more = tg->n_calls > 0;
 			break;
+		}
 		snprintf(c->run_id, sizeof c->run_id, "%s", v[i].run_id);
 		c->chat_id = v[i].chat_id;
 	}
@@ -856,16 +892,46 @@ tg_sweep_cb(evutil_socket_t fd, short what, void *arg)
 
 /* ---- the daemon's side -------------------------------------------------------------- */
 
-void
-telegram_kick(struct daemon *d)
+/*
+ * A pass over what is due, on the next turn of the loop: a burst of events (a run
+ * that asks ten times, then ends) makes one pass, not one each.
+ */
+static void
+tg_kick(struct telegram *tg)
 {
-	/*
-	 * Its own one-shot event: activating the persistent timer itself with EV_TIMEOUT
-	 * made libevent reschedule it from its old deadline, so each kick pushed the
-	 * periodic sweep a further second away.
-	 */
-	if (d->telegram != NULL && d->telegram->token != NULL)
-		event_active(d->telegram->kick_ev, EV_TIMEOUT, 0);
+	if (tg->token != NULL && !event_pending(tg->kick_ev, EV_TIMEOUT, NULL))
+		event_active(tg->kick_ev, EV_TIMEOUT, 0);
+}
+
+/* Does a run event say the run ended? Its notice may be due. */
+static int
+tg_run_ended(const struct bus_event *e)
+{
+	cJSON		*o;
+	const cJSON	*data;
+	const char	*st;
+	int		 ended = 0;
+
+	if ((o = json_parse(e->json, e->len)) == NULL)
+		return 0;
+	if ((data = cJSON_GetObjectItemCaseSensitive(o, "data")) != NULL &&
+	    (st = json_get_string(data, "status")) != NULL)
+		ended = strcmp(st, "queued") != 0 && strcmp(st, "starting") != 0 &&
+		    strcmp(st, "running") != 0;
+	cJSON_Delete(o);
+	return ended;
+}
+
+/* The bus: an approval asked, answered or expired, or a run that ended. */
+static void
+tg_event(const struct bus_event *e, void *arg)
+{
+	struct telegram	*tg = arg;
+
+	if (tg->token == NULL)
+		return;
+	if (e->type == BUS_APPROVAL || (e->type == BUS_RUN && tg_run_ended(e)))
+		tg_kick(tg);
 }
 
 /* Stop every transfer (a new token, or shutdown). */
@@ -881,7 +947,11 @@ tg_cancel_all(struct telegram *tg)
 	}
 	tg->n_calls = 0;
 	tg->poll = NULL;
-	evtimer_del(tg->poll_ev);
+	tg->more = 0;
+	if (tg->poll_ev != NULL)
+		evtimer_del(tg->poll_ev);
+	if (tg->retry_ev != NULL)
+		evtimer_del(tg->retry_ev);
 }
 
 /*
@@ -953,7 +1023,7 @@ telegram_reload(struct daemon *d)
 	log_info("telegram: bot token loaded; polling %s", tg->base_overridden ?
 	    "the test stand-in" : "api.telegram.org");
 	tg_poll(tg);
-	telegram_kick(d);
+	tg_kick(tg);	/* what was due before this token (or this start) */
 	return 0;
 }
 
@@ -962,7 +1032,7 @@ telegram_start(struct daemon *d)
 {
 	struct telegram	*tg;
 	const char	*base = getenv(TG_BASE_ENV);
-	struct timeval	 every = { TG_SWEEP_MS / 1000, (TG_SWEEP_MS % 1000) * 1000 };
+	struct bus_filter f;
 	char		*off = NULL;
 
 	if ((tg = calloc(1, sizeof *tg)) == NULL)
@@ -990,13 +1060,19 @@ telegram_start(struct daemon *d)
 	free(off);
 	if ((tg->curl_timer = evtimer_new(d->base, tg_timeout_cb, tg)) == NULL ||
 	    (tg->poll_ev = evtimer_new(d->base, tg_poll_cb, tg)) == NULL ||
-	    (tg->sweep_ev = event_new(d->base, -1, EV_PERSIST, tg_sweep_cb, tg)) == NULL ||
+	    (tg->retry_ev = evtimer_new(d->base, tg_sweep_cb, tg)) == NULL ||
 	    (tg->kick_ev = event_new(d->base, -1, 0, tg_sweep_cb, tg)) == NULL) {
 		d->telegram = tg;
 		telegram_stop(d);
 		return -1;
 	}
-	evtimer_add(tg->sweep_ev, &every);
+	memset(&f, 0, sizeof f);
+	f.types = (1u << BUS_APPROVAL) | (1u << BUS_RUN);
+	if (d->bus != NULL && (tg->sub = bus_subscribe(d->bus, &f, tg_event, tg)) == NULL) {
+		d->telegram = tg;
+		telegram_stop(d);
+		return -1;
+	}
 	d->telegram = tg;
 	telegram_reload(d);
 	return 0;
@@ -1009,6 +1085,7 @@ telegram_stop(struct daemon *d)
 
 	if (tg == NULL)
 		return;
+	bus_unsubscribe(tg->sub);
 	if (tg->multi != NULL)
 		tg_cancel_all(tg);
 	if (tg->multi != NULL)
@@ -1017,8 +1094,8 @@ telegram_stop(struct daemon *d)
 		event_free(tg->curl_timer);
 	if (tg->poll_ev != NULL)
 		event_free(tg->poll_ev);
-	if (tg->sweep_ev != NULL)
-		event_free(tg->sweep_ev);
+	if (tg->retry_ev != NULL)
+		event_free(tg->retry_ev);
 	if (tg->kick_ev != NULL)
 		event_free(tg->kick_ev);
 	if (tg->token != NULL) {

@@ -5,7 +5,8 @@
 
 const state = { csrf: null, tasks: {}, runs: [], approvals: [], journal: [], jobs: [],
   expanded: new Set(),
-  runView: null, diffOf: null, logOffset: 0, logTimer: null, busy: false, again: false };
+  runView: null, diffOf: null, logOffset: 0, busy: false, pending: new Set(),
+  dirty: new Set(), flushTimer: null, logBusy: false, logAgain: false, es: null };
 
 function $(id) { return document.getElementById(id); }
 function el(tag, cls, text) {
@@ -35,6 +36,7 @@ function post(path, body) {
 
 function signedOut() {
   state.csrf = null;
+  if (state.es) { state.es.close(); state.es = null; }
   for (const s of ['approvals', 'jobs', 'runs', 'journal', 'run']) $(s).hidden = true;
   for (const s of ['approval-list', 'job-list', 'journal-list']) $(s).replaceChildren();
   $('run-table').tBodies[0].replaceChildren();
@@ -467,11 +469,14 @@ function entryText(e) {
   }
 }
 
-// Follow the readable transcript: read from the last offset until the daemon says done.
+// Follow the readable transcript: read from the last offset to its end. It is read
+// again when the stream says the run wrote (a "log", "approval" or "run" event of
+// this run), never on a timer; one read at a time, a read asked for meanwhile follows.
 async function followLog() {
   const id = state.runView;
-  clearTimeout(state.logTimer);
   if (!id) return;
+  if (state.logBusy) { state.logAgain = true; return; }
+  state.logBusy = true;
   let done = false;
   try {
     for (;;) {
@@ -506,9 +511,12 @@ async function followLog() {
       done = c.done;
       if (!c.entries || c.entries.length === 0) break;
     }
-  } catch (e) { setStatus(e.message); }
-  if (!done) state.logTimer = setTimeout(followLog, 1000);
-  else loadRunView();
+  } catch (e) { setStatus(e.message); } finally {
+    state.logBusy = false;
+    // Asked for meanwhile: this run's newer lines, or another run's page opened.
+    if (state.logAgain) { state.logAgain = false; followLog(); }
+  }
+  if (done && state.runView === id) loadRunView();
 }
 
 function route() {
@@ -527,31 +535,117 @@ function route() {
   if (id) { loadRunView(); followLog(); $('run-close').focus(); }
 }
 
-async function refresh() {
-  if (state.busy) { state.again = true; return; }
+const PARTS = ['tasks', 'runs', 'approvals', 'journal', 'jobs', 'run'];
+
+// Read again what parts name (all of them when none): the lists from the gateway, and
+// 'run' the open run page. Only what was read is drawn again, so an event about a
+// run's log does not redraw the approval cards (and a message being typed on one).
+async function refresh(parts) {
+  const want = parts || new Set(PARTS);
+  if (state.busy) { for (const p of want) state.pending.add(p); return; }
   state.busy = true;
   try {
-    const [tasks, runs, approvals, journal, jobs] = await Promise.all([
-      api('/inbox/api/tasks'), api('/inbox/api/runs?limit=50'),
-      api('/inbox/api/approvals'), api('/inbox/api/journal'),
-      api('/inbox/api/jobs?preview=1')]);
-    state.jobs = jobs.jobs;
-    state.tasks = {};
-    for (const t of tasks.tasks) state.tasks[t.name] = t;
-    state.runs = runs.runs;
-    state.approvals = approvals.approvals;
-    state.journal = journal.entries;
-    renderApprovals(); renderJobs(); renderRuns(); renderTasks(); renderJournal();
+    const paths = { tasks: '/inbox/api/tasks', runs: '/inbox/api/runs?limit=50',
+      approvals: '/inbox/api/approvals', journal: '/inbox/api/journal',
+      jobs: '/inbox/api/jobs?preview=1' };
+    const keys = Object.keys(paths).filter((k) => want.has(k));
+    const vals = await Promise.all(keys.map((k) => api(paths[k])));
+    const got = {};
+    keys.forEach((k, i) => { got[k] = vals[i]; });
+    if (got.jobs) state.jobs = got.jobs.jobs;
+    if (got.tasks) {
+      state.tasks = {};
+      for (const t of got.tasks.tasks) state.tasks[t.name] = t;
+    }
+    if (got.runs) state.runs = got.runs.runs;
+    if (got.approvals) state.approvals = got.approvals.approvals;
+    if (got.journal) state.journal = got.journal.entries;
+    // The cards name each run's task and deadline; the run table each task's engine.
+    if (got.approvals || got.runs || got.tasks) renderApprovals();
+    if (got.jobs) renderJobs();
+    if (got.runs || got.tasks) renderRuns();
+    if (got.tasks) renderTasks();
+    if (got.journal) renderJournal();
     for (const s of ['approvals', 'jobs', 'runs', 'tasks', 'journal']) $(s).hidden = false;
     $('signin').hidden = true;
-    if (state.runView) { $('run').hidden = false; loadRunView(); }
+    if (state.runView && want.has('run')) { $('run').hidden = false; loadRunView(); }
     setStatus('Up to date · ' + new Date().toLocaleTimeString());
   } catch (e) {
     if (state.csrf) setStatus('Could not refresh: ' + e.message);
   } finally {
     state.busy = false;
-    if (state.again) { state.again = false; refresh(); }
+    if (state.pending.size) {
+      const next = new Set(state.pending);
+      state.pending.clear();
+      refresh(next);
+    }
   }
+}
+
+// Mark parts of the page as changed; they are read again together, at most once per
+// FLUSH_MS, so a run that prints a thousand lines costs a few reads, not a thousand.
+const FLUSH_MS = 100;
+function touch(...parts) {
+  for (const p of parts) state.dirty.add(p);
+  if (state.flushTimer === null) state.flushTimer = setTimeout(flush, FLUSH_MS);
+}
+function flush() {
+  state.flushTimer = null;
+  const parts = new Set(state.dirty);
+  state.dirty.clear();
+  const log = parts.delete('log');
+  if (parts.size) refresh(parts);
+  if (log) followLog();
+}
+
+// One event from the stream (daemon/events.c): what it concerns is read again.
+function onEvent(type, ev) {
+  let e = null;
+  try { e = JSON.parse(ev.data); } catch (x) { return; }
+  const mine = !!(state.runView && e && e.run === state.runView);
+  switch (type) {
+    case 'run': case 'budget':
+      touch('runs');
+      if (mine) touch('run', 'log');
+      break;
+    case 'approval':
+      touch('approvals');
+      if (mine) touch('log');
+      break;
+    case 'log':
+      if (mine) touch('log');
+      break;
+    case 'journal': touch('journal'); break;
+    case 'task': touch('tasks', 'jobs'); break;
+    // Events were lost (the stream's buffer passed them by): read everything.
+    case 'gap': touch(...PARTS, 'log'); break;
+  }
+}
+
+// Live updates: the daemon pushes each change as it is stored. EventSource comes back
+// by itself after a dropped stream or a "cutoff", with Last-Event-ID, and the daemon
+// replays what it missed; on each (re)open the page reads everything once anyway.
+function listen() {
+  const es = new EventSource('/inbox/api/events');
+  state.es = es;
+  for (const t of ['run', 'approval', 'log', 'journal', 'budget', 'task', 'gap'])
+    es.addEventListener(t, (ev) => onEvent(t, ev));
+  let opened = false;
+  es.onopen = () => { if (opened) touch(...PARTS, 'log'); opened = true; };
+  es.addEventListener('signedout', () => { es.close(); state.es = null; signedOut(); });
+  // EventSource gives up on an answer that is not a stream (a 401 after the session
+  // ended, a 503 at the daemon's stream limit): ask the session, then listen again.
+  es.onerror = () => {
+    if (es.readyState !== EventSource.CLOSED || state.es !== es) return;
+    state.es = null;
+    setTimeout(async () => {
+      try {
+        const r = await fetch('/inbox/session', { credentials: 'same-origin', cache: 'no-store' });
+        if (r.status === 401) { signedOut(); return; }
+      } catch (e) { /* the daemon is away: try again */ }
+      if (state.csrf && !state.es) { listen(); touch(...PARTS, 'log'); }
+    }, 5000);
+  };
 }
 
 function tickDeadlines() {
@@ -582,13 +676,11 @@ async function start() {
     runAction('discard', state.runView);
   });
   window.addEventListener('hashchange', route);
+  // The stream first: a change made while the page reads its first state is not lost.
+  listen();
   await refresh();
   route();
-  // Live updates: the daemon sends one event per change; a slow poll covers a dropped stream.
-  const es = new EventSource('/inbox/events');
-  es.onmessage = () => refresh();
-  es.addEventListener('signedout', () => { es.close(); signedOut(); });
-  setInterval(refresh, 15000);
+  // Only the page's own clock: the "N s left" of each card. Nothing here asks the daemon.
   setInterval(tickDeadlines, 1000);
 }
 

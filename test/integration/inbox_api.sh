@@ -34,7 +34,7 @@ wait_until 10 "approval pending" sh -c "sqlite3 '$CLOCKWORK_HOME/clockwork.db' \
     fail "no pending approval"
 aid=$(sql "SELECT id FROM approvals WHERE run_id='$id'")
 
-for p in /inbox/api/approvals /inbox/api/runs /inbox/api/journal "/inbox/api/runs/$id/log" /inbox/session /inbox/events; do
+for p in /inbox/api/approvals /inbox/api/runs /inbox/api/journal "/inbox/api/runs/$id/log" /inbox/session /inbox/api/events; do
 	code=$(get "$p")
 	[ "$code" = 401 ] || fail "$p without a session: $code"
 	if grep -q -e "$aid" -e "$id" -e 'rm -rf' "$T/b"; then fail "$p leaks data without a session"; fi
@@ -125,10 +125,14 @@ grep -q 'decision=allow' "$T/b" || fail "log through the gateway: $(cat "$T/b")"
 if grep -q 'AAAAAAAAAAAAAAAAAAAA' "$T/b"; then fail "log secret not masked"; fi
 pass "the run's log reaches the page masked"
 
-# Server-sent events: the stream opens with the current state's fingerprint.
-curl -s --noproxy '*' -N --max-time 2 -b "$J" "$B/inbox/events" > "$T/sse" || true
-grep -q '^data: [0-9a-f]' "$T/sse" || fail "event stream: $(cat "$T/sse")"
-pass "the live event stream answers a signed-in page"
+# Server-sent events: the page's stream is the bus's, through the gateway (events.c).
+curl -s --noproxy '*' -N --max-time 2 -b "$J" -D "$T/sseh" "$B/inbox/api/events" > "$T/sse" || true
+grep -q '^retry: ' "$T/sse" || fail "event stream: $(cat "$T/sse")"
+grep -qi '^content-type: text/event-stream' "$T/sseh" || fail "event stream type: $(cat "$T/sseh")"
+# The old fingerprint stream is gone, and says where its successor is.
+[ "$(get /inbox/events -b "$J")" = 410 ] || fail "/inbox/events: $(cat "$T/b")"
+grep -q '/inbox/api/events' "$T/b" || fail "the 410 names no successor: $(cat "$T/b")"
+pass "the live event stream answers a signed-in page; the old /inbox/events is 410 Gone"
 
 # Export: token or session; audited and counted; no markup from the run survives.
 [ "$(get "/workforce/runs/$id/proof-of-work")" = 401 ] || fail "export without auth"
@@ -149,9 +153,9 @@ grep -q 'Proof of work: ask' "$T/pow.html" || fail "cwctl export content"
 pass "proof-of-work export: token or session, no scripts/links/images/secrets, audited and counted"
 
 # An open event stream is told when its session is revoked, and ends.
-curl -s --noproxy '*' -N --max-time 20 -b "$J" "$B/inbox/events" > "$T/sse2" &
+curl -s --noproxy '*' -N --max-time 20 -b "$J" "$B/inbox/api/events" > "$T/sse2" &
 sse=$!
-wait_until 10 "stream open" grep -q '^data:' "$T/sse2" || fail "second event stream"
+wait_until 10 "stream open" grep -q '^retry:' "$T/sse2" || fail "second event stream"
 cwctl inbox --revoke | grep -q 'revoked 2 Inbox session' || fail "revoke"
 wait_until 10 "signed out event" grep -q '^event: signedout' "$T/sse2" || fail "no signedout event: $(cat "$T/sse2")"
 wait_until 10 "stream ended" not_alive "$sse" || fail "the stream stayed open after revoke"
@@ -164,7 +168,7 @@ pass "cwctl inbox --revoke ends the session and tells an open page"
 # Malformed input is that client's error: the daemon keeps serving.
 get /inbox/api/approvals -H "Cookie: ;;;=;cw_inbox;cw_inbox=$(head -c 3000 /dev/zero | tr '\0' a)" >/dev/null
 get "/inbox/login?code=%zz&code=" >/dev/null
-printf 'GET /inbox/events HTTP/1.1\r\nHost: 127.0.0.1:%s\r\n\r\n' "$PORT" | timeout 2 nc -q1 127.0.0.1 "$PORT" >/dev/null 2>&1 || true
+printf 'GET /inbox/api/events HTTP/1.1\r\nHost: 127.0.0.1:%s\r\n\r\n' "$PORT" | timeout 2 nc -q1 127.0.0.1 "$PORT" >/dev/null 2>&1 || true
 cwctl status >/dev/null || fail "daemon stopped serving after malformed requests"
 pass "malformed cookies and codes are answered; the daemon keeps serving"
 
