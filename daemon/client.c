@@ -277,6 +277,7 @@ client_events_pump(struct client_events *ce, int ms)
 {
 	CURLMsg	*msg;
 	int	 running = 0, left;
+	size_t	 had = ce->b.len;
 
 	if (ce->ended)
 		return 1;
@@ -291,8 +292,9 @@ client_events_pump(struct client_events *ce, int ms)
 		ce->ended = 1;
 		return 1;
 	}
-	/* Waits on the socket: no busy loop, woken as soon as bytes come. */
-	(void)curl_multi_poll(ce->m, NULL, 0, ms, NULL);
+	/* What came is the caller's; else wait on the socket until bytes come. */
+	if (ce->b.len == had)
+		(void)curl_multi_poll(ce->m, NULL, 0, ms, NULL);
 	return 0;
 }
 
@@ -541,7 +543,10 @@ client_events_next(struct client_events *ce, struct client_event *ev)
 			return CWCTL_EXIT_FAILURE;
 		}
 		had = ce->b.len;
-		if (client_events_pump(ce, 1000)) {
+		/* Asleep until bytes come or the heartbeat is overdue: nothing is asked. */
+		if (client_events_pump(ce, (int)(CLIENT_EVENTS_SILENCE_MS + 1 -
+		    (client_now_ms() - heard)) > 0 ? (int)(CLIENT_EVENTS_SILENCE_MS + 1 -
+		    (client_now_ms() - heard)) : 1)) {
 			if (ce->b.len > had)
 				continue;	/* the last bytes before the end */
 			if ((rc = client_events_reconnect(ce, "the connection closed")) != 0)
@@ -561,16 +566,20 @@ int
 client_events_wait(struct client_events *ce)
 {
 	struct client_event	ev;
-	int			rc;
+	int			rc, cutoff;
 
 	if ((rc = client_events_next(ce, &ev)) != 0)
 		return rc;
 	client_event_clear(&ev);
-	/* What came with it is covered by the one read of state that follows. */
-	while (!ce->reconnected && ce->b.p != NULL && strstr(ce->b.p + ce->off, "\n\n") != NULL) {
-		if ((rc = client_events_next(ce, &ev)) != 0)
-			return rc;
+	/*
+	 * What came with it is covered by the one read of state that follows; taken
+	 * without blocking (a block with no event, such as "retry:", is no event).
+	 */
+	while (client_events_parse(ce, &ev)) {
+		cutoff = strcmp(ev.type, "cutoff") == 0;
 		client_event_clear(&ev);
+		if (cutoff)
+			return client_events_reconnect(ce, "cut off");
 	}
 	return CWCTL_EXIT_OK;
 }
