@@ -154,3 +154,9 @@ rc=0; wait $gpid || rc=$?
 grep -q 'did not come back within 30 s' "$T/gone.err" && grep -q 'clockworkd is not running' "$T/gone.err" ||
     fail "--wait with the daemon gone said: $(cat "$T/gone.err")"
 pass "run start --wait with the daemon gone for good: gives up after 30 s, exit 4, and says how to start it"
+
+# The run goes on without a daemon (SPEC R1): bring one back and let the run end.
+start_daemon --stop-grace 1
+wt=$(run_field "$id" worktree)
+touch "$wt/.git/go1" "$wt/.git/go2"
+wait_until 30 "the last run ended" run_ended "$id" || fail "the last run did not end"
