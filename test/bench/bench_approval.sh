@@ -47,7 +47,9 @@ node "$CW_SRC/test/fixtures/provider-server.js" "$T/scenarios.json" "$T/pport" \
     "$T/requests.jsonl" "$T/key" 2> "$T/provider.err" &
 pids+=($!)
 until_file "$T/pport" "the model server did not start"
-printf '%s\n' 'api_port: 0' 'prices:' '  claude-bench: {input: 1, output: 1}' > "$CLOCKWORK_HOME/config.yaml"
+# The approval rate limit (30 a minute by default, issue 26) would refuse calls 31..50.
+printf '%s\n' 'api_port: 0' 'approvals: {per_minute: 1000, max_per_run: 1000}' 'prices:' \
+    '  claude-bench: {input: 1, output: 1}' > "$CLOCKWORK_HOME/config.yaml"
 "$CW_BIN/clockworkd" --foreground > "$T/daemon.out" 2>&1 &
 DPID=$!
 until_file "$CLOCKWORK_HOME/clockworkd.port" "clockworkd did not start"
@@ -100,6 +102,8 @@ print("per call without approval: median %.1f ms, p90 %.1f ms" % (mp, q(plain, 0
 print("per call with approval:    median %.1f ms, p90 %.1f ms" % (ma, q(asked, 0.9)))
 print("clockwork's share of one approved call (median with - median without): %.1f ms" % (ma - mp))
 a = [json.loads(l) for l in open(answers)]
+if len(a) != n:
+    sys.exit("bench_approval: the approver answered %d approvals, not %d" % (len(a), n))
 if a:
     seen = [x["seen_ms"] - x["at_ms"] for x in a if x["at_ms"] is not None]
     post = [x["answered_ms"] - x["seen_ms"] for x in a]
