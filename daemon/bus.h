@@ -26,7 +26,7 @@
 enum bus_type {
 	BUS_RUN = 0,		/* a run was queued, or its status changed */
 	BUS_APPROVAL,		/* an approval was asked, answered or expired */
-	BUS_LOG,		/* a run's output, as stored */
+	BUS_LOG,		/* a run's output as stored: {"text"}, or {"transcript": kind} */
 	BUS_JOURNAL,		/* a journal entry, as stored */
 	BUS_BUDGET,		/* a run was held at its budget, or went on */
 	BUS_TASK,		/* a task was added, changed or removed */

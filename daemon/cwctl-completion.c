@@ -37,7 +37,7 @@ static const char cwctl_completion_bash[] =
 "        export) words=\"$(_cwctl_runs) --transcript -o\" ;;\n"
 "        *) words=\"$(_cwctl_runs) --json\" ;;\n"
 "      esac; fi ;;\n"
-"    approvals) words='show --run --json' ;;\n"
+"    approvals) words='show --run --task --watch --json' ;;\n"
 "    approve|deny) words=\"$(cwctl approvals --json 2>/dev/null | sed -n 's/^[[:space:]]*\"id\":[[:space:]]*\"\\(ap-[^\"]*\\)\".*/\\1/p') --for-task --message --json\" ;;\n"
 "    inbox) words='--open --revoke' ;;\n"
 "    journal) words='--run --audit --json' ;;\n"

@@ -16,8 +16,6 @@
 #include "transcript.h"
 #include "vis.h"
 
-#define CWCTL_RUN_POLL_MS	150
-
 static int
 cwctl_run_usage(void)
 {
@@ -36,12 +34,21 @@ cwctl_run_usage(void)
 	return CWCTL_EXIT_USAGE;
 }
 
-static void
-cwctl_run_pause(void)
+/*
+ * The event stream of one run (types: "run,log", ...), opened before its state is
+ * first read, so that a change between the two is not missed.
+ */
+static int
+cwctl_run_events(const char *id, const char *types, struct client_events **ce)
 {
-	struct timespec	ts = { 0, CWCTL_RUN_POLL_MS * 1000000L };
+	char	q[256], esc[160];
 
-	nanosleep(&ts, NULL);
+	if (client_escape(id, esc, sizeof esc) == -1) {
+		fprintf(stderr, "cwctl: run id too long\n");
+		return CWCTL_EXIT_USAGE;
+	}
+	snprintf(q, sizeof q, "types=%s&run=%s", types, esc);
+	return client_events_open(q, ce);
 }
 
 static int
@@ -358,6 +365,7 @@ cwctl_run_wait(const char *id, int json)
 	struct sigaction	 sa;
 	cJSON			*o = NULL;
 	struct strlist		 seen = { 0 };
+	struct client_events	*ce = NULL;
 	int			 rc, ok, refused;
 
 	snprintf(cwctl_run_intr_msg, sizeof cwctl_run_intr_msg,
@@ -368,18 +376,23 @@ cwctl_run_wait(const char *id, int json)
 	sa.sa_handler = cwctl_run_intr;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
+	/* Subscribed first, then read: a run that ends in between is still seen. */
+	if ((rc = cwctl_run_events(id, "run,approval", &ce)) != 0)
+		return rc;
 	for (;;) {
-		if ((rc = cwctl_run_get(id, &o)) != 0) {
-			strlist_free(&seen);
-			return rc;
-		}
+		if ((rc = cwctl_run_get(id, &o)) != 0)
+			goto out;
 		if (cwctl_run_terminal(json_get_string(o, "status")))
 			break;
 		cwctl_run_announce(id, &seen);
 		cJSON_Delete(o);
 		o = NULL;
-		cwctl_run_pause();
+		/* Any event of the run (or a gap, a reconnect): read it again. */
+		if ((rc = client_events_wait(ce)) != 0)
+			goto out;
 	}
+	client_events_close(ce);
+	ce = NULL;
 	strlist_free(&seen);
 	if (json)
 		cwctl_print_json(o);
@@ -390,6 +403,10 @@ cwctl_run_wait(const char *id, int json)
 	refused = strcmp(json_get_string(o, "status"), "refused") == 0;
 	cJSON_Delete(o);
 	return ok ? CWCTL_EXIT_OK : refused ? CWCTL_EXIT_DENIED : CWCTL_EXIT_FAILURE;
+out:
+	client_events_close(ce);
+	strlist_free(&seen);
+	return rc;
 }
 
 /* A run was queued (o, taken): print its id, or wait for it to end. from: its origin. */
@@ -593,17 +610,22 @@ cwctl_run_transcript(const char *id, int follow, int json)
 	const cJSON	*entries;
 	double		 next = 0;
 	int		 rc, done, n, color, raw = 0;
+	struct client_events *ce = NULL;
 
 	color = !json && isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL;
 	if (client_escape(id, esc, sizeof esc) == -1)
 		return cwctl_run_usage();
+	/* Following: subscribed before the first read, woken by the run's events. */
+	if (follow && (rc = cwctl_run_events(id, "run,log,approval", &ce)) != 0)
+		return rc;
 	for (;;) {
 		snprintf(path, sizeof path, "/api/runs/%s/transcript?offset=%.0f", esc, next);
 		if ((rc = client_call("GET", path, NULL, &o)) != 0)
-			return rc;
+			break;
 		/* A command run: its raw log is its transcript. */
 		if (json_get_bool(o, "raw", &raw) == 0 && raw) {
 			cJSON_Delete(o);
+			client_events_close(ce);
 			return cwctl_run_logs(id, follow, json);
 		}
 		entries = cJSON_GetObjectItemCaseSensitive(o, "entries");
@@ -623,11 +645,15 @@ cwctl_run_transcript(const char *id, int follow, int json)
 		json_get_bool(o, "done", &done);
 		cJSON_Delete(o);
 		o = NULL;
-		if (!follow || (done && n == 0))
-			return CWCTL_EXIT_OK;
-		if (n == 0)
-			cwctl_run_pause();
+		if (!follow || (done && n == 0)) {
+			rc = CWCTL_EXIT_OK;
+			break;
+		}
+		if (n == 0 && (rc = client_events_wait(ce)) != 0)
+			break;
 	}
+	client_events_close(ce);
+	return rc;
 }
 
 /*
@@ -642,13 +668,16 @@ cwctl_run_logs(const char *id, int follow, int json)
 	const char	*data;
 	double		 next = 0;
 	int		 rc, done;
+	struct client_events *ce = NULL;
 
 	if (client_escape(id, esc, sizeof esc) == -1)
 		return cwctl_run_usage();
+	if (follow && (rc = cwctl_run_events(id, "run,log", &ce)) != 0)
+		return rc;
 	for (;;) {
 		snprintf(path, sizeof path, "/api/runs/%s/log?offset=%.0f", esc, next);
 		if ((rc = client_call("GET", path, NULL, &o)) != 0)
-			return rc;
+			break;
 		if ((data = json_get_string(o, "data")) != NULL && data[0] != '\0') {
 			/* Engine output: made visible, never passed to the terminal raw. */
 			if (json)
@@ -662,13 +691,17 @@ cwctl_run_logs(const char *id, int follow, int json)
 		json_get_bool(o, "done", &done);
 		if (!follow || (done && (data == NULL || data[0] == '\0'))) {
 			cJSON_Delete(o);
-			return CWCTL_EXIT_OK;
+			rc = CWCTL_EXIT_OK;
+			break;
 		}
-		if (data == NULL || data[0] == '\0')
-			cwctl_run_pause();
+		rc = data == NULL || data[0] == '\0' ? client_events_wait(ce) : 0;
 		cJSON_Delete(o);
 		o = NULL;
+		if (rc != 0)
+			break;
 	}
+	client_events_close(ce);
+	return rc;
 }
 
 /*

@@ -39,7 +39,8 @@ static const struct cwctl_verb {
 	{ "jobs", cwctl_jobs, "jobs discover [REPO] | list | preview NAME | enable NAME   repository jobs, imported disabled" },
 	{ "template", cwctl_template, "template export NAME [-o FILE] | import FILE [--repo DIR]   shareable task definitions" },
 	{ "approvals", cwctl_approvals, "approvals [--run RUN] [--json]   approvals waiting for an answer\n"
-	    "  approvals show ID [--json]   one pending approval with its whole input" },
+	    "  approvals show ID [--json]   one pending approval with its whole input\n"
+	    "  approvals --watch [--run RUN | --task NAME] [--json]   each request and answer as it comes" },
 	{ "approve", cwctl_approve, "approve ID [--for-task]   allow a pending tool call or network host\n"
 	    "        (--for-task: remember its host, or its command family, for the task)" },
 	{ "deny", cwctl_deny, "deny ID [--message TEXT]   deny a pending tool call" },

@@ -1229,6 +1229,7 @@ runs_handle_line(struct run *r, const char *line, size_t len)
 	struct wiremsg	 m;
 	char		 err[128];
 	const char	*s;
+	cJSON		*j;
 
 	/* Decoded once (common/wiremsg.c): shapes and bounds are checked there. */
 	if (wiremsg_decode(line, len, &m, err, sizeof err) == -1) {
@@ -1253,6 +1254,15 @@ runs_handle_line(struct run *r, const char *line, size_t len)
 	case WIREMSG_SAY:
 		/* Transcript entries are not events: they have their own file and cap. */
 		transcripts_append(r, cJSON_Duplicate(m.entry, 1));
+		/*
+		 * But a follower of the transcript (cwctl run logs -f) is told that one
+		 * was stored: a "log" event naming only its kind, never its text.
+		 */
+		if (r->d->bus != NULL && (j = cJSON_CreateObject()) != NULL) {
+			s = json_get_string(m.entry, "k");
+			json_add_string(j, "transcript", s != NULL ? s : "entry");
+			(void)bus_publish(r->d->bus, BUS_LOG, r->task_name, r->id, j);
+		}
 		wiremsg_free(&m);
 		return;
 	case WIREMSG_REPORT:
