@@ -10,6 +10,7 @@
 # cwtest, created by scripts/test-user) through runuser, from a copy of the binaries in
 # that user's home; run as a normal user, only that user. CW_BENCH_SUBJECTS=root or
 # =user picks one. CW_BENCH_SECONDS (default 8) is each wrk run's length.
+. "$(dirname "$0")/bench_lib.bash"
 set -euo pipefail
 : "${CW_BIN:?}" "${CW_BENCH:?}"
 command -v wrk >/dev/null || { echo "bench_daemon: wrk is not installed (scripts/setup installs it)"; exit 1; }
@@ -109,10 +110,7 @@ for s in $subjects; do
 			continue
 		fi
 		user=${CW_BENCH_USER:-cwtest}
-		id -u "$user" >/dev/null 2>&1 ||
-			{ echo "no user $user (scripts/test-user creates it)" >&2; exit 1; }
-		home=$(getent passwd "$user" | cut -d: -f6)
-		case $home in /home/?*) ;; *) echo "user $user has HOME $home, not under /home" >&2; exit 1 ;; esac
+		home=$(bench_user_home) || exit 1
 		stage=$(mktemp -d "$home/cw-bench.XXXXXX")
 		trap 'rm -rf "$stage"' EXIT
 		mkdir -p "$stage/bin" "$stage/bench"

@@ -41,6 +41,7 @@
 #
 # Env: CW_BIN (cw-runner), CW_BENCH (bench_sandbox), CW_BENCH_RUNS; CW_BIN_BEFORE, if
 # set, a directory with another cw-runner (an earlier build) timed in the same rounds.
+. "$(dirname "$0")/bench_lib.bash"
 set -euo pipefail
 : "${CW_BIN:?}" "${CW_BENCH:?}"
 RUNS=${CW_BENCH_RUNS:-300}
@@ -155,10 +156,7 @@ for s in $subjects; do
 			continue
 		fi
 		user=${CW_BENCH_USER:-cwtest}
-		id -u "$user" >/dev/null 2>&1 ||
-			{ echo "no user $user (scripts/test-user creates it)" >&2; exit 1; }
-		home=$(getent passwd "$user" | cut -d: -f6)
-		case $home in /home/?*) ;; *) echo "user $user has HOME $home, not under /home" >&2; exit 1 ;; esac
+		home=$(bench_user_home) || exit 1
 		# The binaries where the user can read them: a copy in its home, unless the
 		# build is readable (and its directories searchable) by it already.
 		stage=$(mktemp -d "$home/cw-bench.XXXXXX")
