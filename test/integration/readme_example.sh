@@ -9,7 +9,8 @@
 # make a claude task in acceptEdits and the run must complete without asking; the
 # commands that say "exit 3: denied" and "refused by the kernel" must fail as they
 # say; `run merge` lands the fix on the repository's main branch. Lines that need an
-# approval's ID (approve, deny) are shown as skipped, there being none to answer.
+# approval's ID (approve, deny) are shown as skipped, there being none to answer;
+# `approvals --watch` must still be watching after 3 s, and is then ended.
 # Exits 77 when Claude Code or node cannot be had.
 REAL_HOME=$HOME
 . "${CW_SRC:?}/test/integration/daemon_lib.bash" || exit 1
@@ -72,19 +73,23 @@ while IFS= read -r line; do
 	*"refused by the kernel"*) want=nonzero ;;
 	*"run discard RUN_ID"*) want=any ;;	# after the merge: "or throw it away"
 	*" -f RUN_ID"*) cmd=${cmd/ -f / } ;;	# the run has ended; -f would only wait
+	*"approvals --watch"*) want=watching ;;	# it watches until interrupted
 	esac
 	if [[ $cmd == *RUN_ID* ]]; then
 		[ -n "$run" ] || fail "line $n needs a run, and none was started: $line"
 		cmd=${cmd//RUN_ID/$run}
 	fi
+	limit=240
+	[ "$want" = watching ] && limit=3
 	set +e
-	out=$(eval "timeout 240 $cmd" 2>&1); rc=$?
+	out=$(eval "timeout $limit $cmd" 2>&1); rc=$?
 	set -e
 	printf '$ %s\n%s\n(exit %d)\n' "$line" "$out" "$rc" >> "$T/transcript"
 	case $want in
 	0) [ "$rc" = 0 ] || fail "README line $n exited $rc: $line: $out" ;;
 	3) [ "$rc" = 3 ] || fail "README line $n should exit 3, exited $rc: $line: $out" ;;
 	nonzero) [ "$rc" != 0 ] || fail "README line $n should fail, it did not: $line: $out" ;;
+	watching) [ "$rc" = 124 ] || fail "README line $n should still be watching after 3 s, exited $rc: $line: $out" ;;
 	esac
 	case $line in
 	*"task add fix-typos"*)
