@@ -111,7 +111,7 @@ cwctl task rm canary-plant >/dev/null 2>&1 || why="$why cwctl task rm failed;"
 out=$(cwctl gc 2>&1) || why="$why cwctl gc: $out;"
 [ ! -e "$CLOCKWORK_HOME/caches/tasks/$tid" ] || why="$why gc left $CLOCKWORK_HOME/caches/tasks/$tid;"
 [ -d "$CLOCKWORK_HOME/caches/tasks/$tid2" ] || why="$why gc removed the live task's caches;"
-printf '%s' "$out" | grep -q "tool caches removed" || why="$why gc did not say so ($out);"
+grep -q "tool caches removed" <<<"$out" || why="$why gc did not say so ($out);"
 row "gc removes an archived task's caches, and only its" "$([ -z "$why" ] && echo PASS || echo FAIL)" "$why"
 
 echo "cache escape rows: $n attempts, $((n - failed)) passed, $failed failed"

@@ -30,7 +30,7 @@ run() { "$R" exec --workdir "$T/work" -- "$@"; }
 # 1. A pointer to a private directory: the next exec must not read it.
 printf 'gitdir: %s\n' "$HOME/private" > "$T/work/.git"
 out=$(run cat "$HOME/private/notes.txt" 2>&1); rc=$?
-if ! printf '%s' "$out" | grep -q CW-PRIVATE && [ "$rc" -ne 0 ]; then ok "planted .git pointer to ~/private: not granted (rc $rc)"
+if ! grep -q CW-PRIVATE <<<"$out" && [ "$rc" -ne 0 ]; then ok "planted .git pointer to ~/private: not granted (rc $rc)"
 else bad "planted .git pointer to ~/private: rc=$rc: $out"; fi
 
 # 2. A pointer to the directory of a socket some program listens on (tmux, an agent).
@@ -57,7 +57,7 @@ mkdir -p "$T/work/.git/objects" "$T/work/.git/refs"
 echo "ref: refs/heads/main" > "$T/work/.git/HEAD"
 echo "$HOME/private" > "$T/work/.git/commondir"
 out=$(run cat "$HOME/private/notes.txt" 2>&1); rc=$?
-if ! printf '%s' "$out" | grep -q CW-PRIVATE; then ok "planted .git/commondir to ~/private: not followed"
+if ! grep -q CW-PRIVATE <<<"$out"; then ok "planted .git/commondir to ~/private: not followed"
 else bad "planted .git/commondir to ~/private: $out"; fi
 rm -rf "$T/work/.git"
 
@@ -65,11 +65,11 @@ rm -rf "$T/work/.git"
 git init -q -b main "$T/main" && echo a > "$T/main/a" && git -C "$T/main" add a &&
 	git -C "$T/main" commit -qm a && git -C "$T/main" worktree add -q "$T/linked" -b side
 out=$("$R" exec --workdir "$T/linked" -- git status --porcelain --branch 2>&1); rc=$?
-if [ "$rc" -eq 0 ] && printf '%s' "$out" | grep -q '## side'; then ok "a real linked worktree: git status works"
+if [ "$rc" -eq 0 ] && grep -q '## side' <<<"$out"; then ok "a real linked worktree: git status works"
 else bad "a real linked worktree: rc=$rc: $out"; fi
 git init -q -b main "$T/super" && git -C "$T/super" -c protocol.file.allow=always \
 	submodule --quiet add "$T/main" sub >/dev/null 2>&1 && git -C "$T/super" commit -qm sub
 out=$("$R" exec --workdir "$T/super/sub" -- git log -1 --format=%s 2>&1); rc=$?
-if [ "$rc" -eq 0 ] && printf '%s' "$out" | grep -qx a; then ok "a real submodule checkout: git log works"
+if [ "$rc" -eq 0 ] && grep -qx a <<<"$out"; then ok "a real submodule checkout: git log works"
 else bad "a real submodule checkout: rc=$rc: $out"; fi
 exit $fail

@@ -116,7 +116,7 @@ if [ "$rc" -ne 0 ] && [ ! -e "$T/accepted" ]; then row "connect() through a link
 else row "connect() through a link in the worktree" 0 "rc=$rc, accepted=$([ -e "$T/accepted" ] && echo yes || echo no)"; fi
 # HOME's own listing shows nothing but what is granted.
 out=$(run -- sh -c 'ls -a "$HOME" 2>&1; ls "$HOME/.ssh" 2>&1' 2>&1)
-if ! printf '%s' "$out" | grep -qE 'bashrc|id_ed25519'; then row "HOME lists nothing ungranted" 1 "$(printf '%s' "$out" | tr '\n' ' ' | cut -c1-80)"
+if ! grep -qE 'bashrc|id_ed25519' <<<"$out"; then row "HOME lists nothing ungranted" 1 "$(printf '%s' "$out" | tr '\n' ' ' | cut -c1-80)"
 else row "HOME lists nothing ungranted" 0 "$(printf '%s' "$out" | tr '\n' ' ' | cut -c1-80)"; fi
 
 echo "homeview ($(id -un), $([ "$CONTROL" = 1 ] && echo control || echo sandboxed)): $pass passed, $failed failed, $skipped skipped"

@@ -110,7 +110,7 @@ why=
 for bad in 'max_per_run: 0' 'per_minute: -1' 'per_minute: 1000001' 'max_per_run: many' 'burst: 3'; do
 	printf 'approvals:\n  %s\n' "$bad" > "$T/bad.yaml"
 	out=$("$CW_BIN/clockworkd" --check-config --config "$T/bad.yaml" 2>&1); rc=$?
-	[ $rc -ne 0 ] && printf '%s' "$out" | grep -q "approvals\.${bad%%:*}" ||
+	[ $rc -ne 0 ] && grep -q "approvals\.${bad%%:*}" <<<"$out" ||
 		why="$why '$bad': rc $rc: $out;"
 done
 row "a bad approvals.* value is refused, naming the field" "$([ -z "$why" ] && echo PASS || echo FAIL)" "$why"

@@ -9,11 +9,11 @@ check() {	# check NAME WANT_RC GOT_RC
 
 for prog in clockworkd cwctl cw-runner cw-floor-hook; do
   out=$("$CW_BIN/$prog" --help 2>&1); check "$prog --help" 0 $?
-  echo "$out" | grep -qi usage || { echo "FAIL: $prog --help prints no usage"; fail=1; }
+  grep -qi usage <<<"$out" || { echo "FAIL: $prog --help prints no usage"; fail=1; }
   out=$("$CW_BIN/$prog" --version 2>&1); check "$prog --version" 0 $?
-  echo "$out" | grep -q "^$prog [0-9]" || { echo "FAIL: $prog --version: '$out'"; fail=1; }
+  grep -q "^$prog [0-9]" <<<"$out" || { echo "FAIL: $prog --version: '$out'"; fail=1; }
   err=$("$CW_BIN/$prog" --no-such-flag 2>&1 >/dev/null); check "$prog --no-such-flag" 2 $?
-  echo "$err" | grep -q -- '--no-such-flag' || { echo "FAIL: $prog does not name the bad flag: '$err'"; fail=1; }
+  grep -q -- '--no-such-flag' <<<"$err" || { echo "FAIL: $prog does not name the bad flag: '$err'"; fail=1; }
 done
 
 # The hook is static and small.
@@ -41,7 +41,7 @@ run_bad() {	# run_bad LABEL CMD...
   err=$(HOME="$t/home" CLOCKWORK_HOME="$t/cw" "$@" 2>&1 >/dev/null); rc=$?
   check "$label with a bad config" 2 $rc
   lines=$(printf '%s\n' "$err" | grep -c .)
-  if ! printf '%s' "$err" | grep -qF "$want" || [ "$lines" != 1 ]; then
+  if ! grep -qF "$want" <<<"$err" || [ "$lines" != 1 ]; then
     echo "FAIL: $label: want one line containing '$want', got: $err"; fail=1
   fi
 }
@@ -54,7 +54,7 @@ cc() {	# cc WANT_RC WANT_TEXT YAML
   printf '%b' "$3" > "$t/cw/config.yaml"
   out=$(HOME="$t/home" CLOCKWORK_HOME="$t/cw" "$CW_BIN/clockworkd" --check-config 2>&1); rc=$?
   check "clockworkd --check-config: $2" "$1" $rc
-  printf '%s' "$out" | grep -qF -- "$2" || { echo "FAIL: --check-config: want '$2', got: $out"; fail=1; }
+  grep -qF -- "$2" <<<"$out" || { echo "FAIL: --check-config: want '$2', got: $out"; fail=1; }
 }
 mkdir -p "$t/home/.ssh"
 cc 0 "config.yaml: ok" 'budgets:\n  dollars: 3\n'
@@ -68,7 +68,7 @@ cc 2 "with engines.claude.sandbox" 'engines:\n  claude:\n    sandbox:\n      rea
 printf 'sandbox:\n  read_dirs: [~/.ssh]\n' > "$t/cw/config.yaml"
 err=$(HOME="$t/home" CLOCKWORK_HOME="$t/cw" timeout 10 "$CW_BIN/clockworkd" --foreground 2>&1 >/dev/null); rc=$?
 check "clockworkd with a credential grant" 2 $rc
-printf '%s' "$err" | grep -q "sandbox: .*credential location" || { echo "FAIL: start with a credential grant: $err"; fail=1; }
+grep -q "sandbox: .*credential location" <<<"$err" || { echo "FAIL: start with a credential grant: $err"; fail=1; }
 # A busy API port: the message says how to choose another.
 python3 -c 'import socket,sys,time
 s=socket.socket(); s.bind(("127.0.0.1",0)); s.listen(1)
@@ -79,6 +79,6 @@ printf 'api_port: %s\n' "$(cat "$t/busy.port")" > "$t/cw/config.yaml"
 err=$(HOME="$t/home" CLOCKWORK_HOME="$t/cw" timeout 10 "$CW_BIN/clockworkd" --foreground 2>&1 >/dev/null); rc=$?
 kill $busy 2>/dev/null
 check "clockworkd on a busy port" 1 $rc
-printf '%s' "$err" | grep -q "Address already in use; .*api_port: 0 for any" ||
+grep -q "Address already in use; .*api_port: 0 for any" <<<"$err" ||
   { echo "FAIL: busy port message: $err"; fail=1; }
 exit $fail

@@ -13,7 +13,7 @@ pass "clockworkd --help, --version, unknown flag exits 2"
 # No daemon: exit 4 and one line that says how to start it.
 set +e; out=$(cwctl status 2>&1); rc=$?; set -e
 [ $rc -eq 4 ] || fail "cwctl status without daemon: exit $rc, want 4"
-echo "$out" | grep -q "start it with 'clockworkd'" || fail "no start hint: $out"
+grep -q "start it with 'clockworkd'" <<<"$out" || fail "no start hint: $out"
 [ "$(echo "$out" | wc -l)" -eq 1 ] || fail "more than one line: $out"
 pass "cwctl with no daemon exits 4 with one line saying how to start it"
 
@@ -96,7 +96,7 @@ check_invalid '{"name":"t","engine":"command","prompt":"x","repo":"relative"}' r
 check_invalid '{"name":"t","engine":"command","prompt":"x","enabled":"yes"}' enabled
 [ "$(sql "SELECT count(*) FROM tasks")" = 1 ] || fail "an invalid task was stored"
 set +e; out=$(cwctl task add t --engine command --prompt x --mode bypassPermissions 2>&1); rc=$?; set -e
-[ $rc -eq 1 ] && echo "$out" | grep -q 'permission_mode: must be "plan" or "acceptEdits"' ||
+[ $rc -eq 1 ] && grep -q 'permission_mode: must be "plan" or "acceptEdits"' <<<"$out" ||
     fail "cwctl bypass mode: rc=$rc $out"
 r=$(api POST /api/tasks '{"name":"o1","engine":"command","prompt":"again"}')
 case "$r" in 409*) ;; *) fail "duplicate name: $r";; esac
@@ -111,7 +111,7 @@ cwctl task list --json | grep -q '"name":	"demo"' || fail "task list --json"
 cwctl task disable demo >/dev/null
 [ "$(sql "SELECT enabled FROM tasks WHERE name='demo'")" = 0 ] || fail "disable"
 set +e; out=$(cwctl run start demo 2>&1); rc=$?; set -e
-[ $rc -eq 1 ] && echo "$out" | grep -q 'disabled' || fail "run of a disabled task: $rc $out"
+[ $rc -eq 1 ] && grep -q 'disabled' <<<"$out" || fail "run of a disabled task: $rc $out"
 cwctl task enable demo >/dev/null
 cwctl task rm demo >/dev/null
 set +e; cwctl task show demo 2>/dev/null; rc=$?; set -e

@@ -33,7 +33,7 @@ pass "cwctl approve: decision forwarded to the runner, stored, journaled and aud
 
 set +e; out=$(cwctl deny "$aid" --message late 2>&1); rc=$?; set -e
 [ $rc -eq 3 ] || fail "second answer exit $rc"
-echo "$out" | grep -q 'already answered' || fail "second answer message: $out"
+grep -q 'already answered' <<<"$out" || fail "second answer message: $out"
 [ "$(sql "SELECT state FROM approvals WHERE id='$aid'")" = allowed ] || fail "second answer changed it"
 pass "a second answer is refused as already answered (exit 3) and changes nothing"
 
@@ -45,7 +45,7 @@ aid2=$(sql "SELECT id FROM approvals WHERE run_id='$id2'")
 cwctl run stop "$id2" >/dev/null
 wait_until 10 "run ended" run_ended "$id2" || fail "run 2 did not end"
 set +e; out=$(cwctl deny "$aid2" 2>&1); rc=$?; set -e
-[ $rc -eq 3 ] && echo "$out" | grep -q 'has ended' || fail "answer after the run ended: $rc $out"
+[ $rc -eq 3 ] && grep -q 'has ended' <<<"$out" || fail "answer after the run ended: $rc $out"
 [ "$(sql "SELECT state FROM approvals WHERE id='$aid2'")" = expired ] || fail "not expired"
 set +e; cwctl approve nope-123 2>/dev/null; rc=$?; set -e
 [ $rc -eq 1 ] || fail "unknown approval exit $rc"

@@ -188,7 +188,7 @@ pass "a runner killed hard: the daemon ends what is left and removes the run's c
 
 # 5. A bad per-task value is refused by name.
 out=$(cwctl task add bad --engine command --prompt true --processes 1 2>&1) && fail "processes 1 accepted"
-echo "$out" | grep -q limit_processes || fail "error: $out"
+grep -q limit_processes <<<"$out" || fail "error: $out"
 pass "a per-task limit out of range is refused, naming the field"
 
 # 6. No layer can hold the limits (emulated: CW_TEST_LIMITS_NO_LAYER=1, which only the

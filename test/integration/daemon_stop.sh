@@ -44,7 +44,7 @@ echo "# stop to recorded end: $(( (t1 - t0) / 1000000 )) ms (grace 500 ms)"
 pass "run stop ends a SIGTERM-ignoring command and its setsid escapee; status stopped"
 
 set +e; out=$(cwctl run stop "$id" 2>&1); rc=$?; set -e
-[ $rc -eq 3 ] && echo "$out" | grep -q "already ended" || fail "stop of an ended run: $rc $out"
+[ $rc -eq 3 ] && grep -q "already ended" <<<"$out" || fail "stop of an ended run: $rc $out"
 pass "stopping an ended run is refused clearly"
 
 # 2. The wall-clock budget, enforced by the daemon (this runner has no budget of its own).

@@ -44,7 +44,7 @@ left=$(pgrep -f "$T/wd/ran" || true)
 if [ $rc = 137 ]; then
 	row "the ruleset's handover fails: refused, nothing ran" FAIL "hung (killed after 30 s): $out"
 elif [ $rc = 0 ] || [ -e "$T/wd/ran" ] || [ -n "$left" ] ||
-    ! printf '%s' "$out" | grep -q 'handing the carved ruleset to the run'; then
+    ! grep -q 'handing the carved ruleset to the run' <<<"$out"; then
 	row "the ruleset's handover fails: refused, nothing ran" FAIL \
 	    "exit $rc, ran: $([ -e "$T/wd/ran" ] && echo yes || echo no), left: ${left:-none}: $out"
 else

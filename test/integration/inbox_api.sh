@@ -114,7 +114,7 @@ grep -q 'decision=allow' "$(run_field "$id" log_path)" || fail "the runner did n
 [ "$(sql "SELECT count(*) FROM audit WHERE action='approval.answer' AND actor='inbox' AND target='$aid'")" = 1 ] ||
     fail "audit"
 set +e; out=$(cwctl deny "$aid" 2>&1); rc=$?; set -e
-[ $rc -eq 3 ] && echo "$out" | grep -q 'already answered' || fail "cwctl after the Inbox: $rc $out"
+[ $rc -eq 3 ] && grep -q 'already answered' <<<"$out" || fail "cwctl after the Inbox: $rc $out"
 [ "$(ans -H "Origin: $B" -H "X-CSRF-Token: $csrf" --data-binary '{"decision":"deny"}')" = 409 ] ||
     fail "second Inbox answer"
 [ "$(sql "SELECT state FROM approvals WHERE id='$aid'")" = allowed ] || fail "a second answer changed it"

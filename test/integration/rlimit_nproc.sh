@@ -21,16 +21,16 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 # 1. 40 other processes of the user, a limit of 16 in the run's user namespace: the run
 # still makes 15 (itself the 16th), and the 16th fork is refused with EAGAIN.
 out=$("$P" 40 16 userns) || fail "probe: $out"
-echo "$out" | grep -qx 'forked 15 errno EAGAIN' || fail "userns: $out"
+grep -qx 'forked 15 errno EAGAIN' <<<"$out" || fail "userns: $out"
 row "RLIMIT_NPROC 16 in a user namespace of its own: 15 forks, then EAGAIN, with 40 other processes of the user outside ($(echo "$out" | tail -n 1))"
 
 # 2. Many more outside than the limit, to show they are not counted at all.
 out=$("$P" 200 8 userns) || fail "probe: $out"
-echo "$out" | grep -qx 'forked 7 errno EAGAIN' || fail "userns 200/8: $out"
+grep -qx 'forked 7 errno EAGAIN' <<<"$out" || fail "userns 200/8: $out"
 row "RLIMIT_NPROC 8 in a user namespace: 7 forks with 200 other processes of the user outside"
 
 # 3. Control: the same limit without a user namespace counts the user's processes, and
 # the first fork is refused (this is why the runner uses it only inside the run's own).
 out=$("$P" 40 16 plain) || fail "probe: $out"
-echo "$out" | grep -qx 'forked 0 errno EAGAIN' || fail "plain: $out"
+grep -qx 'forked 0 errno EAGAIN' <<<"$out" || fail "plain: $out"
 row "control: RLIMIT_NPROC 16 without a user namespace counts the user's 40 other processes: no fork at all"

@@ -30,20 +30,20 @@ run -- sh -c 'echo inside > made.txt' 2>/dev/null
 
 # 2. Writing to $HOME is refused by the kernel, and nothing appears.
 err=$(run -- sh -c 'echo x > "$HOME/planted"' 2>&1); rc=$?
-if [ $rc -ne 0 ] && [ ! -e "$t/home/planted" ] && printf '%s' "$err" | grep -qE "$denied"; then
+if [ $rc -ne 0 ] && [ ! -e "$t/home/planted" ] && grep -qE "$denied" <<<"$err"; then
   ok "write to HOME refused ($(printf '%s' "$err" | grep -oE "$denied" | head -n 1))"
 else bad "write to HOME: rc=$rc, exists=$([ -e "$t/home/planted" ] && echo yes || echo no), $err"; fi
 
 # 3. The planted ssh key cannot be read, directly or through a link in the workdir.
 ln -s "$t/home/.ssh/id_ed25519" "$t/work/key-link"
 out=$(run -- sh -c 'cat "$HOME/.ssh/id_ed25519"; cat key-link' 2>&1); rc=$?
-if [ $rc -ne 0 ] && ! printf '%s' "$out" | grep -q 'PRIVATE KEY' && printf '%s' "$out" | grep -qE "$denied"; then
+if [ $rc -ne 0 ] && ! grep -q 'PRIVATE KEY' <<<"$out" && grep -qE "$denied" <<<"$out"; then
   ok "ssh key unreadable"
 else bad "ssh key read: rc=$rc: $out"; fi
 
 # 4. A file outside every grant is unreadable and unwritable.
 out=$(run -- sh -c "cat '$t/outside.txt'; echo y > '$t/outside.txt'" 2>&1)
-[ "$(cat "$t/outside.txt")" = outside ] && ! printf '%s' "$out" | grep -qx outside &&
+[ "$(cat "$t/outside.txt")" = outside ] && ! grep -qx outside <<<"$out" &&
   ok "outside file untouched" || bad "outside file: $out"
 
 # 5. Exit status passes through; death by signal N is 128+N.
@@ -77,7 +77,7 @@ out=$(run --cache-scope sx -- sh -c 'echo "[$npm_config_cache] $(cat "$npm_confi
 [ "$out" = "[$t/home/.clockwork/caches/scopes/sx/npm] kept" ] && ok "--cache-scope keeps its caches" ||
   bad "--cache-scope: $out"
 out=$(run --cache-scope ../x -- true 2>&1); rc=$?
-[ $rc -eq 3 ] && printf '%s' "$out" | grep -q "bad cache scope" && ok "--cache-scope ../x refused" ||
+[ $rc -eq 3 ] && grep -q "bad cache scope" <<<"$out" && ok "--cache-scope ../x refused" ||
   bad "--cache-scope ../x: rc $rc: $out"
 
 # 7b. An exec's TMPDIR is a tmpfs of its own, 0700, in the view only: while the command
@@ -93,7 +93,7 @@ echo > "$t/work/go"
 wait $tpid; rc=$?
 if [ $rc -eq 0 ] && [ "$tfs" = tmpfs ] && [ "$tmode" = 700 ] && [ -z "$during" ] &&
     [ "$(cat "$t/tmpdir.out")" = held ] && case $tdir in "$t/home/.clockwork/tmp/exec-"*) true ;; *) false ;; esac &&
-    printf '%s' "$other" | grep -q 'No such file'; then
+    grep -q 'No such file' <<<"$other"; then
   ok "exec TMPDIR: $tfs, mode $tmode, nothing on the host, not in another exec's view"
 else bad "exec TMPDIR: rc $rc, '$tdir' '$tfs' '$tmode', on the host: [$during], out: $(cat "$t/tmpdir.out"), other exec: $other"; fi
 rm -f "$t/work/go" "$t/work/tmpdir.txt"
@@ -105,20 +105,20 @@ out=$(run -- sh -c 'grep -E "^Cap(Eff|Prm|Bnd|Amb)" /proc/self/status' 2>/dev/nu
 
 # 9. CW_SANDBOX=off runs unconfined and says so loudly.
 err=$(CW_SANDBOX=off run -- sh -c 'echo x > "$HOME/off-proof"' 2>&1 >/dev/null); rc=$?
-if [ $rc -eq 0 ] && [ -e "$t/home/off-proof" ] && printf '%s' "$err" | grep -q 'SANDBOX DISABLED (CW_SANDBOX=off)'; then
+if [ $rc -eq 0 ] && [ -e "$t/home/off-proof" ] && grep -q 'SANDBOX DISABLED (CW_SANDBOX=off)' <<<"$err"; then
   ok "CW_SANDBOX=off is loud"
 else bad "CW_SANDBOX=off: rc=$rc: $err"; fi
 
 # 10. A context root into ~/.ssh is refused, exit 3, and nothing ran.
 err=$(run --context '~/.ssh:ro' -- sh -c 'touch ran' 2>&1); rc=$?
-if [ $rc -eq 3 ] && [ ! -e "$t/work/ran" ] && printf '%s' "$err" | grep -q 'credential'; then
+if [ $rc -eq 3 ] && [ ! -e "$t/work/ran" ] && grep -q 'credential' <<<"$err"; then
   ok "context root into ~/.ssh refused (exit 3)"
 else bad "context refusal: rc=$rc: $err"; fi
 
 # 11. A context root is readable and not writable.
 echo ctx > "$t/ctx/file"
 out=$(run --context "$t/ctx:ro" -- sh -c "cat '$t/ctx/file'; echo w >> '$t/ctx/file'" 2>&1)
-[ "$(cat "$t/ctx/file")" = ctx ] && printf '%s' "$out" | grep -qx ctx &&
+[ "$(cat "$t/ctx/file")" = ctx ] && grep -qx ctx <<<"$out" &&
   ok "context root read-only" || bad "context root: $out"
 
 # 12. cwctl sandbox exec is the same command.
@@ -144,7 +144,7 @@ PYEOF
 lpid=$!
 for _ in $(seq 500); do [ -e "$t/listening" ] && break; sleep 0.01; done
 out=$(run -- $PY -c "import socket; socket.socket(socket.AF_UNIX).connect('$t/outside.sock')" 2>&1)
-if [ ! -e "$t/accepted" ] && printf '%s' "$out" | grep -qE 'FileNotFoundError|ConnectionRefusedError'; then
+if [ ! -e "$t/accepted" ] && grep -qE 'FileNotFoundError|ConnectionRefusedError' <<<"$out"; then
   ok "outside named socket unreachable"
 else bad "outside named socket: accepted=$([ -e "$t/accepted" ] && echo yes || echo no): $out"; fi
 
@@ -152,11 +152,11 @@ else bad "outside named socket: accepted=$([ -e "$t/accepted" ] && echo yes || e
 # to a network namespace, and the run has its own (SPEC N1), where none exists; with
 # network: open (the host's namespace), Landlock's scoping refuses it (EPERM).
 out=$(run -- $PY -c "import socket; socket.socket(socket.AF_UNIX).connect('\0cw-sandbox-exec-$$')" 2>&1)
-printf '%s' "$out" | grep -q 'ConnectionRefusedError' && ok "abstract socket not in the run's network namespace (ECONNREFUSED)" ||
+grep -q 'ConnectionRefusedError' <<<"$out" && ok "abstract socket not in the run's network namespace (ECONNREFUSED)" ||
   bad "abstract socket: $out"
 mkdir -p "$HOME/.clockwork" && printf 'network: open\n' > "$HOME/.clockwork/config.yaml"
 out=$(run -- $PY -c "import socket; socket.socket(socket.AF_UNIX).connect('\0cw-sandbox-exec-$$')" 2>&1)
-printf '%s' "$out" | grep -q 'PermissionError' && ok "abstract socket scoped with network: open (EPERM)" ||
+grep -q 'PermissionError' <<<"$out" && ok "abstract socket scoped with network: open (EPERM)" ||
   bad "abstract socket, network: open: $out"
 rm -f "$HOME/.clockwork/config.yaml"
 kill $lpid 2>/dev/null; wait $lpid 2>/dev/null
@@ -169,7 +169,7 @@ if [ "$(id -u)" = 0 ]; then
   probe=/etc/cw-sandbox-exec-$$
   echo probe > "$probe" && chmod 644 "$probe"
   out=$(run -- chmod 666 "$probe" 2>&1)
-  [ "$(stat -c %a "$probe")" = 644 ] && printf '%s' "$out" | grep -q 'Read-only file system' &&
+  [ "$(stat -c %a "$probe")" = 644 ] && grep -q 'Read-only file system' <<<"$out" &&
     ok "chmod of a system file refused (EROFS)" || bad "chmod of system file: $(stat -c %a "$probe"): $out"
   rm -f "$probe"
 else
@@ -181,7 +181,7 @@ fi
 printf '[user]\n\tname = Sandbox Test\n\temail = sbx@example.invalid\n' > "$t/home/.gitconfig"
 mkdir -p "$t/work/repo"
 out=$(run -- sh -c 'cd repo && git init -q . && git commit -q --allow-empty -m x && git log -1 --format=%an; git config --global user.name Evil' 2>&1)
-if printf '%s' "$out" | grep -qx 'Sandbox Test' && grep -q 'Sandbox Test' "$t/home/.gitconfig" &&
+if grep -qx 'Sandbox Test' <<<"$out" && grep -q 'Sandbox Test' "$t/home/.gitconfig" &&
    ! grep -q Evil "$t/home/.gitconfig"; then ok "git reads ~/.gitconfig, cannot change it"
 else bad "git with ~/.gitconfig: $out"; fi
 

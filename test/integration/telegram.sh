@@ -165,7 +165,7 @@ pass "Always for this task from Telegram: allowed, npm test kept for the task (a
 
 # 5. A group.
 set +e; out=$(cwctl task add grp0 --engine command --prompt x --telegram-chat -100777 2>&1); rc=$?; set -e
-[ $rc -ne 0 ] && echo "$out" | grep -q 'allowed_user_ids' || fail "a group without allowed users was accepted: $rc $out"
+[ $rc -ne 0 ] && grep -q 'allowed_user_ids' <<<"$out" || fail "a group without allowed users was accepted: $rc $out"
 cwctl task add grp --engine command --prompt "echo \"decision=\$DECISION\" #approval" --telegram-chat -100777 \
     --telegram-allow 7001 >/dev/null || fail "group task"
 gid=$(cwctl run start grp)
