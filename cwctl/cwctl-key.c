@@ -1,7 +1,7 @@
 /*
  * cwctl key add NAME --provider anthropic|openai [--base-url URL] [--model M]
  *     reads the key from stdin (never argv, where every process could read it) and
- *     keeps it in the secret store (daemon/keys.h), outside the database.
+ *     keeps it in the secret store (common/keys.h), outside the database.
  * cwctl key list [--json]   the names, providers, base URLs and models; never a key.
  * cwctl key rm NAME
  * A task names its key: cwctl task add ... --engine byok --key NAME.
