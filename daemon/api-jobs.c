@@ -13,8 +13,16 @@
 #include <event2/http.h>
 
 #include "api-impl.h"
+#include "conversation.h"
 #include "daemon.h"
+#include "jobs.h"
+#include "journal.h"
 #include "json.h"
+#include "recover.h"
+#include "runbranch.h"
+#include "runs.h"
+#include "store.h"
+#include "tasks.h"
 
 /*
  * Inside a new transaction: the definition before an edit goes to the task's history

@@ -8,10 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "approvals.h"
 #include "daemon.h"
+#include "journal.h"
 #include "json.h"
 #include "log.h"
 #include "netrule.h"
+#include "recover.h"
+#include "runs.h"
 #include "store.h"
 #include "transcript.h"
 #include "transcripts.h"

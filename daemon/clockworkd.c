@@ -12,7 +12,9 @@
 #include <sys/wait.h>
 
 #include "cgroup.h"
-#include "daemon.h"
+#include "confcheck.h"
+#include "config.h"
+#include "server.h"
 
 /*
  * Under LeakSanitizer only: libgit2's regex matching leaks pcre2 match data inside

@@ -8,7 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "daemon.h"
+#include "confcheck.h"
+#include "config.h"
 #include "paths.h"
 #include "policy.h"
 

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon.h"
+#include "cron.h"
 
 #define CRON_MAX_LEN	256
 

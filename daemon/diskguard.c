@@ -29,8 +29,11 @@
 #include <unistd.h>
 
 #include "daemon.h"
-#include "json.h"
+#include "diskguard.h"
+#include "journal.h"
 #include "log.h"
+#include "runs.h"
+#include "store.h"
 
 #define DISKGUARD_RESERVE_MB	16
 /* A run's walk stops after this many entries: a size that is at least this much. */

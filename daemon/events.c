@@ -31,8 +31,12 @@
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 
+#include "bus.h"
 #include "daemon.h"
+#include "events.h"
 #include "httpd.h"
+#include "inbox.h"
+#include "journal.h"
 #include "json.h"
 #include "log.h"
 #include "store.h"

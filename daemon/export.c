@@ -23,10 +23,14 @@
 #include <sqlite3.h>
 
 #include "daemon.h"
+#include "export.h"
+#include "journal.h"
 #include "json.h"
+#include "mask.h"
+#include "review.h"
+#include "store.h"
 #include "transcript.h"
 #include "transcripts.h"
-#include "mask.h"
 
 #define EXPORT_MAX_DIFF		(2 * 1024 * 1024)
 #define EXPORT_MAX_TRANSCRIPT	(4 * 1024 * 1024)

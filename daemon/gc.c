@@ -15,10 +15,12 @@
 #include <unistd.h>
 
 #include "daemon.h"
-#include "json.h"
+#include "gc.h"
 #include "log.h"
 #include "paths.h"
 #include "rmtree.h"
+#include "store.h"
+#include "worktree.h"
 
 /*
  * rm -rf of the path the store holds (never one an admin file names), from the

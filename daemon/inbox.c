@@ -30,8 +30,12 @@
 #include <event2/keyvalq_struct.h>
 
 #include "daemon.h"
+#include "events.h"
 #include "httpd.h"
+#include "inbox.h"
+#include "journal.h"
 #include "log.h"
+#include "token.h"
 
 #define INBOX_SECRET_BYTES	DAEMON_TOKEN_BYTES	/* made by token_random_hex() */
 #define INBOX_SECRET_HEX	(INBOX_SECRET_BYTES * 2 + 1)

@@ -23,8 +23,10 @@
 
 #include <git2.h>
 
-#include "daemon.h"
+#include "jobpins.h"
 #include "json.h"
+#include "strlist.h"
+#include "worktree.h"
 
 /* At most this many words of a prompt are looked up, and this long. */
 #define JOBPINS_MAX_WORDS	256

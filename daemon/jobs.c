@@ -25,13 +25,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cron.h"
 #include "daemon.h"
+#include "jobpins.h"
+#include "jobs.h"
+#include "jobsgit.h"
 #include "jobspec.h"
+#include "journal.h"
 #include "json.h"
 #include "keys.h"
 #include "log.h"
 #include "paths.h"
+#include "preview.h"
 #include "sha256.h"
+#include "store.h"
+#include "strlist.h"
+#include "tasks.h"
+#include "worktree.h"
 
 cJSON *
 jobs_definition(const struct store_task *t)

@@ -24,8 +24,9 @@
 
 #include <git2.h>
 
-#include "daemon.h"
+#include "jobsgit.h"
 #include "jobspec.h"
+#include "worktree.h"
 
 static const char *const jobsgit_names[] = { "jobs.json", "jobs.yaml" };
 

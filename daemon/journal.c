@@ -7,10 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bus.h"
 #include "daemon.h"
+#include "journal.h"
 #include "json.h"
 #include "log.h"
+#include "runs.h"
 #include "sha256.h"
+#include "store.h"
 #include "wire.h"
 
 /*

@@ -20,11 +20,11 @@
 #include "dynlib.h"
 #endif
 
+#include "bus.h"
 #include "daemon.h"
 #include "json.h"
 #include "log.h"
-#include "mask.h"
-#include "record.h"
+#include "notify.h"
 #include "vis.h"
 
 struct notify {

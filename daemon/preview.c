@@ -28,8 +28,11 @@
 
 #include "daemon.h"
 #include "floor.h"
+#include "jobs.h"
 #include "json.h"
 #include "paths.h"
+#include "preview.h"
+#include "store.h"
 #include "vis.h"
 
 #define PREVIEW_MAX_LIST	32	/* entries per finding list */

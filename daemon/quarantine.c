@@ -39,10 +39,11 @@
 #include <git2.h>
 
 #include "automation.h"
-#include "daemon.h"
 #include "json.h"
 #include "paths.h"
+#include "quarantine.h"
 #include "rmtree.h"
+#include "worktree.h"
 
 #define QUARANTINE_FILES_MAX	(2LL * 1024 * 1024 * 1024)	/* bytes copied */
 #define QUARANTINE_ENTRIES_MAX	200000

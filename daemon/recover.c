@@ -22,10 +22,16 @@
 #include <sqlite3.h>
 
 #include "daemon.h"
+#include "journal.h"
 #include "json.h"
 #include "log.h"
-#include "paths.h"
 #include "procid.h"
+#include "proctree.h"
+#include "quarantine.h"
+#include "recover.h"
+#include "runs.h"
+#include "store.h"
+#include "supervise.h"
 #include "wire.h"
 
 /*

@@ -27,8 +27,14 @@
 
 #include "clauderules.h"
 #include "daemon.h"
+#include "jobsgit.h"
+#include "journal.h"
 #include "json.h"
+#include "recover.h"
+#include "reporules.h"
 #include "sha256.h"
+#include "store.h"
+#include "worktree.h"
 
 static const char *const reporules_names[REPORULES_FILES] = {
 	"settings.json", "settings.local.json" };

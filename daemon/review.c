@@ -18,8 +18,9 @@
 #include <git2.h>
 
 #include "automation.h"
-#include "daemon.h"
 #include "json.h"
+#include "review.h"
+#include "worktree.h"
 
 static void
 review_err(char *err, size_t errlen, const char *what)

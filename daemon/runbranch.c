@@ -30,8 +30,9 @@
 #include <string.h>
 
 #include "daemon.h"
-#include "json.h"
+#include "runbranch.h"
 #include "store.h"
+#include "worktree.h"
 
 int
 runbranch_check(struct daemon *d, const struct store_task *t, const struct store_run *r,

@@ -45,12 +45,17 @@
 
 #include <event2/event.h>
 
-#include "daemon.h"
 #include "json.h"
 #include "log.h"
 #include "paths.h"
 #include "procid.h"
+#include "proctree.h"
+#include "quarantine.h"
+#include "review.h"
 #include "rmtree.h"
+#include "runimport.h"
+#include "runs.h"
+#include "worktree.h"
 
 #define RUNIMPORT_TIMEOUT_S	600
 #define RUNIMPORT_BUNDLE_MAX	(2LL * 1024 * 1024 * 1024)	/* bytes */

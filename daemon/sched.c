@@ -10,8 +10,14 @@
 
 #include <event2/event.h>
 
+#include "cron.h"
 #include "daemon.h"
+#include "jobs.h"
+#include "journal.h"
 #include "log.h"
+#include "runs.h"
+#include "sched.h"
+#include "store.h"
 
 static void
 sched_arm(struct daemon *d)

@@ -18,10 +18,26 @@
 
 #include <event2/event.h>
 
+#include "api.h"
+#include "bus.h"
+#include "confcheck.h"
+#include "config.h"
 #include "daemon.h"
+#include "diskguard.h"
 #include "httpd.h"
 #include "log.h"
+#include "notify.h"
 #include "paths.h"
+#include "proctree.h"
+#include "recover.h"
+#include "runs.h"
+#include "sched.h"
+#include "server.h"
+#include "store.h"
+#include "supervise.h"
+#include "telegram.h"
+#include "token.h"
+#include "worktree.h"
 
 static void
 server_exit_cb(evutil_socket_t fd, short what, void *arg)

@@ -22,7 +22,8 @@
 #include <unistd.h>
 
 #include "cgroup.h"
-#include "daemon.h"
+#include "proctree.h"
+#include "supervise.h"
 
 #define SUPERVISE_CGROUP_WAIT_MS	500
 

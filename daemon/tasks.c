@@ -13,6 +13,8 @@
 
 #include <git2.h>
 
+#include "config.h"
+#include "cron.h"
 #include "daemon.h"
 #include "enginepick.h"
 #include "engines.h"
@@ -20,6 +22,9 @@
 #include "keys.h"
 #include "paths.h"
 #include "prices.h"
+#include "store.h"
+#include "tasks.h"
+#include "worktree.h"
 
 static const char *const tasks_keys[] = {
 	"name", "repo", "prompt", "engine", "permission_mode", "budget_dollars",

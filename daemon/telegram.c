@@ -48,15 +48,21 @@
 #include <curl/curl.h>
 #include <event2/event.h>
 
+#include "approvals.h"
+#include "bus.h"
 #include "daemon.h"
 #include "dynlib.h"
+#include "journal.h"
 #include "json.h"
-#include "wire.h"
 #include "log.h"
 #include "mask.h"
 #include "record.h"
+#include "recover.h"
 #include "secret.h"
+#include "store.h"
+#include "telegram.h"
 #include "tgapi.h"
+#include "wire.h"
 
 #define TG_API_BASE		"https://api.telegram.org"
 #define TG_BASE_ENV		"CW_TELEGRAM_API_BASE_FOR_TESTS"

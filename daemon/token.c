@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "token.h"
 
 int
 token_random_hex(char *out, size_t outlen)

@@ -13,8 +13,9 @@
 #include "daemon.h"
 #include "engines.h"
 #include "json.h"
-#include "log.h"
 #include "mask.h"
+#include "runs.h"
+#include "store.h"
 #include "transcript.h"
 #include "transcripts.h"
 

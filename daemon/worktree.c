@@ -18,10 +18,10 @@
 
 #include <git2.h>
 
-#include "daemon.h"
 #include "json.h"
 #include "paths.h"
 #include "rmtree.h"
+#include "worktree.h"
 
 void
 worktree_err(char *err, size_t errlen, const char *what, const char *path)

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "daemon.h"
+#include "cron.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon.h"
+#include "inbox.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon.h"
+#include "jobpins.h"
+#include "strlist.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon.h"
+#include "preview.h"
+#include "store.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

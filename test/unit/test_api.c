@@ -17,9 +17,13 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "config.h"
 #include "daemon.h"
 #include "httpd.h"
 #include "json.h"
+#include "store.h"
+#include "tasks.h"
+#include "token.h"
 
 static char	tmp[256];
 

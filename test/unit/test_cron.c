@@ -10,7 +10,10 @@
 
 #include <event2/event.h>
 
+#include "cron.h"
 #include "daemon.h"
+#include "sched.h"
+#include "store.h"
 
 static struct tm
 tm_of(int year, int mon, int mday, int hour, int min)

@@ -15,7 +15,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "daemon.h"
+#include "export.h"
+#include "store.h"
 
 #define ANT	"sk-ant-api03-PtYgjmUhBel31iEl2hpChYgCfrL1spNxnyVmihA_2O76UMFxFkM_R5Kjp1vRt-1fjORS_6ilI8ihN5KXSc7Tvo_hBKqFYAA"
 #define GHP	"ghp_BkdfQ1y3GQsMpSscDlkrCaqx9vJupc94tnwl"

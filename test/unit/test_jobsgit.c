@@ -16,8 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "daemon.h"
+#include "jobsgit.h"
 #include "jobspec.h"
+#include "worktree.h"
 
 static char	tmp[256];
 

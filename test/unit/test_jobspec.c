@@ -18,9 +18,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "daemon.h"
 #include "jobspec.h"
 #include "json.h"
+#include "preview.h"
+#include "store.h"
 
 static int
 parse(const char *text, int fmt, struct jobspec *js, char *err, size_t errlen)

@@ -17,6 +17,7 @@
 
 #include "daemon.h"
 #include "json.h"
+#include "runs.h"
 #include "transcript.h"
 #include "transcripts.h"
 

@@ -17,7 +17,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "daemon.h"
+#include "review.h"
+#include "worktree.h"
 
 static char	tmp[256];
 
