@@ -31,7 +31,7 @@
 #include "proctree.h"
 #include "recover.h"
 #include "runs.h"
-#include "sched.h"
+#include "schedule.h"
 #include "server.h"
 #include "store.h"
 #include "supervise.h"
@@ -411,7 +411,7 @@ server_main(const struct server_options *o)
 		if ((d.supervise_sub = bus_subscribe(d.bus, &f, server_run_event, &d)) == NULL)
 			log_warn("supervise: cannot follow run events; sampling every second");
 	}
-	sched_start(&d);
+	schedule_start(&d);
 	if (telegram_start(&d) == -1)
 		log_error("telegram: cannot start; approvals go to cwctl and the Inbox only");
 	if (notify_start(&d) == -1)

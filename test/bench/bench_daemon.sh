@@ -15,6 +15,7 @@ set -euo pipefail
 : "${CW_BIN:?}" "${CW_BENCH:?}"
 command -v wrk >/dev/null || { echo "bench_daemon: wrk is not installed (scripts/setup installs it)"; exit 1; }
 SECS=${CW_BENCH_SECONDS:-8}
+POSTS=${CW_BENCH_POSTS:-100}
 
 bench_subject() {
 	local PORT TOKEN URL
@@ -69,25 +70,26 @@ bench_subject() {
 	done
 	echo "rss_after_api_load_kib: $(rss)"
 
-	# 100 short runs through the queue (max_concurrent_runs 2), each a real sandboxed
-	# runner; the POSTs go back to back from one client, each on its own connection.
+	# POSTS (100) short runs through the queue (max_concurrent_runs 2), each a real
+	# sandboxed runner; the POSTs go back to back from one client, each on its own
+	# connection.
 	t0=$(date +%s%N)
-	post=$("$CW_BENCH/bench_daemon" "$PORT" "$TOKEN" POST /api/runs '{"task":"bench"}' 100)
+	post=$("$CW_BENCH/bench_daemon" "$PORT" "$TOKEN" POST /api/runs '{"task":"bench"}' "$POSTS")
 	t1=$(date +%s%N)
-	echo "POST /api/runs x100 (bench_daemon, one connection each): $post"
+	echo "POST /api/runs x$POSTS (bench_daemon, one connection each): $post"
 	done_count() {
 		sqlite3 -cmd '.timeout 5000' "$CLOCKWORK_HOME/clockwork.db" \
 		    "SELECT count(*) FROM runs WHERE status IN ('completed','failed','stopped','refused')"
 	}
 	peak=0
-	while [ "$(done_count)" -lt 100 ]; do
+	while [ "$(done_count)" -lt "$POSTS" ]; do
 		r=$(rss); [ "$r" -gt "$peak" ] && peak=$r
 		sleep 0.1
 	done
 	t2=$(date +%s%N)
 	ok=$(sqlite3 "$CLOCKWORK_HOME/clockwork.db" "SELECT count(*) FROM runs WHERE status='completed'")
-	med=$(sqlite3 "$CLOCKWORK_HOME/clockwork.db" "SELECT spent_seconds FROM runs WHERE status='completed' ORDER BY spent_seconds LIMIT 1 OFFSET 49")
-	echo "runs: 100 queued in $(( (t1 - t0) / 1000000 )) ms; all ended after $(( (t2 - t0) / 1000000 )) ms ($ok completed); median run wall time ${med} s; peak rss ${peak} KiB"
+	med=$(sqlite3 "$CLOCKWORK_HOME/clockwork.db" "SELECT spent_seconds FROM runs WHERE status='completed' ORDER BY spent_seconds LIMIT 1 OFFSET $((POSTS / 2 - 1 < 0 ? 0 : POSTS / 2 - 1))")
+	echo "runs: $POSTS queued in $(( (t1 - t0) / 1000000 )) ms; all ended after $(( (t2 - t0) / 1000000 )) ms ($ok completed); median run wall time ${med} s; peak rss ${peak} KiB"
 	sleep 1
 	echo "rss_after_runs_kib: $(rss); rss_high_water_kib: $(hwm)"
 	worktrees=$(find "$CLOCKWORK_HOME/worktrees/bench" -mindepth 1 -maxdepth 1 | wc -l)
@@ -118,7 +120,7 @@ for s in $subjects; do
 		cp "$CW_BENCH/bench_daemon" "$stage/bench/"
 		cp "$0" "$stage/bench_daemon.sh"
 		chown -R "$user:" "$stage"
-		runuser -u "$user" -- env -i PATH="$PATH" HOME="$home" CW_BENCH_SECONDS="$SECS" \
+		runuser -u "$user" -- env -i PATH="$PATH" HOME="$home" CW_BENCH_SECONDS="$SECS" CW_BENCH_POSTS="$POSTS" \
 		    CW_BIN="$stage/bin" CW_BENCH="$stage/bench" CW_BENCH_DIR="$stage" \
 		    CW_BENCH_SUBJECTS=user bash "$stage/bench_daemon.sh"
 		;;

@@ -12,7 +12,7 @@
 
 #include "cron.h"
 #include "daemon.h"
-#include "sched.h"
+#include "schedule.h"
 #include "store.h"
 
 static struct tm
@@ -142,7 +142,7 @@ test_next(void **state)
 	assert_int_equal(cron_next(&c, t), (time_t)-1);
 }
 
-/* sched_tick against a real store: matching, enabled, not already running. */
+/* schedule_tick against a real store: matching, enabled, not already running. */
 static void
 test_sched_tick(void **state)
 {
@@ -180,13 +180,13 @@ test_sched_tick(void **state)
 	assert_int_equal(store_task_add(d.store, &t, &id), 0);
 
 	tm = tm_of(2026, 11, 30, 10, 7);	/* not a multiple of 5 */
-	sched_tick(&d, mktime(&tm));
+	schedule_tick(&d, mktime(&tm));
 	assert_int_equal(store_run_list(d.store, 0, STORE_RUN_ANY, 0, &v, &n), 0);
 	assert_int_equal(n, 0);
 	store_run_list_free(v, n);
 
 	tm = tm_of(2026, 11, 30, 10, 10);
-	sched_tick(&d, mktime(&tm));
+	schedule_tick(&d, mktime(&tm));
 	assert_int_equal(store_run_list(d.store, 0, STORE_RUN_ANY, 0, &v, &n), 0);
 	assert_int_equal(n, 1);			/* every5 only: off is disabled, manual is queued */
 	assert_string_equal(v[0].task_name, "every5");
@@ -195,7 +195,7 @@ test_sched_tick(void **state)
 
 	/* Still queued at the next match: no pile-up. */
 	tm = tm_of(2026, 11, 30, 10, 15);
-	sched_tick(&d, mktime(&tm));
+	schedule_tick(&d, mktime(&tm));
 	assert_int_equal(store_run_list(d.store, 0, STORE_RUN_ANY, 0, &v, &n), 0);
 	assert_int_equal(n, 1);
 	store_run_list_free(v, n);

@@ -16,11 +16,11 @@
 #include "journal.h"
 #include "log.h"
 #include "runs.h"
-#include "sched.h"
+#include "schedule.h"
 #include "store.h"
 
 static void
-sched_arm(struct daemon *d)
+schedule_arm(struct daemon *d)
 {
 	struct timeval	tv;
 	time_t		now = time(NULL);
@@ -31,7 +31,7 @@ sched_arm(struct daemon *d)
 }
 
 static void
-sched_cb(evutil_socket_t fd, short what, void *arg)
+schedule_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct daemon	*d = arg;
 	time_t		 now;
@@ -44,12 +44,12 @@ sched_cb(evutil_socket_t fd, short what, void *arg)
 	if (!d->shutting_down && d->cfg.jobs_rediscover_minutes > 0 &&
 	    (now / 60) % d->cfg.jobs_rediscover_minutes == 0)
 		jobs_discover_all(d);
-	sched_tick(d, now);
-	sched_arm(d);
+	schedule_tick(d, now);
+	schedule_arm(d);
 }
 
 void
-sched_tick(struct daemon *d, time_t now)
+schedule_tick(struct daemon *d, time_t now)
 {
 	struct store_task	*tv;
 	struct store_run	*rv;
@@ -98,9 +98,9 @@ sched_tick(struct daemon *d, time_t now)
 }
 
 void
-sched_start(struct daemon *d)
+schedule_start(struct daemon *d)
 {
 	jobs_discover_all(d);		/* the repositories of existing tasks, at start */
-	if ((d->ev_cron = evtimer_new(d->base, sched_cb, d)) != NULL)
-		sched_arm(d);
+	if ((d->ev_cron = evtimer_new(d->base, schedule_cb, d)) != NULL)
+		schedule_arm(d);
 }
