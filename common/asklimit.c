@@ -22,15 +22,6 @@ asklimit_init(struct asklimit *l, int max_per_run, int per_minute)
 	return 0;
 }
 
-int64_t
-asklimit_now_ms(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 int
 asklimit_note_refused(struct asklimit *l)
 {

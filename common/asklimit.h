@@ -28,7 +28,7 @@ struct asklimit {
 /* 0, or -1 (ENOMEM; EINVAL for a bound below 1). */
 int	asklimit_init(struct asklimit *, int max_per_run, int per_minute);
 /*
- * Count one request at now_ms (a monotonic clock). 0: admitted. -1: refused; reason
+ * Count one request at now_ms (clock_mono_ms(), common/clock.h). 0: admitted. -1: refused; reason
  * holds the sentence for the agent ("approval limit: N requests in this run" or "too
  * many approvals per minute (N)"), kind "per_run" or "per_minute", and *first is 1
  * when this refusal starts a burst.
@@ -37,8 +37,6 @@ int	asklimit_admit(struct asklimit *, int64_t now_ms, char *reason, size_t reaso
 	    const char **kind, int *first);
 /* Note a request refused for another reason (too many pending): *first as above. */
 int	asklimit_note_refused(struct asklimit *);
-/* The monotonic clock in ms, for now_ms. */
-int64_t	asklimit_now_ms(void);
 void	asklimit_free(struct asklimit *);
 
 #endif

@@ -22,6 +22,7 @@
 
 #include <sqlite3.h>
 
+#include "clock.h"
 #include "json.h"
 #include "store.h"
 #include "store_impl.h"
@@ -124,10 +125,7 @@ store_format_time(int64_t ms, char *buf, size_t len)
 void
 store_now(char *buf, size_t len)
 {
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	store_format_time((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000, buf, len);
+	store_format_time(clock_wall_ms(), buf, len);
 }
 
 static int
@@ -150,7 +148,6 @@ store_random(void *buf, size_t len)
 int
 store_make_run_id(char *buf, size_t len)
 {
-	struct timespec	ts;
 	struct tm	tm;
 	uint32_t	rnd;
 	time_t		t;
@@ -158,8 +155,7 @@ store_make_run_id(char *buf, size_t len)
 
 	if (store_random(&rnd, sizeof rnd) == -1)
 		return -1;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	t = ts.tv_sec;
+	t = (time_t)(clock_wall_ms() / 1000);
 	if (gmtime_r(&t, &tm) == NULL)
 		return -1;
 	n = snprintf(buf, len, "%04d%02d%02d-%02d%02d%02d-%08x", tm.tm_year + 1900,

@@ -18,6 +18,7 @@
 #include <curl/curl.h>
 
 #include "client.h"
+#include "clock.h"
 #include "cwctl.h"
 #include "json.h"
 #include "paths.h"
@@ -246,15 +247,6 @@ struct client_events {
 	int			 reconnected;	/* a "reconnected" event is owed */
 };
 
-static int64_t
-client_now_ms(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void
 client_events_drop(struct client_events *ce)
 {
@@ -308,7 +300,7 @@ client_events_connect(struct client_events *ce, char *err, size_t errlen)
 {
 	char		 url[PATH_MAX + 64], hdr[64];
 	long		 status = 0;
-	int64_t		 end = client_now_ms() + 10000;
+	int64_t		 end = clock_mono_ms() + 10000;
 	cJSON		*o;
 	const char	*msg;
 
@@ -347,7 +339,7 @@ client_events_connect(struct client_events *ce, char *err, size_t errlen)
 			curl_easy_getinfo(ce->c, CURLINFO_RESPONSE_CODE, &status);
 			break;
 		}
-		if (client_now_ms() > end) {
+		if (clock_mono_ms() > end) {
 			snprintf(err, errlen, "GET /api/events: no answer within 10 s");
 			return 1;
 		}
@@ -356,7 +348,7 @@ client_events_connect(struct client_events *ce, char *err, size_t errlen)
 		return 0;
 	if (status == 0)
 		return 4;		/* refused or reset: nobody there */
-	while (!client_events_pump(ce, 200) && client_now_ms() < end)
+	while (!client_events_pump(ce, 200) && clock_mono_ms() < end)
 		;			/* the rest of the error answer */
 	o = ce->b.len > 0 ? json_parse(ce->b.p, ce->b.len) : NULL;
 	msg = json_get_string(cJSON_GetObjectItemCaseSensitive(o, "error"), "message");
@@ -478,7 +470,7 @@ static int
 client_events_reconnect(struct client_events *ce, const char *why)
 {
 	char		 err[512];
-	int64_t		 end = client_now_ms() + CLIENT_EVENTS_RECONNECT_MS;
+	int64_t		 end = clock_mono_ms() + CLIENT_EVENTS_RECONNECT_MS;
 	long		 pause_ms = 50;
 	struct timespec	 ts;
 	int		 rc;
@@ -495,7 +487,7 @@ client_events_reconnect(struct client_events *ce, const char *why)
 			fprintf(stderr, "cwctl: %s\n", err);
 			return CWCTL_EXIT_FAILURE;
 		}
-		if (client_now_ms() >= end) {
+		if (clock_mono_ms() >= end) {
 			fprintf(stderr, "cwctl: clockworkd did not come back within %d s\n",
 			    CLIENT_EVENTS_RECONNECT_MS / 1000);
 			client_not_running(ce->home);
@@ -512,7 +504,7 @@ client_events_reconnect(struct client_events *ce, const char *why)
 int
 client_events_next(struct client_events *ce, struct client_event *ev)
 {
-	int64_t	 heard = client_now_ms();
+	int64_t	 heard = clock_mono_ms();
 	size_t	 had;
 	int	 rc;
 
@@ -524,7 +516,7 @@ client_events_next(struct client_events *ce, struct client_event *ev)
 			return CWCTL_EXIT_OK;
 		}
 		if (client_events_parse(ce, ev)) {
-			heard = client_now_ms();
+			heard = clock_mono_ms();
 			if (strcmp(ev->type, "heartbeat") == 0) {
 				client_event_clear(ev);
 				continue;
@@ -545,19 +537,19 @@ client_events_next(struct client_events *ce, struct client_event *ev)
 		had = ce->b.len;
 		/* Asleep until bytes come or the heartbeat is overdue: nothing is asked. */
 		if (client_events_pump(ce, (int)(CLIENT_EVENTS_SILENCE_MS + 1 -
-		    (client_now_ms() - heard)) > 0 ? (int)(CLIENT_EVENTS_SILENCE_MS + 1 -
-		    (client_now_ms() - heard)) : 1)) {
+		    (clock_mono_ms() - heard)) > 0 ? (int)(CLIENT_EVENTS_SILENCE_MS + 1 -
+		    (clock_mono_ms() - heard)) : 1)) {
 			if (ce->b.len > had)
 				continue;	/* the last bytes before the end */
 			if ((rc = client_events_reconnect(ce, "the connection closed")) != 0)
 				return rc;
-			heard = client_now_ms();
+			heard = clock_mono_ms();
 		} else if (ce->b.len > had) {
-			heard = client_now_ms();
-		} else if (client_now_ms() - heard > CLIENT_EVENTS_SILENCE_MS) {
+			heard = clock_mono_ms();
+		} else if (clock_mono_ms() - heard > CLIENT_EVENTS_SILENCE_MS) {
 			if ((rc = client_events_reconnect(ce, "no heartbeat")) != 0)
 				return rc;
-			heard = client_now_ms();
+			heard = clock_mono_ms();
 		}
 	}
 }

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "bus.h"
+#include "clock.h"
 #include "json.h"
 #include "log.h"
 
@@ -176,7 +177,6 @@ bus_publish(struct bus *b, enum bus_type type, const char *task, const char *run
 {
 	struct bus_event	*ev;
 	struct bus_sub		*s, *last;
-	struct timespec		 ts;
 	cJSON			*o;
 
 	if (b == NULL) {
@@ -203,10 +203,9 @@ bus_publish(struct bus *b, enum bus_type type, const char *task, const char *run
 			    (unsigned long long)b->next);
 		}
 	}
-	clock_gettime(CLOCK_REALTIME, &ts);
 	ev->id = b->next;
 	ev->type = type;
-	ev->at_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	ev->at_ms = clock_wall_ms();
 	{
 		char	idtext[24];	/* exact: a double would round past 2^53 */
 

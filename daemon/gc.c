@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "daemon.h"
 #include "gc.h"
 #include "log.h"
@@ -198,13 +199,11 @@ gc_archived(struct daemon *d, const struct store_task *t, int force,
 	struct store_run	*v;
 	size_t			 n;
 	char			 err[512];
-	struct timespec		 ts;
 	long long		 ended, now;
 	long long		 keep = (long long)d->cfg.archive_retention_days * 86400000LL;
 	int			 merged, expired, has_wt, busy = 0;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	now = (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	now = clock_wall_ms();
 	if (store_run_list(d->store, t->id, STORE_RUN_ANY, 0, &v, &n) == -1)
 		return -1;
 	for (size_t i = 0; i < n; i++) {

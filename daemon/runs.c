@@ -39,6 +39,7 @@
 
 #include "asklimit.h"
 #include "bus.h"
+#include "clock.h"
 #include "config.h"
 #include "conversation.h"
 #include "daemon.h"
@@ -98,11 +99,7 @@ static void	runs_read_cb(struct bufferevent *, void *);
 static void
 runs_elapsed(const struct run *r, double *secs)
 {
-	struct timespec	now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	*secs = (double)(now.tv_sec - r->t0.tv_sec) +
-	    (double)(now.tv_nsec - r->t0.tv_nsec) / 1e9;
+	*secs = (double)clock_mono_since_ms(&r->t0) / 1000.0;
 }
 
 /* A line of the daemon's own in the run's live log, marked as such. */
@@ -744,15 +741,12 @@ runs_protocol_error(struct run *r, const char *why)
 static int64_t
 runs_budget_end_ms(const struct run *r)
 {
-	struct timespec	 ts;
 	double		 secs;
 
 	if (r->budget_seconds <= 0)
 		return 0;
 	runs_elapsed(r, &secs);
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 +
-	    (int64_t)((r->budget_seconds - secs) * 1000);
+	return clock_wall_ms() + (int64_t)((r->budget_seconds - secs) * 1000);
 }
 
 static void
@@ -884,7 +878,6 @@ runs_approval_request(struct run *r, const struct wiremsg *m)
 	cJSON			*j, *dec;
 	struct timeval		 tv;
 	int64_t			 now_ms;
-	struct timespec		 ts;
 
 	TAILQ_FOREACH(a, &r->approvals, entry)
 		pending++;
@@ -914,7 +907,7 @@ runs_approval_request(struct run *r, const struct wiremsg *m)
 		const char	*kind;
 		int		 first;
 
-		if (asklimit_admit(&r->asks, asklimit_now_ms(), why, sizeof why, &kind,
+		if (asklimit_admit(&r->asks, clock_mono_ms(), why, sizeof why, &kind,
 		    &first) == -1) {
 			if ((dec = cJSON_CreateObject()) != NULL) {
 				json_add_string(dec, "type", "decision");
@@ -964,12 +957,10 @@ runs_approval_request(struct run *r, const struct wiremsg *m)
 	TAILQ_INSERT_TAIL(&r->approvals, a, entry);
 	r->n_approvals++;
 	if (deadline > 0) {
-		clock_gettime(CLOCK_REALTIME, &ts);
-		now_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+		now_ms = clock_wall_ms();
 		if ((int64_t)deadline < now_ms)
 			deadline = (double)now_ms;
-		tv.tv_sec = ((int64_t)deadline - now_ms) / 1000;
-		tv.tv_usec = (((int64_t)deadline - now_ms) % 1000) * 1000;
+		tv = clock_ms_timeval((int64_t)deadline - now_ms);
 		a->deadline_ev = evtimer_new(r->d->base, runs_approval_deadline_cb, a);
 		if (a->deadline_ev != NULL)
 			evtimer_add(a->deadline_ev, &tv);

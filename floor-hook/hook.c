@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "ctlchar.h"
 #include "hook.h"
 #include "wire.h"
@@ -505,25 +506,16 @@ hook_ask_output(char *out, size_t outlen, const char *reason)
 
 /* ---- the round trip ------------------------------------------------------------- */
 
-static long
-hook_now_ms(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Wait for events on fd until the deadline; -1 with ETIMEDOUT when it passes. */
 static int
-hook_wait(int fd, short events, long deadline)
+hook_wait(int fd, short events, int64_t deadline)
 {
 	struct pollfd	pfd = { .fd = fd, .events = events };
-	long		left;
+	int64_t		left;
 	int		n;
 
 	for (;;) {
-		if ((left = deadline - hook_now_ms()) <= 0) {
+		if ((left = deadline - clock_mono_ms()) <= 0) {
 			errno = ETIMEDOUT;
 			return -1;
 		}
@@ -538,7 +530,7 @@ hook_wait(int fd, short events, long deadline)
 /* Head and body in one segment when they fit: one system call, no Nagle wait. */
 static int
 hook_send_all(int fd, const char *head, size_t hlen, const char *body, size_t blen,
-    long deadline)
+    int64_t deadline)
 {
 	struct iovec	iov[2] = { { (void *)head, hlen }, { (void *)body, blen } };
 	struct msghdr	msg;
@@ -579,7 +571,7 @@ hook_check(int port, const char *token, const char *body, size_t len, int timeou
 	struct sockaddr_in	 sin;
 	struct timespec		 pause = { 0, 10 * 1000 * 1000 };
 	char			 head[512];
-	long			 deadline = hook_now_ms() + timeout_ms;
+	int64_t			 deadline = clock_mono_ms() + timeout_ms;
 	size_t			 got;
 	ssize_t			 n;
 	socklen_t		 sl;
@@ -645,7 +637,7 @@ closed:
 		 * Nothing was judged; ask again while there is time.
 		 */
 		close(fd);
-		if (tries++ < HOOK_CLOSED_RETRIES && hook_now_ms() + 10 < deadline) {
+		if (tries++ < HOOK_CLOSED_RETRIES && clock_mono_ms() + 10 < deadline) {
 			nanosleep(&pause, NULL);
 			pause.tv_nsec *= 2;
 			goto again;

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "hook.h"
 #include "wire.h"
 
@@ -59,27 +60,18 @@ main_ask(const char *why)
 	return HOOK_EXIT_ALLOW;
 }
 
-static long
-main_now_ms(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Read all of stdin, at most CW_HOOK_MAX_INPUT bytes, within timeout_ms in total. */
 static long
 main_read_input(int timeout_ms)
 {
 	struct pollfd	pfd = { .fd = 0, .events = POLLIN };
-	long		deadline = main_now_ms() + timeout_ms, left;
+	int64_t		deadline = clock_mono_ms() + timeout_ms, left;
 	size_t		got = 0;
 	ssize_t		n;
 	int		r;
 
 	for (;;) {
-		if ((left = deadline - main_now_ms()) <= 0)
+		if ((left = deadline - clock_mono_ms()) <= 0)
 			return -1;
 		r = poll(&pfd, 1, (int)left);
 		if (r == -1 && errno == EINTR)

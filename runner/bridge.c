@@ -20,6 +20,7 @@
 
 #include "autoallow.h"
 #include "bridge.h"
+#include "clock.h"
 #include "ctlchar.h"
 #include "floor.h"
 #include "httpd.h"
@@ -658,7 +659,7 @@ bridge_tools_call(struct bridge *b, const cJSON *id, const cJSON *params, void *
 		const char	*kind;
 		int		 first;
 
-		if (asklimit_admit(b->asks, asklimit_now_ms(), why, sizeof why, &kind,
+		if (asklimit_admit(b->asks, clock_mono_ms(), why, sizeof why, &kind,
 		    &first) == -1) {
 			bridge_record_approval(b, NULL, tool, "deny", "limit", why);
 			if (first && (msg = bridge_event(b, "approval_limit")) != NULL) {

@@ -37,6 +37,7 @@
 #include <event2/util.h>
 
 #include "asklimit.h"
+#include "clock.h"
 #include "json.h"
 #include "proxy.h"
 #include "proxyreq.h"
@@ -645,7 +646,7 @@ proxy_ask_admit(struct proxy_conn *c, char *why, size_t whylen)
 	int		 first;
 	cJSON		*ev;
 
-	if (p->asks == NULL || asklimit_admit(p->asks, asklimit_now_ms(), reason,
+	if (p->asks == NULL || asklimit_admit(p->asks, clock_mono_ms(), reason,
 	    sizeof reason, &kind, &first) == 0)
 		return 0;
 	snprintf(why, whylen, "network policy: no rule allows %.300s:%d, and no approval "
