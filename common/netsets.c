@@ -19,8 +19,12 @@ static const char *const netsets_rust[] = {
 	NULL,
 };
 static const char *const netsets_go[] = {
-	"proxy.golang.org:443",		/* GOPROXY's default: modules and zips */
-	"sum.golang.org:443",		/* GOSUMDB's default: the checksum database */
+	/*
+	 * GOPROXY's default: modules and zips, and the checksum database too: go asks
+	 * the proxy for <proxy>/sumdb/sum.golang.org/... first, so `go get` of a module
+	 * not in go.sum never asked sum.golang.org itself.
+	 */
+	"proxy.golang.org:443",
 	NULL,
 };
 static const char *const netsets_java[] = {
