@@ -15,6 +15,9 @@ set -euo pipefail
 . "${CW_SRC:?}/test/integration/daemon_lib.bash"
 
 FIX=$CW_SRC/test/toolchain/fixtures
+# go leaves its module cache read-only (0555): make the scratch tree removable for the
+# normal user before daemon_lib's cleanup removes it (root needs no bit).
+trap 'tc_rc=$?; chmod -R u+w "$T" 2>/dev/null; (exit $tc_rc); cleanup' EXIT
 
 # tc_need NAME PATH...: the first of the paths that runs, in TC_TOOL; else skip.
 tc_need() {
@@ -128,5 +131,15 @@ tc_main() {
 	grep -q 'network: refused' <<<"$(tc_log "$id3")" || fail "the run's log does not show the refusal"
 	grep -q '"denied":	[1-9]' <<<"$(cwctl run show "$id3" --json)" || fail "the report counts no refusal"
 	pass "$set: without the set the registry is refused, in the log and the report ($(tc_hosts "$id3" | awk '$2 == "denied" { print $1 }' | sort -u | tr '\n' ' '))"
+
+	# The task's caches go with the task: gc removes them, read-only trees included.
+	local tid
+	tid=$(sql "SELECT id FROM tasks WHERE name = 'tc-$set'")
+	[ -d "$CLOCKWORK_HOME/caches/tasks/$tid" ] || fail "no cache root for the task"
+	cwctl task rm "tc-$set" >/dev/null || fail "cwctl task rm"
+	out=$(cwctl gc 2>&1) || fail "cwctl gc: $out"
+	[ ! -e "$CLOCKWORK_HOME/caches/tasks/$tid" ] ||
+	    fail "cwctl gc left the task's caches: $(find "$CLOCKWORK_HOME/caches/tasks/$tid" -maxdepth 3 | head -n 5 | tr '\n' ' ') ($out)"
+	pass "$set: cwctl gc removes the removed task's caches"
 	stop_daemon
 }
