@@ -21,6 +21,7 @@
 
 #include "config.h"
 #include "netrule.h"
+#include "netsets.h"
 #include "engines.h"
 #include "paths.h"
 
@@ -513,11 +514,14 @@ config_check_netrule(const char *s)
 	struct netrule	 r;
 	char		 err[32];
 
-	return netrule_parse(s, &r, err, sizeof err) == 0;
+	return netsets_find(s) != NULL || netrule_parse(s, &r, err, sizeof err) == 0;
 }
 
+#define CONFIG_NETRULE_WHAT "host:port (a name, *.domain, * or an IP address; a " \
+	"port or *) or a rule set (python, rust, go, java, node)"
+
 /*
- * network: allowlist | open, or a mapping { mode: allowlist|open, allow: [host:port] }.
+ * network: allowlist | open, a list of rules, or a mapping { mode: allowlist|open, allow: [host:port] }.
  * mode is NULL for engines.<name>.network, where only allow may be given.
  */
 static int
@@ -539,9 +543,17 @@ config_parse_network(struct config_parse *p, const yaml_node_t *n, const char *f
 			return config_fail(p, n, field, "'%s' is not allowlist or open", s);
 		return 0;
 	}
+	/* network: [python, go, host:port]: the allowlist, with these rules. */
+	if (allow != NULL && n != NULL && n->type == YAML_SEQUENCE_NODE) {
+		if (mode != NULL)
+			*mode = 0;
+		return config_get_list(p, n, field, config_check_netrule,
+		    CONFIG_NETRULE_WHAT, allow);
+	}
 	if (n == NULL || n->type != YAML_MAPPING_NODE)
-		return config_fail(p, n, field, mode != NULL ? "expected allowlist, open or "
-		    "a mapping (mode, allow)" : "expected a mapping (allow)");
+		return config_fail(p, n, field, mode != NULL ? "expected allowlist, open, "
+		    "a list of rules or a mapping (mode, allow)" : "expected a list of rules "
+		    "or a mapping (allow)");
 	for (pair = n->data.mapping.pairs.start; pair < n->data.mapping.pairs.top; pair++) {
 		k = yaml_document_get_node(p->doc, pair->key);
 		v = yaml_document_get_node(p->doc, pair->value);
@@ -556,8 +568,7 @@ config_parse_network(struct config_parse *p, const yaml_node_t *n, const char *f
 				return config_fail(p, v, sub, "expected allowlist or open");
 		} else if (strcmp(key, "allow") == 0) {
 			if (config_get_list(p, v, sub, config_check_netrule,
-			    "host:port (a name, *.domain, * or an IP address; a port or *)",
-			    allow) == -1)
+			    CONFIG_NETRULE_WHAT, allow) == -1)
 				return -1;
 		} else
 			return config_fail(p, k, sub, "unknown key");

@@ -42,6 +42,18 @@ rmtree_walk(int parentfd, const char *name, dev_t dev, int depth)
 		errno = save;
 		return -1;
 	}
+	/*
+	 * A directory of our own without write permission (go makes its module cache
+	 * read-only: 0555) cannot be emptied until it is writable again. Root needs no
+	 * bit; anyone else would fail here on every file in it.
+	 */
+	if ((st.st_mode & S_IRWXU) != S_IRWXU && st.st_uid == geteuid() &&
+	    fchmod(fd, (st.st_mode & 07777) | S_IRWXU) == -1) {
+		save = errno;
+		close(fd);
+		errno = save;
+		return -1;
+	}
 	if ((d = fdopendir(fd)) == NULL) {
 		save = errno;
 		close(fd);

@@ -2,7 +2,9 @@
  * cwctl network TASK [--ask | --no-ask] [--allow RULE]... [--add RULE]... [--json]:
  * a task's network policy (SPEC N1). With no option it is shown; --allow replaces the
  * task's rules with those given, --add appends, --ask makes a host no rule names an
- * approval instead of a refusal. The global and per-engine rules live in config.yaml.
+ * approval instead of a refusal. A RULE is host:port or the name of a shipped rule set
+ * (python, rust, go, java, node: common/netsets.c). The global and per-engine rules
+ * live in config.yaml.
  */
 #include <stdio.h>
 #include <string.h>
@@ -77,6 +79,7 @@ cwctl_network(int argc, char **argv)
 usage:
 	cJSON_Delete(b);
 	fprintf(stderr, "usage: cwctl network TASK [--ask | --no-ask] [--allow RULE]... "
-	    "[--add RULE]... [--json]\n");
+	    "[--add RULE]... [--json]\n"
+	    "  RULE: host:port, or a rule set: python, rust, go, java, node\n");
 	return CWCTL_EXIT_USAGE;
 }

@@ -48,6 +48,7 @@
 #include "log.h"
 #include "mask.h"
 #include "netrule.h"
+#include "netsets.h"
 #include "notify.h"
 #include "peerns.h"
 #include "recover.h"
@@ -1684,10 +1685,17 @@ api_task_network_set_r(struct api_req *q)
 		if (k == 0)
 			strlist_free(&allow);
 		cJSON_ArrayForEach(e, list) {
+			/* A rule set is kept by its name: its hosts are read at each run. */
+			if (cJSON_IsString(e) && netsets_find(e->valuestring) != NULL) {
+				strlist_add_unique(&allow, e->valuestring);
+				continue;
+			}
 			if (!cJSON_IsString(e) || netrule_parse(e->valuestring, &nr, nerr,
 			    sizeof nerr) == -1) {
-				api_error(q, 400, "invalid_field", "%s: %s", keys[k],
-				    cJSON_IsString(e) ? nerr : "rules are strings");
+				api_error(q, 400, "invalid_field", "%s: %s%s%s", keys[k],
+				    cJSON_IsString(e) ? nerr : "rules are strings",
+				    cJSON_IsString(e) ? ", nor a rule set: " : "",
+				    cJSON_IsString(e) ? netsets_names() : "");
 				goto out;
 			}
 			strlist_add_unique(&allow, nr.text);

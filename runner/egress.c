@@ -8,6 +8,7 @@
 #include "config.h"
 #include "egress.h"
 #include "engines.h"
+#include "netsets.h"
 
 int
 egress_url_rule(const char *url, char *out, size_t outlen)
@@ -44,9 +45,17 @@ static int
 egress_add(struct netrule **v, size_t *n, const char *s, const char *where, char *err,
     size_t errlen)
 {
-	struct netrule	 r, *nv;
-	char		 e[400];
+	const char *const	*set;
+	struct netrule		 r, *nv;
+	char			 e[400];
 
+	/* A rule set's name stands for its rules, in their order. */
+	if ((set = netsets_find(s)) != NULL) {
+		for (; *set != NULL; set++)
+			if (egress_add(v, n, *set, where, err, errlen) == -1)
+				return -1;
+		return 0;
+	}
 	if (netrule_parse(s, &r, e, sizeof e) == -1) {
 		snprintf(err, errlen, "%s: %s", where, e);
 		return -1;
@@ -119,7 +128,7 @@ egress_env(struct strlist *env)
 	static const char *const names[] = { "HTTP_PROXY", "HTTPS_PROXY", "http_proxy",
 	    "https_proxy", "npm_config_proxy", "npm_config_https_proxy", "PIP_PROXY",
 	    "ALL_PROXY", "all_proxy" };
-	char	 kv[128];
+	char	 kv[256];
 
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
 		snprintf(kv, sizeof kv, "%s=http://127.0.0.1:%d", names[i], EGRESS_PROXY_PORT);
@@ -136,5 +145,16 @@ egress_env(struct strlist *env)
 		return -1;
 	/* npm reads noproxy from its own config key too. */
 	snprintf(kv, sizeof kv, "npm_config_noproxy=127.0.0.1:%d", EGRESS_BRIDGE_PORT);
+	if (strlist_add(env, kv) == -1)
+		return -1;
+	/*
+	 * The JVM reads no *_PROXY variable: Maven, Gradle and every java program get
+	 * the proxy as system properties, which each JVM picks up from this variable
+	 * (SPEC N2). Loopback stays direct, as NO_PROXY says for the rest.
+	 */
+	snprintf(kv, sizeof kv, "JAVA_TOOL_OPTIONS=-Dhttp.proxyHost=127.0.0.1 "
+	    "-Dhttp.proxyPort=%d -Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort=%d "
+	    "-Dhttp.nonProxyHosts=localhost|127.0.0.1|[::1]", EGRESS_PROXY_PORT,
+	    EGRESS_PROXY_PORT);
 	return strlist_add(env, kv);
 }

@@ -46,6 +46,7 @@
 #include "config.h"
 #include "engine.h"
 #include "mask.h"
+#include "netsets.h"
 #include "maskstream.h"
 #include "transcript.h"
 #include "floor.h"
@@ -1784,7 +1785,8 @@ run_parse(struct run *r, const cJSON *j)
 		if (run_abs_list(al, &r->net_allow, 0))
 			RUN_FAIL("network.allow must be an array of host:port strings");
 		for (size_t k = 0; k < r->net_allow.n; k++)
-			if (netrule_parse(r->net_allow.v[k], &nr, nerr, sizeof nerr) == -1)
+			if (netsets_find(r->net_allow.v[k]) == NULL &&
+			    netrule_parse(r->net_allow.v[k], &nr, nerr, sizeof nerr) == -1)
 				RUN_FAIL("network.allow: %s", nerr);
 		al = cJSON_GetObjectItemCaseSensitive(b, "ask");
 		if (al != NULL && !cJSON_IsBool(al))

@@ -643,7 +643,14 @@ spec_caches_add(struct spec_build *b)
 		if (spec_setenv(b, spec_caches[i].var, dir) == -1)
 			return -1;
 	}
-	return 0;
+	/*
+	 * Maven has no variable for its local repository, only a property: MAVEN_OPTS
+	 * carries it to mvn's JVM alone. ~/.m2 itself is the user's and out of reach.
+	 */
+	if ((size_t)snprintf(dir, sizeof dir, "-Dmaven.repo.local=%s/m2/repository", root) >=
+	    sizeof dir)
+		return spec_fail(b, ENAMETOOLONG, "spec: cache path too long");
+	return spec_setenv(b, "MAVEN_OPTS", dir);
 }
 
 /* Find name through PATH the way execvp would; the real path of what it finds. */

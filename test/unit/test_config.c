@@ -211,7 +211,7 @@ static const struct {
 	{ "network:\n  mode: [open]\n", "test.yaml:2: network.mode:" },
 	{ "network:\n  ask: true\n", "test.yaml:2: network.ask: unknown key" },
 	{ "engines:\n  claude:\n    network: open\n",
-	    "test.yaml:3: engines.claude.network: expected a mapping (allow)" },
+	    "test.yaml:3: engines.claude.network: expected a list of rules or a mapping (allow)" },
 	{ "prices: [1]\n", "test.yaml:1: prices: expected a mapping of model names" },
 	{ "prices:\n  m1: {input: 1}\n", "test.yaml:2: prices.m1: input and output are required" },
 	{ "prices:\n  m1: {input: 1, output: 2, cache: 3}\n", "test.yaml:2: prices.m1.cache: unknown key" },
@@ -345,6 +345,26 @@ test_network(void **state)
 	assert_int_equal(ce->network_allow.n, 1);
 	assert_string_equal(ce->network_allow.v[0], "10.0.0.5:3128");
 	config_free(&cfg);
+
+	/* Rule sets by name (issue 30): a list alone is the allowlist with those rules. */
+	assert_int_equal(parse("network: [python, rust, go, java, node, \"h.example:443\"]\n"
+	    "engines:\n  codex:\n    network: [go]\n", &cfg, err, sizeof err), 0);
+	assert_int_equal(cfg.network_open, 0);
+	assert_int_equal(cfg.network_allow.n, 6);
+	assert_string_equal(cfg.network_allow.v[3], "java");
+	assert_non_null(ce = config_engine(&cfg, "codex"));
+	assert_string_equal(ce->network_allow.v[0], "go");
+	config_free(&cfg);
+	assert_int_equal(parse("network:\n  allow: [node]\n", &cfg, err, sizeof err), 0);
+	assert_string_equal(cfg.network_allow.v[0], "node");
+	config_free(&cfg);
+	/* An unknown set is refused, naming the field and the sets there are. */
+	assert_int_equal(parse("network: [python, pythn]\n", &cfg, err, sizeof err), -1);
+	assert_non_null(strstr(err, "network[1]"));
+	assert_non_null(strstr(err, "'pythn'"));
+	assert_non_null(strstr(err, "python, rust, go, java, node"));
+	assert_int_equal(parse("network:\n  allow: [Rust]\n", &cfg, err, sizeof err), -1);
+	assert_non_null(strstr(err, "network.allow[0]"));
 }
 
 static void

@@ -17,6 +17,7 @@
 #include "config.h"
 #include "egress.h"
 #include "netrule.h"
+#include "netsets.h"
 #include "proxyreq.h"
 
 static struct sockaddr_storage ss;
@@ -327,7 +328,7 @@ static void
 test_egress(void **state)
 {
 	struct config	 cfg;
-	struct netrule	*rules = NULL;
+	struct netrule	*rules = NULL, rules_one;
 	struct strlist	 task = { 0 };
 	size_t		 n = 0;
 	char		 err[512], buf[300];
@@ -360,6 +361,34 @@ test_egress(void **state)
 	    sizeof err), 0);
 	assert_int_equal(n, 1);
 	free(rules);
+	/* A rule set's name stands for its hosts, in place (issue 30). */
+	strlist_free(&task);
+	assert_int_equal(strlist_add(&task, "rust"), 0);
+	assert_int_equal(strlist_add(&task, "git.example.com:443"), 0);
+	assert_int_equal(egress_rules(&cfg, "command", NULL, &task, &rules, &n, err,
+	    sizeof err), 0);
+	assert_int_equal(n, 4);
+	assert_string_equal(rules[0].text, "index.crates.io:443");
+	assert_string_equal(rules[1].text, "static.crates.io:443");
+	assert_string_equal(rules[2].text, "git.example.com:443");
+	free(rules);
+	for (const char *const *set = netsets_find("python"); *set != NULL; set++)
+		assert_int_equal(netrule_parse(*set, &rules_one, err, sizeof err), 0);
+	assert_null(netsets_find("Python"));
+	assert_null(netsets_find(""));
+	/* The JVM gets the proxy as properties (SPEC N2). */
+	strlist_free(&task);
+	assert_int_equal(egress_env(&task), 0);
+	{
+		int	 found = 0;
+
+		for (size_t i = 0; i < task.n; i++)
+			if (strncmp(task.v[i], "JAVA_TOOL_OPTIONS=", 18) == 0 &&
+			    strstr(task.v[i], "-Dhttps.proxyHost=127.0.0.1") != NULL &&
+			    strstr(task.v[i], "-Dhttp.nonProxyHosts=") != NULL)
+				found = 1;
+		assert_true(found);
+	}
 	strlist_free(&task);
 	config_free(&cfg);
 }
