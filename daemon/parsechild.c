@@ -89,7 +89,8 @@ parsechild_forked(void)
 static void
 parsechild_reap(int *status, int *have)
 {
-	int	st;
+	int	st = 0;
+	pid_t	got;
 
 	if (pc.to != -1)
 		close(pc.to);
@@ -98,10 +99,11 @@ parsechild_reap(int *status, int *have)
 	pc.to = pc.from = -1;
 	*have = 0;
 	if (pc.pid > 0) {
-		while (waitpid(pc.pid, &st, 0) == -1 && errno == EINTR)
+		while ((got = waitpid(pc.pid, &st, 0)) == -1 && errno == EINTR)
 			;
-		if (errno != ECHILD || pc.have_status) {
-			*status = pc.have_status ? pc.status : st;
+		/* ECHILD: runs_sigchld reaped it first and handed us its status. */
+		if (got == pc.pid) {
+			*status = st;
 			*have = 1;
 		}
 	}
