@@ -125,7 +125,11 @@ parsechild_stop(void)
 	parsechild_reap(&st, &have);
 }
 
-/* The child died or was killed: one log line, and the caller's error. */
+/*
+ * The child died, or must be ended: one log line, and the caller's error. killit: it
+ * may still be there (silent past the deadline, or out of protocol), so it is killed
+ * first; else its pipe closed because it is exiting, and it is only waited for.
+ */
 static void
 parsechild_lost(const char *what, const char *why, int killit, char *err, size_t errlen)
 {
@@ -235,10 +239,13 @@ parsechild_check_idle(void)
 {
 	struct pollfd	pfd = { .fd = pc.from, .events = POLLIN };
 	char		err[256];
+	int		wrote;
 
-	if (pc.pid > 0 && poll(&pfd, 1, 0) != 0)
-		parsechild_lost("nothing (idle)", "its pipe closed or it wrote unasked", 1,
-		    err, sizeof err);
+	if (pc.pid > 0 && poll(&pfd, 1, 0) != 0) {
+		wrote = (pfd.revents & POLLIN) != 0 && (pfd.revents & POLLHUP) == 0;
+		parsechild_lost("nothing (idle)", wrote ? "it wrote unasked" :
+		    "its pipe closed", wrote, err, sizeof err);
+	}
 }
 
 /*
@@ -271,13 +278,13 @@ parsechild_call(const char *what, int type, const struct parsemsg_buf *req, int 
 	rc = parsemsg_write(pc.to, type, seq, req);
 	sigaction(SIGPIPE, &old, NULL);
 	if (rc == -1) {
-		parsechild_lost(what, strerror(errno), 1, err, errlen);
+		parsechild_lost(what, strerror(errno), errno != EPIPE, err, errlen);
 		return -1;
 	}
 	if (parsemsg_read(pc.from, PARSECHILD_TIMEOUT_MS, PARSEMSG_MAX, rtype, &rseq,
 	    payload, plen, &why) == -1) {
 		parsechild_lost(what, errno == ETIMEDOUT ? "no answer in time" : why,
-		    1, err, errlen);
+		    errno != EPIPE, err, errlen);
 		return -1;
 	}
 	if (rseq != seq || (*rtype != PARSEMSG_ERROR && *rtype != type + 64)) {

@@ -32,7 +32,8 @@ struct tgapi_reply;
 /*
  * Where cw-parse is (NULL: next to the running program, /proc/self/exe) and whether it
  * runs its test-only crash trigger (CLOCKWORK_TEST_PARSE=1 in the daemon's
- * environment: any input holding "cw-parse-test-crash" makes the child trap).
+ * environment: any input holding "cw-parse-test-crash" makes the child trap, and
+ * "cw-parse-test-hang" makes it spin).
  */
 void	parsechild_init(const char *path);
 /* End the child (at shutdown); the next call would start another. */

@@ -234,6 +234,10 @@ parsework_handle(int type, const uint8_t *p, size_t len, int test, int *rtype,
 	if (test && len > 0 && memmem(p, len, PARSEWORK_CRASH_MARK,
 	    sizeof PARSEWORK_CRASH_MARK - 1) != NULL)
 		__builtin_trap();
+	if (test && len > 0 && memmem(p, len, PARSEWORK_HANG_MARK,
+	    sizeof PARSEWORK_HANG_MARK - 1) != NULL)
+		for (volatile unsigned long spin = 0;; spin++)
+			;
 	switch (type) {
 	case PARSEMSG_TRANSCRIPT:
 		max = parsemsg_get_u64(&r);

@@ -13,6 +13,8 @@
 
 /* The test-only trigger: any request holding it makes a --test child trap. */
 #define PARSEWORK_CRASH_MARK	"cw-parse-test-crash"
+/* And this one makes it spin without a system call (a parser caught in a loop). */
+#define PARSEWORK_HANG_MARK	"cw-parse-test-hang"
 
 /*
  * Answer one request of type with payload p: *rtype and out filled (PARSEMSG_ERROR

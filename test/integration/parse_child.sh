@@ -13,7 +13,11 @@
 #     holding "cw-parse-test-crash", with CLOCKWORK_TEST_PARSE=1) is the caller's error
 #     and one log line; the daemon keeps serving (status answers) and the next parse
 #     works in a new child;
-#  6. a child killed while idle (SIGKILL) is replaced at the next call, which works.
+#  6. a child killed while idle (SIGKILL) is replaced at the next call, which works;
+#  7. a child SIGKILLed mid-parse (the test trigger "cw-parse-test-hang" makes it spin
+#     in a job file's parse) is that import's error and a log line, and the next works;
+#  8. a child that does not answer within the deadline (5 s) is killed by the daemon:
+#     the call fails after about 5 s, not never, and the daemon answers again.
 . "${CW_SRC:?}/test/integration/daemon_lib.bash" || exit 1
 command -v python3 >/dev/null || fail "python3 is needed"
 command -v readelf >/dev/null || { echo "readelf not installed"; exit 77; }
@@ -127,4 +131,33 @@ c4=$(child); [ -n "$c4" ] && [ "$c4" != "$c3" ] || fail "no new child after SIGK
 r=$(api GET "/api/runs/$id/transcript?offset=0")
 [[ $r == 500* ]] || fail "the crash line does not crash the child any more?"
 pass "a child killed by SIGKILL is replaced at the next call ($c3 -> $c4)"
+
+# 7. SIGKILL mid-parse.
+printf '{"jobs":[{"name":"spin","prompt":"cw-parse-test-hang"}]}' > "$T/spin.json"
+cwctl template import "$T/spin.json" > "$T/spin.out" 2>&1 &
+imp=$!
+echo "$imp" > "$T/pids/imp" 2>/dev/null || { mkdir -p "$T/pids"; echo "$imp" > "$T/pids/imp"; }
+spinning() { local c; c=$(child) && [ "$(ps -o stat= -p "$c" | cut -c1)" = R ]; }
+wait_until 4 "the child spinning" spinning || fail "the child is not parsing"
+c5=$(child)
+kill -KILL "$c5"
+if wait "$imp"; then fail "an import whose parser was killed succeeded"; fi
+grep -q "cw-parse" "$T/spin.out" || fail "the import's error: $(cat "$T/spin.out")"
+grep -q "cw-parse (pid $c5) died of signal 9 while parsing a job file" "$T/daemon.out" ||
+    fail "no log line for the SIGKILL mid-parse"
+cwctl status >/dev/null || fail "the daemon stopped answering"
+sed -i 's/"after2"/"after3"/' "$T/after.json"
+cwctl template import "$T/after.json" >/dev/null || fail "the parse after a SIGKILL mid-parse failed"
+pass "a SIGKILL mid-parse is the call's error and a log line; the next parse works"
+
+# 8. The deadline.
+s0=$(date +%s%N)
+if cwctl template import "$T/spin.json" > "$T/spin2.out" 2>&1; then fail "a hung parse succeeded"; fi
+ms=$(( ($(date +%s%N) - s0) / 1000000 ))
+[ "$ms" -ge 4500 ] && [ "$ms" -lt 20000 ] || fail "a hung parse took $ms ms (the deadline is 5 s)"
+grep -q "no answer in time" "$T/spin2.out" || fail "the import's error: $(cat "$T/spin2.out")"
+grep -q "(killed by the daemon) while parsing a job file: no answer in time" "$T/daemon.out" ||
+    fail "no log line for the deadline"
+cwctl status >/dev/null || fail "the daemon stopped answering after the deadline"
+pass "a parse past the deadline is killed after $ms ms and reported; the daemon answers"
 echo "all $PASSED passed"
