@@ -33,7 +33,6 @@ static struct {
 	int		 to, from;	/* requests, replies */
 	uint32_t	 seq;
 	int		 status, have_status;	/* from parsechild_reaped */
-	unsigned	 started, died;
 } pc = { .to = -1, .from = -1 };
 
 void
@@ -67,13 +66,6 @@ parsechild_reaped(pid_t pid, int status)
 		pc.status = status;
 		pc.have_status = 1;
 	}
-}
-
-void
-parsechild_stats(unsigned *started, unsigned *died)
-{
-	*started = pc.started;
-	*died = pc.died;
 }
 
 void
@@ -140,7 +132,6 @@ parsechild_lost(const char *what, const char *why, int killit, char *err, size_t
 	if (killit && pid > 0)
 		kill(pid, SIGKILL);
 	parsechild_reap(&st, &have);
-	pc.died++;
 	if (!have)
 		snprintf(how, sizeof how, "is gone");
 	else if (WIFSIGNALED(st))
@@ -225,7 +216,6 @@ parsechild_spawn(char *err, size_t errlen)
 	pc.to = req[1];
 	pc.from = rep[0];
 	pc.have_status = 0;
-	pc.started++;
 	return 0;
 fail:
 	snprintf(err, errlen, "cannot start the parser %.400s: %s", pc.path, strerror(errno));

@@ -43,8 +43,6 @@ void	parsechild_forked(void);
 /* The child's pid, or 0; runs.c leaves it alone and hands its exit status here. */
 pid_t	parsechild_pid(void);
 void	parsechild_reaped(pid_t, int status);
-/* Children started and deaths seen (tests, `GET /api/status`). */
-void	parsechild_stats(unsigned *started, unsigned *died);
 
 /*
  * Whole transcript entries from len bytes of JSONL: stop after the line that reaches

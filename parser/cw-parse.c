@@ -112,6 +112,21 @@ out:
 	return rc;
 }
 
+/* Lower a limit to at most cur/max; a limit inherited lower already stays lower. */
+static int
+parse_limit(int resource, rlim_t cur, rlim_t max)
+{
+	struct rlimit	now, rl = { cur, max };
+
+	if (getrlimit(resource, &now) == -1)
+		return -1;
+	if (now.rlim_max != RLIM_INFINITY && now.rlim_max < rl.rlim_max)
+		rl.rlim_max = now.rlim_max;
+	if (rl.rlim_cur > rl.rlim_max)
+		rl.rlim_cur = rl.rlim_max;
+	return setrlimit(resource, &rl);
+}
+
 /*
  * Narrow the process, in this order; any step that fails ends it (exit 1):
  *   1. descriptors: 0 and 1 must be pipes; every descriptor above 2 is closed;
@@ -125,9 +140,6 @@ static int
 parse_narrow(void)
 {
 	struct stat	st;
-	struct rlimit	zero = { 0, 0 }, nofile = { 3, 3 };
-	struct rlimit	data = { PARSE_DATA_MAX, PARSE_DATA_MAX };
-	struct rlimit	cpu = { PARSE_CPU_S, PARSE_CPU_S + 5 };
 
 	if (fstat(0, &st) == -1 || !S_ISFIFO(st.st_mode) ||
 	    fstat(1, &st) == -1 || !S_ISFIFO(st.st_mode)) {
@@ -143,15 +155,14 @@ parse_narrow(void)
 	}
 	if (chdir("/") == -1)
 		return parse_fail("chdir /");
-	if (setrlimit(RLIMIT_CORE, &zero) == -1 || setrlimit(RLIMIT_FSIZE, &zero) == -1 ||
-	    setrlimit(RLIMIT_NOFILE, &nofile) == -1 || setrlimit(RLIMIT_CPU, &cpu) == -1)
+	if (parse_limit(RLIMIT_CORE, 0, 0) == -1 || parse_limit(RLIMIT_FSIZE, 0, 0) == -1 ||
+	    parse_limit(RLIMIT_NOFILE, 3, 3) == -1 ||
+	    parse_limit(RLIMIT_CPU, PARSE_CPU_S, PARSE_CPU_S + 5) == -1)
 		return parse_fail("rlimits");
 #if !defined(__SANITIZE_ADDRESS__) && !defined(CW_PARSE_SANITIZE)
 	/* Not under AddressSanitizer, whose shadow memory no such bound leaves room for. */
-	if (setrlimit(RLIMIT_DATA, &data) == -1)
+	if (parse_limit(RLIMIT_DATA, PARSE_DATA_MAX, PARSE_DATA_MAX) == -1)
 		return parse_fail("RLIMIT_DATA");
-#else
-	(void)data;
 #endif
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
 		return parse_fail("no_new_privs");

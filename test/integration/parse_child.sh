@@ -7,7 +7,8 @@
 #     making a socket fail with EPERM; a non-empty environment or a descriptor 0 that is
 #     not a pipe refuses to serve (exit 1); a message of another version ends it (2);
 #  3. the daemon's child, once started: /proc/PID/fd holds only its two pipes and
-#     /dev/null, its environment is empty, Seccomp is 2 (filter) and NoNewPrivs 1;
+#     /dev/null, its environment is empty, Seccomp is 2 (filter) and NoNewPrivs 1,
+#     and its rlimits are set (/proc/PID/limits);
 #  4. a transcript read through the API comes back from the child, rebuilt;
 #  5. a crash of the child mid-parse (the test trigger: a transcript or a job file
 #     holding "cw-parse-test-crash", with CLOCKWORK_TEST_PARSE=1) is the caller's error
@@ -99,7 +100,12 @@ fds=$(cd "/proc/$c1/fd" && for f in *; do printf '%s=%s ' "$f" "$(readlink "$f")
 [ "$(tr -d '\0' < "/proc/$c1/environ" | wc -c)" = 0 ] || fail "cw-parse has an environment"
 grep -q '^Seccomp:[[:space:]]*2$' "/proc/$c1/status" || fail "cw-parse has no seccomp filter"
 grep -q '^NoNewPrivs:[[:space:]]*1$' "/proc/$c1/status" || fail "cw-parse may gain privileges"
-pass "the daemon's cw-parse: only its pipes and /dev/null ($fds), no environment, seccomp on"
+lim() { sed -n "s/^$1  *\([0-9a-z]*\)  *\([0-9a-z]*\).*/\1 \2/p" "/proc/$c1/limits"; }
+[ "$(lim 'Max open files')" = "3 3" ] || fail "cw-parse's NOFILE: $(lim 'Max open files')"
+[ "$(lim 'Max file size')" = "0 0" ] || fail "cw-parse's FSIZE: $(lim 'Max file size')"
+[ "$(lim 'Max core file size')" = "0 0" ] || fail "cw-parse's CORE: $(lim 'Max core file size')"
+[ "$(lim 'Max cpu time')" = "120 125" ] || fail "cw-parse's CPU: $(lim 'Max cpu time')"
+pass "the daemon's cw-parse: only its pipes and /dev/null ($fds), no environment, seccomp on, rlimits NOFILE 3, FSIZE 0, CORE 0, CPU 120 s"
 
 # 5. A crash mid-parse: the caller's error, a log line, and the daemon goes on.
 printf '%s\n' '{"k":"text","text":"cw-parse-test-crash"}' >> "$tf"
