@@ -880,7 +880,10 @@ api_run_transcript(struct api_req *q, const char *id)
 	if (transcripts_read(path, off, TRANSCRIPTS_CHUNK, &entries, &next) == -1) {
 		if (errno != ENOENT) {
 			store_run_free(&r);
-			api_error(q, 500, "internal", "cannot read the run's transcript");
+			/* EIO: cw-parse failed on it (parsechild.h); the log has the line. */
+			api_error(q, 500, "internal", errno == EIO ? "cannot parse the run's "
+			    "transcript: the parser (cw-parse) failed; the daemon's log says why" :
+			    "cannot read the run's transcript");
 			return;
 		}
 		next = off;

@@ -35,6 +35,7 @@
 #include "json.h"
 #include "keys.h"
 #include "log.h"
+#include "parsechild.h"
 #include "paths.h"
 #include "preview.h"
 #include "sha256.h"
@@ -317,7 +318,8 @@ jobs_parse_all(const char *repo, const struct jobsgit_result *g, struct jobspec 
 	for (size_t i = 0; i < g->n_files; i++) {
 		snprintf(name, sizeof name, "%s: %s at %.12s", repo, g->files[i].path,
 		    g->commit);
-		if (jobspec_parse(name, g->files[i].text, g->files[i].len,
+		/* Someone else's commit: parsed by cw-parse (parsechild.h). */
+		if (parsechild_jobspec(name, g->files[i].text, g->files[i].len,
 		    jobspec_format_of(g->files[i].path), &js[i], err, errlen) == -1)
 			return -1;
 		for (size_t k = 0; k < js[i].n_jobs; k++) {
@@ -638,7 +640,7 @@ jobs_template_import(struct daemon *d, const char *file, const char *text, size_
 			return -1;
 		}
 	}
-	if (jobspec_parse(file, text, len, fmt, &js, err, errlen) == -1)
+	if (parsechild_jobspec(file, text, len, fmt, &js, err, errlen) == -1)
 		return -1;
 	if (js.n_jobs != 1) {
 		snprintf(err, errlen, "%.200s: jobs: a template holds exactly one job, this "

@@ -46,7 +46,9 @@
 #include <event2/event.h>
 
 #include "json.h"
+#include "bundlehdr.h"
 #include "log.h"
+#include "parsechild.h"
 #include "paths.h"
 #include "procid.h"
 #include "proctree.h"
@@ -265,62 +267,38 @@ runimport_git_error(const char *path, char *out, size_t outlen)
 }
 
 /*
- * A bundle's header ("# v2 git bundle" or v3, capabilities, prerequisites, refs, an
- * empty line), read a byte at a time so that fd is left exactly where the pack starts.
- * The commit named for refs/heads/<branch> goes in tip; no other ref is looked at.
+ * The bundle's header, parsed by cw-parse (parsechild.h): its first bytes go there and
+ * the tip of refs/heads/<branch> and the header's length come back, checked; fd is
+ * then left where the pack starts.
  */
 static int
 runimport_bundle_header(int fd, const char *branch, char *tip, size_t tiplen, char *err,
     size_t errlen)
 {
-	char	 line[1024], want[600];
-	size_t	 len = 0, total = 0, lines = 0;
+	char	*head;
+	size_t	 len = 0, hdrlen;
 	ssize_t	 n;
-	char	 c;
+	int	 rc;
 
-	tip[0] = '\0';
-	snprintf(want, sizeof want, "refs/heads/%s", branch);
-	for (;;) {
-		if ((n = read(fd, &c, 1)) != 1) {
-			snprintf(err, errlen, "the run's bundle ends inside its header");
-			return -1;
-		}
-		if (++total > 64 * 1024) {
-			snprintf(err, errlen, "the run's bundle header is over 64 KiB");
-			return -1;
-		}
-		if (c != '\n') {
-			if (len + 1 >= sizeof line) {
-				snprintf(err, errlen, "the run's bundle has a header line over "
-				    "%zu bytes", sizeof line);
-				return -1;
-			}
-			line[len++] = c;
-			continue;
-		}
-		line[len] = '\0';
-		if (lines++ == 0) {
-			if (strcmp(line, "# v2 git bundle") != 0 &&
-			    strcmp(line, "# v3 git bundle") != 0) {
-				snprintf(err, errlen, "the run's bundle is not a git bundle");
-				return -1;
-			}
-		} else if (len == 0)
-			break;
-		else if (line[0] != '-' && line[0] != '@') {
-			char	*sp = strchr(line, ' ');
-
-			if (sp != NULL && strcmp(sp + 1, want) == 0 &&
-			    (size_t)(sp - line) < tiplen && (sp - line == 40 || sp - line == 64) &&
-			    strspn(line, "0123456789abcdef") == (size_t)(sp - line)) {
-				memcpy(tip, line, (size_t)(sp - line));
-				tip[sp - line] = '\0';
-			}
-		}
-		len = 0;
+	if ((head = malloc(BUNDLEHDR_MAX + 1)) == NULL) {
+		snprintf(err, errlen, "the run's bundle header: out of memory");
+		return -1;
 	}
-	if (tip[0] == '\0') {
-		snprintf(err, errlen, "the run's bundle has no %s", want);
+	while (len < BUNDLEHDR_MAX + 1) {
+		if ((n = pread(fd, head + len, BUNDLEHDR_MAX + 1 - len, (off_t)len)) == -1 &&
+		    errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	rc = parsechild_bundlehdr(head, len, branch, tip, tiplen, &hdrlen, err, errlen);
+	free(head);
+	parsechild_stop();	/* the import parses nothing else */
+	if (rc == -1)
+		return -1;
+	if (lseek(fd, (off_t)hdrlen, SEEK_SET) == -1) {
+		snprintf(err, errlen, "the run's bundle: %s", strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -617,6 +595,7 @@ runimport_start(struct run *r, const cJSON *seal, int nothing_ran, runimport_don
 		sigset_t	 none;
 
 		/* Nothing of the daemon's: its handlers, its sockets, its store. */
+		parsechild_forked();
 		for (int sig = 1; sig < NSIG; sig++)
 			signal(sig, SIG_DFL);
 		sigemptyset(&none);

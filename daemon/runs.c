@@ -54,6 +54,7 @@
 #include "log.h"
 #include "mask.h"
 #include "maskstream.h"
+#include "parsechild.h"
 #include "paths.h"
 #include "procid.h"
 #include "proctree.h"
@@ -2388,6 +2389,10 @@ runs_sigchld(struct daemon *d)
 	int		 status;
 
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		if (pid == parsechild_pid()) {
+			parsechild_reaped(pid, status);	/* it says so at its next call */
+			continue;
+		}
 		TAILQ_FOREACH(r, &d->runs, entry)
 			if (r->pid == pid && !r->reaped)
 				break;
@@ -2432,7 +2437,8 @@ runs_supervise_tick(struct daemon *d)
 	 */
 	if (supervise_orphans(getpid(), &orphans) == 0) {
 		for (size_t i = 0; i < orphans.n; i++) {
-			owned = 0;
+			/* cw-parse is the daemon's own child, not a run's. */
+			owned = orphans.v[i].pid == parsechild_pid();
 			TAILQ_FOREACH(r, &d->runs, entry)
 				if (proctree_has(&r->procs, orphans.v[i].pid,
 				    orphans.v[i].start))

@@ -27,6 +27,7 @@
 #include "httpd.h"
 #include "log.h"
 #include "notify.h"
+#include "parsechild.h"
 #include "paths.h"
 #include "proctree.h"
 #include "recover.h"
@@ -365,6 +366,7 @@ server_main(const struct server_options *o)
 	}
 	if (server_bus_new(&d) == -1)
 		goto out;
+	parsechild_init(NULL);	/* cw-parse next to clockworkd, started at first use */
 	if (server_find_runner(&d, o->runner_path) == -1)
 		goto out;
 	/*
@@ -440,6 +442,7 @@ out:
 	telegram_stop(&d);
 	notify_stop(&d);
 	api_stop(&d);
+	parsechild_stop();
 	if (d.ev_term) event_free(d.ev_term);
 	if (d.ev_int) event_free(d.ev_int);
 	if (d.ev_hup) event_free(d.ev_hup);

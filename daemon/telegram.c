@@ -56,6 +56,7 @@
 #include "json.h"
 #include "log.h"
 #include "mask.h"
+#include "parsechild.h"
 #include "record.h"
 #include "recover.h"
 #include "secret.h"
@@ -363,7 +364,7 @@ tg_check(struct telegram *tg)
 	CURLMsg			*msg;
 	struct tg_call		*c;
 	struct tgapi_reply	 reply;
-	char			 neterr[160];
+	char			 neterr[400], perr[256];
 	long			 code = 0;
 	int			 left, parsed;
 
@@ -385,9 +386,11 @@ tg_check(struct telegram *tg)
 			    tg_curl.easy_strerror(msg->data.result));
 		else {
 			tg_curl.easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &code);
-			if ((parsed = tgapi_reply_parse(c->resp, c->resp_len, &reply)) == -1)
+			/* The body is the network's: cw-parse reads it (parsechild.h). */
+			if ((parsed = parsechild_tgreply(c->resp, c->resp_len, &reply,
+			    perr, sizeof perr)) == -1)
 				snprintf(neterr, sizeof neterr, "HTTP %ld with no Bot API "
-				    "reply", code);
+				    "reply (%s)", code, perr);
 		}
 		if (c->done != NULL)
 			c->done(tg, c, parsed == 0 ? &reply : NULL, neterr[0] ? neterr : NULL);
@@ -589,7 +592,6 @@ static void
 tg_poll_done(struct telegram *tg, struct tg_call *c, struct tgapi_reply *r,
     const char *neterr)
 {
-	const cJSON		*u;
 	struct tgapi_press	 p;
 	char			 what[300];
 
@@ -613,16 +615,13 @@ tg_poll_done(struct telegram *tg, struct tg_call *c, struct tgapi_reply *r,
 		return;
 	}
 	tg_healthy(tg);
-	if (cJSON_IsArray(r->result)) {
-		cJSON_ArrayForEach(u, r->result) {
-			if (tgapi_update_parse(u, &p) == -1)
-				continue;
-			if (p.update_id < tg->offset)
-				continue;	/* confirmed already: never handled twice */
-			tg_press(tg, &p);
-			tg->offset = p.update_id + 1;
-			tg_store_offset(tg);
-		}
+	for (size_t i = 0; i < r->n_updates; i++) {
+		p = r->updates[i];
+		if (p.update_id < tg->offset)
+			continue;	/* confirmed already: never handled twice */
+		tg_press(tg, &p);
+		tg->offset = p.update_id + 1;
+		tg_store_offset(tg);
 	}
 	tg_poll_later(tg, 0);
 }
@@ -681,14 +680,13 @@ tg_send_done(struct telegram *tg, struct tg_call *c, struct tgapi_reply *r,
     const char *neterr)
 {
 	int64_t	 mid = 0;
-	double	 n;
 
 	if (r == NULL || !r->ok) {
 		tg_sweep_failed(tg, "sendMessage", r == NULL ? neterr : r->description);
 		return;
 	}
-	if (json_get_number(r->result, "message_id", &n) == 0)
-		mid = (int64_t)n;
+	if (r->has_message_id)
+		mid = r->message_id;
 	tg->n_sent++;
 	tg->sweep_backoff_ms = 0;
 	/*
@@ -832,8 +830,8 @@ tg_notice_done(struct telegram *tg, struct tg_call *c, struct tgapi_reply *r,
 		tg_sweep_failed(tg, "sendMessage", r == NULL ? neterr : r->description);
 		return;
 	}
-	if (r->ok)
-		(void)json_get_number(r->result, "message_id", &n);
+	if (r->ok && r->has_message_id)
+		n = (double)r->message_id;
 	tg->sweep_backoff_ms = 0;
 	/* More may be due past this pass's batch (not this one again: see above). */
 	if (store_telegram_notice_add(tg->d->store, c->run_id, c->chat_id,

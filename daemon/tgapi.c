@@ -60,12 +60,44 @@ tgapi_reply_parse(const char *body, size_t len, struct tgapi_reply *out)
 	return 0;
 }
 
+int
+tgapi_reply_digest(struct tgapi_reply *r)
+{
+	const cJSON	*u;
+	int64_t		 n;
+	int		 rc = 0;
+
+	if (cJSON_IsObject(r->result) && tgapi_id(r->result, "message_id", &n) == 0) {
+		r->has_message_id = 1;
+		r->message_id = n;
+	}
+	if (cJSON_IsArray(r->result)) {
+		r->result_array = 1;
+		if ((r->updates = calloc(TGAPI_UPDATES_MAX, sizeof *r->updates)) == NULL)
+			rc = -1;
+		else
+			cJSON_ArrayForEach(u, r->result) {
+				if (r->n_updates == TGAPI_UPDATES_MAX)
+					break;
+				if (tgapi_update_parse(u, &r->updates[r->n_updates]) == 0)
+					r->n_updates++;
+			}
+	}
+	cJSON_Delete(r->root);
+	r->root = NULL;
+	r->result = NULL;
+	return rc;
+}
+
 void
 tgapi_reply_free(struct tgapi_reply *r)
 {
 	cJSON_Delete(r->root);
+	free(r->updates);
 	r->root = NULL;
 	r->result = NULL;
+	r->updates = NULL;
+	r->n_updates = 0;
 }
 
 static int

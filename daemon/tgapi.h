@@ -19,7 +19,15 @@
 #define TGAPI_DATA_MAX		64	/* Telegram's limit on callback_data */
 #define TGAPI_DATA_PREFIX	"cw1:"
 
-/* A reply's envelope: {"ok":true,"result":...} or {"ok":false,"error_code":N,...}. */
+struct tgapi_press;
+
+#define TGAPI_UPDATES_MAX	1000	/* presses one reply may carry */
+
+/*
+ * A reply's envelope: {"ok":true,"result":...} or {"ok":false,"error_code":N,...}.
+ * tgapi_reply_parse fills root and result; the daemon never does: cw-parse parses the
+ * body (daemon/parsechild.c) and sends the digest (message_id, updates) back.
+ */
 struct tgapi_reply {
 	int	 ok;
 	long	 error_code;
@@ -27,9 +35,17 @@ struct tgapi_reply {
 	char	 description[256];
 	cJSON	*root;
 	cJSON	*result;		/* inside root; NULL when not ok */
+	/* The digest of result (tgapi_reply_digest). */
+	int			 has_message_id;
+	int64_t			 message_id;	/* result.message_id */
+	int			 result_array;	/* result is an array (getUpdates) */
+	struct tgapi_press	*updates;	/* its updates that parse, in order */
+	size_t			 n_updates;
 };
 /* 0, or -1 when the body is not a Bot API envelope (not JSON, no "ok"). */
 int	tgapi_reply_parse(const char *body, size_t len, struct tgapi_reply *out);
+/* Fill the digest from result, then free root; 0, or -1 on ENOMEM. */
+int	tgapi_reply_digest(struct tgapi_reply *);
 void	tgapi_reply_free(struct tgapi_reply *);
 
 /* A press of one of our inline buttons, as an update carries it. */

@@ -13,7 +13,9 @@
 #include "daemon.h"
 #include "engines.h"
 #include "json.h"
+#include "log.h"
 #include "mask.h"
+#include "parsechild.h"
 #include "runs.h"
 #include "store.h"
 #include "transcript.h"
@@ -132,11 +134,11 @@ transcripts_read(const char *path, long long offset, size_t max, cJSON **entries
     long long *next)
 {
 	struct stat	 st;
-	char		*buf, *p, *nl;
-	size_t		 want, got = 0;
+	char		*buf, err[PARSECHILD_ERR_MAX + 128];
+	size_t		 want, got = 0, used = 0;
 	ssize_t		 n;
 	int		 fd, save;
-	cJSON		*arr, *e;
+	cJSON		*arr;
 
 	*entries = NULL;
 	*next = offset;
@@ -177,17 +179,18 @@ transcripts_read(const char *path, long long offset, size_t max, cJSON **entries
 		got += (size_t)n;
 	}
 	close(fd);
-	buf[got] = '\0';
-	for (p = buf; (nl = memchr(p, '\n', got - (size_t)(p - buf))) != NULL; p = nl + 1) {
-		if ((size_t)(p - buf) >= max && p != buf)
-			break;
-		if ((e = json_parse(p, (size_t)(nl - p))) != NULL &&
-		    transcript_check(e) == 0)
-			cJSON_AddItemToArray(arr, e);
-		else
-			cJSON_Delete(e);
-		*next = offset + (long long)(nl + 1 - buf);
+	cJSON_Delete(arr);
+	/*
+	 * The lines hold what an engine wrote (masked, but still its bytes): cw-parse
+	 * parses them, and the entries come back rebuilt and checked (parsechild.h).
+	 */
+	if (parsechild_transcript(buf, got, max, &arr, &used, err, sizeof err) == -1) {
+		log_warn("transcript %s: %s", path, err);
+		free(buf);
+		errno = EIO;
+		return -1;
 	}
+	*next = offset + (long long)used;
 	free(buf);
 	*entries = arr;
 	return 0;

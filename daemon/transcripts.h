@@ -11,7 +11,9 @@
 
 #include <cjson/cJSON.h>
 
+struct daemon;
 struct run;
+struct store_run;
 
 #define TRANSCRIPTS_LINE_MAX	(128 * 1024)	/* an entry's printed line, at most */
 #define TRANSCRIPTS_CHUNK	(256 * 1024)	/* bytes served per request, at most */

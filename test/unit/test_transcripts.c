@@ -17,6 +17,7 @@
 
 #include "daemon.h"
 #include "json.h"
+#include "parsechild.h"
 #include "runs.h"
 #include "transcript.h"
 #include "transcripts.h"
@@ -126,5 +127,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_bad_entry_and_cap, setup, teardown),
 	};
 
+	/* transcripts_read parses in cw-parse, the one this tree built. */
+	parsechild_init(CW_BIN_DIR "/cw-parse");
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
