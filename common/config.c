@@ -562,10 +562,14 @@ config_parse_network(struct config_parse *p, const yaml_node_t *n, const char *f
 		key = config_scalar(k);
 		config_field(sub, sizeof sub, "%s.%s", field, key);
 		if (mode != NULL && strcmp(key, "mode") == 0) {
-			if (config_parse_network(p, v, sub, mode, NULL) == -1)
-				return -1;
+			/*
+			 * Scalar first: a mapping here (mode: {allow: [...]}) must not reach
+			 * the mapping branch with no allow list to fill (fuzz/config).
+			 */
 			if (!config_is_scalar(v))
 				return config_fail(p, v, sub, "expected allowlist or open");
+			if (config_parse_network(p, v, sub, mode, NULL) == -1)
+				return -1;
 		} else if (strcmp(key, "allow") == 0) {
 			if (config_get_list(p, v, sub, config_check_netrule,
 			    CONFIG_NETRULE_WHAT, allow) == -1)

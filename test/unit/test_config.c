@@ -209,6 +209,9 @@ static const struct {
 	{ "network:\n  allow: [\"*.com:443\"]\n", "test.yaml:2: network.allow[0]:" },
 	{ "network:\n  allow: [\"127.1:80\"]\n", "test.yaml:2: network.allow[0]:" },
 	{ "network:\n  mode: [open]\n", "test.yaml:2: network.mode:" },
+	/* fuzz/config's crash: a mapping as the mode, with an allow list inside it. */
+	{ "network:\n mode: #[python]\n  allow: [node, \"*:443\"]\n",
+	    "test.yaml:3: network.mode: expected allowlist or open" },
 	{ "network:\n  ask: true\n", "test.yaml:2: network.ask: unknown key" },
 	{ "engines:\n  claude:\n    network: open\n",
 	    "test.yaml:3: engines.claude.network: expected a list of rules or a mapping (allow)" },
