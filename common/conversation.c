@@ -1,9 +1,11 @@
 /* Conversation ids and where conversations are kept (conversation.h). */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "conversation.h"
+#include "json.h"
 
 static int
 conversation_hex(char c)
@@ -88,4 +90,67 @@ conversation_dir(const char *cwhome, long long task_id, const char *run_id, char
 		return -1;
 	}
 	return 0;
+}
+
+int
+conversation_messages_parse(const char *text, size_t len, cJSON **out,
+    char *err, size_t errlen)
+{
+	const cJSON	*m, *content, *b;
+	const char	*role;
+	cJSON		*j, *msgs;
+	int		 n = 0, last = 0;	/* 1 user, 2 assistant */
+
+	*out = NULL;
+	if ((j = json_parse(text, len)) == NULL || !cJSON_IsObject(j)) {
+		cJSON_Delete(j);
+		snprintf(err, errlen, "the kept conversation is not a JSON object");
+		return -1;
+	}
+	msgs = cJSON_GetObjectItemCaseSensitive(j, "messages");
+	if (!cJSON_IsArray(msgs)) {
+		snprintf(err, errlen, "the kept conversation has no messages array");
+		goto bad;
+	}
+	cJSON_ArrayForEach(m, msgs) {
+		if (++n > CONVERSATION_MESSAGES_MAX) {
+			snprintf(err, errlen, "the kept conversation has more than %d "
+			    "messages", CONVERSATION_MESSAGES_MAX);
+			goto bad;
+		}
+		role = json_get_string(m, "role");
+		content = cJSON_GetObjectItemCaseSensitive(m, "content");
+		if (!cJSON_IsObject(m) || role == NULL || (strcmp(role, "user") != 0 &&
+		    strcmp(role, "assistant") != 0) || (!cJSON_IsString(content) &&
+		    !cJSON_IsArray(content))) {
+			snprintf(err, errlen, "the kept conversation's message %d is not "
+			    "{role: user|assistant, content}", n);
+			goto bad;
+		}
+		cJSON_ArrayForEach(b, content)
+			if (!cJSON_IsObject(b) || json_get_string(b, "type") == NULL) {
+				snprintf(err, errlen, "the kept conversation's message %d has "
+				    "a content block without a type", n);
+				goto bad;
+			}
+		/* The providers want turns that alternate, a user's first. */
+		if ((last == 0 && strcmp(role, "user") != 0) ||
+		    (last == 1 && strcmp(role, "user") == 0) ||
+		    (last == 2 && strcmp(role, "assistant") == 0)) {
+			snprintf(err, errlen, "the kept conversation's message %d does not "
+			    "alternate user and assistant", n);
+			goto bad;
+		}
+		last = strcmp(role, "user") == 0 ? 1 : 2;
+	}
+	if (n == 0) {
+		snprintf(err, errlen, "the kept conversation is empty");
+		goto bad;
+	}
+	*out = cJSON_DetachItemViaPointer(j, msgs);
+	cJSON_Delete(j);
+	return 0;
+bad:
+	cJSON_Delete(j);
+	return -1;
 }

@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #define CONVERSATION_ID_MAX	64	/* the longest id any engine's check accepts */
+#define CONVERSATION_MESSAGES_MAX	100000	/* the most a kept byok conversation holds */
 #define CONVERSATION_FILE_MAX	(64L * 1024 * 1024)	/* the most one kept file holds */
 
 /*
@@ -38,5 +39,18 @@ int	conversation_engine_resumes(const char *engine);
  */
 int	conversation_dir(const char *cwhome, long long task_id, const char *run_id,
 	    char *out, size_t outlen);
+
+struct cJSON;
+
+/*
+ * byok's kept conversation, {"messages": [{role, content}, ...]}, as the runner sends
+ * it to a continued run (an earlier run's agent wrote it from what the model and the
+ * tools said: untrusted). Read by cw-runner (runner/engine_byok.c) and by cw-agent.
+ * 0 with *messages (owned by the caller): a non-empty array of at most
+ * CONVERSATION_MESSAGES_MAX turns that alternate, a user's first, each content a
+ * string or an array of typed blocks; -1 with err.
+ */
+int	conversation_messages_parse(const char *text, size_t len,
+	    struct cJSON **messages, char *err, size_t errlen);
 
 #endif

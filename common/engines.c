@@ -72,9 +72,9 @@ static const struct engine_info engines_table[] = {
 	},
 	{
 		/*
-		 * Clockwork's own agent with the user's provider key (runner/agent.c):
-		 * the loop that holds the key runs outside the sandbox, its tools inside
-		 * (runner/toolhost.c). The key comes from the key store (cwctl key), never
+		 * Clockwork's own agent with the user's provider key (cw-agent,
+		 * agent/agent.c): the loop that holds the key runs outside the sandbox,
+		 * its tools inside (agent/toolhost.c). The key comes from the key store (cwctl key), never
 		 * from an environment variable.
 		 */
 		.name = "byok",

@@ -13,12 +13,4 @@ int	runner_cmd_spec(int argc, char **argv);	/* spec.c's front end: exec.c */
 int	runner_cmd_exec(int argc, char **argv);	/* exec.c */
 int	runner_cmd_run(int argc, char **argv);	/* run.c */
 
-/*
- * Set by the subcommands that run inside a sandbox (agent, toolhost): in a build with
- * AddressSanitizer, LeakSanitizer's check at exit stops the world with ptrace, which
- * the sandbox's seccomp filter refuses, and would fail the process. No effect in a
- * normal build.
- */
-extern int	runner_lsan_off;
-
 #endif

@@ -3,10 +3,10 @@
  * the process that holds the provider key must not share a sandbox with the tools the
  * model drives. So the run has two processes:
  *
- *   - the tool host (`cw-runner toolhost`, toolhost.c) is the engine process run.c
+ *   - the tool host (`cw-agent tools`, agent/toolhost.c) is the engine process run.c
  *     starts through spec_build() + apply_sandbox(), with the run's spec; its stdin is
  *     a socket to the agent. Every tool call runs in a child of it, in the sandbox.
- *   - the agent (`cw-runner agent`, agent.c) is started here by companion(), before
+ *   - the agent (`cw-agent loop`, agent/agent.c) is started here by companion(), before
  *     the tool host, through apply_sandbox() in a sandbox of its own (its own PID
  *     namespace: the tools cannot even name it), and narrows itself further before it
  *     reads the key. Its stdin is the other end of the tool host's socket; its stdout
@@ -33,21 +33,41 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "conversation.h"
 #include "engine_byok.h"
 #include "json.h"
 #include "sandbox.h"
 #include "spec.h"
 #include "transcript.h"
 
+/*
+ * cw-agent, beside our own binary (an install puts the programs in one directory, as
+ * the build does): the model loop and the tool host are its two entry points, so that
+ * cw-runner itself never holds the provider code or libcurl.
+ */
 static int
-engine_byok_self(char *out, size_t outlen)
+engine_byok_agent_path(char *out, size_t outlen, char *err, size_t errlen)
 {
+	char	 self[PATH_MAX], *slash;
 	ssize_t	 n;
 
-	if ((n = readlink("/proc/self/exe", out, outlen - 1)) <= 0)
+	if ((n = readlink("/proc/self/exe", self, sizeof self - 1)) <= 0) {
+		snprintf(err, errlen, "cannot find cw-runner itself: %s", strerror(errno));
 		return -1;
-	out[n] = '\0';
+	}
+	self[n] = '\0';
+	if ((slash = strrchr(self, '/')) == NULL)
+		slash = self;
+	*slash = '\0';
+	if ((size_t)snprintf(out, outlen, "%s/cw-agent", self) >= outlen) {
+		snprintf(err, errlen, "the path of cw-agent is too long");
+		return -1;
+	}
+	if (access(out, X_OK) == -1) {
+		snprintf(err, errlen, "the byok engine needs cw-agent beside cw-runner: "
+		    "%s: %s", out, strerror(errno));
+		return -1;
+	}
 	return 0;
 }
 
@@ -55,7 +75,7 @@ static int
 engine_byok_prepare(const struct engine_run *o, struct strlist *argv,
     struct strlist *env, struct strlist *files, char *err, size_t errlen)
 {
-	char	 self[PATH_MAX], token_file[PATH_MAX], *kv;
+	char	 agentbin[PATH_MAX], token_file[PATH_MAX], *kv;
 	int	 rc;
 
 	if (o->mode == NULL || (strcmp(o->mode, "plan") != 0 &&
@@ -84,15 +104,13 @@ engine_byok_prepare(const struct engine_run *o, struct strlist *argv,
 		snprintf(err, errlen, "the byok engine needs the permission bridge");
 		return -1;
 	}
-	if (engine_byok_self(self, sizeof self) == -1) {
-		snprintf(err, errlen, "cannot find cw-runner itself: %s", strerror(errno));
+	if (engine_byok_agent_path(agentbin, sizeof agentbin, err, errlen) == -1)
 		return -1;
-	}
 	if (engine_write_file(o->state_dir, ENGINE_BYOK_TOKEN_FILE, o->token, 0400,
 	    token_file, sizeof token_file, err, errlen) == -1)
 		return -1;
-	if (strlist_add(files, token_file) == -1 || strlist_add(files, self) == -1 ||
-	    strlist_add(argv, self) == -1 || strlist_add(argv, "toolhost") == -1)
+	if (strlist_add(files, token_file) == -1 || strlist_add(files, agentbin) == -1 ||
+	    strlist_add(argv, agentbin) == -1 || strlist_add(argv, "tools") == -1)
 		goto nomem;
 	if (asprintf(&kv, "CW_BRIDGE_PORT=%d", o->port) == -1)
 		goto nomem;
@@ -149,7 +167,7 @@ engine_byok_facts(const struct engine_run *o)
 /*
  * The agent's own sandbox, applied by apply_sandbox() like every process cw-runner
  * starts: its own PID, mount and IPC namespaces, no capabilities, the run's seccomp
- * filter, and a Landlock ruleset that lets it read the system (to load cw-runner and
+ * filter, and a Landlock ruleset that lets it read the system (to load cw-agent and
  * its libraries) and write nothing. Then agent_narrow() shrinks its reading to the CA
  * certificates, before it reads the key.
  */
@@ -161,7 +179,7 @@ static const char *const engine_byok_agent_reads[] = {
 
 #define ENGINE_BYOK_CONVERSATION	"conversation.json"
 
-/* The kept conversation's messages, checked (agent_conversation_parse()). */
+/* The kept conversation's messages, checked (conversation_messages_parse()). */
 static cJSON *
 engine_byok_read_conversation(int dirfd, char *err, size_t errlen)
 {
@@ -189,7 +207,7 @@ engine_byok_read_conversation(int dirfd, char *err, size_t errlen)
 		if (n > 0)
 			got += (size_t)n;
 	close(fd);
-	if (agent_conversation_parse(buf, got, &msgs, e, sizeof e) == -1)
+	if (conversation_messages_parse(buf, got, &msgs, e, sizeof e) == -1)
 		snprintf(err, errlen, "byok: %s", e);
 	free(buf);
 	return msgs;
@@ -237,7 +255,7 @@ engine_byok_companion(const struct engine_run *o, int tools, int peer, int out,
 	struct sandbox_spec	 s;
 	struct sandbox_launch	 l;
 	struct sandbox_report	 rep;
-	char			 self[PATH_MAX], *facts = NULL, *argv[3];
+	char			 agentbin[PATH_MAX], *facts = NULL, *argv[3];
 	cJSON			*conv = NULL;
 	size_t			 len = 0, off = 0, i;
 	ssize_t			 n;
@@ -245,10 +263,8 @@ engine_byok_companion(const struct engine_run *o, int tools, int peer, int out,
 	pid_t			 pid = -1;
 
 	memset(&s, 0, sizeof s);
-	if (engine_byok_self(self, sizeof self) == -1) {
-		snprintf(err, errlen, "cannot find cw-runner itself: %s", strerror(errno));
+	if (engine_byok_agent_path(agentbin, sizeof agentbin, err, errlen) == -1)
 		return -1;
-	}
 	/* Read and checked before anything starts: a bad one refuses the run. */
 	if (o->resume_id != NULL && (o->resume_fd == -1 ||
 	    (conv = engine_byok_read_conversation(o->resume_fd, err, errlen)) == NULL))
@@ -265,7 +281,7 @@ engine_byok_companion(const struct engine_run *o, int tools, int peer, int out,
 	    i++)
 		if (strlist_add(&s.read_dirs, engine_byok_agent_reads[i]) == -1)
 			goto nomem;
-	if (strlist_add(&s.read_files, self) == -1 ||
+	if (strlist_add(&s.read_files, agentbin) == -1 ||
 	    strlist_add(&s.env, "PATH=/usr/bin:/bin") == -1)
 		goto nomem;
 	/* The facts first, one line on the socket, queued before anyone else can write. */
@@ -283,8 +299,8 @@ engine_byok_companion(const struct engine_run *o, int tools, int peer, int out,
 		}
 		off += (size_t)n;
 	}
-	argv[0] = self;
-	argv[1] = "agent";
+	argv[0] = agentbin;
+	argv[1] = "loop";
 	argv[2] = NULL;
 	memset(&l, 0, sizeof l);
 	l.argv = argv;
@@ -380,7 +396,7 @@ engine_byok_gather(struct engine_stream *s, const cJSON *j, size_t len,
 	if (json_get_int(j, "n", &n) == -1 || n < 0 || !cJSON_IsObject(m) ||
 	    (s->first != -1 && n != s->next) || (s->bytes += len) >
 	    (size_t)CONVERSATION_FILE_MAX || cJSON_GetArraySize(s->messages) >=
-	    AGENT_CONVERSATION_MESSAGES || (c = cJSON_Duplicate(m, 1)) == NULL) {
+	    CONVERSATION_MESSAGES_MAX || (c = cJSON_Duplicate(m, 1)) == NULL) {
 		s->broken = 1;
 		return;
 	}

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "agent.h"
 #include "commands.h"
 
 static const struct runner_cmd {
@@ -16,8 +15,6 @@ static const struct runner_cmd {
 } runner_cmds[] = {
 	{ "run", runner_cmd_run, "run                      read a run spec on stdin, JSON lines both ways (daemon use)" },
 	{ "exec", runner_cmd_exec, "exec --workdir DIR [--engine NAME] [--context DIR:ro] -- CMD [ARG...]" },
-	{ "agent", runner_cmd_agent, "agent                    the byok engine's model loop (started by run)" },
-	{ "toolhost", runner_cmd_toolhost, "toolhost                 the byok engine's tools, in the sandbox (started by run)" },
 	{ "spec", runner_cmd_spec, "spec --json [--workdir DIR] [--engine NAME] [--context DIR:ro]" },
 };
 

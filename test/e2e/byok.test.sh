@@ -487,7 +487,7 @@ approver() {
 		sleep 0.3
 	done
 }
-agent_pid() { pgrep -u "$(id -u)" -f 'cw-runner agent$' | head -1; }
+agent_pid() { pgrep -u "$(id -u)" -f 'cw-agent loop$' | head -1; }
 wait_until 60 "the agent runs" agent_pid || true
 ap=$(agent_pid || true)
 # The same uid without capabilities (as root, CAP_SYS_PTRACE would open everything).

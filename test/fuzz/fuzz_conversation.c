@@ -1,7 +1,7 @@
 /*
  * What a continued run reads that an earlier run wrote (issue 23): the conversation id
  * an engine printed (conversation_id_valid(), before it goes onto a command line or
- * into a path) and byok's kept conversation (agent_conversation_parse(), before the
+ * into a path) and byok's kept conversation (conversation_messages_parse(), before the
  * agent sends it to the provider). The first byte picks the engine for the id. An id
  * that passes must be one argv word that no program takes for an option and one plain
  * file name; a conversation that parses must alternate user and assistant turns.
@@ -12,7 +12,6 @@
 
 #include <cjson/cJSON.h>
 
-#include "agent.h"
 #include "conversation.h"
 #include "json.h"
 
@@ -40,7 +39,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 	}
 	free(id);
-	if (agent_conversation_parse((const char *)data, size, &msgs, err, sizeof err) == 0) {
+	if (conversation_messages_parse((const char *)data, size, &msgs, err, sizeof err) == 0) {
 		if (!cJSON_IsArray(msgs) || cJSON_GetArraySize(msgs) == 0)
 			abort();
 		cJSON_ArrayForEach(m, msgs) {

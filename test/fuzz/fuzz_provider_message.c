@@ -1,6 +1,6 @@
 /*
  * The whole (non-streamed) answers and the error bodies of both model providers
- * (runner/anthropic.c, runner/openai.c). The first byte picks the API. A parsed answer
+ * (agent/anthropic.c, agent/openai.c). The first byte picks the API. A parsed answer
  * holds only well-formed blocks; an error body yields bounded, NUL-terminated strings.
  * The provider is untrusted.
  */

@@ -1,6 +1,6 @@
 /*
- * The streamed answers of both model providers (runner/sse.c, then runner/anthropic.c
- * or runner/openai.c), the way the agent reads them: bytes from the network in pieces
+ * The streamed answers of both model providers (agent/sse.c, then agent/anthropic.c
+ * or agent/openai.c), the way the agent reads them: bytes from the network in pieces
  * of any size. The first byte picks the API (even: Messages, odd: Chat Completions),
  * the second the piece size. Whatever comes in, a turn that ends whole holds only
  * well-formed blocks (a tool call has an id, a name and an object input), and it can

@@ -1,11 +1,11 @@
 /*
  * SPEC S1: every process cw-runner starts goes through apply_sandbox(). This test reads
- * every C file under runner/ and fails, naming file:line, if a call that creates or
+ * every C file under runner/ and agent/ (cw-agent, which cw-runner starts) and fails, naming file:line, if a call that creates or
  * replaces a process (fork, vfork, clone, the exec family, posix_spawn, system, popen,
  * or the raw syscalls behind them) appears anywhere but runner/sandbox.c. The scanner
  * is also run on planted snippets, so it is shown to catch what it claims to catch.
  *
- * One file is let through: runner/toolhost.c, the byok engine's tool host, which runs
+ * One file is let through: agent/toolhost.c, the byok engine's tool host, which runs
  * only as a process apply_sandbox() started (the run's engine process) and forks each
  * tool call as its own child there, inside every layer. It refuses to start outside
  * a sandbox, and a test below shows that it does.
@@ -206,7 +206,7 @@ spawn_walk_dir(const char *dir, const char *rel, struct spawn_walk *w)
 		assert_non_null(text);
 		w->files++;
 		if (strcmp(name, "runner/sandbox.c") == 0 ||
-		    strcmp(name, "runner/toolhost.c") == 0) {
+		    strcmp(name, "agent/toolhost.c") == 0) {
 			char	 scratch[4096] = "";
 
 			w->inside += spawn_scan(name, text, scratch, sizeof scratch);
@@ -254,6 +254,8 @@ test_runner_spawns_only_in_sandbox_c(void **state)
 	memset(&w, 0, sizeof w);
 	snprintf(dir, sizeof dir, "%s/runner", CW_SRC_DIR);
 	spawn_walk_dir(dir, "runner", &w);
+	snprintf(dir, sizeof dir, "%s/agent", CW_SRC_DIR);
+	spawn_walk_dir(dir, "agent", &w);
 	assert_true(w.files >= 5);
 	if (w.outside != 0)
 		fail_msg("process spawned outside apply_sandbox() (SPEC S1):\n%s", w.report);
@@ -269,7 +271,7 @@ test_toolhost_refuses_outside_a_sandbox(void **state)
 	int	 st;
 
 	(void)state;
-	snprintf(cmd, sizeof cmd, "'%s/cw-runner' toolhost < /dev/null 2>/dev/null",
+	snprintf(cmd, sizeof cmd, "'%s/cw-agent' tools < /dev/null 2>/dev/null",
 	    CW_BIN_DIR);
 	st = system(cmd);
 	assert_true(WIFEXITED(st));

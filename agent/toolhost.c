@@ -1,5 +1,5 @@
 /*
- * cw-runner toolhost: the byok engine's process inside the run's sandbox. The runner
+ * cw-agent tools: the byok engine's process inside the run's sandbox. The runner
  * starts it through spec_build() + apply_sandbox() like any engine; its stdin is a
  * socket to the agent (agent.c), which holds the provider key outside the sandbox.
  * Each line on that socket is one tool call; each is run in a child of this process,
@@ -33,7 +33,6 @@
 #include <unistd.h>
 
 #include "agent.h"
-#include "commands.h"
 #include "curlload.h"
 #include "json.h"
 #include "wire.h"
@@ -474,7 +473,7 @@ toolhost_setup(struct toolhost *h)
 }
 
 int
-runner_cmd_toolhost(int argc, char **argv)
+agent_cmd_tools(int argc, char **argv)
 {
 	struct toolhost		 h;
 	struct toolhost_out	 o;
@@ -483,15 +482,15 @@ runner_cmd_toolhost(int argc, char **argv)
 	size_t			 cap = 0;
 	ssize_t			 n;
 	cJSON			*req;
-	int			 error, code = RUNNER_EXIT_FAILURE, v;
+	int			 error, code = AGENT_EXIT_FAILURE, v;
 
 	(void)argv;
 	if (argc != 1) {
-		fprintf(stderr, "cw-runner toolhost: takes no arguments\n");
-		return RUNNER_EXIT_USAGE;
+		fprintf(stderr, "cw-agent tools: takes no arguments\n");
+		return AGENT_EXIT_USAGE;
 	}
 	memset(&h, 0, sizeof h);
-	runner_lsan_off = 1;
+	agent_lsan_off = 1;
 	signal(SIGPIPE, SIG_IGN);
 	/*
 	 * Tools run as children of this process and inherit its sandbox: it must be in
@@ -499,29 +498,29 @@ runner_cmd_toolhost(int argc, char **argv)
 	 */
 	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1 ||
 	    prctl(PR_GET_SECCOMP, 0, 0, 0, 0) != 2) {
-		fprintf(stderr, "cw-runner toolhost: not in a sandbox (no seccomp filter or "
+		fprintf(stderr, "cw-agent tools: not in a sandbox (no seccomp filter or "
 		    "no_new_privs): the byok engine runs its tools only inside one\n");
-		return RUNNER_EXIT_REFUSED;
+		return AGENT_EXIT_REFUSED;
 	}
 	if (toolhost_setup(&h) == -1) {
-		fprintf(stderr, "cw-runner toolhost: no bridge (CW_BRIDGE_PORT, "
+		fprintf(stderr, "cw-agent tools: no bridge (CW_BRIDGE_PORT, "
 		    "CW_BRIDGE_TOKEN_FILE): no shell command could pass the floor\n");
-		return RUNNER_EXIT_USAGE;
+		return AGENT_EXIT_USAGE;
 	}
 	if (curlload_open(CURL_GLOBAL_NOTHING, why, sizeof why) == -1) {
-		fprintf(stderr, "cw-runner toolhost: %s: no tool call can reach the bridge\n",
+		fprintf(stderr, "cw-agent tools: %s: no tool call can reach the bridge\n",
 		    why);
-		return RUNNER_EXIT_FAILURE;
+		return AGENT_EXIT_FAILURE;
 	}
 	memset(&o, 0, sizeof o);
 	o.cap = TOOLHOST_OUT_MAX;
 	if ((o.buf = malloc(o.cap + 1)) == NULL || (in = fdopen(0, "r")) == NULL)
-		return RUNNER_EXIT_FAILURE;
+		return AGENT_EXIT_FAILURE;
 	while ((n = getline(&line, &cap, in)) > 0) {
 		if (n > TOOLHOST_LINE_MAX || (req = json_parse(line, (size_t)n)) == NULL)
 			break;
 		if (json_get_int(req, "end", &v) == 0) {
-			code = v == 0 ? RUNNER_EXIT_OK : RUNNER_EXIT_FAILURE;
+			code = v == 0 ? AGENT_EXIT_OK : AGENT_EXIT_FAILURE;
 			cJSON_Delete(req);
 			break;
 		}

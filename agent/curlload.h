@@ -1,9 +1,8 @@
 /*
- * libcurl, loaded when a subcommand needs it (cw-runner agent, cw-runner toolhost),
- * not at every start of cw-runner. Linked in, libcurl brings some thirty libraries
- * (its TLS stack, Kerberos, LDAP, SSH, ...) that the dynamic loader maps and
- * relocates before main() runs, about 3.5 ms of CPU on the reference machine, at
- * every `cw-runner exec` and every run's start, which never use it (docs/performance.md).
+ * libcurl, loaded with dlopen when cw-agent's entry points start (agent.c, toolhost.c),
+ * before the loop narrows itself. It was written so while this code lived in cw-runner,
+ * to keep libcurl's thirty libraries out of every sandbox start (docs/performance.md);
+ * cw-agent is now the only program that uses it, so it could become an ordinary link.
  */
 #ifndef CW_CURLLOAD_H
 #define CW_CURLLOAD_H

@@ -1,8 +1,10 @@
 /*
  * Clockwork's own agent (the "byok" engine): the process that holds the provider key.
  *
- * The runner starts it through apply_sandbox() in a sandbox of its own, apart from the
- * run's (engine_byok.c), with its stdin a socket to the run's tool host (toolhost.c);
+ * cw-agent (agent/main.c) has two entry points: `cw-agent loop`, this one, and
+ * `cw-agent tools`, the tool host (toolhost.c). cw-runner starts the loop through
+ * apply_sandbox() in a sandbox of its own, apart from the run's (engine_byok.c), with
+ * its stdin a socket to the run's tool host;
  * the first line on that socket, queued by the runner before the tool host exists, is
  * the run's facts with the key (never argv or the environment). Before it reads that
  * line it narrows itself for good: not dumpable (so /proc/<pid>/mem, environ
@@ -21,24 +23,24 @@
 				   line in is the run's facts, the key among them */
 #define AGENT_INIT_MAX	(256 * 1024)
 
-#define AGENT_CONVERSATION_MESSAGES	100000	/* the most a kept conversation holds */
-
-struct cJSON;
-
-/*
- * A kept conversation, {"messages": [{role, content}, ...]}, as the runner sends it to
- * a continued run (it was written by an earlier run's agent, from what the model and
- * the tools said: untrusted). 0 with *messages (owned by the caller): a non-empty
- * array whose turns alternate, a user's first, each content a string or an array of
- * typed blocks; -1 with err.
- */
-int	agent_conversation_parse(const char *text, size_t len, struct cJSON **messages,
-	    char *err, size_t errlen);
-
 /* Narrow the calling process as described above. 0, or -1 with err. */
 int	agent_narrow(char *err, size_t errlen);
 
-int	runner_cmd_agent(int argc, char **argv);
-int	runner_cmd_toolhost(int argc, char **argv);
+/* cw-agent's entry points: agent.c and toolhost.c. */
+int	agent_cmd_loop(int argc, char **argv);
+int	agent_cmd_tools(int argc, char **argv);
+
+/* Exit codes, as cw-runner's (runner/commands.h), which reads them. */
+#define AGENT_EXIT_OK		0
+#define AGENT_EXIT_FAILURE	1
+#define AGENT_EXIT_USAGE	2
+#define AGENT_EXIT_REFUSED	3
+
+/*
+ * Set by both entry points, which run sandboxed: in a build with AddressSanitizer,
+ * LeakSanitizer's check at exit stops the world with ptrace, which the sandbox's
+ * seccomp filter refuses, and would fail the process. No effect in a normal build.
+ */
+extern int	agent_lsan_off;
 
 #endif

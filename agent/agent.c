@@ -1,5 +1,5 @@
 /*
- * cw-runner agent: Clockwork's own agent loop (see agent.h for where it runs and why).
+ * cw-agent loop: Clockwork's own agent loop (see agent.h for where it runs and why).
  *
  * A run is a conversation: the prompt, then turns of the model, each answered with the
  * results of the tools it called, until it answers without a tool call (its final
@@ -26,7 +26,6 @@
 #include "agent.h"
 #include "conversation.h"
 #include "anthropic.h"
-#include "commands.h"
 #include "curlload.h"
 #include "json.h"
 #include "landlock.h"
@@ -61,22 +60,22 @@ static const char *agent_denied[] = {
 	"execve", "execveat", "ptrace", "process_vm_readv", "process_vm_writev",
 };
 
-/* commands.h: LeakSanitizer's check at exit, off in the sandboxed subcommands. */
-int	runner_lsan_off;
+/* agent.h: LeakSanitizer's check at exit, off in the sandboxed subcommands. */
+int	agent_lsan_off;
 
 #if defined(__SANITIZE_ADDRESS__)
-#define RUNNER_ASAN	1
+#define AGENT_ASAN	1
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
-#define RUNNER_ASAN	1
+#define AGENT_ASAN	1
 #endif
 #endif
-#ifdef RUNNER_ASAN
+#ifdef AGENT_ASAN
 int	__lsan_is_turned_off(void);
 int
 __lsan_is_turned_off(void)
 {
-	return runner_lsan_off;
+	return agent_lsan_off;
 }
 #endif
 
@@ -816,69 +815,6 @@ agent_field(const cJSON *j, const char *name)
 	return s != NULL ? strdup(s) : NULL;
 }
 
-int
-agent_conversation_parse(const char *text, size_t len, cJSON **out, char *err,
-    size_t errlen)
-{
-	const cJSON	*m, *content, *b;
-	const char	*role;
-	cJSON		*j, *msgs;
-	int		 n = 0, last = 0;	/* 1 user, 2 assistant */
-
-	*out = NULL;
-	if ((j = json_parse(text, len)) == NULL || !cJSON_IsObject(j)) {
-		cJSON_Delete(j);
-		snprintf(err, errlen, "the kept conversation is not a JSON object");
-		return -1;
-	}
-	msgs = cJSON_GetObjectItemCaseSensitive(j, "messages");
-	if (!cJSON_IsArray(msgs)) {
-		snprintf(err, errlen, "the kept conversation has no messages array");
-		goto bad;
-	}
-	cJSON_ArrayForEach(m, msgs) {
-		if (++n > AGENT_CONVERSATION_MESSAGES) {
-			snprintf(err, errlen, "the kept conversation has more than %d "
-			    "messages", AGENT_CONVERSATION_MESSAGES);
-			goto bad;
-		}
-		role = json_get_string(m, "role");
-		content = cJSON_GetObjectItemCaseSensitive(m, "content");
-		if (!cJSON_IsObject(m) || role == NULL || (strcmp(role, "user") != 0 &&
-		    strcmp(role, "assistant") != 0) || (!cJSON_IsString(content) &&
-		    !cJSON_IsArray(content))) {
-			snprintf(err, errlen, "the kept conversation's message %d is not "
-			    "{role: user|assistant, content}", n);
-			goto bad;
-		}
-		cJSON_ArrayForEach(b, content)
-			if (!cJSON_IsObject(b) || json_get_string(b, "type") == NULL) {
-				snprintf(err, errlen, "the kept conversation's message %d has "
-				    "a content block without a type", n);
-				goto bad;
-			}
-		/* The providers want turns that alternate, a user's first. */
-		if ((last == 0 && strcmp(role, "user") != 0) ||
-		    (last == 1 && strcmp(role, "user") == 0) ||
-		    (last == 2 && strcmp(role, "assistant") == 0)) {
-			snprintf(err, errlen, "the kept conversation's message %d does not "
-			    "alternate user and assistant", n);
-			goto bad;
-		}
-		last = strcmp(role, "user") == 0 ? 1 : 2;
-	}
-	if (n == 0) {
-		snprintf(err, errlen, "the kept conversation is empty");
-		goto bad;
-	}
-	*out = cJSON_DetachItemViaPointer(j, msgs);
-	cJSON_Delete(j);
-	return 0;
-bad:
-	cJSON_Delete(j);
-	return -1;
-}
-
 static int
 agent_init(struct agent *a, char *err, size_t errlen)
 {
@@ -938,7 +874,7 @@ agent_init(struct agent *a, char *err, size_t errlen)
 			snprintf(err, errlen, "no kept conversation from the runner");
 			return -1;
 		}
-		rc = agent_conversation_parse(buf, len, &a->messages, err, errlen);
+		rc = conversation_messages_parse(buf, len, &a->messages, err, errlen);
 		free(buf);
 		if (rc == -1)
 			return -1;
@@ -975,7 +911,7 @@ agent_init(struct agent *a, char *err, size_t errlen)
 }
 
 int
-runner_cmd_agent(int argc, char **argv)
+agent_cmd_loop(int argc, char **argv)
 {
 	struct agent	 a;
 	char		 err[512];
@@ -984,29 +920,29 @@ runner_cmd_agent(int argc, char **argv)
 
 	(void)argv;
 	if (argc != 1) {
-		fprintf(stderr, "cw-runner agent: takes no arguments (started by cw-runner "
+		fprintf(stderr, "cw-agent loop: takes no arguments (started by cw-runner "
 		    "run)\n");
-		return RUNNER_EXIT_USAGE;
+		return AGENT_EXIT_USAGE;
 	}
-	runner_lsan_off = 1;
+	agent_lsan_off = 1;
 	(void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 	signal(SIGPIPE, SIG_IGN);
 	memset(&a, 0, sizeof a);
 	/* libcurl and its TLS library load what they need before the narrowing. */
 	if (curlload_open(CURL_GLOBAL_DEFAULT, err, sizeof err) == -1) {
-		fprintf(stderr, "cw-runner agent: libcurl could not start: %s\n", err);
-		return RUNNER_EXIT_FAILURE;
+		fprintf(stderr, "cw-agent loop: libcurl could not start: %s\n", err);
+		return AGENT_EXIT_FAILURE;
 	}
 	if (agent_narrow(err, sizeof err) == -1) {
-		fprintf(stderr, "cw-runner agent: cannot narrow the key holder: %s\n", err);
+		fprintf(stderr, "cw-agent loop: cannot narrow the key holder: %s\n", err);
 		agent_result("error_sandbox", 1, err);
-		return RUNNER_EXIT_REFUSED;
+		return AGENT_EXIT_REFUSED;
 	}
 	if ((a.tools_in = fdopen(AGENT_FD_TOOLS, "r")) == NULL ||
 	    agent_init(&a, err, sizeof err) == -1) {
-		fprintf(stderr, "cw-runner agent: %s\n", err);
+		fprintf(stderr, "cw-agent loop: %s\n", err);
 		agent_result("error_start", 1, err);
-		return RUNNER_EXIT_USAGE;
+		return AGENT_EXIT_USAGE;
 	}
 	code = agent_loop(&a);
 	if ((end = cJSON_CreateObject()) != NULL) {
