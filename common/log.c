@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -42,6 +43,36 @@ log_open_file(const char *path)
 		fclose(log_file);
 	log_file = f;
 	return 0;
+}
+
+int
+log_attach_fd(int fd)
+{
+	struct stat	 st;
+	FILE		*f;
+
+	/* Only a regular file: a child handed /dev/null there keeps logging to stderr. */
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) || (f = fdopen(fd, "a")) == NULL)
+		return -1;
+	(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+	setvbuf(f, NULL, _IOLBF, 0);
+	if (log_file != NULL)
+		fclose(log_file);
+	log_file = f;
+	log_stderr = 0;
+	return 0;
+}
+
+int
+log_file_fd(void)
+{
+	return log_file != NULL ? fileno(log_file) : -1;
+}
+
+enum log_level
+log_get_level(void)
+{
+	return log_threshold;
 }
 
 void

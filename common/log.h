@@ -12,6 +12,12 @@ void	log_init(const char *progname, enum log_level, int to_stderr);
 /* Also append to path (0600, created if missing). Returns 0 or -1 with errno. */
 int	log_open_file(const char *path);
 void	log_close(void);
+/* A child's side (clockworkd --import-child): log to fd, opened by the parent, if it
+ * is a regular file (then not to stderr). 0, or -1 (nothing changed). */
+int	log_attach_fd(int fd);
+/* The log file's descriptor, to hand to a child, or -1. */
+int	log_file_fd(void);
+enum log_level	log_get_level(void);
 void	log_set_level(enum log_level);
 /* Parse "error", "warn", "info", "debug". Returns -1 on anything else. */
 int	log_level_parse(const char *);

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cwctl.h"
+#include "spawnchild.h"
 
 #define CWCTL_APPARMOR_FILE	"clockwork-cw-runner"
 
@@ -164,8 +165,9 @@ cwctl_apparmor_load(const char *path)
 {
 	const char	*parsers[] = { "/sbin/apparmor_parser", "/usr/sbin/apparmor_parser" };
 	const char	*parser = NULL;
+	char		*argv[6], *env[SPAWNCHILD_ENV_MAX], err[512];
+	struct spawnchild sp;
 	int		 status;
-	pid_t		 pid;
 
 	for (size_t i = 0; i < sizeof parsers / sizeof parsers[0] && parser == NULL; i++)
 		if (access(parsers[i], X_OK) == 0)
@@ -175,14 +177,23 @@ cwctl_apparmor_load(const char *path)
 		    "%s is written but not loaded\n", path);
 		return -1;
 	}
-	if ((pid = fork()) == 0) {
-		execl(parser, parser, "-r", "-W", path, (char *)NULL);
-		_exit(127);
-	}
-	if (pid == -1 || waitpid(pid, &status, 0) == -1 || !WIFEXITED(status) ||
-	    WEXITSTATUS(status) != 0) {
-		fprintf(stderr, "cwctl: %s -r %s failed; the profile is written but not "
-		    "loaded\n", parser, path);
+	argv[0] = (char *)parser;
+	argv[1] = "-r";
+	argv[2] = "-W";
+	argv[3] = (char *)path;
+	argv[4] = NULL;
+	memset(&sp, 0, sizeof sp);
+	sp.path = parser;
+	sp.argv = argv;
+	spawnchild_env_tool(env, SPAWNCHILD_ENV_MAX, 0, NULL);
+	sp.env = env;
+	sp.fds[0] = -1;
+	sp.fds[1] = 1;
+	sp.fds[2] = 2;
+	sp.nfds = 3;
+	if ((status = spawnchild_run(&sp, err, sizeof err)) != 0) {
+		fprintf(stderr, "cwctl: %s -r -W %s failed (%s); the profile is written but "
+		    "not loaded\n", parser, path, status == -1 ? err : "its status is not 0");
 		return -1;
 	}
 	return 0;

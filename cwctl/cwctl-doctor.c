@@ -38,6 +38,7 @@
 #include "landlock.h"
 #include "landlock_abi.h"
 #include "paths.h"
+#include "spawnchild.h"
 #include "strlist.h"
 
 enum doctor_status { DOCTOR_OK = 0, DOCTOR_WARN, DOCTOR_FAIL };
@@ -455,7 +456,10 @@ doctor_cgroup(struct doctor *dr)
 static int
 doctor_version(const char *bin, char *out, size_t len)
 {
-	int		p[2], status, n = 0;
+	int		p[2], status, n = 0, rc;
+	char		*argv[] = { (char *)bin, "--version", NULL };
+	char		*env[SPAWNCHILD_ENV_MAX], err[512];
+	struct spawnchild sp;
 	pid_t		pid;
 	struct pollfd	pfd;
 	ssize_t		r;
@@ -464,15 +468,20 @@ doctor_version(const char *bin, char *out, size_t len)
 	out[0] = '\0';
 	if (pipe2(p, O_CLOEXEC) == -1)
 		return -1;
-	if ((pid = fork()) == 0) {
-		dup2(p[1], 1);
-		dup2(open("/dev/null", O_RDWR | O_CLOEXEC), 2);
-		setpgid(0, 0);
-		execl(bin, bin, "--version", (char *)NULL);
-		_exit(127);
-	}
+	/* An engine's launcher script needs PATH and HOME; nothing else of ours. */
+	spawnchild_env_tool(env, SPAWNCHILD_ENV_MAX, 0, NULL);
+	memset(&sp, 0, sizeof sp);
+	sp.path = bin;
+	sp.argv = argv;
+	sp.env = env;
+	sp.fds[0] = -1;
+	sp.fds[1] = p[1];
+	sp.fds[2] = -1;
+	sp.nfds = 3;
+	sp.new_pgrp = 1;
+	rc = spawnchild_start(&sp, &pid, err, sizeof err);
 	close(p[1]);
-	if (pid == -1) {
+	if (rc == -1) {
 		close(p[0]);
 		return -1;
 	}

@@ -10,6 +10,7 @@
 #include "client.h"
 #include "cwctl.h"
 #include "json.h"
+#include "spawnchild.h"
 
 int
 cwctl_inbox(int argc, char **argv)
@@ -51,12 +52,23 @@ cwctl_inbox(int argc, char **argv)
 	if (open_it) {
 		/* The browser gets the link on its command line, not through a shell. */
 		fflush(stdout);
-		if ((pid = fork()) == 0) {
-			execlp("xdg-open", "xdg-open", url, (char *)NULL);
-			_exit(127);
-		}
-		if (pid == -1)
-			perror("cwctl: fork");
+		char			*xargv[] = { "xdg-open", (char *)url, NULL };
+		char			*env[SPAWNCHILD_ENV_MAX], err[512];
+		struct spawnchild	 sp;
+
+		/* The display's variables and the basics; a session of its own. */
+		spawnchild_env_tool(env, SPAWNCHILD_ENV_MAX, 1, NULL);
+		memset(&sp, 0, sizeof sp);
+		sp.path = "xdg-open";
+		sp.argv = xargv;
+		sp.env = env;
+		sp.fds[0] = -1;
+		sp.fds[1] = 1;
+		sp.fds[2] = 2;
+		sp.nfds = 3;
+		sp.new_session = 1;
+		if (spawnchild_start(&sp, &pid, err, sizeof err) == -1)
+			fprintf(stderr, "cwctl: %s\n", err);
 	}
 	cJSON_Delete(o);
 	return CWCTL_EXIT_OK;

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "client.h"
 #include "cwctl.h"
 #include "json.h"
+#include "spawnchild.h"
 #include "vis.h"
 
 static void
@@ -87,13 +89,20 @@ cwctl_review_line(FILE *f, const char *line, size_t n, int color)
 
 /*
  * Where the diff goes: through $PAGER (less -FRX when unset) on a terminal, else
- * straight to standard output.
+ * straight to standard output. The pager is the person's own program on their own
+ * terminal, so it gets their whole environment (TERM, LESS, ...), on purpose.
  */
+static pid_t	cwctl_review_pager_pid = -1;
+
 static FILE *
 cwctl_review_pager(int *piped)
 {
+	extern char	**environ;
 	const char	*pager = getenv("PAGER");
+	char		*argv[] = { "/bin/sh", "-c", NULL, NULL }, err[512];
+	struct spawnchild sp;
 	FILE		*f;
+	int		 p[2];
 
 	*piped = 0;
 	if (!isatty(STDOUT_FILENO))
@@ -106,10 +115,42 @@ cwctl_review_pager(int *piped)
 		setenv("LESS", "FRX", 1);
 	fflush(stdout);
 	signal(SIGPIPE, SIG_IGN);
-	if ((f = popen(pager, "w")) == NULL)
+	if (pipe2(p, O_CLOEXEC) == -1)
 		return stdout;
+	argv[2] = (char *)pager;
+	memset(&sp, 0, sizeof sp);
+	sp.path = argv[0];
+	sp.argv = argv;
+	sp.env = environ;
+	sp.fds[0] = p[0];
+	sp.fds[1] = 1;
+	sp.fds[2] = 2;
+	sp.nfds = 3;
+	if (spawnchild_start(&sp, &cwctl_review_pager_pid, err, sizeof err) == -1) {
+		close(p[0]);
+		close(p[1]);
+		fprintf(stderr, "cwctl: the pager: %s\n", err);
+		return stdout;
+	}
+	close(p[0]);
+	if ((f = fdopen(p[1], "w")) == NULL) {
+		close(p[1]);
+		return stdout;
+	}
 	*piped = 1;
 	return f;
+}
+
+/* The pager has all of the diff: close its pipe and wait until the person quits it. */
+static void
+cwctl_review_pager_close(FILE *f)
+{
+	int	 st;
+
+	fclose(f);
+	if (cwctl_review_pager_pid > 0)
+		(void)spawnchild_wait(cwctl_review_pager_pid, &st);
+	cwctl_review_pager_pid = -1;
 }
 
 static int
@@ -143,7 +184,7 @@ cwctl_review_diff(const char *id, int stat, int json)
 	if (!stat && json_get_bool(o, "truncated", &rc) == 0 && rc)
 		fprintf(f, "[the diff was cut at 4 MiB]\n");
 	if (piped)
-		pclose(f);
+		cwctl_review_pager_close(f);
 	else
 		fflush(f);
 	cJSON_Delete(o);

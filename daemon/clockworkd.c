@@ -14,6 +14,7 @@
 #include "cgroup.h"
 #include "confcheck.h"
 #include "config.h"
+#include "runimport.h"
 #include "server.h"
 
 /*
@@ -138,6 +139,9 @@ main(int argc, char **argv)
 	double			 g;
 	int			 check = 0;
 
+	/* The import child (runimport.c), executed by the daemon: not for people. */
+	if (argc == 2 && strcmp(argv[1], "--import-child") == 0)
+		return runimport_child_main();
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 

@@ -5,7 +5,6 @@
  * reply out of shape is refused and the child restarted.
  */
 #define _GNU_SOURCE	/* pipe2, close_range */
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +22,7 @@
 #include "log.h"
 #include "parsechild.h"
 #include "parsemsg.h"
+#include "spawnchild.h"
 #include "tgapi.h"
 #include "transcript.h"
 #include "transcripts.h"
@@ -66,15 +66,6 @@ parsechild_reaped(pid_t pid, int status)
 		pc.status = status;
 		pc.have_status = 1;
 	}
-}
-
-void
-parsechild_forked(void)
-{
-	/* The daemon's pipes are close-on-exec and the forked side closes them anyway. */
-	pc.pid = 0;
-	pc.to = pc.from = -1;
-	pc.have_status = 0;
 }
 
 /* Close our ends and reap the child, waiting for it (it was sent SIGKILL, or is gone). */
@@ -144,28 +135,16 @@ parsechild_lost(const char *what, const char *why, int killit, char *err, size_t
 	snprintf(err, errlen, "the parser (cw-parse) failed on %s: %s (%s)", what, why, how);
 }
 
-/* fd onto target in a child before exec, close-on-exec cleared either way. */
-static int
-parsechild_fd_to(int fd, int target)
-{
-	if (fd == target)
-		return fcntl(fd, F_SETFD, 0);
-	return dup2(fd, target) == -1 ? -1 : 0;
-}
-
 /*
- * Start cw-parse: fork, then in the child put the request pipe on 0, the reply pipe on
- * 1 and /dev/null on 2, close everything else, reset signals, and exec with an empty
- * environment. The daemon's signals are blocked across fork() so that no handler of
- * the daemon's (libevent's) runs in the child before they are reset.
+ * Start cw-parse (common/spawnchild.c): the request pipe on 0, the reply pipe on 1,
+ * /dev/null on 2, nothing else, and an empty environment.
  */
 static int
 parsechild_spawn(char *err, size_t errlen)
 {
 	char		*argv[] = { "cw-parse", "serve", NULL, NULL };
-	char		*envp[] = { NULL };
-	sigset_t	 all, old, none;
-	int		 req[2], rep[2], nul;
+	struct spawnchild	 sp;
+	int		 req[2], rep[2], rc;
 	pid_t		 pid;
 	const char	*t;
 
@@ -180,37 +159,22 @@ parsechild_spawn(char *err, size_t errlen)
 		close(req[1]);
 		goto fail;
 	}
-	if ((nul = open("/dev/null", O_RDWR | O_CLOEXEC)) == -1) {
-		close(req[0]);
-		close(req[1]);
-		close(rep[0]);
-		close(rep[1]);
-		goto fail;
-	}
-	sigfillset(&all);
-	sigprocmask(SIG_SETMASK, &all, &old);
-	if ((pid = fork()) == 0) {
-		for (int sig = 1; sig < NSIG; sig++)
-			signal(sig, SIG_DFL);
-		if (parsechild_fd_to(req[0], 0) == -1 || parsechild_fd_to(rep[1], 1) == -1 ||
-		    parsechild_fd_to(nul, 2) == -1)
-			_exit(127);
-		if (syscall(SYS_close_range, 3, ~0U, 0) == -1)
-			for (int fd = 3; fd < 65536; fd++)
-				close(fd);
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		execve(pc.path, argv, envp);
-		_exit(127);
-	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	memset(&sp, 0, sizeof sp);
+	sp.path = pc.path;
+	sp.argv = argv;
+	sp.env = NULL;
+	sp.fds[0] = req[0];
+	sp.fds[1] = rep[1];
+	sp.fds[2] = -1;
+	sp.nfds = 3;
+	rc = spawnchild_start(&sp, &pid, err, errlen);
 	close(req[0]);
 	close(rep[1]);
-	close(nul);
-	if (pid == -1) {
+	if (rc == -1) {
 		close(req[1]);
 		close(rep[0]);
-		goto fail;
+		log_warn("cannot start the parser: %s", err);
+		return -1;
 	}
 	pc.pid = pid;
 	pc.to = req[1];

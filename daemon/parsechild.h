@@ -7,8 +7,7 @@
  *
  * One child serves the daemon for its lifetime, started at the first call and again at
  * the first call after it died (a crash is that call's error and one log line, never the
- * daemon's). A process forked from the daemon (the run import) calls
- * parsechild_forked() first, so that it starts a child of its own.
+ * daemon's). The run import's child (clockworkd --import-child) starts one of its own.
  * Calls are synchronous with a deadline (PARSECHILD_TIMEOUT_MS): past it the child is
  * killed and the call fails.
  */
@@ -38,8 +37,6 @@ struct tgapi_reply;
 void	parsechild_init(const char *path);
 /* End the child (at shutdown); the next call would start another. */
 void	parsechild_stop(void);
-/* In a child process forked from the daemon: forget the daemon's cw-parse. */
-void	parsechild_forked(void);
 /* The child's pid, or 0; runs.c leaves it alone and hands its exit status here. */
 pid_t	parsechild_pid(void);
 void	parsechild_reaped(pid_t, int status);

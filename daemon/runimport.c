@@ -57,11 +57,14 @@
 #include "rmtree.h"
 #include "runimport.h"
 #include "runs.h"
+#include "spawnchild.h"
 #include "worktree.h"
 
 #define RUNIMPORT_TIMEOUT_S	600
 #define RUNIMPORT_BUNDLE_MAX	(2LL * 1024 * 1024 * 1024)	/* bytes */
 #define RUNIMPORT_RESULT_MAX	(64 * 1024)
+#define RUNIMPORT_JOB_MAX	(16 * 1024)	/* the job the child reads */
+#define RUNIMPORT_JOB_VERSION	1
 #define RUNIMPORT_BUNDLE_NAME	"clockwork-run.bundle"	/* runner/seal.h */
 
 struct runimport {
@@ -206,37 +209,35 @@ done:
 	return 0;
 }
 
-/* Run git with argv, stdin from in (-1: /dev/null), stderr into errpath. Its status or -1. */
+/*
+ * Run git with argv, stdin from in (-1: /dev/null), stderr into errpath. Its status or
+ * -1. Its environment is fixed (common/spawnchild.c): nothing of the daemon's GIT_* (a
+ * GIT_DIR or GIT_CONFIG_PARAMETERS would point it elsewhere) and no terminal prompt.
+ */
 static int
 runimport_git(char *const argv[], int in, const char *errpath)
 {
-	static const char *const scrub[] = {
-		"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
-		"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_CONFIG_PARAMETERS",
-		"GIT_CONFIG_COUNT", "GIT_NAMESPACE", "GIT_COMMON_DIR", "GIT_CEILING_DIRECTORIES",
-	};
-	pid_t	 pid;
-	int	 st, fd;
+	static char	 prompt[] = "GIT_TERMINAL_PROMPT=0";
+	char		*extra[] = { prompt, NULL }, *env[SPAWNCHILD_ENV_MAX], err[512];
+	struct spawnchild	 sp;
+	int		 efd, rc;
 
-	if ((pid = fork()) == -1)
+	if ((efd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+	    0600)) == -1)
 		return -1;
-	if (pid == 0) {
-		for (size_t i = 0; i < sizeof scrub / sizeof scrub[0]; i++)
-			unsetenv(scrub[i]);
-		setenv("GIT_TERMINAL_PROMPT", "0", 1);
-		if ((fd = open("/dev/null", O_RDWR)) != -1) {
-			dup2(in != -1 ? in : fd, 0);
-			dup2(fd, 1);
-		}
-		if ((fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600)) != -1)
-			dup2(fd, 2);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	while (waitpid(pid, &st, 0) == -1)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	spawnchild_env_tool(env, SPAWNCHILD_ENV_MAX, 0, extra);
+	memset(&sp, 0, sizeof sp);
+	sp.path = argv[0];
+	sp.argv = argv;
+	sp.env = env;
+	sp.fds[0] = in;
+	sp.fds[1] = -1;
+	sp.fds[2] = efd;
+	sp.nfds = 3;
+	if ((rc = spawnchild_run(&sp, err, sizeof err)) == -1)
+		log_warn("import: %s", err);
+	close(efd);
+	return rc;
 }
 
 /* git's own reason from its stderr in path: its first "error:" line, else its last line. */
@@ -552,6 +553,150 @@ runimport_timeout_cb(evutil_socket_t fd, short what, void *arg)
 	    "shaped to stall it)");
 }
 
+/* The job, one JSON line: what runimport_child_main() reads on its stdin. */
+static char *
+runimport_job_text(const struct runimport_job *j)
+{
+	cJSON	*o = cJSON_CreateObject();
+	char	*text;
+
+	if (o == NULL)
+		return NULL;
+	cJSON_AddNumberToObject(o, "v", RUNIMPORT_JOB_VERSION);
+	cJSON_AddStringToObject(o, "home", j->home);
+	cJSON_AddStringToObject(o, "repo", j->repo);
+	cJSON_AddStringToObject(o, "workdir", j->workdir);
+	cJSON_AddStringToObject(o, "branch", j->branch);
+	cJSON_AddStringToObject(o, "run_id", j->run_id);
+	cJSON_AddStringToObject(o, "base", j->base);
+	if (j->tip != NULL)
+		cJSON_AddStringToObject(o, "tip", j->tip);
+	cJSON_AddBoolToObject(o, "bundle", j->bundle);
+	cJSON_AddBoolToObject(o, "sealed", j->sealed);
+	cJSON_AddBoolToObject(o, "nothing_ran", j->nothing_ran);
+	cJSON_AddNumberToObject(o, "checkout_max", (double)j->checkout_max);
+	cJSON_AddNumberToObject(o, "log_level", (double)log_get_level());
+	text = json_print(o);
+	cJSON_Delete(o);
+	return text;
+}
+
+/*
+ * Start the import child: clockworkd itself, executed again (common/spawnchild.c) with
+ * --import-child, so that it holds nothing of the daemon's (heap, keys, store,
+ * sockets): the job on its stdin, its result on its stdout (out), the daemon's stderr
+ * and its log file (3, or /dev/null) for its log lines.
+ */
+static int
+runimport_exec(const struct runimport_job *j, int out, pid_t *pid)
+{
+	char		*argv[] = { "clockworkd", "--import-child", NULL };
+	char		 self[PATH_MAX], err[PATH_MAX + 128], *text;
+	struct spawnchild	 sp;
+	ssize_t		 n;
+	size_t		 len, off = 0;
+	int		 in[2], rc;
+
+	if ((n = readlink("/proc/self/exe", self, sizeof self - 1)) <= 0) {
+		log_warn("import: cannot find clockworkd itself: %s", strerror(errno));
+		return -1;
+	}
+	self[n] = '\0';
+	if ((text = runimport_job_text(j)) == NULL)
+		return -1;
+	len = strlen(text);
+	/* A job is a few hundred bytes: it fits the pipe, so it is written before. */
+	if (len >= RUNIMPORT_JOB_MAX || pipe2(in, O_CLOEXEC) == -1) {
+		cJSON_free(text);
+		return -1;
+	}
+	while (off < len && (n = write(in[1], text + off, len - off)) > 0)
+		off += (size_t)n;
+	cJSON_free(text);
+	close(in[1]);
+	if (off < len) {
+		close(in[0]);
+		return -1;
+	}
+	memset(&sp, 0, sizeof sp);
+	sp.path = self;
+	sp.argv = argv;
+	sp.env = NULL;
+	sp.fds[0] = in[0];
+	sp.fds[1] = out;
+	sp.fds[2] = 2;
+	sp.fds[3] = log_file_fd();
+	sp.nfds = 4;
+	sp.new_pgrp = 1;
+	rc = spawnchild_start(&sp, pid, err, sizeof err);
+	close(in[0]);
+	if (rc == -1)
+		log_warn("import: %s", err);
+	return rc;
+}
+
+/* Strings of the job, checked: a missing one is the daemon's bug, refused. */
+static const char *
+runimport_job_string(const cJSON *o, const char *name, int optional)
+{
+	const char	*v = json_get_string(o, name);
+
+	if (v == NULL && !optional) {
+		fprintf(stderr, "clockworkd --import-child: the job has no %s\n", name);
+		_exit(2);
+	}
+	return v;
+}
+
+int
+runimport_child_main(void)
+{
+	struct runimport_job	 j;
+	char			*buf;
+	cJSON			*o;
+	size_t			 len = 0;
+	ssize_t			 n;
+	double			 v;
+	int			 b;
+
+	if ((buf = malloc(RUNIMPORT_JOB_MAX)) == NULL)
+		_exit(1);
+	while (len < RUNIMPORT_JOB_MAX - 1 &&
+	    (n = read(0, buf + len, RUNIMPORT_JOB_MAX - 1 - len)) != 0) {
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1) {
+			fprintf(stderr, "clockworkd --import-child: stdin: %s\n",
+			    strerror(errno));
+			_exit(2);
+		}
+		len += (size_t)n;
+	}
+	if ((o = json_parse(buf, len)) == NULL || json_get_number(o, "v", &v) == -1 ||
+	    v != RUNIMPORT_JOB_VERSION) {
+		fprintf(stderr, "clockworkd --import-child: not an import job of version "
+		    "%d on stdin (started by clockworkd only)\n", RUNIMPORT_JOB_VERSION);
+		_exit(2);
+	}
+	free(buf);
+	if (json_get_number(o, "log_level", &v) == 0 && v >= LOG_ERROR && v <= LOG_DEBUG)
+		log_init("clockworkd", (enum log_level)v, 1);
+	(void)log_attach_fd(3);
+	memset(&j, 0, sizeof j);
+	j.home = runimport_job_string(o, "home", 0);
+	j.repo = runimport_job_string(o, "repo", 0);
+	j.workdir = runimport_job_string(o, "workdir", 0);
+	j.branch = runimport_job_string(o, "branch", 0);
+	j.run_id = runimport_job_string(o, "run_id", 0);
+	j.base = runimport_job_string(o, "base", 0);
+	j.tip = runimport_job_string(o, "tip", 1);
+	j.bundle = json_get_bool(o, "bundle", &b) == 0 && b;
+	j.sealed = json_get_bool(o, "sealed", &b) == 0 && b;
+	j.nothing_ran = json_get_bool(o, "nothing_ran", &b) == 0 && b;
+	j.checkout_max = json_get_number(o, "checkout_max", &v) == 0 ? (long long)v : 0;
+	runimport_child(&j, 1);	/* does not return */
+}
+
 int
 runimport_start(struct run *r, const cJSON *seal, int nothing_ran, runimport_done_fn done)
 {
@@ -584,32 +729,14 @@ runimport_start(struct run *r, const cJSON *seal, int nothing_ran, runimport_don
 		free(im);
 		return -1;
 	}
-	if ((im->pid = fork()) == -1) {
+	if (runimport_exec(&j, p[1], &im->pid) == -1) {
 		close(p[0]);
 		close(p[1]);
 		free(im->buf);
 		free(im);
 		return -1;
 	}
-	if (im->pid == 0) {
-		sigset_t	 none;
-
-		/* Nothing of the daemon's: its handlers, its sockets, its store. */
-		parsechild_forked();
-		for (int sig = 1; sig < NSIG; sig++)
-			signal(sig, SIG_DFL);
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		setpgid(0, 0);
-		if (dup3(p[1], 3, 0) == -1 && p[1] != 3)
-			_exit(1);
-		if (syscall(SYS_close_range, 4, ~0U, 0) == -1)
-			for (int fd = 4; fd < 65536; fd++)
-				close(fd);
-		runimport_child(&j, 3);
-	}
 	close(p[1]);
-	setpgid(im->pid, im->pid);	/* either side may win the race: both ask */
 	/*
 	 * The import child is the run's: the once-a-second sweep of strays
 	 * (runs_supervise_tick) must not take it for one and kill it.

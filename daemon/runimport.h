@@ -19,4 +19,11 @@ int	runimport_start(struct run *r, const cJSON *seal, int nothing_ran,
 	    runimport_done_fn done);
 void	runimport_free(struct runimport *);
 
+/*
+ * clockworkd --import-child: the import child's side, started by runimport_start()
+ * through common/spawn.c: reads the job on stdin, does the import, writes its one
+ * result line on stdout and exits. Does not return.
+ */
+int	runimport_child_main(void) __attribute__((noreturn));
+
 #endif

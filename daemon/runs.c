@@ -15,7 +15,6 @@
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <sys/socket.h>
@@ -64,6 +63,7 @@
 #include "runimport.h"
 #include "runs.h"
 #include "sha256.h"
+#include "spawnchild.h"
 #include "store.h"
 #include "strlist.h"
 #include "supervise.h"
@@ -521,69 +521,53 @@ runs_env_free(char **env)
 }
 
 /*
- * fork and exec the runner. The child: its own process group, default signal
- * dispositions and an empty mask, stdin/stdout the pipes, stderr the live log, every
- * other descriptor closed. Returns the pid or -1.
+ * Start the runner (common/spawnchild.c): its own process group, stdin/stdout the pipes,
+ * stderr the live log, nothing else. The pid, or -1 with err.
  */
 static pid_t
-runs_spawn(struct daemon *d, struct run *r, int *down_fd, int *up_fd)
+runs_spawn(struct daemon *d, struct run *r, int *down_fd, int *up_fd, char *err,
+    size_t errlen)
 {
 	int		 in[2] = { -1, -1 }, out[2] = { -1, -1 };
 	char		*argv[] = { "cw-runner", "run", NULL };
 	char		**env;
-	sigset_t	 all, saved;
-	pid_t		 pid;
+	struct spawnchild	 sp;
+	pid_t		 pid = -1;
 
-	if ((env = runs_env(d)) == NULL)
+	if ((env = runs_env(d)) == NULL) {
+		snprintf(err, errlen, "out of memory");
 		return -1;
+	}
 	if (pipe2(in, O_CLOEXEC) == -1 || pipe2(out, O_CLOEXEC) == -1) {
-		if (in[0] != -1) {
-			close(in[0]);
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		goto out;
+	}
+	memset(&sp, 0, sizeof sp);
+	sp.path = d->runner_path;
+	sp.argv = argv;
+	sp.env = env;
+	sp.fds[0] = in[0];
+	sp.fds[1] = out[1];
+	sp.fds[2] = r->log_fd;
+	sp.nfds = 3;
+	sp.new_pgrp = 1;
+	if (spawnchild_start(&sp, &pid, err, errlen) == -1)
+		pid = -1;
+out:
+	if (in[0] != -1)
+		close(in[0]);
+	if (out[1] != -1)
+		close(out[1]);
+	if (pid == -1) {
+		if (in[1] != -1)
 			close(in[1]);
-		}
-		runs_env_free(env);
-		return -1;
+		if (out[0] != -1)
+			close(out[0]);
+	} else {
+		*down_fd = in[1];
+		*up_fd = out[0];
 	}
-	/*
-	 * Every signal blocked across the fork. Until the child has reset its dispositions
-	 * it has libevent's handlers, which write the signal into the socketpair it
-	 * shares with the daemon: a stop's SIGTERM arriving then was read by the daemon's
-	 * loop as the daemon's own, and the daemon shut down. Blocked, it waits for the
-	 * default disposition and ends the child.
-	 */
-	sigfillset(&all);
-	sigprocmask(SIG_SETMASK, &all, &saved);
-	switch ((pid = fork())) {
-	case -1:
-		sigprocmask(SIG_SETMASK, &saved, NULL);
-		close(in[0]); close(in[1]); close(out[0]); close(out[1]);
-		runs_env_free(env);
-		return -1;
-	case 0:
-		setpgid(0, 0);
-		for (int sig = 1; sig < NSIG; sig++)
-			signal(sig, SIG_DFL);
-		sigemptyset(&all);
-		sigprocmask(SIG_SETMASK, &all, NULL);
-		if (dup2(in[0], 0) == -1 || dup2(out[1], 1) == -1 ||
-		    dup2(r->log_fd, 2) == -1)
-			_exit(127);
-		if (syscall(SYS_close_range, 3, ~0U, 0) == -1)
-			for (int fd = 3; fd < 1024; fd++)
-				close(fd);
-		execve(d->runner_path, argv, env);
-		dprintf(2, "[clockworkd] cannot run %s: %s\n", d->runner_path,
-		    strerror(errno));
-		_exit(127);
-	}
-	sigprocmask(SIG_SETMASK, &saved, NULL);
-	/* Both sides set the group, so it exists before either acts on it. */
-	setpgid(pid, pid);
-	close(in[0]);
-	close(out[1]);
 	runs_env_free(env);
-	*down_fd = in[1];
-	*up_fd = out[0];
 	return pid;
 }
 
@@ -1844,7 +1828,7 @@ runs_start(struct daemon *d, const char *id)
 	struct store_task	 t;
 	struct run		*r;
 	char			 dir[2048], err[512];
-	int			 down_fd, up_fd, tx;
+	int			 down_fd = -1, up_fd = -1, tx;
 	struct timeval		 tv;
 
 	memset(&t, 0, sizeof t);
@@ -1957,11 +1941,8 @@ runs_start(struct daemon *d, const char *id)
 		runs_log_line(r, "scratch directory %s", r->workdir);
 	}
 
-	if ((r->pid = runs_spawn(d, r, &down_fd, &up_fd)) == -1) {
-		snprintf(err, sizeof err, "cannot start %.400s: %s", d->runner_path,
-		    strerror(errno));
+	if ((r->pid = runs_spawn(d, r, &down_fd, &up_fd, err, sizeof err)) == -1)
 		goto fail;
-	}
 	if (procid_stat(r->pid, &pi) == 0 && pi.state != 'Z') {
 		r->start = pi.start;
 		proctree_add(&r->procs, r->pid, r->start);

@@ -170,10 +170,18 @@ spawn_read(const char *path)
 	return buf;
 }
 
+/* A file let through, with at most max calls in it (-1: any number). */
+struct spawn_allow {
+	const char	*file;
+	int		 max;
+	const char	*why;
+};
+
 struct spawn_walk {
+	const struct spawn_allow *allow;	/* NULL-terminated */
 	int	 files;
-	int	 outside;	/* hits outside sandbox.c */
-	int	 inside;	/* hits in sandbox.c */
+	int	 outside;	/* hits outside the allowed files, or past their max */
+	int	 inside;	/* hits in the allowed files */
 	char	 report[8192];
 };
 
@@ -205,11 +213,23 @@ spawn_walk_dir(const char *dir, const char *rel, struct spawn_walk *w)
 
 		assert_non_null(text);
 		w->files++;
-		if (strcmp(name, "runner/sandbox.c") == 0 ||
-		    strcmp(name, "agent/toolhost.c") == 0) {
-			char	 scratch[4096] = "";
+		const struct spawn_allow *a = w->allow;
 
-			w->inside += spawn_scan(name, text, scratch, sizeof scratch);
+		while (a != NULL && a->file != NULL && strcmp(name, a->file) != 0)
+			a++;
+		if (a != NULL && a->file != NULL) {
+			char	 scratch[4096] = "";
+			int	 hits = spawn_scan(name, text, scratch, sizeof scratch);
+
+			w->inside += hits;
+			if (a->max != -1 && hits > a->max) {
+				size_t	 l = strlen(w->report);
+
+				snprintf(w->report + l, sizeof w->report - l, "%s: %d calls, "
+				    "%d let through (%s):\n%s", name, hits, a->max, a->why,
+				    scratch);
+				w->outside += hits - a->max;
+			}
 		} else
 			w->outside += spawn_scan(name, text, w->report, sizeof w->report);
 		free(text);
@@ -250,8 +270,15 @@ test_runner_spawns_only_in_sandbox_c(void **state)
 	struct spawn_walk	 w;
 	char			 dir[PATH_MAX];
 
+	static const struct spawn_allow allow[] = {
+		{ "runner/sandbox.c", -1, "apply_sandbox(), the one way in" },
+		{ "agent/toolhost.c", -1, "tool calls, inside the run's sandbox" },
+		{ NULL, 0, NULL },
+	};
+
 	(void)state;
 	memset(&w, 0, sizeof w);
+	w.allow = allow;
 	snprintf(dir, sizeof dir, "%s/runner", CW_SRC_DIR);
 	spawn_walk_dir(dir, "runner", &w);
 	snprintf(dir, sizeof dir, "%s/agent", CW_SRC_DIR);
@@ -278,6 +305,41 @@ test_toolhost_refuses_outside_a_sandbox(void **state)
 	assert_int_equal(WEXITSTATUS(st), 3);
 }
 
+/*
+ * Issue 25: clockworkd, cwctl, the parsing child and the hook start a child only
+ * through common/spawnchild.c (exec always, only the descriptors handed over, a
+ * fixed environment). What else may fork is named, with how many calls.
+ */
+static void
+test_others_spawn_only_in_spawnchild_c(void **state)
+{
+	static const struct spawn_allow allow[] = {
+		{ "common/spawnchild.c", -1, "the one way to start a child" },
+		{ "daemon/clockworkd.c", 1, "daemonizing: the daemon itself, execs nothing" },
+		{ "cwctl/cwctl-doctor.c", 2, "probes: a child that tries unshare() or a "
+		    "seccomp filter and exits, running no program" },
+		{ "cwctl/cwctl-sandbox.c", 1, "cwctl sandbox becomes cw-runner exec: an "
+		    "exec with no fork, no child" },
+		{ NULL, 0, NULL },
+	};
+	static const char *const dirs[] = { "daemon", "cwctl", "common", "parser",
+	    "floor-hook" };
+	struct spawn_walk	 w;
+	char			 dir[PATH_MAX];
+
+	(void)state;
+	memset(&w, 0, sizeof w);
+	w.allow = allow;
+	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+		snprintf(dir, sizeof dir, "%s/%s", CW_SRC_DIR, dirs[i]);
+		spawn_walk_dir(dir, dirs[i], &w);
+	}
+	assert_true(w.files >= 50);
+	if (w.outside != 0)
+		fail_msg("a child started outside common/spawnchild.c:\n%s", w.report);
+	assert_true(w.inside >= 2);
+}
+
 int
 main(void)
 {
@@ -285,6 +347,7 @@ main(void)
 		cmocka_unit_test(test_toolhost_refuses_outside_a_sandbox),
 		cmocka_unit_test(test_scanner_catches_planted_calls),
 		cmocka_unit_test(test_runner_spawns_only_in_sandbox_c),
+		cmocka_unit_test(test_others_spawn_only_in_spawnchild_c),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
