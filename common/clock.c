@@ -35,14 +35,6 @@ clock_wall_ms(void)
 	return clock_ns(CLOCK_REALTIME) / 1000000;
 }
 
-int64_t
-clock_mono_since_ms(const struct timespec *start)
-{
-	int64_t	t0 = (int64_t)start->tv_sec * 1000000000 + start->tv_nsec;
-
-	return (clock_ns(CLOCK_MONOTONIC) - t0) / 1000000;
-}
-
 struct timeval
 clock_ms_timeval(int64_t ms)
 {

@@ -15,8 +15,6 @@ int64_t	clock_mono_ms(void);
 int64_t	clock_mono_ns(void);
 /* CLOCK_REALTIME, in ms since the epoch. */
 int64_t	clock_wall_ms(void);
-/* ms from a monotonic start (a struct timespec kept from clock_gettime) to now. */
-int64_t	clock_mono_since_ms(const struct timespec *start);
 /* A non-negative duration in ms as a struct timeval, for libevent's timers. */
 struct timeval clock_ms_timeval(int64_t ms);
 

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "parsemsg.h"
 
 static void
@@ -320,15 +321,6 @@ parsemsg_write(int fd, int type, uint32_t seq, const struct parsemsg_buf *b)
 	return b == NULL || b->len == 0 ? 0 : parsemsg_write_all(fd, b->p, b->len);
 }
 
-static int64_t
-parsemsg_now_ms(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* n bytes into p before the deadline (-1: none). */
 static int
 parsemsg_read_all(int fd, uint8_t *p, size_t n, int64_t deadline, const char **why)
@@ -340,7 +332,7 @@ parsemsg_read_all(int fd, uint8_t *p, size_t n, int64_t deadline, const char **w
 	while (n > 0) {
 		wait = -1;
 		if (deadline >= 0) {
-			int64_t	left = deadline - parsemsg_now_ms();
+			int64_t	left = deadline - clock_mono_ms();
 
 			if (left <= 0) {
 				*why = "no answer in time";
@@ -379,7 +371,7 @@ parsemsg_read(int fd, int timeout_ms, size_t max, int *type, uint32_t *seq,
     uint8_t **payload, size_t *len, const char **why)
 {
 	uint8_t	h[PARSEMSG_HEADER];
-	int64_t	deadline = timeout_ms < 0 ? -1 : parsemsg_now_ms() + timeout_ms;
+	int64_t	deadline = timeout_ms < 0 ? -1 : clock_mono_ms() + timeout_ms;
 
 	*payload = NULL;
 	*len = 0;

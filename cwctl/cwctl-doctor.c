@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "cwctl.h"
 #include "engines.h"
 #include "json.h"
@@ -463,7 +464,7 @@ doctor_version(const char *bin, char *out, size_t len)
 	pid_t		pid;
 	struct pollfd	pfd;
 	ssize_t		r;
-	time_t		end = time(NULL) + 5;
+	int64_t		end = clock_mono_ms() + 5000;
 
 	out[0] = '\0';
 	if (pipe2(p, O_CLOEXEC) == -1)
@@ -487,7 +488,7 @@ doctor_version(const char *bin, char *out, size_t len)
 	}
 	pfd.fd = p[0];
 	pfd.events = POLLIN;
-	while ((size_t)n < len - 1 && time(NULL) < end && poll(&pfd, 1, 1000) >= 0) {
+	while ((size_t)n < len - 1 && clock_mono_ms() < end && poll(&pfd, 1, 1000) >= 0) {
 		if (!(pfd.revents & (POLLIN | POLLHUP)))
 			continue;
 		if ((r = read(p[0], out + n, len - 1 - (size_t)n)) <= 0)

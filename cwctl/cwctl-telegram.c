@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "client.h"
+#include "clock.h"
 #include "cwctl.h"
 #include "json.h"
 
@@ -64,7 +65,7 @@ cwctl_telegram_test(const char *chat)
 	cJSON		*b, *o = NULL, *t;
 	char		*end;
 	long long	 id;
-	time_t		 until = time(NULL) + CWCTL_TELEGRAM_TEST_SECONDS;
+	int64_t		 until = clock_mono_ms() + CWCTL_TELEGRAM_TEST_SECONDS * 1000;
 	int		 rc, done = 0, ok = 0;
 	const char	*desc;
 
@@ -82,7 +83,7 @@ cwctl_telegram_test(const char *chat)
 	for (;;) {
 		t = cJSON_GetObjectItemCaseSensitive(o, "test");
 		json_get_bool(t, "done", &done);
-		if (done || time(NULL) >= until)
+		if (done || clock_mono_ms() >= until)
 			break;
 		cJSON_Delete(o);
 		o = NULL;

@@ -193,7 +193,7 @@ recover_reattach(struct daemon *d, const struct store_run *v)
 		r->asks.asked = n;
 	r->spent_dollars = v->spent_dollars;
 	r->spent_turns = v->spent_turns;
-	r->t0.tv_sec -= (time_t)v->spent_seconds;
+	r->t0_ms -= (int64_t)(v->spent_seconds * 1000);
 	snprintf(r->workdir, sizeof r->workdir, "%s", v->worktree != NULL ? v->worktree : "");
 	snprintf(r->log_path, sizeof r->log_path, "%s", v->log_path != NULL ? v->log_path : "");
 	snprintf(r->pids_path, sizeof r->pids_path, "%s/runs/%s.pids", d->home, r->id);

@@ -100,7 +100,7 @@ static void	runs_read_cb(struct bufferevent *, void *);
 static void
 runs_elapsed(const struct run *r, double *secs)
 {
-	*secs = (double)clock_mono_since_ms(&r->t0) / 1000.0;
+	*secs = (double)(clock_mono_ms() - r->t0_ms) / 1000.0;
 }
 
 /* A line of the daemon's own in the run's live log, marked as such. */
@@ -1669,7 +1669,7 @@ runs_alloc(struct daemon *d, const char *id, const struct store_task *t)
 	    CONFIG_DEFAULT_RUN_LOG;
 	r->budget_ev = evtimer_new(d->base, runs_budget_cb, r);
 	r->grace_ev = evtimer_new(d->base, runs_grace_cb, r);
-	clock_gettime(CLOCK_MONOTONIC, &r->t0);
+	r->t0_ms = clock_mono_ms();
 	return r;
 }
 

@@ -77,7 +77,7 @@ struct run {
 	struct bufferevent	*down;		/* runner stdin: JSON lines from us */
 	struct proctree	 procs;		/* every process seen in the run */
 
-	struct timespec		 t0;
+	int64_t			 t0_ms;	/* clock_mono_ms() at its start */
 	struct event		*budget_ev;
 	struct event		*grace_ev;
 	struct event		*backstop_ev;	/* a budget past its limit: signals wait */

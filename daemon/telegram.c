@@ -50,6 +50,7 @@
 
 #include "approvals.h"
 #include "bus.h"
+#include "clock.h"
 #include "daemon.h"
 #include "dynlib.h"
 #include "journal.h"
@@ -114,7 +115,7 @@ struct telegram {
 	struct tg_call		*poll;
 	int			 backoff_ms;
 	int			 sweep_backoff_ms;
-	struct timespec		 sweep_hold;	/* no sends before this */
+	int64_t			 sweep_hold_ms;	/* no sends before this (monotonic) */
 	char			 error[300];	/* the problem reported, "" if none */
 	long			 error_code;
 	int64_t			 n_sent, n_edited, n_presses, n_refused;
@@ -656,23 +657,17 @@ tg_poll_cb(evutil_socket_t fd, short what, void *arg)
 static void
 tg_sweep_failed(struct telegram *tg, const char *method, const char *why)
 {
-	struct timespec	 ts;
+	struct timeval	 tv;
 
 	tg->sweep_backoff_ms = tg->sweep_backoff_ms == 0 ? TG_BACKOFF_MIN_MS :
 	    tg->sweep_backoff_ms * 2;
 	if (tg->sweep_backoff_ms > TG_BACKOFF_MAX_MS)
 		tg->sweep_backoff_ms = TG_BACKOFF_MAX_MS;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ts.tv_sec += tg->sweep_backoff_ms / 1000;
-	tg->sweep_hold = ts;
+	tg->sweep_hold_ms = clock_mono_ms() + tg->sweep_backoff_ms;
 	log_info("telegram: %s: %s; retrying in %d ms", method, why, tg->sweep_backoff_ms);
 	/* The only timer Telegram's messages have: armed while something failed. */
-	{
-		struct timeval	tv = { tg->sweep_backoff_ms / 1000,
-				    (tg->sweep_backoff_ms % 1000) * 1000 };
-
-		evtimer_add(tg->retry_ev, &tv);
-	}
+	tv = clock_ms_timeval(tg->sweep_backoff_ms);
+	evtimer_add(tg->retry_ev, &tv);
 }
 
 static void
@@ -762,7 +757,6 @@ static void
 tg_sweep(struct telegram *tg)
 {
 	struct store_telegram_item	*v;
-	struct timespec			 ts;
 	struct tg_call			*c;
 	cJSON				*p, *kb;
 	char				*text;
@@ -771,8 +765,7 @@ tg_sweep(struct telegram *tg)
 
 	if (tg->token == NULL)
 		return;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	if (ts.tv_sec < tg->sweep_hold.tv_sec)
+	if (clock_mono_ms() < tg->sweep_hold_ms)
 		return;		/* retry_ev is armed for then */
 	if (store_telegram_due(tg->d->store, TG_SWEEP_BATCH, &v, &n) == -1) {
 		log_error("telegram: %s", store_errmsg(tg->d->store));
@@ -1014,7 +1007,7 @@ telegram_reload(struct daemon *d)
 	tg->error_code = 0;
 	tg->backoff_ms = 0;
 	tg->sweep_backoff_ms = 0;
-	memset(&tg->sweep_hold, 0, sizeof tg->sweep_hold);
+	tg->sweep_hold_ms = 0;
 	if (rc == 0)
 		return 0;
 	if (mask_literal_add(tok) == -1) {
