@@ -1,7 +1,8 @@
 /*
- * Build-time tool: writes syscallfilter_bpf.h, the seccomp filter of runner/
+ * Build-time tool: writes syscallfilter_bpf.h, the seccomp filter of sandbox/
  * syscallfilter.c as libseccomp compiles it for this machine's architecture, so that
- * cw-runner loads a finished program instead of compiling the same one at every start.
+ * cw-sandbox loads a finished program (syscallload.c) instead of compiling the same
+ * one at every start, and links no libseccomp.
  * Usage: syscallfilter-gen OUT.h
  */
 #define _GNU_SOURCE	/* memfd_create */
