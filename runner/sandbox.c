@@ -143,34 +143,44 @@ sandbox_program(char *err, size_t errlen)
 	return path;
 }
 
-/* The plan of this launch in a memfd at offset 0: its descriptor, or -1 with err. */
-static int
-sandbox_plan_fd(const struct sandbox_spec *s, const struct sandbox_launch *l, int abi,
-    char *err, size_t errlen)
+int
+sandbox_plan(const struct sandbox_spec *s, const struct sandbox_launch *l, int abi,
+    char **buf, size_t *len, char *err, size_t errlen)
 {
 	struct plan	 p;
-	char		*buf;
-	size_t		 len, off = 0;
-	ssize_t		 n;
-	int		 fd;
 
 	memset(&p, 0, sizeof p);
 	p.spec = *s;
 	p.abi = abi;
 	p.carve = s->carve != NULL && s->enabled;
-	p.new_session = l->new_session;
-	p.cwd = (char *)l->cwd;
-	if (l->rlimits != NULL)
-		p.lim = *l->rlimits;
-	if (l->n_listen > PLAN_MAX_LISTEN) {
-		snprintf(err, errlen, "network namespace: too many listeners");
-		errno = EINVAL;
-		return -1;
+	if (l != NULL) {
+		p.new_session = l->new_session;
+		p.cwd = (char *)l->cwd;
+		if (l->rlimits != NULL)
+			p.lim = *l->rlimits;
+		if (l->n_listen > PLAN_MAX_LISTEN) {
+			snprintf(err, errlen, "network namespace: too many listeners");
+			errno = EINVAL;
+			return -1;
+		}
+		for (size_t i = 0; i < l->n_listen; i++)
+			p.listen[i] = l->listen[i];
+		p.n_listen = s->net_open ? 0 : l->n_listen;
 	}
-	for (size_t i = 0; i < l->n_listen; i++)
-		p.listen[i] = l->listen[i];
-	p.n_listen = s->net_open ? 0 : l->n_listen;
-	if (plan_build(&p, &buf, &len, err, errlen) == -1)
+	return plan_build(&p, buf, len, err, errlen);
+}
+
+/* The plan of this launch in a memfd at offset 0: its descriptor, or -1 with err. */
+static int
+sandbox_plan_fd(const struct sandbox_spec *s, const struct sandbox_launch *l, int abi,
+    char *err, size_t errlen)
+{
+	char		*buf;
+	size_t		 len, off = 0;
+	ssize_t		 n;
+	int		 fd;
+
+	if (sandbox_plan(s, l, abi, &buf, &len, err, errlen) == -1)
 		return -1;
 	if ((fd = memfd_create("cw-plan", MFD_CLOEXEC)) == -1) {
 		snprintf(err, errlen, "memfd_create: %s", strerror(errno));

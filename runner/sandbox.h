@@ -60,5 +60,12 @@ struct sandbox_report {
 pid_t	apply_sandbox(struct sandbox_spec *, const struct sandbox_launch *,
 	    struct sandbox_report *, int *refused, char *err, size_t errlen);
 void	sandbox_report_free(struct sandbox_report *);
+/*
+ * The plan apply_sandbox() hands cw-sandbox for this spec and launch (l may be NULL:
+ * no limits, no listeners), with Landlock ABI abi: a new buffer of *len bytes, or -1
+ * with err. `cw-runner spec --plan` prints it.
+ */
+int	sandbox_plan(const struct sandbox_spec *, const struct sandbox_launch *, int abi,
+	    char **buf, size_t *len, char *err, size_t errlen);
 
 #endif

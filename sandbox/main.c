@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,9 @@ main(int argc, char **argv)
 		    "cw-sandbox\n", PLAN_MSGFD);
 		return 127;
 	}
+	/* Ours only: the command must not inherit the runner's socket (its EOF says "exec'd"). */
+	if (fcntl(PLAN_MSGFD, F_SETFD, FD_CLOEXEC) == -1)
+		fatal("fd 3: fcntl");
 	buf = read_plan(fd, &len);
 	close(fd);
 	if (plan_parse(buf, len, &p, err, sizeof err) == -1)
