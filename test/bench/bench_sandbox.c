@@ -88,8 +88,9 @@ run_once(char **env, char **argv, int devnull, int *failed, double *cpu)
 				putenv(*env);
 				continue;
 			}
-			if ((fd = open(*env + 14, O_RDONLY)) == -1 || dup2(fd, 4) == -1 ||
-			    dup2(plansock[1], 3) == -1)
+			/* The socket is above 9 (main): neither dup2 clobbers the other. */
+			if (dup2(plansock[1], 3) == -1 ||
+			    (fd = open(*env + 14, O_RDONLY)) == -1 || dup2(fd, 4) == -1)
 				_exit(126);
 		}
 		execvp(argv[0], argv);
@@ -158,6 +159,8 @@ main(int argc, char **argv)
 		return 2;
 	}
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, plansock) == -1 ||
+	    (plansock[0] = fcntl(plansock[0], F_DUPFD_CLOEXEC, 10)) == -1 ||
+	    (plansock[1] = fcntl(plansock[1], F_DUPFD_CLOEXEC, 10)) == -1 ||
 	    (devnull = open("/dev/null", O_WRONLY | O_CLOEXEC)) < 0) {
 		perror("bench_sandbox");
 		return 2;
