@@ -46,7 +46,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "syscallfilter-gen: %s: %s\n", tmp, strerror(errno));
 		return 1;
 	}
-	fprintf(f, "/* Written by runner/gen/syscallfilter-gen.c at build time: do not edit. */\n"
+	fprintf(f, "/* Written by sandbox/gen/syscallfilter-gen.c at build time: do not edit. */\n"
 	    "static const struct sock_filter syscallfilter_bpf[] = {\n");
 	for (ssize_t i = 0; i < n; i += 8) {
 		unsigned short	 code;

@@ -220,7 +220,8 @@ attempt "find another sandboxed run's argv marker (/proc, ps)" not-found other_a
 	"$(scan "$MARK_RUN")"
 attempt "kill -TERM another sandboxed run's process" "ESRCH|EPERM" other_alive \
 	"kill -TERM $OTHER_PID"
-# The command's parent is the run's PID 1, which holds a copy of the runner's memory.
+# The command's parent is the run's PID 1 (cw-sandbox's init), which holds the plan: the
+# run's environment and every grant.
 attempt "read the parent's (PID 1's) /proc/\$PPID/environ" "EACCES|EPERM" "" \
 	"echo ppid=\$PPID; tr '\\0' '\\n' < /proc/\$PPID/environ | grep -c ."
 attempt "read the parent's (PID 1's) /proc/\$PPID/maps" "EACCES|EPERM" "" \
