@@ -178,6 +178,7 @@ for s in $subjects; do
 		cp "$CW_BIN/cw-runner" "$CW_BIN/cw-sandbox" "$stage/bin/"
 		cp "$CW_BENCH/bench_sandbox" "$stage/bench/"
 		cp "$0" "$stage/bench_sandbox.sh"
+		cp "$(dirname "$0")/bench_lib.bash" "$stage/"
 		[ -z "${CW_BIN_BEFORE:-}" ] || cp "$CW_BIN_BEFORE/cw-runner" "$CW_BIN_BEFORE/cw-sandbox" "$stage/before/" 2>/dev/null ||
 		    cp "$CW_BIN_BEFORE/cw-runner" "$stage/before/"
 		chown -R "$user:" "$stage"
