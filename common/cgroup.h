@@ -15,7 +15,7 @@
  *               the machine this was built on): a child of the runner's own cgroup in
  *               each of pids, memory and freezer.
  *
- * Where neither can be made, runner/runlimits.h is the fallback layer; a limit no
+ * Where neither can be made, sandbox/runlimits.h is the fallback layer; a limit no
  * layer holds refuses the run unless the user opted in (limits.allow_unenforced). The
  * sentences this module adds to notes say why no cgroup could be made or set.
  */

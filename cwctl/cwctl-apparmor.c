@@ -1,12 +1,13 @@
 /*
- * cwctl service apparmor [--print] [--runner PATH] [--dir DIR]: the AppArmor profile
- * that lets cw-runner make user namespaces where AppArmor restricts them (Ubuntu 23.10
- * and later: kernel.apparmor_restrict_unprivileged_userns=1), rendered for the
- * cw-runner next to this cwctl (or PATH), written to DIR/clockwork-cw-runner (default
- * /etc/apparmor.d) and loaded with apparmor_parser -r. Needs root to write and load;
- * where AppArmor is not active it writes nothing and says so. packaging/apparmor/
- * clockwork-cw-runner is this template rendered for /usr/local/bin/cw-runner, kept in
- * step by test/integration/apparmor.sh.
+ * cwctl service apparmor [--print] [--bindir DIR] [--dir DIR]: the AppArmor profile
+ * that lets cw-sandbox make user namespaces where AppArmor restricts them (Ubuntu 23.10
+ * and later: kernel.apparmor_restrict_unprivileged_userns=1). cw-sandbox is the one
+ * program of Clockwork that makes them (sandbox/steps.c); the profile is rendered for
+ * the cw-sandbox in DIR (default: the directory of this cwctl), written to
+ * DIR/clockwork-cw-sandbox (default /etc/apparmor.d) and loaded with apparmor_parser -r.
+ * Needs root to write and load; where AppArmor is not active it writes nothing and
+ * says so. packaging/apparmor/clockwork-cw-sandbox is this template rendered for
+ * /usr/local/bin, kept in step by test/integration/apparmor.sh.
  */
 #define _GNU_SOURCE
 #include <sys/stat.h>
@@ -22,7 +23,7 @@
 #include "cwctl.h"
 #include "spawnchild.h"
 
-#define CWCTL_APPARMOR_FILE	"clockwork-cw-runner"
+#define CWCTL_APPARMOR_FILE	"clockwork-cw-sandbox"
 
 /*
  * The lines marked "abi 4.0" are rules AppArmor 4.0 (Ubuntu 24.04) introduced; an older
@@ -30,31 +31,32 @@
  * profile there without them (test/integration/apparmor.sh).
  */
 const char cwctl_apparmor_profile[] =
-"# AppArmor profile for Clockwork's sandbox runner, cw-runner.\n"
+"# AppArmor profile for Clockwork's sandbox builder, cw-sandbox.\n"
 "#\n"
 "# Ubuntu 23.10 and later (kernel.apparmor_restrict_unprivileged_userns=1) let an\n"
 "# unconfined program make a user namespace but hold no capability in it, so a normal\n"
-"# user's cw-runner cannot build a run's view (a fresh root of bind mounts) and every\n"
-"# run is refused. This profile names cw-runner and lets it use user namespaces, as\n"
-"# bubblewrap's bwrap-userns-restrict does for bwrap:\n"
-"#  - cw-runner itself may use the capabilities of the user namespace it makes: it\n"
+"# user's run cannot get its view (a fresh root of bind mounts) and every run is\n"
+"# refused. cw-sandbox is the one program of Clockwork that makes a user namespace\n"
+"# (cw-runner starts every sandboxed process through it): this profile names it and\n"
+"# lets it use user namespaces, as bubblewrap's bwrap-userns-restrict does for bwrap:\n"
+"#  - cw-sandbox itself may use the capabilities of the user namespace it makes: it\n"
 "#    needs them to build the view, before it executes anything of the run;\n"
-"#  - whatever a run executes is stacked with cw-runner-payload, which denies every\n"
-"#    capability, so cw-runner is no way around the restriction for other programs;\n"
-"#  - cw-runner executing itself (the BYOK agent, which sandboxes its tools in turn)\n"
-"#    stays in cw-runner.\n"
-"# Both profiles allow everything else: cw-runner's own layers (the view, Landlock,\n"
+"#  - whatever it executes (the run's command) is stacked with cw-sandbox-payload,\n"
+"#    which denies every capability, so cw-sandbox is no way around the restriction\n"
+"#    for other programs.\n"
+"# Both profiles allow everything else: cw-sandbox's own layers (the view, Landlock,\n"
 "# seccomp) decide what a run may do; this profile only names the program.\n"
 "#\n"
 "# Installed from source with: sudo cwctl service apparmor\n"
-"# (writes /etc/apparmor.d/" CWCTL_APPARMOR_FILE " for the cw-runner next to that cwctl\n"
-"# and loads it with apparmor_parser -r). Site additions: local/" CWCTL_APPARMOR_FILE ".\n"
+"# (writes /etc/apparmor.d/" CWCTL_APPARMOR_FILE " for the cw-sandbox next to that\n"
+"# cwctl and loads it with apparmor_parser -r). Site additions: local/"
+    CWCTL_APPARMOR_FILE ".\n"
 "\n"
 "abi <abi/4.0>,\n"
 "\n"
 "include <tunables/global>\n"
 "\n"
-"profile cw-runner @RUNNER@ flags=(attach_disconnected,mediate_deleted) {\n"
+"profile cw-sandbox @BINDIR@/cw-sandbox flags=(attach_disconnected,mediate_deleted) {\n"
 "  allow capability,\n"
 "  allow file rwlkm /{**,},\n"
 "  allow network,\n"
@@ -68,13 +70,12 @@ const char cwctl_apparmor_profile[] =
 "  allow umount,\n"
 "  allow pivot_root,\n"
 "  allow dbus,\n"
-"  allow ix @RUNNER@,\n"
-"  allow px /** -> cw-runner//&cw-runner-payload,\n"
+"  allow px /** -> cw-sandbox//&cw-sandbox-payload,\n"
 "\n"
 "  include if exists <local/" CWCTL_APPARMOR_FILE ">\n"
 "}\n"
 "\n"
-"profile cw-runner-payload flags=(attach_disconnected,mediate_deleted) {\n"
+"profile cw-sandbox-payload flags=(attach_disconnected,mediate_deleted) {\n"
 "  allow file rwlkm /{**,},\n"
 "  allow network,\n"
 "  allow unix,\n"
@@ -87,7 +88,7 @@ const char cwctl_apparmor_profile[] =
 "  allow umount,\n"
 "  allow pivot_root,\n"
 "  allow dbus,\n"
-"  allow pix /** -> &cw-runner-payload,\n"
+"  allow pix /** -> &cw-sandbox-payload,\n"
 "\n"
 "  audit deny capability,\n"
 "\n"
@@ -95,17 +96,18 @@ const char cwctl_apparmor_profile[] =
 "}\n";
 
 /*
- * The profile for runner, newly allocated; NULL with errno EINVAL when the path holds
- * a character an AppArmor attachment cannot carry unquoted (a space, a glob, a comma).
+ * The profile for the cw-sandbox in bindir, newly allocated; NULL with errno EINVAL
+ * when the path holds a character an AppArmor attachment cannot carry unquoted (a
+ * space, a glob, a comma).
  */
 char *
-cwctl_apparmor_render(const char *runner)
+cwctl_apparmor_render(const char *bindir)
 {
-	const char	*at, *t = cwctl_apparmor_profile, *key = "@RUNNER@";
-	size_t		 n = 0, rl = strlen(runner), kl = strlen(key);
+	const char	*at, *t = cwctl_apparmor_profile, *key = "@BINDIR@";
+	size_t		 n = 0, rl = strlen(bindir), kl = strlen(key);
 	char		*out, *o;
 
-	if (runner[0] != '/' || strspn(runner, "abcdefghijklmnopqrstuvwxyz"
+	if (bindir[0] != '/' || strspn(bindir, "abcdefghijklmnopqrstuvwxyz"
 	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._+-") != rl) {
 		errno = EINVAL;
 		return NULL;
@@ -117,7 +119,7 @@ cwctl_apparmor_render(const char *runner)
 	for (o = out; (at = strstr(t, key)) != NULL; t = at + kl) {
 		memcpy(o, t, (size_t)(at - t));
 		o += at - t;
-		memcpy(o, runner, rl);
+		memcpy(o, bindir, rl);
 		o += rl;
 	}
 	strcpy(o, t);
@@ -125,7 +127,7 @@ cwctl_apparmor_render(const char *runner)
 }
 
 /*
- * 1 when AppArmor is active, restricts unprivileged user namespaces, and no cw-runner
+ * 1 when AppArmor is active, restricts unprivileged user namespaces, and no cw-sandbox
  * profile is loaded (or the list of profiles cannot be read: the command that loads it
  * is then worth saying).
  */
@@ -147,7 +149,7 @@ cwctl_apparmor_needed(void)
 	if ((f = fopen("/sys/kernel/security/apparmor/profiles", "re")) == NULL)
 		return 1;
 	while (!loaded && fgets(line, sizeof line, f) != NULL)
-		loaded = strncmp(line, "cw-runner ", 10) == 0;
+		loaded = strncmp(line, "cw-sandbox ", 11) == 0;
 	fclose(f);
 	return !loaded;
 }
@@ -155,7 +157,7 @@ cwctl_apparmor_needed(void)
 static int
 cwctl_apparmor_usage(void)
 {
-	fprintf(stderr, "usage: cwctl service apparmor [--print] [--runner PATH] [--dir DIR]\n");
+	fprintf(stderr, "usage: cwctl service apparmor [--print] [--bindir DIR] [--dir DIR]\n");
 	return CWCTL_EXIT_USAGE;
 }
 
@@ -202,7 +204,7 @@ cwctl_apparmor_load(const char *path)
 int
 cwctl_apparmor(int argc, char **argv)
 {
-	char		 exe[PATH_MAX], runner[PATH_MAX + 16], path[PATH_MAX + 64];
+	char		 exe[PATH_MAX], bindir[PATH_MAX + 16], path[PATH_MAX + 64];
 	char		 tmp[PATH_MAX + 80];
 	const char	*dir = "/etc/apparmor.d", *given = NULL;
 	char		*text;
@@ -213,7 +215,7 @@ cwctl_apparmor(int argc, char **argv)
 	for (int i = 2; i < argc; i++) {
 		if (strcmp(argv[i], "--print") == 0)
 			print = 1;
-		else if (strcmp(argv[i], "--runner") == 0 && i + 1 < argc)
+		else if (strcmp(argv[i], "--bindir") == 0 && i + 1 < argc)
 			given = argv[++i];
 		else if (strcmp(argv[i], "--dir") == 0 && i + 1 < argc)
 			dir = argv[++i];
@@ -221,7 +223,7 @@ cwctl_apparmor(int argc, char **argv)
 			return cwctl_apparmor_usage();
 	}
 	if (given != NULL)
-		snprintf(runner, sizeof runner, "%s", given);
+		snprintf(bindir, sizeof bindir, "%s", given);
 	else {
 		if ((n = readlink("/proc/self/exe", exe, sizeof exe - 1)) == -1) {
 			fprintf(stderr, "cwctl: cannot find this program's directory: %s\n",
@@ -229,10 +231,10 @@ cwctl_apparmor(int argc, char **argv)
 			return CWCTL_EXIT_FAILURE;
 		}
 		exe[n] = '\0';
-		snprintf(runner, sizeof runner, "%s/cw-runner", dirname(exe));
+		snprintf(bindir, sizeof bindir, "%s", dirname(exe));
 	}
-	if ((text = cwctl_apparmor_render(runner)) == NULL) {
-		fprintf(stderr, "cwctl: %s: %s\n", runner, errno == EINVAL ? "an AppArmor "
+	if ((text = cwctl_apparmor_render(bindir)) == NULL) {
+		fprintf(stderr, "cwctl: %s: %s\n", bindir, errno == EINVAL ? "an AppArmor "
 		    "profile can name only an absolute path of letters, digits and / . _ + -"
 		    : strerror(errno));
 		return CWCTL_EXIT_FAILURE;
@@ -243,7 +245,7 @@ cwctl_apparmor(int argc, char **argv)
 		return CWCTL_EXIT_OK;
 	}
 	if (access("/sys/kernel/security/apparmor", F_OK) == -1) {
-		printf("AppArmor is not active on this kernel: nothing restricts cw-runner's "
+		printf("AppArmor is not active on this kernel: nothing restricts cw-sandbox's "
 		    "user namespaces, no profile is needed (nothing written)\n");
 		free(text);
 		return CWCTL_EXIT_OK;
@@ -262,9 +264,9 @@ cwctl_apparmor(int argc, char **argv)
 		return CWCTL_EXIT_FAILURE;
 	}
 	free(text);
-	printf("wrote %s for %s\n", path, runner);
+	printf("wrote %s for %s/cw-sandbox\n", path, bindir);
 	if (cwctl_apparmor_load(path) == -1)
 		return CWCTL_EXIT_FAILURE;
-	printf("loaded: cw-runner may now make user namespaces (cwctl doctor checks it)\n");
+	printf("loaded: cw-sandbox may now make user namespaces (cwctl doctor checks it)\n");
 	return CWCTL_EXIT_OK;
 }

@@ -186,7 +186,7 @@ doctor_apparmor_facts(struct doctor_aa *aa)
 		return;
 	aa->profile = 0;
 	while (fgets(line, sizeof line, f) != NULL)
-		if (strncmp(line, "cw-runner ", 10) == 0)
+		if (strncmp(line, "cw-sandbox ", 11) == 0)
 			aa->profile = 1;
 	fclose(f);
 }
@@ -238,7 +238,7 @@ doctor_userns(struct doctor *dr, const struct doctor_aa *aa)
 		    "/etc/sysctl.d/60-clockwork-userns.conf");
 	else if (!dr->root && aa->active && aa->restrict_userns == 1 && aa->profile != 1)
 		snprintf(fix, sizeof fix, "sudo %s/cwctl service apparmor   (loads the "
-		    "cw-runner profile that lets cw-runner make user namespaces; see the "
+		    "cw-sandbox profile that lets cw-sandbox make user namespaces; see the "
 		    "apparmor line)", dr->bindir);
 	else if (sec == 2)
 		snprintf(fix, sizeof fix, "a seccomp filter around this session refuses "
@@ -286,20 +286,20 @@ doctor_apparmor(struct doctor *dr, const struct doctor_aa *aa)
 		return;
 	}
 	snprintf(found, sizeof found, "AppArmor active, "
-	    "kernel.apparmor_restrict_unprivileged_userns %ld, cw-runner profile %s",
+	    "kernel.apparmor_restrict_unprivileged_userns %ld, cw-sandbox profile %s",
 	    aa->restrict_userns, aa->profile == 1 ? "loaded" : aa->profile == 0 ?
 	    "not loaded" : "unknown (cannot read the list of profiles)");
 	if (aa->restrict_userns != 1 || aa->profile == 1)
-		doctor_add(dr, DOCTOR_OK, "apparmor", found, aa->profile == 1 ? "cw-runner may "
+		doctor_add(dr, DOCTOR_OK, "apparmor", found, aa->profile == 1 ? "cw-sandbox may "
 		    "make user namespaces; what a run executes gets no capabilities from "
-		    "them (the cw-runner-payload profile)" : "user namespaces are not "
+		    "them (the cw-sandbox-payload profile)" : "user namespaces are not "
 		    "restricted by AppArmor here", NULL);
 	else
 		doctor_add(dr, dr->root ? DOCTOR_WARN : DOCTOR_FAIL, "apparmor", found,
 		    dr->root ? "root's runs need no user namespace; a normal user's runs "
 		    "would be refused (exit 3)" : "the kernel lets unconfined programs make "
 		    "user namespaces but not use them (Ubuntu 23.10 and later): every run is "
-		    "refused (exit 3) until the cw-runner profile is loaded", fix);
+		    "refused (exit 3) until the cw-sandbox profile is loaded", fix);
 }
 
 static void

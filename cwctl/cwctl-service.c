@@ -253,7 +253,7 @@ cwctl_service_usage(void)
 {
 	fprintf(stderr, "usage: cwctl service install [--print] [--force] [--systemd | --launchd]\n"
 	    "       cwctl service uninstall | status [--systemd | --launchd]\n"
-	    "       cwctl service apparmor [--print] [--runner PATH] [--dir DIR]   (as root)\n");
+	    "       cwctl service apparmor [--print] [--bindir DIR] [--dir DIR]   (as root)\n");
 	return CWCTL_EXIT_USAGE;
 }
 

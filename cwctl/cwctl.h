@@ -34,8 +34,8 @@ int	cwctl_policy(int argc, char **argv);	/* cwctl-policy.c */
 int	cwctl_sandbox(int argc, char **argv);	/* cwctl-sandbox.c */
 int	cwctl_doctor(int argc, char **argv);	/* cwctl-doctor.c */
 int	cwctl_apparmor(int argc, char **argv);	/* cwctl-apparmor.c: service apparmor */
-char	*cwctl_apparmor_render(const char *runner);
-int	cwctl_apparmor_needed(void);	/* restricted here, and no cw-runner profile loaded */
+char	*cwctl_apparmor_render(const char *bindir);	/* the profile for bindir/cw-sandbox */
+int	cwctl_apparmor_needed(void);	/* restricted here, and no cw-sandbox profile loaded */
 int	cwctl_status(int argc, char **argv);	/* cwctl-status.c */
 int	cwctl_task(int argc, char **argv);	/* cwctl-task.c */
 /* task rules|unrule|ask (cwctl-task-rules.c); argv[0] is the subcommand. */

@@ -181,7 +181,7 @@ main(int argc, char **argv)
 	 * In a delegated cgroup v2 subtree (the unit's Delegate=yes, or a scope made with
 	 * systemd-run --user --scope -p Delegate=yes), step into a leaf so the runners can
 	 * give each run a cgroup of its own beside it. Failing that, the runners fall back
-	 * to rlimits (runner/runlimits.h), and refuse a run no layer can hold.
+	 * to rlimits (sandbox/runlimits.h), and refuse a run no layer can hold.
 	 */
 	if (cgroup_delegate(cgerr, sizeof cgerr) == -1)
 		fprintf(stderr, "clockworkd: warning: %s: runs' limits fall back to "

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "landlock.h"
 #include "config.h"
 #include "paths.h"
 #include "proc.h"
@@ -29,6 +30,7 @@ struct exec_opts {
 	char		 cache_scope[80];	/* "scopes/<name>", or "": private caches */
 	struct strlist	 context;
 	int		 json;
+	int		 plan;		/* spec --plan: the plan for cw-sandbox */
 	char		**cmd;		/* after "--" */
 };
 
@@ -42,7 +44,7 @@ exec_usage(const char *name, const char *msg)
 		fprintf(stderr, "usage: cw-runner exec --workdir DIR [--engine NAME] "
 		    "[--context DIR:ro]... [--git-objects DIR] [--cache-scope NAME] -- CMD [ARG...]\n");
 	else
-		fprintf(stderr, "usage: cw-runner spec --json [--workdir DIR] [--engine NAME] "
+		fprintf(stderr, "usage: cw-runner spec --json|--plan [--workdir DIR] [--engine NAME] "
 		    "[--context DIR:ro]... [--git-objects DIR] [--cache-scope NAME]\n");
 	return RUNNER_EXIT_USAGE;
 }
@@ -62,6 +64,10 @@ exec_parse(const char *name, int argc, char **argv, struct exec_opts *o, char *e
 		}
 		if (strcmp(a, "--json") == 0) {
 			o->json = 1;
+			continue;
+		}
+		if (strcmp(a, "--plan") == 0) {
+			o->plan = 1;
 			continue;
 		}
 		if (strcmp(a, "--workdir") != 0 && strcmp(a, "--engine") != 0 &&
@@ -209,14 +215,31 @@ runner_cmd_spec(int argc, char **argv)
 		strlist_free(&o.context);
 		return exec_usage("spec", o.cmd != NULL ? "spec runs nothing" : err);
 	}
-	if (!o.json) {
+	if (o.json == o.plan) {
 		strlist_free(&o.context);
-		return exec_usage("spec", "--json is required (the only output format)");
+		return exec_usage("spec", "one of --json (the spec) or --plan (what cw-sandbox "
+		    "is given) is required");
 	}
 	rc = exec_spec("spec", &o, &s);
 	strlist_free(&o.context);
 	if (rc != 0)
 		return rc;
+	if (o.plan) {
+		size_t	 len;
+
+		/* The plan's binary records as cw-sandbox reads them (sandbox/plan.h). */
+		if (sandbox_plan(&s, NULL, s.enabled ? landlock_abi() : 0, &text, &len, err,
+		    sizeof err) == -1) {
+			fprintf(stderr, "cw-runner spec: %s\n", err);
+			exec_spec_done(&s, 0);
+			return RUNNER_EXIT_FAILURE;
+		}
+		rc = fwrite(text, 1, len, stdout) == len && fflush(stdout) == 0 ?
+		    RUNNER_EXIT_OK : RUNNER_EXIT_FAILURE;
+		free(text);
+		exec_spec_done(&s, 0);
+		return rc;
+	}
 	if ((text = spec_to_json(&s)) == NULL) {
 		fprintf(stderr, "cw-runner spec: out of memory\n");
 		exec_spec_done(&s, 0);

@@ -15,7 +15,7 @@ static const struct runner_cmd {
 } runner_cmds[] = {
 	{ "run", runner_cmd_run, "run                      read a run spec on stdin, JSON lines both ways (daemon use)" },
 	{ "exec", runner_cmd_exec, "exec --workdir DIR [--engine NAME] [--context DIR:ro] -- CMD [ARG...]" },
-	{ "spec", runner_cmd_spec, "spec --json [--workdir DIR] [--engine NAME] [--context DIR:ro]" },
+	{ "spec", runner_cmd_spec, "spec --json|--plan [--workdir DIR] [--engine NAME] [--context DIR:ro]" },
 };
 
 static void

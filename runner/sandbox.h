@@ -1,9 +1,10 @@
 /*
- * apply_sandbox(): the one way cw-runner starts anything (SPEC S1). It clones a child
- * into new PID, IPC and mount namespaces; the child applies every layer in a fixed
- * order (each step mandatory: a failure ends the child and is reported to the parent,
- * which starts nothing), then stays as the namespace's PID 1 while a child of its own
- * execs argv. The parent gets the pid (a host pid) of that PID 1 once the exec has
+ * apply_sandbox(): the one way cw-runner starts anything (SPEC S1). It writes the plan
+ * (sandbox/plan.h) and starts cw-sandbox, which makes new PID, IPC and mount (and
+ * network, and user) namespaces and applies every layer in a fixed order
+ * (sandbox/steps.c; each step mandatory: a failure ends it and is reported to the
+ * runner, which starts nothing), then stays as the namespace's PID 1 while a child of
+ * its own execs argv. The parent gets the pid (a host pid) of that PID 1 once the exec has
  * happened, or the reason it did not. Waiting on that pid gives the command's status:
  * an exit code as it is, a death by signal N as exit code 128 + N.
  */
@@ -59,5 +60,12 @@ struct sandbox_report {
 pid_t	apply_sandbox(struct sandbox_spec *, const struct sandbox_launch *,
 	    struct sandbox_report *, int *refused, char *err, size_t errlen);
 void	sandbox_report_free(struct sandbox_report *);
+/*
+ * The plan apply_sandbox() hands cw-sandbox for this spec and launch (l may be NULL:
+ * no limits, no listeners), with Landlock ABI abi: a new buffer of *len bytes, or -1
+ * with err. `cw-runner spec --plan` prints it.
+ */
+int	sandbox_plan(const struct sandbox_spec *, const struct sandbox_launch *, int abi,
+	    char **buf, size_t *len, char *err, size_t errlen);
 
 #endif

@@ -52,55 +52,6 @@ struct spec_carve {
 	struct credpaths_set	 cred;
 };
 
-/* System directories every toolchain reads; only those that exist are granted. */
-static const char *const spec_system_dirs[] = {
-	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt",
-	"/usr/local", "/run/systemd/resolve", "/var/lib/ca-certificates",
-	/*
-	 * /proc: toolchains read /proc/self, /proc/cpuinfo, /proc/meminfo. Other
-	 * processes' /proc/<pid>/environ, mem, fd are guarded by ptrace access checks,
-	 * which Landlock restricts to processes inside the same sandbox.
-	 */
-	"/proc", "/sys",
-};
-
-/*
- * The canonical forms of spec_system_dirs ("" where one cannot be resolved), resolved
- * once per process: spec_system grants them, and spec_system_root runs for every
- * grant at every spawn.
- */
-static const char *
-spec_system_canon(size_t i)
-{
-	static char	 canon[sizeof spec_system_dirs / sizeof spec_system_dirs[0]][PATH_MAX];
-	static int	 ready;
-
-	if (!ready) {
-		for (size_t j = 0; j < sizeof spec_system_dirs / sizeof spec_system_dirs[0];
-		    j++)
-			if (paths_canonical(spec_system_dirs[j], canon[j], PATH_MAX) == -1)
-				canon[j][0] = '\0';
-		ready = 1;
-	}
-	return canon[i];
-}
-
-int
-spec_system_root(const char *path, char *root, size_t rootlen)
-{
-	const char	*canon;
-
-	for (size_t i = 0; i < sizeof spec_system_dirs / sizeof spec_system_dirs[0]; i++) {
-		canon = spec_system_canon(i);
-		if (canon[0] == '\0' || !paths_within(path, canon))
-			continue;
-		if ((size_t)snprintf(root, rootlen, "%s", canon) >= rootlen)
-			return 0;
-		return 1;
-	}
-	return 0;
-}
-
 /* Device files a shell and the common tools need. */
 static const char *const spec_dev_write[] = {
 	"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx",
@@ -989,14 +940,14 @@ spec_system(struct spec_build *b)
 	const char		*sys;
 	int			 world_only;
 
-	for (size_t i = 0; i < sizeof spec_system_dirs / sizeof spec_system_dirs[0]; i++) {
+	for (size_t i = 0; i < spec_system_ndirs(); i++) {
 		sys = spec_system_canon(i);
 		if (sys[0] == '\0' || !spec_is_dir(sys) || spec_covered(b->s, sys))
 			continue;
 		world_only = 0;
 		for (size_t j = 0; j < sizeof spec_system_world_only /
 		    sizeof spec_system_world_only[0]; j++)
-			if (strcmp(spec_system_dirs[i], spec_system_world_only[j]) == 0)
+			if (strcmp(spec_system_dir(i), spec_system_world_only[j]) == 0)
 				world_only = 1;
 		/*
 		 * Left to spec_carve_finish(): no later step of the spec reads the
@@ -1564,17 +1515,6 @@ out:
 		errno = save;
 	}
 	return rc;
-}
-
-const char *
-spec_getenv(const struct sandbox_spec *s, const char *name)
-{
-	size_t	 len = strlen(name);
-
-	for (size_t i = 0; i < s->env.n; i++)
-		if (strncmp(s->env.v[i], name, len) == 0 && s->env.v[i][len] == '=')
-			return s->env.v[i] + len + 1;
-	return NULL;
 }
 
 static cJSON *

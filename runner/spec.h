@@ -89,6 +89,13 @@ int	spec_sandbox_enabled(const struct config *, const char *engine, int sandbox_
  * does not check there (chmod, utimes, xattrs by a root run).
  */
 int	spec_system_root(const char *path, char *root, size_t rootlen);
+/*
+ * The system locations (sandbox/sysdirs.c): how many, each as spelled, and each
+ * canonical ("" where it cannot be resolved; resolved once per process).
+ */
+size_t	 spec_system_ndirs(void);
+const char *spec_system_dir(size_t);
+const char *spec_system_canon(size_t);
 /* The value of name in the spec's environment ("NAME=value" entries), or NULL. */
 const char *spec_getenv(const struct sandbox_spec *, const char *name);
 /* The spec as JSON text (newly allocated), for `cw-runner spec --json`. */

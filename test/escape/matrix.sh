@@ -143,7 +143,7 @@ git -C "$OTHER" add private.txt && git -C "$OTHER" commit -qm other
 
 # Probes run from the worktree (the build directory is not readable inside).
 mkdir -p "$WT/.cw-probes"
-cp "$CW_BUILD"/escape/probe_* "$RUNNER" "$WT/.cw-probes/"
+cp "$CW_BUILD"/escape/probe_* "$RUNNER" "$CW_BIN/cw-sandbox" "$WT/.cw-probes/"
 P=$WT/.cw-probes
 # Written back unchanged by the /proc/sys attempt: harmless even if it got through.
 cat /proc/sys/kernel/core_pattern > "$P/core_pattern"

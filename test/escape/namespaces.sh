@@ -83,7 +83,7 @@ no_marker() { [ -z "$(marker_pids "$1")" ]; }
 mkdir -p "$CWH" "$WT" "$WT2"
 printf 'sandbox:\n  enabled: true\n' > "$CWH/config.yaml"
 git init -q -b main "$WT"
-cp "$CW_BUILD/escape/probe_shm" "$RUNNER" "$WT/"
+cp "$CW_BUILD/escape/probe_shm" "$RUNNER" "$CW_BIN/cw-sandbox" "$WT/"
 # Root-owned files under the /etc read grant: only root can plant them.
 if [ "$ROOT" = 1 ]; then
 	printf 'CWSECRET-etc-%s\n' "$RAND" > "$ETC_SECRET" && chmod 0600 "$ETC_SECRET"
@@ -220,11 +220,18 @@ attempt "find another sandboxed run's argv marker (/proc, ps)" not-found other_a
 	"$(scan "$MARK_RUN")"
 attempt "kill -TERM another sandboxed run's process" "ESRCH|EPERM" other_alive \
 	"kill -TERM $OTHER_PID"
-# The command's parent is the run's PID 1, which holds a copy of the runner's memory.
+# The command's parent is the run's PID 1 (cw-sandbox's init), which holds the plan: the
+# run's environment and every grant.
 attempt "read the parent's (PID 1's) /proc/\$PPID/environ" "EACCES|EPERM" "" \
 	"echo ppid=\$PPID; tr '\\0' '\\n' < /proc/\$PPID/environ | grep -c ."
 attempt "read the parent's (PID 1's) /proc/\$PPID/maps" "EACCES|EPERM" "" \
 	"echo ppid=\$PPID; head -c 64 /proc/\$PPID/maps"
+
+# cw-sandbox built the sandbox as root inside the run's user namespace (or as root): the
+# command it exec'd, and its PID 1, must hold no capability in any set, the bounding
+# set included (a file capability or setuid root could not raise one back).
+attempt "hold a capability after cw-sandbox's exec (Cap* of self, PID 1)" EPERM "" \
+	"for f in /proc/self/status /proc/\$PPID/status; do grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb):' \$f | grep -v ':.0000000000000000\$' && exit 0; done; echo 'operation not permitted: no capability held'; exit 1"
 
 # --- IPC namespace (item 9) -------------------------------------------------------------
 out=$(sbx sh -c "exec 2>&1; ./probe_shm attack $SHM_KEY $SHM_ID" 2>"$T/runner.err")

@@ -1,5 +1,5 @@
 /*
- * The kernel fact the rlimit layer of a run's limits stands on (runner/runlimits.h):
+ * The kernel fact the rlimit layer of a run's limits stands on (sandbox/runlimits.h):
  * since Linux 5.14 RLIMIT_NPROC is counted per user namespace, so a process limit set
  * inside a run's own user namespace bounds the run's processes only, and the user's
  * other processes are not counted against it.

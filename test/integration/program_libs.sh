@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Issue 25: each program links what its job needs and nothing heavier. The program that
-# builds every sandbox and hosts the proxy and the seal (cw-runner), the floor hook and
-# the parsing child carry no TLS stack, no store and no git; TLS (libcurl, dlopened)
+# builds every sandbox (cw-sandbox) links the C library alone; the one that supervises
+# a run and hosts the proxy and the seal (cw-runner), the floor hook and the parsing
+# child carry no TLS stack, no store and no git; TLS (libcurl, dlopened)
 # lives only in cw-agent, the byok engine, and in cwctl/clockworkd for what needs it.
 # Rows:
-#  1. readelf -d: no program's NEEDED list names a library its row forbids;
+#  1. readelf -d: no program's NEEDED list names a library its row forbids; cw-sandbox's
+#     names libc alone;
 #  2. ldd: the same, for everything those libraries pull in (a TLS stack can come in
 #     behind an innocent-looking library);
 #  3. cw-floor-hook is static (no NEEDED entry, no interpreter);
@@ -20,7 +22,8 @@ command -v ldd >/dev/null || { echo "ldd not installed"; exit 77; }
 TLS="libcurl libssl libcrypto libgnutls libnss3 libgcrypt"
 # program: forbidden library stems
 declare -A FORBID=(
-	[cw-runner]="$TLS libsqlite3 libgit2 libsecret libdbus libglib"
+	[cw-runner]="$TLS libsqlite3 libgit2 libsecret libdbus libglib libseccomp"
+	[cw-sandbox]="$TLS libsqlite3 libgit2 libevent libcjson libyaml libseccomp libsecret libdbus libglib"
 	[cw-floor-hook]="$TLS libsqlite3 libgit2 libevent libcjson libyaml libseccomp"
 	[cw-parse]="$TLS libsqlite3 libgit2 libevent libsecret libdbus libglib"
 	[cw-agent]="$TLS libsqlite3 libgit2 libevent libsecret libdbus libglib libyaml"
@@ -39,6 +42,16 @@ for prog in "${!FORBID[@]}"; do
 	done
 	pass "$prog: NEEDED ${needed:-(none)}; none of: ${FORBID[$prog]}"
 done
+
+# 1, cw-sandbox: nothing but the C library (a sanitizer build adds its runtime's own
+# needs: libasan, libm, libdl, libpthread, librt, libgcc_s).
+san='^$'
+grep -q '^CW_SANITIZE:BOOL=ON' "${CW_BUILD:-/nonexistent}/CMakeCache.txt" 2>/dev/null &&
+    san='^(libasan|libubsan|libm|libdl|libpthread|librt|libgcc_s|libresolv)\.'
+sbx_needed=$(readelf -d "$CW_BIN/cw-sandbox" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' |
+    grep -Ev "$san" | tr '\n' ' ')
+[ "$sbx_needed" = "libc.so.6 " ] || fail "cw-sandbox NEEDED: $sbx_needed (libc alone expected)"
+pass "cw-sandbox: NEEDED $sbx_needed only"
 
 # 3. The floor hook runs before every shell call of every engine: static, so that it
 # loads nothing and an engine's LD_PRELOAD or LD_LIBRARY_PATH cannot reach it.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The kernel fact the rlimit layer of a run's limits stands on (runner/runlimits.h,
+# The kernel fact the rlimit layer of a run's limits stands on (sandbox/runlimits.h,
 # docs/SECURITY.md "Per-run limits"): RLIMIT_NPROC set inside a user namespace of its
 # own bounds the processes made there, and the user's other processes are not counted
 # against it (Linux >= 5.14, ucounts per user namespace). The control row shows the

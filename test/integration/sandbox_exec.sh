@@ -185,4 +185,33 @@ if grep -qx 'Sandbox Test' <<<"$out" && grep -q 'Sandbox Test' "$t/home/.gitconf
    ! grep -q Evil "$t/home/.gitconfig"; then ok "git reads ~/.gitconfig, cannot change it"
 else bad "git with ~/.gitconfig: $out"; fi
 
+# 18. cw-sandbox, which builds every sandbox, links the C library only (issue 25); run by
+#     hand (no runner's socket on fd 3) it refuses, exit 127, and runs nothing; a plan
+#     that is not one is refused with the reason, and nothing runs.
+needed=$(readelf -d "$CW_BIN/cw-sandbox" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+case " $needed" in
+*libcurl*|*libssl*|*libcrypto*|*libsqlite*|*libevent*|*libseccomp*|*libcjson*|*libgit2*|*libyaml*)
+	bad "cw-sandbox links more than libc: $needed" ;;
+*) [[ $needed == *libc.so* ]] && ok "cw-sandbox links only: $needed" || bad "cw-sandbox NEEDED: '$needed'" ;;
+esac
+out=$("$CW_BIN/cw-sandbox" --plan-fd 4 -- sh -c 'echo ran' 2>&1 3>&- 4</dev/null); rc=$?
+[ $rc = 127 ] && [[ $out == *"only cw-runner starts"* ]] && [[ $out != *ran* ]] &&
+    ok "cw-sandbox by hand refuses (rc 127)" || bad "cw-sandbox by hand: rc $rc $out"
+printf 'CWPLAN1\nE\0\0\0\0011\0\0\0\001x' > "$t/bad.plan"
+out=$(python3 -c '
+import os, socket, subprocess, sys
+a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+plan = os.open(sys.argv[2], os.O_RDONLY)
+hi = [os.dup(b.fileno()), os.dup(plan)]	# above 4, so the dup2s clobber nothing
+def fds():
+	os.dup2(hi[0], 3)
+	os.dup2(hi[1], 4)
+p = subprocess.run([sys.argv[1], "--plan-fd", "4", "--", "sh", "-c", "echo ran"],
+    pass_fds=(3, 4), stdin=subprocess.DEVNULL, capture_output=True, text=True,
+    preexec_fn=fds)
+print(p.returncode, p.stdout.strip(), p.stderr.strip())
+' "$CW_BIN/cw-sandbox" "$t/bad.plan" 2>&1)
+[[ $out == "127  cw-sandbox: plan: "* ]] && [[ $out != *ran* ]] &&
+    ok "cw-sandbox refuses a malformed plan: ${out#127  }" || bad "cw-sandbox with a malformed plan: $out"
+
 exit $fail

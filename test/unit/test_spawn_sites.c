@@ -306,8 +306,8 @@ test_toolhost_refuses_outside_a_sandbox(void **state)
 }
 
 /*
- * Issue 25: clockworkd, cwctl, the parsing child and the hook start a child only
- * through common/spawnchild.c (exec always, only the descriptors handed over, a
+ * Issue 25: clockworkd, cwctl, the parsing child, the hook and cw-sandbox start a child
+ * only through common/spawnchild.c (exec always, only the descriptors handed over, a
  * fixed environment). What else may fork is named, with how many calls.
  */
 static void
@@ -320,10 +320,12 @@ test_others_spawn_only_in_spawnchild_c(void **state)
 		    "seccomp filter and exits, running no program" },
 		{ "cwctl/cwctl-sandbox.c", 1, "cwctl sandbox becomes cw-runner exec: an "
 		    "exec with no fork, no child" },
+		{ "sandbox/steps.c", -1, "cw-sandbox: the run's PID 1 (clone), the "
+		    "command (vfork, execve), each inside every layer it applied" },
 		{ NULL, 0, NULL },
 	};
 	static const char *const dirs[] = { "daemon", "cwctl", "common", "parser",
-	    "floor-hook" };
+	    "floor-hook", "sandbox" };
 	struct spawn_walk	 w;
 	char			 dir[PATH_MAX];
 

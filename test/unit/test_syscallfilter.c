@@ -1,5 +1,5 @@
 /*
- * The seccomp layer (runner/syscallfilter.c): the program built into cw-runner at build
+ * The seccomp layer (sandbox/syscallfilter.c): the program built into cw-sandbox at build
  * time is byte for byte the one libseccomp compiles from the rules now (so the two can
  * never drift apart), and once loaded it denies what it says and allows the rest.
  */

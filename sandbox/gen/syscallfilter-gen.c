@@ -1,7 +1,8 @@
 /*
- * Build-time tool: writes syscallfilter_bpf.h, the seccomp filter of runner/
+ * Build-time tool: writes syscallfilter_bpf.h, the seccomp filter of sandbox/
  * syscallfilter.c as libseccomp compiles it for this machine's architecture, so that
- * cw-runner loads a finished program instead of compiling the same one at every start.
+ * cw-sandbox loads a finished program (syscallload.c) instead of compiling the same
+ * one at every start, and links no libseccomp.
  * Usage: syscallfilter-gen OUT.h
  */
 #define _GNU_SOURCE	/* memfd_create */
@@ -45,7 +46,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "syscallfilter-gen: %s: %s\n", tmp, strerror(errno));
 		return 1;
 	}
-	fprintf(f, "/* Written by runner/gen/syscallfilter-gen.c at build time: do not edit. */\n"
+	fprintf(f, "/* Written by sandbox/gen/syscallfilter-gen.c at build time: do not edit. */\n"
 	    "static const struct sock_filter syscallfilter_bpf[] = {\n");
 	for (ssize_t i = 0; i < n; i += 8) {
 		unsigned short	 code;

@@ -188,43 +188,12 @@ syscallfilter_export(int fd, char *err, size_t errlen)
 	return syscallfilter_use(0, fd, err, errlen);
 }
 
-#ifdef CW_SYSCALLFILTER_BPF
 /*
- * The same filter as libseccomp builds it, made once when cw-runner was built
- * (runner/gen/syscallfilter-gen.c writes syscallfilter_bpf.h from
- * syscallfilter_export()): building it at every start was a tenth of the start.
- * test_syscallfilter checks the two are the same program. Loaded as seccomp_load()
- * loads it: no flags; no_new_privs is set already (sandbox.c, step 6).
+ * Where no program was compiled at build time (a cross build), libseccomp builds the
+ * filter at every start: cw-sandbox then links this file and libseccomp. Otherwise
+ * it links syscallload.c, which loads the program built with it, and no libseccomp.
  */
-#include <linux/filter.h>
-#include <linux/seccomp.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
-#include "syscallfilter_bpf.h"
-
-int
-syscallfilter_apply(char *err, size_t errlen)
-{
-	struct sock_fprog	 prog = {
-		.len = (unsigned short)(sizeof syscallfilter_bpf / sizeof syscallfilter_bpf[0]),
-		.filter = (struct sock_filter *)syscallfilter_bpf,
-	};
-
-	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == -1) {
-		snprintf(err, errlen, "seccomp: load: %s", strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-size_t
-syscallfilter_builtin(const unsigned char **prog)
-{
-	*prog = (const unsigned char *)syscallfilter_bpf;
-	return sizeof syscallfilter_bpf;
-}
-#else
+#ifndef CW_SYSCALLFILTER_BPF
 int
 syscallfilter_apply(char *err, size_t errlen)
 {

@@ -15,7 +15,7 @@ int	syscallfilter_apply(char *err, size_t errlen);
 /* Write the filter, as libseccomp builds it now, to fd as raw BPF: 0, or -1 with err. */
 int	syscallfilter_export(int fd, char *err, size_t errlen);
 /*
- * The program built into cw-runner (syscallfilter_apply loads it): its length in bytes
+ * The program built into cw-sandbox (syscallfilter_apply loads it): its length in bytes
  * and *prog, or 0 where the filter is built at every start (a cross build).
  */
 size_t	syscallfilter_builtin(const unsigned char **prog);
