@@ -35,25 +35,7 @@
 #include "plan.h"
 #include "sandbox.h"
 
-/* A message of one buffer, with room for control data, for sendmsg or recvmsg. */
-static void
-sandbox_msghdr(struct msghdr *mh, struct iovec *iov, void *base, size_t len, void *ctl,
-    size_t ctllen)
-{
-	iov->iov_base = base;
-	iov->iov_len = len;
-	memset(mh, 0, sizeof *mh);
-	mh->msg_iov = iov;
-	mh->msg_iovlen = 1;
-	mh->msg_control = ctl;
-	mh->msg_controllen = ctllen;
-}
 
-/* Control data of one descriptor, aligned as a cmsghdr. */
-union sandbox_cmsg_fd {
-	char		 buf[CMSG_SPACE(sizeof(int))];
-	struct cmsghdr	 align;
-};
 
 
 /* Parent: the ruleset, with the carve's grants in it, to the child. */
@@ -62,12 +44,12 @@ sandbox_carve_send(int sock, int rfd)
 {
 	struct msghdr	 mh;
 	struct iovec	 iov;
-	union sandbox_cmsg_fd	 cm;
+	union plan_cmsg_fd	 cm;
 	struct cmsghdr	*c;
 	ssize_t		 n;
 
 	memset(&cm, 0, sizeof cm);
-	sandbox_msghdr(&mh, &iov, (void *)SANDBOX_CARVED, sizeof SANDBOX_CARVED, cm.buf,
+	plan_msghdr(&mh, &iov, (void *)SANDBOX_CARVED, sizeof SANDBOX_CARVED, cm.buf,
 	    sizeof cm.buf);
 	c = CMSG_FIRSTHDR(&mh);
 	c->cmsg_level = SOL_SOCKET;
@@ -95,7 +77,7 @@ sandbox_recv(int fd, struct sandbox_msg *m, const struct sandbox_launch *l)
 	size_t		 nfd;
 	int		 fds[PLAN_MAX_LISTEN];
 
-	sandbox_msghdr(&mh, &iov, m, sizeof *m, cm.buf, sizeof cm.buf);
+	plan_msghdr(&mh, &iov, m, sizeof *m, cm.buf, sizeof cm.buf);
 	if ((n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC)) <= 0)
 		return n;
 	for (c = CMSG_FIRSTHDR(&mh); c != NULL; c = CMSG_NXTHDR(&mh, c)) {

@@ -387,3 +387,17 @@ plan_free(struct plan *p)
 	strlist_free(&s->carve_pending);
 	memset(p, 0, sizeof *p);
 }
+
+/* A message of one buffer, with room for control data, for sendmsg or recvmsg. */
+void
+plan_msghdr(struct msghdr *mh, struct iovec *iov, void *base, size_t len, void *ctl,
+    size_t ctllen)
+{
+	iov->iov_base = base;
+	iov->iov_len = len;
+	memset(mh, 0, sizeof *mh);
+	mh->msg_iov = iov;
+	mh->msg_iovlen = 1;
+	mh->msg_control = ctl;
+	mh->msg_controllen = ctllen;
+}

@@ -18,6 +18,7 @@
  */
 #ifndef CW_PLAN_H
 #define CW_PLAN_H
+#include <sys/socket.h>
 #include <stddef.h>
 
 #include <netinet/in.h>
@@ -83,5 +84,15 @@ struct sandbox_msg {
  * other message, runs nothing.
  */
 #define SANDBOX_CARVED		"carved"
+
+/* Control data of one descriptor, aligned as a cmsghdr (both sides of the socket). */
+union plan_cmsg_fd {
+	char		 buf[CMSG_SPACE(sizeof(int))];
+	struct cmsghdr	 align;
+};
+
+/* A message of one buffer, with room for control data, for sendmsg or recvmsg. */
+void	plan_msghdr(struct msghdr *mh, struct iovec *iov, void *base, size_t len,
+	    void *ctl, size_t ctllen);
 
 #endif

@@ -145,25 +145,7 @@ sandbox_unblock(void)
 	sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
-/* Control data of one descriptor, aligned as a cmsghdr. */
-union sandbox_cmsg_fd {
-	char		 buf[CMSG_SPACE(sizeof(int))];
-	struct cmsghdr	 align;
-};
 
-/* A message of one buffer, with room for control data, for sendmsg or recvmsg. */
-static void
-sandbox_msghdr(struct msghdr *mh, struct iovec *iov, void *base, size_t len, void *ctl,
-    size_t ctllen)
-{
-	iov->iov_base = base;
-	iov->iov_len = len;
-	memset(mh, 0, sizeof *mh);
-	mh->msg_iov = iov;
-	mh->msg_iovlen = 1;
-	mh->msg_control = ctl;
-	mh->msg_controllen = ctllen;
-}
 
 /*
  * Child: wait for the parent's deferred carve and take the ruleset it completed.
@@ -175,13 +157,13 @@ sandbox_carve_recv(void)
 {
 	struct msghdr	 mh;
 	struct iovec	 iov;
-	union sandbox_cmsg_fd	 cm;
+	union plan_cmsg_fd	 cm;
 	struct cmsghdr	*c;
 	char		 text[sizeof SANDBOX_CARVED];
 	ssize_t		 n;
 	int		 fd = -1;
 
-	sandbox_msghdr(&mh, &iov, text, sizeof text, cm.buf, sizeof cm.buf);
+	plan_msghdr(&mh, &iov, text, sizeof text, cm.buf, sizeof cm.buf);
 	do
 		n = recvmsg(SANDBOX_MSGFD, &mh, MSG_CMSG_CLOEXEC);
 	while (n == -1 && errno == EINTR);
