@@ -42,6 +42,7 @@
 #include "gc.h"
 #include "httpd.h"
 #include "inbox.h"
+#include "jobspec.h"
 #include "journal.h"
 #include "json.h"
 #include "keys.h"
@@ -297,7 +298,7 @@ api_task_lookup(struct api_req *q, const char *name, struct store_task *t)
 {
 	int	rc;
 
-	if (!tasks_name_valid(name)) {
+	if (!jobspec_name_valid(name)) {
 		api_error(q, 404, "not_found", "no task named '%.64s'", name);
 		return -1;
 	}
