@@ -74,6 +74,30 @@ out:
 	return rc;
 }
 
+int
+worktree_tree_dir(git_repository *repo, const git_tree *root, const char *repo_path,
+    const char *name, git_tree **dir, char *err, size_t errlen)
+{
+	const git_tree_entry	*e;
+	char			 what[128];
+
+	*dir = NULL;
+	if ((e = git_tree_entry_byname(root, name)) == NULL)
+		return 0;
+	if (git_tree_entry_filemode(e) == GIT_FILEMODE_LINK) {
+		snprintf(err, errlen, "%s: %s: refused: a symbolic link", repo_path, name);
+		return -1;
+	}
+	if (git_tree_entry_filemode(e) != GIT_FILEMODE_TREE)
+		return 0;
+	if (git_tree_lookup(dir, repo, git_tree_entry_id(e)) != 0) {
+		snprintf(what, sizeof what, "cannot read %s", name);
+		worktree_err(err, errlen, what, repo_path);
+		return -1;
+	}
+	return 1;
+}
+
 /* Idempotent: every entry point calls it, so no caller can forget. */
 static int	worktree_inited;
 
