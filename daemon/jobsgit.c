@@ -94,12 +94,8 @@ jobsgit_default_branch(const char *repo_path, char *refname, size_t reflen,
 	git_repository	*repo;
 	int		 rc;
 
-	worktree_init();
-	if (git_repository_open_ext(&repo, repo_path, GIT_REPOSITORY_OPEN_NO_SEARCH,
-	    NULL) != 0) {
-		worktree_err(err, errlen, "not a git repository", repo_path);
+	if (worktree_open(repo_path, &repo, err, errlen) == -1)
 		return -1;
-	}
 	if ((rc = jobsgit_default_ref(repo, refname, reflen, branch, blen)) == -1)
 		snprintf(err, errlen, "%s: no default branch (no origin/HEAD, and neither "
 		    "init.defaultBranch, main nor master exists)", repo_path);
@@ -148,12 +144,8 @@ jobsgit_read(const char *repo_path, struct jobsgit_result *out, char *err,
 	int			 rc = -1;
 
 	memset(out, 0, sizeof *out);
-	worktree_init();
-	if (git_repository_open_ext(&repo, repo_path, GIT_REPOSITORY_OPEN_NO_SEARCH,
-	    NULL) != 0) {
-		worktree_err(err, errlen, "not a git repository", repo_path);
+	if (worktree_open(repo_path, &repo, err, errlen) == -1)
 		return -1;
-	}
 	if (jobsgit_default_ref(repo, out->ref, sizeof out->ref, out->branch,
 	    sizeof out->branch) == -1) {
 		snprintf(err, errlen, "%s: no default branch (no origin/HEAD, and neither "

@@ -119,12 +119,8 @@ reporules_read(const char *repo_path, const char *base, struct reporules *rr,
 	} else if (jobsgit_default_branch(repo_path, rr->ref, sizeof rr->ref, branch,
 	    sizeof branch, err, errlen) == -1)
 		return -1;
-	worktree_init();
-	if (git_repository_open_ext(&repo, repo_path, GIT_REPOSITORY_OPEN_NO_SEARCH,
-	    NULL) != 0) {
-		worktree_err(err, errlen, "not a git repository", repo_path);
+	if (worktree_open(repo_path, &repo, err, errlen) == -1)
 		return -1;
-	}
 	if (git_reference_lookup(&ref, repo, rr->ref) != 0 ||
 	    git_reference_peel((git_object **)&commit, ref, GIT_OBJECT_COMMIT) != 0 ||
 	    git_commit_tree(&root, commit) != 0) {

@@ -27,6 +27,9 @@ void	worktree_err(char *err, size_t errlen, const char *what, const char *path);
 struct git_repository;
 struct git_tree_entry;
 struct git_blob;
+/* Open the repository at repo_path exactly (no search upwards); err names it if not. */
+int	worktree_open(const char *repo_path, struct git_repository **repo, char *err,
+	    size_t errlen);
 int	worktree_tree_blob(struct git_repository *repo, const struct git_tree_entry *e,
 	    const char *repo_path, const char *path, size_t max, struct git_blob **out,
 	    char *err, size_t errlen);
