@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +81,23 @@ static int
 config_is_scalar(const yaml_node_t *n)
 {
 	return n != NULL && n->type == YAML_SCALAR_NODE;
+}
+
+/*
+ * One pair of a mapping: its key, or NULL (the error filled in, as field: why) when
+ * the key is not a string; *k and *v are the key and value nodes.
+ */
+static const char *
+config_pair(struct config_parse *p, const yaml_node_pair_t *pair, const char *field,
+    const char *why, const yaml_node_t **k, const yaml_node_t **v)
+{
+	*k = yaml_document_get_node(p->doc, pair->key);
+	*v = yaml_document_get_node(p->doc, pair->value);
+	if (!config_is_scalar(*k)) {
+		config_fail(p, *k, field, "%s", why);
+		return NULL;
+	}
+	return config_scalar(*k);
 }
 
 static int
@@ -230,11 +248,9 @@ config_parse_policy(struct config_parse *p, const yaml_node_t *n, const char *fi
 	if (n == NULL || n->type != YAML_MAPPING_NODE)
 		return config_fail(p, n, field, "expected a mapping");
 	for (pair = n->data.mapping.pairs.start; pair < n->data.mapping.pairs.top; pair++) {
-		k = yaml_document_get_node(p->doc, pair->key);
-		v = yaml_document_get_node(p->doc, pair->value);
-		if (!config_is_scalar(k))
-			return config_fail(p, k, field, "keys must be strings");
-		key = config_scalar(k);
+		if ((key = config_pair(p, pair, field, "keys must be strings",
+		    &k, &v)) == NULL)
+			return -1;
 		config_field(sub, sizeof sub, "%s.%s", field, key);
 		if (strcmp(key, "enabled") == 0) {
 			if (config_get_bool(p, v, sub, &pol->enabled) == -1)
@@ -296,11 +312,9 @@ config_parse_budgets(struct config_parse *p, const yaml_node_t *n, struct config
 	if (n == NULL || n->type != YAML_MAPPING_NODE)
 		return config_fail(p, n, "budgets", "expected a mapping");
 	for (pair = n->data.mapping.pairs.start; pair < n->data.mapping.pairs.top; pair++) {
-		k = yaml_document_get_node(p->doc, pair->key);
-		v = yaml_document_get_node(p->doc, pair->value);
-		if (!config_is_scalar(k))
-			return config_fail(p, k, "budgets", "keys must be strings");
-		key = config_scalar(k);
+		if ((key = config_pair(p, pair, "budgets", "keys must be strings",
+		    &k, &v)) == NULL)
+			return -1;
 		config_field(sub, sizeof sub, "budgets.%s", key);
 		if (strcmp(key, "dollars") == 0) {
 			if (config_get_double(p, v, sub, 0.01, 1000, &cfg->budget_dollars) == -1)
@@ -352,11 +366,9 @@ config_parse_limits(struct config_parse *p, const yaml_node_t *n, struct config 
 	if (n == NULL || n->type != YAML_MAPPING_NODE)
 		return config_fail(p, n, "limits", "expected a mapping");
 	for (pair = n->data.mapping.pairs.start; pair < n->data.mapping.pairs.top; pair++) {
-		k = yaml_document_get_node(p->doc, pair->key);
-		v = yaml_document_get_node(p->doc, pair->value);
-		if (!config_is_scalar(k))
-			return config_fail(p, k, "limits", "keys must be strings");
-		key = config_scalar(k);
+		if ((key = config_pair(p, pair, "limits", "keys must be strings",
+		    &k, &v)) == NULL)
+			return -1;
 		config_field(sub, sizeof sub, "limits.%s", key);
 		if (strcmp(key, "processes") == 0) {
 			floor = CONFIG_MIN_LIMIT_PROCESSES;
@@ -439,11 +451,9 @@ config_parse_approvals(struct config_parse *p, const yaml_node_t *n, struct conf
 	if (n == NULL || n->type != YAML_MAPPING_NODE)
 		return config_fail(p, n, "approvals", "expected a mapping");
 	for (pair = n->data.mapping.pairs.start; pair < n->data.mapping.pairs.top; pair++) {
-		k = yaml_document_get_node(p->doc, pair->key);
-		v = yaml_document_get_node(p->doc, pair->value);
-		if (!config_is_scalar(k))
-			return config_fail(p, k, "approvals", "keys must be strings");
-		key = config_scalar(k);
+		if ((key = config_pair(p, pair, "approvals", "keys must be strings",
+		    &k, &v)) == NULL)
+			return -1;
 		config_field(sub, sizeof sub, "approvals.%s", key);
 		if (strcmp(key, "ask") == 0) {
 			if (config_parse_ask(p, v, cfg) == -1)
@@ -555,11 +565,9 @@ config_parse_network(struct config_parse *p, const yaml_node_t *n, const char *f
 		    "a list of rules or a mapping (mode, allow)" : "expected a list of rules "
 		    "or a mapping (allow)");
 	for (pair = n->data.mapping.pairs.start; pair < n->data.mapping.pairs.top; pair++) {
-		k = yaml_document_get_node(p->doc, pair->key);
-		v = yaml_document_get_node(p->doc, pair->value);
-		if (!config_is_scalar(k))
-			return config_fail(p, k, field, "keys must be strings");
-		key = config_scalar(k);
+		if ((key = config_pair(p, pair, field, "keys must be strings",
+		    &k, &v)) == NULL)
+			return -1;
 		config_field(sub, sizeof sub, "%s.%s", field, key);
 		if (mode != NULL && strcmp(key, "mode") == 0) {
 			/*
@@ -615,11 +623,9 @@ config_parse_engines(struct config_parse *p, const yaml_node_t *n, struct config
 	if (n == NULL || n->type != YAML_MAPPING_NODE)
 		return config_fail(p, n, "engines", "expected a mapping of engine names");
 	for (pair = n->data.mapping.pairs.start; pair < n->data.mapping.pairs.top; pair++) {
-		k = yaml_document_get_node(p->doc, pair->key);
-		v = yaml_document_get_node(p->doc, pair->value);
-		if (!config_is_scalar(k))
-			return config_fail(p, k, "engines", "keys must be engine names");
-		name = config_scalar(k);
+		if ((name = config_pair(p, pair, "engines", "keys must be engine names",
+		    &k, &v)) == NULL)
+			return -1;
 		config_field(sub, sizeof sub, "engines.%s", name);
 		if (strcmp(name, "default") == 0) {
 			if (config_parse_engine_default(p, v, cfg) == -1)
@@ -646,11 +652,9 @@ config_parse_engines(struct config_parse *p, const yaml_node_t *n, struct config
 		cfg->n_engines++;
 
 		for (ep = v->data.mapping.pairs.start; ep < v->data.mapping.pairs.top; ep++) {
-			ek = yaml_document_get_node(p->doc, ep->key);
-			ev = yaml_document_get_node(p->doc, ep->value);
-			if (!config_is_scalar(ek))
-				return config_fail(p, ek, sub, "keys must be strings");
-			key = config_scalar(ek);
+			if ((key = config_pair(p, ep, sub, "keys must be strings",
+			    &ek, &ev)) == NULL)
+				return -1;
 			if (strcmp(key, "sandbox") == 0) {
 				char psub[160];
 				config_field(psub, sizeof psub, "%s.sandbox", sub);
@@ -823,11 +827,9 @@ config_parse_prices(struct config_parse *p, const yaml_node_t *n, struct config 
 	if (n == NULL || n->type != YAML_MAPPING_NODE)
 		return config_fail(p, n, "prices", "expected a mapping of model names");
 	for (pair = n->data.mapping.pairs.start; pair < n->data.mapping.pairs.top; pair++) {
-		k = yaml_document_get_node(p->doc, pair->key);
-		v = yaml_document_get_node(p->doc, pair->value);
-		if (!config_is_scalar(k))
-			return config_fail(p, k, "prices", "keys must be model names");
-		model = config_scalar(k);
+		if ((model = config_pair(p, pair, "prices", "keys must be model names",
+		    &k, &v)) == NULL)
+			return -1;
 		config_field(sub, sizeof sub, "prices.%s", model);
 		if (!config_valid_name(model, "-.:/@", 1) || strlen(model) > 256)
 			return config_fail(p, k, sub, "'%s' is not a model name (letters, "
@@ -924,12 +926,39 @@ config_starter_rules(struct config *cfg)
 	return 0;
 }
 
+/* The top-level keys that are one int in a range: config_parse_root reads them alike. */
+static const struct config_int_field {
+	const char	*name;
+	long		 min, max;
+	size_t		 offset;
+} config_int_fields[] = {
+	{ "api_port", 0, 65535, offsetof(struct config, api_port) },
+	{ "max_concurrent_runs", 1, 64, offsetof(struct config, max_concurrent_runs) },
+	{ "disk_free_floor_mb", 0, 1048576, offsetof(struct config, disk_free_floor_mb) },
+	{ "import_checkout_max_mb", 1, 1048576, offsetof(struct config, import_checkout_max_mb) },
+	{ "keep_runs", 0, 10000, offsetof(struct config, keep_runs) },
+	{ "jobs_rediscover_minutes", 0, 1440, offsetof(struct config, jobs_rediscover_minutes) },
+	{ "archive_retention_days", 0, 36500, offsetof(struct config, archive_retention_days) },
+};
+
+static const struct config_int_field *
+config_int_field(const char *key)
+{
+	size_t	i;
+
+	for (i = 0; i < sizeof config_int_fields / sizeof config_int_fields[0]; i++)
+		if (strcmp(key, config_int_fields[i].name) == 0)
+			return &config_int_fields[i];
+	return NULL;
+}
+
 static int
 config_parse_root(struct config_parse *p, const yaml_node_t *root, struct config *cfg)
 {
 	yaml_node_pair_t	*pair;
 	const yaml_node_t	*k, *v;
 	const char		*key;
+	const struct config_int_field *f;
 	long			 l;
 
 	if (root == NULL)
@@ -937,12 +966,14 @@ config_parse_root(struct config_parse *p, const yaml_node_t *root, struct config
 	if (root->type != YAML_MAPPING_NODE)
 		return config_fail(p, root, "(top level)", "expected a mapping");
 	for (pair = root->data.mapping.pairs.start; pair < root->data.mapping.pairs.top; pair++) {
-		k = yaml_document_get_node(p->doc, pair->key);
-		v = yaml_document_get_node(p->doc, pair->value);
-		if (!config_is_scalar(k))
-			return config_fail(p, k, "(top level)", "keys must be strings");
-		key = config_scalar(k);
-		if (strcmp(key, "sandbox") == 0) {
+		if ((key = config_pair(p, pair, "(top level)", "keys must be strings",
+		    &k, &v)) == NULL)
+			return -1;
+		if ((f = config_int_field(key)) != NULL) {
+			if (config_get_long(p, v, key, f->min, f->max, &l) == -1)
+				return -1;
+			*(int *)((char *)cfg + f->offset) = (int)l;
+		} else if (strcmp(key, "sandbox") == 0) {
 			if (config_parse_policy(p, v, "sandbox", &cfg->sandbox) == -1)
 				return -1;
 		} else if (strcmp(key, "engines") == 0) {
@@ -961,34 +992,6 @@ config_parse_root(struct config_parse *p, const yaml_node_t *root, struct config
 			if (config_get_list(p, v, key, config_check_branch,
 			    "a branch name", &cfg->protected_branches) == -1)
 				return -1;
-		} else if (strcmp(key, "api_port") == 0) {
-			if (config_get_long(p, v, key, 0, 65535, &l) == -1)
-				return -1;
-			cfg->api_port = (int)l;
-		} else if (strcmp(key, "max_concurrent_runs") == 0) {
-			if (config_get_long(p, v, key, 1, 64, &l) == -1)
-				return -1;
-			cfg->max_concurrent_runs = (int)l;
-		} else if (strcmp(key, "disk_free_floor_mb") == 0) {
-			if (config_get_long(p, v, key, 0, 1048576, &l) == -1)
-				return -1;
-			cfg->disk_free_floor_mb = (int)l;
-		} else if (strcmp(key, "import_checkout_max_mb") == 0) {
-			if (config_get_long(p, v, key, 1, 1048576, &l) == -1)
-				return -1;
-			cfg->import_checkout_max_mb = (int)l;
-		} else if (strcmp(key, "keep_runs") == 0) {
-			if (config_get_long(p, v, key, 0, 10000, &l) == -1)
-				return -1;
-			cfg->keep_runs = (int)l;
-		} else if (strcmp(key, "jobs_rediscover_minutes") == 0) {
-			if (config_get_long(p, v, key, 0, 1440, &l) == -1)
-				return -1;
-			cfg->jobs_rediscover_minutes = (int)l;
-		} else if (strcmp(key, "archive_retention_days") == 0) {
-			if (config_get_long(p, v, key, 0, 36500, &l) == -1)
-				return -1;
-			cfg->archive_retention_days = (int)l;
 		} else if (strcmp(key, "run_log_max_bytes") == 0) {
 			/* 4 KiB .. 1 TiB: a cap below a few lines would hide every run. */
 			if (config_get_long(p, v, key, CONFIG_MIN_RUN_LOG,

@@ -5,8 +5,8 @@
  */
 #include "ctlchar.h"
 
-static int
-ctlchar_hex(char c)
+int
+ctlchar_hex(int c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';

@@ -17,5 +17,7 @@
 int	ctlchar_json_find(const char *s, size_t len);
 /* As ctlchar_json_find, for NUL only: 1 when the text decodes to one, else 0. */
 int	ctlchar_json_has_nul(const char *s, size_t len);
+/* The value of one hex digit (either case), or -1 (the proxy's chunk sizes too). */
+int	ctlchar_hex(int c);
 
 #endif

@@ -812,28 +812,29 @@ httpd_set_closecb(struct httpd *h, struct evhttp_request *req, httpd_close_fn cb
 	return 0;
 }
 
-int
-httpd_host_ok(const char *host, int port)
+/* s names this daemon on loopback: prefix, then 127.0.0.1:port or localhost:port. */
+static int
+httpd_loopback_is(const char *s, const char *prefix, int port)
 {
 	char	a[64], b[64];
 
-	if (host == NULL)
+	if (s == NULL)
 		return 0;
-	snprintf(a, sizeof a, "127.0.0.1:%d", port);
-	snprintf(b, sizeof b, "localhost:%d", port);
-	return strcasecmp(host, a) == 0 || strcasecmp(host, b) == 0;
+	snprintf(a, sizeof a, "%s127.0.0.1:%d", prefix, port);
+	snprintf(b, sizeof b, "%slocalhost:%d", prefix, port);
+	return strcasecmp(s, a) == 0 || strcasecmp(s, b) == 0;
+}
+
+int
+httpd_host_ok(const char *host, int port)
+{
+	return httpd_loopback_is(host, "", port);
 }
 
 int
 httpd_origin_ok(const char *origin, int port)
 {
-	char	a[64], b[64];
-
-	if (origin == NULL)
-		return 0;
-	snprintf(a, sizeof a, "http://127.0.0.1:%d", port);
-	snprintf(b, sizeof b, "http://localhost:%d", port);
-	return strcasecmp(origin, a) == 0 || strcasecmp(origin, b) == 0;
+	return httpd_loopback_is(origin, "http://", port);
 }
 
 int

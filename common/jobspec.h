@@ -67,7 +67,10 @@ int	jobspec_format_of(const char *path);
 int	jobspec_parse(const char *name, const char *text, size_t len,
 	    enum jobspec_format, struct jobspec *out, char *err, size_t errlen);
 void	jobspec_free(struct jobspec *);
-/* Task-name rules (the daemon's tasks_name_valid says the same). */
+/*
+ * A task's or job's name, which appears in paths and branch names: letters, digits,
+ * '.', '_', '-', not starting with '.' or '-', no "..", not ending in ".lock".
+ */
 int	jobspec_name_valid(const char *);
 /* A relative path that stays inside the repository: no "/" first, no ".." part. */
 int	jobspec_path_valid(const char *);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "ctlchar.h"
 #include "proxyreq.h"
 
 /* RFC 9110 tchar */
@@ -344,18 +345,6 @@ proxyreq_body_init(struct proxyreq_body *b, const struct proxyreq *r)
 	}
 }
 
-static int
-proxyreq_hex(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 #define PROXYREQ_BAD(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
 
 ssize_t
@@ -379,7 +368,7 @@ proxyreq_body_take(struct proxyreq_body *b, const char *buf, size_t len, char *e
 				b->state = b->state == PB_LENGTH ? PB_DONE : PB_DATA_CR;
 			continue;
 		case PB_SIZE:
-			if ((h = proxyreq_hex(c)) != -1) {
+			if ((h = ctlchar_hex(c)) != -1) {
 				/* 15 digits: far past any body, and no overflow. */
 				if (++b->digits > 15)
 					PROXYREQ_BAD("chunk size too long");

@@ -766,6 +766,37 @@ shell_newline(struct shell_parser *p)
 	return p->nhd > 0 ? shell_heredoc_bodies(p) : 0;
 }
 
+/* Blanks and line ends up to the next word: a line may end after "|", "case w", "f()". */
+static int
+shell_skip_newlines(struct shell_parser *p)
+{
+	for (;;) {
+		shell_blanks(p);
+		if (shell_peek(p, 0) != '\n')
+			return 0;
+		if (shell_newline(p) == -1)
+			return -1;
+	}
+}
+
+/*
+ * A function's body, after "name()" or "function name": one command, which may start
+ * on a later line. It is parsed (and checked) now, though it runs only when called.
+ */
+static int
+shell_function_body(struct shell_parser *p)
+{
+	if (shell_skip_newlines(p) == -1)
+		return -1;
+	if (p->depth + 1 > SHELL_MAX_DEPTH)
+		return shell_error(p, "nesting deeper than %d", SHELL_MAX_DEPTH);
+	p->depth++;
+	if (shell_command(p, -1) == -2)
+		return -1;
+	p->depth--;
+	return 0;
+}
+
 /* A redirection operator at pos (after any descriptor digits), then its word. */
 static int
 shell_redirect(struct shell_parser *p, long cmd)
@@ -970,20 +1001,8 @@ shell_simple(struct shell_parser *p, long pipe_in)
 			/* name() body: a function definition; its body is parsed. */
 			if (c->argc == 1 && shell_peek(p, 1) == ')') {
 				p->pos += 2;
-				for (;;) {
-					shell_blanks(p);
-					if (shell_peek(p, 0) != '\n')
-						break;
-					if (shell_newline(p) == -1)
-						return -2;
-				}
-				if (p->depth + 1 > SHELL_MAX_DEPTH)
-					return shell_error(p, "nesting deeper than %d",
-					    SHELL_MAX_DEPTH), -2;
-				p->depth++;
-				if (shell_command(p, -1) == -2)
+				if (shell_function_body(p) == -1)
 					return -2;
-				p->depth--;
 				return idx;
 			}
 			return shell_error(p, "unexpected '('"), -2;
@@ -1014,13 +1033,8 @@ shell_case(struct shell_parser *p)
 	shell_blanks(p);
 	if (shell_count_word(p) == -1 || shell_word(p, &b, 1) == -1)
 		goto fail;
-	for (;;) {
-		shell_blanks(p);
-		if (shell_peek(p, 0) != '\n')
-			break;
-		if (shell_newline(p) == -1)
-			goto fail;
-	}
+	if (shell_skip_newlines(p) == -1)
+		goto fail;
 	if (!shell_at_word(p, "in")) {
 		free(b.p);
 		return shell_error(p, "case without 'in'");
@@ -1189,19 +1203,8 @@ shell_command(struct shell_parser *p, long pipe_in)
 		shell_blanks(p);
 		if (shell_peek(p, 0) == '(' && shell_peek(p, 1) == ')')
 			p->pos += 2;
-		for (;;) {
-			shell_blanks(p);
-			if (shell_peek(p, 0) != '\n')
-				break;
-			if (shell_newline(p) == -1)
-				return -2;
-		}
-		if (p->depth + 1 > SHELL_MAX_DEPTH)
-			return shell_error(p, "nesting deeper than %d", SHELL_MAX_DEPTH), -2;
-		p->depth++;
-		if (shell_command(p, -1) == -2)
+		if (shell_function_body(p) == -1)
 			return -2;
-		p->depth--;
 		return -1;
 	}
 	if (shell_at_word(p, "for")) {
@@ -1243,13 +1246,8 @@ shell_pipeline(struct shell_parser *p)
 			p->pos++;
 			if (shell_peek(p, 0) == '&')
 				p->pos++;
-			for (;;) {
-				shell_blanks(p);
-				if (shell_peek(p, 0) != '\n')
-					break;
-				if (shell_newline(p) == -1)
-					return -1;
-			}
+			if (shell_skip_newlines(p) == -1)
+				return -1;
 			continue;
 		}
 		return 0;

@@ -217,6 +217,16 @@ client_call(const char *method, const char *path, const cJSON *body, cJSON **out
 	return rc;
 }
 
+int
+client_send(const char *method, const char *path, cJSON *body, cJSON **out)
+{
+	int	rc;
+
+	rc = client_call(method, path, body, out);
+	cJSON_Delete(body);
+	return rc;
+}
+
 void
 client_print_json(const cJSON *v)
 {

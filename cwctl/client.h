@@ -17,6 +17,8 @@
  * 409 already answered / run ended / forbidden) or 4 (daemon not running).
  */
 int	client_call(const char *method, const char *path, const cJSON *body, cJSON **out);
+/* As client_call, and frees body (a verb's request is built for one call). */
+int	client_send(const char *method, const char *path, cJSON *body, cJSON **out);
 /* As client_call, but prints nothing and hands back the HTTP status (0: no daemon). */
 int	client_call_quiet(const char *method, const char *path, const cJSON *body,
 	    long *status, cJSON **out);

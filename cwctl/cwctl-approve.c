@@ -44,9 +44,7 @@ cwctl_answer(int argc, char **argv, int allow)
 	 */
 	if (for_task)
 		json_add_string(b, "scope", "task");
-	rc = client_call("POST", path, b, &o);
-	cJSON_Delete(b);
-	if (rc != 0)
+	if ((rc = client_send("POST", path, b, &o)) != 0)
 		return rc;
 	if (json)
 		cwctl_print_json(o);

@@ -31,9 +31,7 @@ cwctl_gc(int argc, char **argv)
 			return CWCTL_EXIT_USAGE;
 		}
 	}
-	rc = client_call("POST", "/api/gc", b, &o);
-	cJSON_Delete(b);
-	if (rc != 0)
+	if ((rc = client_send("POST", "/api/gc", b, &o)) != 0)
 		return rc;
 	if (json)
 		cwctl_print_json(o);

@@ -159,9 +159,7 @@ cwctl_jobs_discover(const char *repo_arg, int json)
 	}
 	b = cJSON_CreateObject();
 	json_add_string(b, "repo", real);
-	rc = client_call("POST", "/api/jobs/discover", b, &o);
-	cJSON_Delete(b);
-	if (rc != 0)
+	if ((rc = client_send("POST", "/api/jobs/discover", b, &o)) != 0)
 		return rc;
 	if (json)
 		cwctl_print_json(o);

@@ -454,9 +454,7 @@ cwctl_run_start(int argc, char **argv)
 		return cwctl_run_usage();
 	b = cJSON_CreateObject();
 	json_add_string(b, "task", task);
-	rc = client_call("POST", "/api/runs", b, &o);
-	cJSON_Delete(b);
-	if (rc != 0)
+	if ((rc = client_send("POST", "/api/runs", b, &o)) != 0)
 		return rc;
 	return cwctl_run_queued(o, wait, json, NULL);
 }
@@ -493,9 +491,7 @@ cwctl_run_again(int argc, char **argv, int follow)
 		json_add_string(b, "prompt", prompt);
 	if (fresh)
 		cJSON_AddTrueToObject(b, "fresh");
-	rc = client_call("POST", path, b, &o);
-	cJSON_Delete(b);
-	if (rc != 0)
+	if ((rc = client_send("POST", path, b, &o)) != 0)
 		return rc;
 	/* What changed beside the new run, said once (stderr: stdout is the id). */
 	if (!json && json_get_string(o, "detached_worktree") != NULL)

@@ -160,9 +160,7 @@ cwctl_task_rules(int argc, char **argv)
 			}
 		}
 	}
-	rc = client_call(b != NULL ? "POST" : "GET", path, b, &o);
-	cJSON_Delete(b);
-	if (rc != 0)
+	if ((rc = client_send(b != NULL ? "POST" : "GET", path, b, &o)) != 0)
 		return rc;
 	if (json)
 		cwctl_print_json(o);

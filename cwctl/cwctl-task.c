@@ -306,16 +306,15 @@ bad_number:
 		if (client_escape(argv[1], name, sizeof name) == -1)
 			goto usage;
 		snprintf(path, sizeof path, "/api/tasks/%s", name);
-		rc = client_call("PATCH", path, b, &o);
+		rc = client_send("PATCH", path, b, &o);
 	} else {
 		if (cJSON_GetObjectItemCaseSensitive(b, "prompt") == NULL) {
 			fprintf(stderr, "cwctl: task add: a prompt is required (--prompt TEXT, "
 			    "--prompt - for standard input, or --prompt-file FILE)\n");
 			goto usage;
 		}
-		rc = client_call("POST", "/api/tasks", b, &o);
+		rc = client_send("POST", "/api/tasks", b, &o);
 	}
-	cJSON_Delete(b);
 	if (rc != 0)
 		return rc;
 	if (json)
@@ -444,9 +443,7 @@ cwctl_task(int argc, char **argv)
 	} else if (strcmp(sub, "enable") == 0 || strcmp(sub, "disable") == 0) {
 		b = cJSON_CreateObject();
 		cJSON_AddBoolToObject(b, "enabled", strcmp(sub, "enable") == 0);
-		rc = client_call("PATCH", path, b, &o);
-		cJSON_Delete(b);
-		if (rc != 0)
+		if ((rc = client_send("PATCH", path, b, &o)) != 0)
 			return rc;
 		if (json)
 			cwctl_print_json(o);

@@ -75,9 +75,7 @@ cwctl_telegram_test(const char *chat)
 		return cwctl_telegram_usage();
 	b = cJSON_CreateObject();
 	cJSON_AddNumberToObject(b, "chat_id", (double)id);
-	rc = client_call("POST", "/api/telegram/test", b, &o);
-	cJSON_Delete(b);
-	if (rc != 0)
+	if ((rc = client_send("POST", "/api/telegram/test", b, &o)) != 0)
 		return rc;
 	/* The daemon sends it on its loop; its outcome appears in the status. */
 	for (;;) {
@@ -123,9 +121,7 @@ cwctl_telegram(int argc, char **argv)
 		b = cJSON_CreateObject();
 		json_add_string(b, "token", tok);
 		explicit_bzero(tok, sizeof tok);
-		rc = client_call("POST", "/api/telegram/token", b, &o);
-		cJSON_Delete(b);
-		if (rc != 0)
+		if ((rc = client_send("POST", "/api/telegram/token", b, &o)) != 0)
 			return rc;
 		printf("bot token stored\n");
 		cJSON_Delete(o);

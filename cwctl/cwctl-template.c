@@ -128,9 +128,7 @@ cwctl_template_import(const char *file, const char *repo, int json)
 		}
 		json_add_string(b, "repo", real);
 	}
-	rc = client_call("POST", "/api/templates", b, &o);
-	cJSON_Delete(b);
-	if (rc != 0)
+	if ((rc = client_send("POST", "/api/templates", b, &o)) != 0)
 		return rc;
 	if (json)
 		cwctl_print_json(o);

@@ -42,6 +42,7 @@
 #include "gc.h"
 #include "httpd.h"
 #include "inbox.h"
+#include "jobspec.h"
 #include "journal.h"
 #include "json.h"
 #include "keys.h"
@@ -217,6 +218,32 @@ api_record_json(const char *text)
 	return j != NULL ? j : cJSON_CreateNull();
 }
 
+/* ?since=ID&limit=N, the paging of a list of records: after since, at most limit. */
+static int
+api_param_page(struct api_req *q, long long def_limit, long long *since,
+    long long *limit)
+{
+	if (api_param_int(q, "since", 0, INT64_MAX / 2, 0, since) == -1 ||
+	    api_param_int(q, "limit", 0, 100000, def_limit, limit) == -1)
+		return -1;
+	return 0;
+}
+
+/*
+ * One stored record (a run event, a journal or audit entry) added to the array a: its
+ * id and time here, the caller's own fields after them and then its data.
+ */
+static cJSON *
+api_entry_json(cJSON *a, int64_t id, const char *ts)
+{
+	cJSON	*e = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(e, "id", (double)id);
+	json_add_string(e, "ts", ts);
+	cJSON_AddItemToArray(a, e);
+	return e;
+}
+
 static cJSON	*api_pending_approvals(struct daemon *);
 
 static int
@@ -297,7 +324,7 @@ api_task_lookup(struct api_req *q, const char *name, struct store_task *t)
 {
 	int	rc;
 
-	if (!tasks_name_valid(name)) {
+	if (!jobspec_name_valid(name)) {
 		api_error(q, 404, "not_found", "no task named '%.64s'", name);
 		return -1;
 	}
@@ -909,8 +936,7 @@ api_run_events(struct api_req *q, const char *id)
 	long long		 since, limit;
 	cJSON			*o, *a, *e;
 
-	if (api_param_int(q, "since", 0, INT64_MAX / 2, 0, &since) == -1 ||
-	    api_param_int(q, "limit", 0, 100000, 1000, &limit) == -1)
+	if (api_param_page(q, 1000, &since, &limit) == -1)
 		return;
 	if (api_run_lookup(q, id, &r) == -1)
 		return;
@@ -922,12 +948,9 @@ api_run_events(struct api_req *q, const char *id)
 	o = cJSON_CreateObject();
 	a = cJSON_AddArrayToObject(o, "events");
 	for (size_t i = 0; i < n; i++) {
-		e = cJSON_CreateObject();
-		cJSON_AddNumberToObject(e, "id", (double)v[i].id);
-		json_add_string(e, "ts", v[i].ts);
+		e = api_entry_json(a, v[i].id, v[i].ts);
 		json_add_string(e, "kind", v[i].kind);
 		cJSON_AddItemToObject(e, "data", api_record_json(v[i].data));
-		cJSON_AddItemToArray(a, e);
 	}
 	store_run_event_list_free(v, n);
 	api_ok(q, 200, o);
@@ -1185,8 +1208,7 @@ api_journal(struct api_req *q)
 	long long			 since, limit;
 	cJSON				*o, *a, *e;
 
-	if (api_param_int(q, "since", 0, INT64_MAX / 2, 0, &since) == -1 ||
-	    api_param_int(q, "limit", 0, 100000, 0, &limit) == -1)
+	if (api_param_page(q, 0, &since, &limit) == -1)
 		return;
 	if (store_journal_list(q->d->store, api_param(q, "run"), since, (size_t)limit, &v,
 	    &n) == -1) {
@@ -1196,13 +1218,10 @@ api_journal(struct api_req *q)
 	o = cJSON_CreateObject();
 	a = cJSON_AddArrayToObject(o, "entries");
 	for (size_t i = 0; i < n; i++) {
-		e = cJSON_CreateObject();
-		cJSON_AddNumberToObject(e, "id", (double)v[i].id);
-		json_add_string(e, "ts", v[i].ts);
+		e = api_entry_json(a, v[i].id, v[i].ts);
 		json_add_string(e, "run_id", v[i].run_id);
 		json_add_string(e, "kind", v[i].kind);
 		cJSON_AddItemToObject(e, "data", api_record_json(v[i].data));
-		cJSON_AddItemToArray(a, e);
 	}
 	store_journal_list_free(v, n);
 	api_ok(q, 200, o);
@@ -1216,8 +1235,7 @@ api_audit(struct api_req *q)
 	long long			 since, limit;
 	cJSON				*o, *a, *e;
 
-	if (api_param_int(q, "since", 0, INT64_MAX / 2, 0, &since) == -1 ||
-	    api_param_int(q, "limit", 0, 100000, 0, &limit) == -1)
+	if (api_param_page(q, 0, &since, &limit) == -1)
 		return;
 	if (store_audit_list(q->d->store, since, (size_t)limit, &v, &n) == -1) {
 		api_error(q, 500, "internal", "%s", store_errmsg(q->d->store));
@@ -1226,14 +1244,11 @@ api_audit(struct api_req *q)
 	o = cJSON_CreateObject();
 	a = cJSON_AddArrayToObject(o, "entries");
 	for (size_t i = 0; i < n; i++) {
-		e = cJSON_CreateObject();
-		cJSON_AddNumberToObject(e, "id", (double)v[i].id);
-		json_add_string(e, "ts", v[i].ts);
+		e = api_entry_json(a, v[i].id, v[i].ts);
 		json_add_string(e, "actor", v[i].actor);
 		json_add_string(e, "action", v[i].action);
 		json_add_string(e, "target", v[i].target);
 		cJSON_AddItemToObject(e, "data", api_record_json(v[i].data));
-		cJSON_AddItemToArray(a, e);
 	}
 	store_audit_list_free(v, n);
 	api_ok(q, 200, o);

@@ -96,11 +96,8 @@ jobpins_at(const char *repo_path, const char *commit_hex, const char *prompt,
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	if (git_repository_open_ext(&repo, repo_path, GIT_REPOSITORY_OPEN_NO_SEARCH,
-	    NULL) != 0) {
-		worktree_err(err, errlen, "not a git repository", repo_path);
+	if (worktree_open(repo_path, &repo, err, errlen) == -1)
 		goto out;
-	}
 	if (git_oid_fromstr(&oid, commit_hex) != 0 ||
 	    git_commit_lookup(&commit, repo, &oid) != 0 ||
 	    git_commit_tree(&tree, commit) != 0) {

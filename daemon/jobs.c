@@ -711,7 +711,7 @@ jobs_enable(struct daemon *d, const char *name, const char *hash, const char *ac
 	int			 rc, removed = 0;
 
 	*code = 404;
-	if (!tasks_name_valid(name) || (rc = store_task_get_by_name(d->store, name,
+	if (!jobspec_name_valid(name) || (rc = store_task_get_by_name(d->store, name,
 	    &t)) == 0) {
 		snprintf(err, errlen, "no task named '%.64s'", name);
 		return -1;

@@ -94,12 +94,8 @@ jobsgit_default_branch(const char *repo_path, char *refname, size_t reflen,
 	git_repository	*repo;
 	int		 rc;
 
-	worktree_init();
-	if (git_repository_open_ext(&repo, repo_path, GIT_REPOSITORY_OPEN_NO_SEARCH,
-	    NULL) != 0) {
-		worktree_err(err, errlen, "not a git repository", repo_path);
+	if (worktree_open(repo_path, &repo, err, errlen) == -1)
 		return -1;
-	}
 	if ((rc = jobsgit_default_ref(repo, refname, reflen, branch, blen)) == -1)
 		snprintf(err, errlen, "%s: no default branch (no origin/HEAD, and neither "
 		    "init.defaultBranch, main nor master exists)", repo_path);
@@ -148,12 +144,8 @@ jobsgit_read(const char *repo_path, struct jobsgit_result *out, char *err,
 	int			 rc = -1;
 
 	memset(out, 0, sizeof *out);
-	worktree_init();
-	if (git_repository_open_ext(&repo, repo_path, GIT_REPOSITORY_OPEN_NO_SEARCH,
-	    NULL) != 0) {
-		worktree_err(err, errlen, "not a git repository", repo_path);
+	if (worktree_open(repo_path, &repo, err, errlen) == -1)
 		return -1;
-	}
 	if (jobsgit_default_ref(repo, out->ref, sizeof out->ref, out->branch,
 	    sizeof out->branch) == -1) {
 		snprintf(err, errlen, "%s: no default branch (no origin/HEAD, and neither "
@@ -167,22 +159,11 @@ jobsgit_read(const char *repo_path, struct jobsgit_result *out, char *err,
 		goto out;
 	}
 	git_oid_tostr(out->commit, sizeof out->commit, git_commit_id(commit));
-	if ((e = git_tree_entry_byname(root, ".clockwork")) == NULL) {
-		rc = 0;			/* no jobs: nothing to import */
+	/* 0: no .clockwork, or a file of that name: no jobs, nothing to import. */
+	if ((rc = worktree_tree_dir(repo, root, repo_path, ".clockwork", &dir, err,
+	    errlen)) != 1)
 		goto out;
-	}
-	if (git_tree_entry_filemode(e) == GIT_FILEMODE_LINK) {
-		snprintf(err, errlen, "%s: .clockwork: refused: a symbolic link", repo_path);
-		goto out;
-	}
-	if (git_tree_entry_filemode(e) != GIT_FILEMODE_TREE) {
-		rc = 0;			/* a file named .clockwork holds no jobs */
-		goto out;
-	}
-	if (git_tree_lookup(&dir, repo, git_tree_entry_id(e)) != 0) {
-		worktree_err(err, errlen, "cannot read .clockwork", repo_path);
-		goto out;
-	}
+	rc = -1;
 	for (size_t i = 0; i < sizeof jobsgit_names / sizeof jobsgit_names[0]; i++) {
 		if ((e = git_tree_entry_byname(dir, jobsgit_names[i])) == NULL)
 			continue;

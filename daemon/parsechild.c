@@ -273,6 +273,31 @@ parsechild_decode_error(const uint8_t *p, size_t len, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * A request whose answer is the request's own reply type: *payload holds it, for the
+ * caller to decode and free. The child's refusal is -1 with its message in err; req
+ * is freed either way.
+ */
+static int
+parsechild_request(const char *what, int type, struct parsemsg_buf *req,
+    uint8_t **payload, size_t *plen, char *err, size_t errlen)
+{
+	int	rtype, rc;
+
+	rc = parsechild_call(what, type, req, &rtype, payload, plen, err, errlen);
+	parsemsg_buf_free(req);
+	if (rc == -1)
+		return -1;
+	if (rtype == PARSEMSG_ERROR) {
+		if (parsechild_decode_error(*payload, *plen, err, errlen) == -1)
+			return parsechild_bad_reply(what, *payload, err, errlen);
+		free(*payload);
+		*payload = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 /* ---- transcripts ---------------------------------------------------------------- */
 
 static int
@@ -353,22 +378,13 @@ parsechild_transcript(const char *buf, size_t len, size_t max, cJSON **entries,
 	struct parsemsg_buf	 req = { 0 };
 	uint8_t			*payload;
 	size_t			 plen;
-	int			 type, rc;
 
 	*entries = NULL;
 	parsemsg_put_u64(&req, max);
 	parsemsg_put_str(&req, buf, len);
-	rc = parsechild_call("a transcript", PARSEMSG_TRANSCRIPT, &req, &type, &payload,
-	    &plen, err, errlen);
-	parsemsg_buf_free(&req);
-	if (rc == -1)
+	if (parsechild_request("a transcript", PARSEMSG_TRANSCRIPT, &req, &payload,
+	    &plen, err, errlen) == -1)
 		return -1;
-	if (type == PARSEMSG_ERROR) {
-		if (parsechild_decode_error(payload, plen, err, errlen) == -1)
-			return parsechild_bad_reply("a transcript", payload, err, errlen);
-		free(payload);
-		return -1;
-	}
 	if (parsechild_decode_transcript(payload, plen, len, entries, consumed) == -1)
 		return parsechild_bad_reply("a transcript", payload, err, errlen);
 	free(payload);
@@ -452,23 +468,14 @@ parsechild_jobspec(const char *name, const char *text, size_t len, enum jobspec_
 	struct parsemsg_buf	 req = { 0 };
 	uint8_t			*payload;
 	size_t			 plen;
-	int			 type, rc;
 
 	memset(out, 0, sizeof *out);
 	parsemsg_put_str(&req, name, (size_t)-1);
 	parsemsg_put_u8(&req, (uint8_t)fmt);
 	parsemsg_put_str(&req, text, len);
-	rc = parsechild_call("a job file", PARSEMSG_JOBSPEC, &req, &type, &payload, &plen,
-	    err, errlen);
-	parsemsg_buf_free(&req);
-	if (rc == -1)
+	if (parsechild_request("a job file", PARSEMSG_JOBSPEC, &req, &payload,
+	    &plen, err, errlen) == -1)
 		return -1;
-	if (type == PARSEMSG_ERROR) {
-		if (parsechild_decode_error(payload, plen, err, errlen) == -1)
-			return parsechild_bad_reply("a job file", payload, err, errlen);
-		free(payload);
-		return -1;
-	}
 	if (parsechild_decode_jobspec(payload, plen, out) == -1)
 		return parsechild_bad_reply("a job file", payload, err, errlen);
 	free(payload);
@@ -575,7 +582,6 @@ parsechild_tgreply(const char *body, size_t len, struct tgapi_reply *out, char *
 	struct parsemsg_buf	 req = { 0 };
 	uint8_t			*payload;
 	size_t			 plen;
-	int			 type, rc;
 
 	memset(out, 0, sizeof *out);
 	if (body == NULL || len == 0 || len > TGAPI_MAX_REPLY) {
@@ -584,17 +590,9 @@ parsechild_tgreply(const char *body, size_t len, struct tgapi_reply *out, char *
 		return -1;
 	}
 	parsemsg_put_str(&req, body, len);
-	rc = parsechild_call("a Telegram reply", PARSEMSG_TGREPLY, &req, &type, &payload,
-	    &plen, err, errlen);
-	parsemsg_buf_free(&req);
-	if (rc == -1)
+	if (parsechild_request("a Telegram reply", PARSEMSG_TGREPLY, &req, &payload,
+	    &plen, err, errlen) == -1)
 		return -1;
-	if (type == PARSEMSG_ERROR) {
-		if (parsechild_decode_error(payload, plen, err, errlen) == -1)
-			return parsechild_bad_reply("a Telegram reply", payload, err, errlen);
-		free(payload);
-		return -1;
-	}
 	if (parsechild_decode_tgreply(payload, plen, out) == -1)
 		return parsechild_bad_reply("a Telegram reply", payload, err, errlen);
 	free(payload);
@@ -633,22 +631,13 @@ parsechild_bundlehdr(const char *head, size_t len, const char *branch, char *tip
 	struct parsemsg_buf	 req = { 0 };
 	uint8_t			*payload;
 	size_t			 plen;
-	int			 type, rc;
 
 	tip[0] = '\0';
 	parsemsg_put_str(&req, branch, (size_t)-1);
 	parsemsg_put_str(&req, head, len);
-	rc = parsechild_call("a bundle header", PARSEMSG_BUNDLEHDR, &req, &type, &payload,
-	    &plen, err, errlen);
-	parsemsg_buf_free(&req);
-	if (rc == -1)
+	if (parsechild_request("a bundle header", PARSEMSG_BUNDLEHDR, &req, &payload,
+	    &plen, err, errlen) == -1)
 		return -1;
-	if (type == PARSEMSG_ERROR) {
-		if (parsechild_decode_error(payload, plen, err, errlen) == -1)
-			return parsechild_bad_reply("a bundle header", payload, err, errlen);
-		free(payload);
-		return -1;
-	}
 	if (parsechild_decode_bundlehdr(payload, plen, len, tip, tiplen, hdrlen) == -1)
 		return parsechild_bad_reply("a bundle header", payload, err, errlen);
 	free(payload);

@@ -119,12 +119,8 @@ reporules_read(const char *repo_path, const char *base, struct reporules *rr,
 	} else if (jobsgit_default_branch(repo_path, rr->ref, sizeof rr->ref, branch,
 	    sizeof branch, err, errlen) == -1)
 		return -1;
-	worktree_init();
-	if (git_repository_open_ext(&repo, repo_path, GIT_REPOSITORY_OPEN_NO_SEARCH,
-	    NULL) != 0) {
-		worktree_err(err, errlen, "not a git repository", repo_path);
+	if (worktree_open(repo_path, &repo, err, errlen) == -1)
 		return -1;
-	}
 	if (git_reference_lookup(&ref, repo, rr->ref) != 0 ||
 	    git_reference_peel((git_object **)&commit, ref, GIT_OBJECT_COMMIT) != 0 ||
 	    git_commit_tree(&root, commit) != 0) {
@@ -133,21 +129,11 @@ reporules_read(const char *repo_path, const char *base, struct reporules *rr,
 		goto out;
 	}
 	git_oid_tostr(rr->commit, sizeof rr->commit, git_commit_id(commit));
+	/* 0: no .claude, or a file of that name: no settings, nothing to import. */
+	if ((rc = worktree_tree_dir(repo, root, repo_path, ".claude", &dir, err,
+	    errlen)) != 1)
+		goto out;
 	rc = 0;
-	if ((e = git_tree_entry_byname(root, ".claude")) == NULL)
-		goto out;		/* no settings: nothing to import */
-	if (git_tree_entry_filemode(e) == GIT_FILEMODE_LINK) {
-		snprintf(err, errlen, "%s: .claude: refused: a symbolic link", repo_path);
-		rc = -1;
-		goto out;
-	}
-	if (git_tree_entry_filemode(e) != GIT_FILEMODE_TREE)
-		goto out;		/* a file named .claude holds no settings */
-	if (git_tree_lookup(&dir, repo, git_tree_entry_id(e)) != 0) {
-		worktree_err(err, errlen, "cannot read .claude", repo_path);
-		rc = -1;
-		goto out;
-	}
 	for (size_t i = 0; i < REPORULES_FILES && rc == 0; i++)
 		if ((e = git_tree_entry_byname(dir, reporules_names[i])) != NULL &&
 		    reporules_blob(repo, e, repo_path, &rr->files[i], err, errlen) == -1)

@@ -74,6 +74,40 @@ out:
 	return rc;
 }
 
+/* A run's branch and its base, opened: the repository, both commits and their trees. */
+struct review_sides {
+	git_repository	*repo;
+	git_commit	*bc, *tc;
+	git_tree	*a, *b;
+};
+
+/* Opens what s holds; review_sides_close frees it, after a failure too. */
+static int
+review_sides_open(const char *repo_path, const char *base, const char *branch,
+    struct review_sides *s, char *err, size_t errlen)
+{
+	memset(s, 0, sizeof *s);
+	if (review_open(repo_path, &s->repo, err, errlen) == -1)
+		return -1;
+	if (review_ends(s->repo, base, branch, &s->bc, &s->tc, err, errlen) == -1)
+		return -1;
+	if (git_commit_tree(&s->a, s->bc) != 0 || git_commit_tree(&s->b, s->tc) != 0) {
+		review_err(err, errlen, "cannot diff the run's branch");
+		return -1;
+	}
+	return 0;
+}
+
+static void
+review_sides_close(struct review_sides *s)
+{
+	git_tree_free(s->b);
+	git_tree_free(s->a);
+	git_commit_free(s->tc);
+	git_commit_free(s->bc);
+	git_repository_free(s->repo);
+}
+
 static const char *
 review_status_name(git_delta_t s)
 {
@@ -143,28 +177,19 @@ int
 review_automation(const char *repo_path, const char *base, const char *branch,
     cJSON **out, char *err, size_t errlen)
 {
-	git_repository	*repo = NULL;
-	git_commit	*bc = NULL, *tc = NULL;
-	git_tree	*a = NULL, *b = NULL;
-	int		 rc = -1;
+	struct review_sides	 s;
+	int			 rc = -1;
 
 	*out = NULL;
-	if (review_open(repo_path, &repo, err, errlen) == -1)
-		return -1;
-	if (review_ends(repo, base, branch, &bc, &tc, err, errlen) == -1)
+	if (review_sides_open(repo_path, base, branch, &s, err, errlen) == -1)
 		goto out;
-	if (git_commit_tree(&a, bc) != 0 || git_commit_tree(&b, tc) != 0 ||
-	    (*out = review_automation_of(repo, a, b)) == NULL) {
+	if ((*out = review_automation_of(s.repo, s.a, s.b)) == NULL) {
 		review_err(err, errlen, "cannot diff the run's branch");
 		goto out;
 	}
 	rc = 0;
 out:
-	git_tree_free(b);
-	git_tree_free(a);
-	git_commit_free(tc);
-	git_commit_free(bc);
-	git_repository_free(repo);
+	review_sides_close(&s);
 	return rc;
 }
 
@@ -177,9 +202,7 @@ int
 review_diff(const char *repo_path, const char *base, const char *branch, int want_patch,
     size_t max, struct review_diff *out, char *err, size_t errlen)
 {
-	git_repository	*repo = NULL;
-	git_commit	*bc = NULL, *tc = NULL;
-	git_tree	*a = NULL, *b = NULL;
+	struct review_sides s;
 	git_diff	*diff = NULL;
 	git_diff_stats	*stats = NULL;
 	git_patch	*p = NULL;
@@ -189,13 +212,10 @@ review_diff(const char *repo_path, const char *base, const char *branch, int wan
 	int		 rc = -1;
 
 	memset(out, 0, sizeof *out);
-	if (review_open(repo_path, &repo, err, errlen) == -1)
-		return -1;
-	if (review_ends(repo, base, branch, &bc, &tc, err, errlen) == -1)
+	if (review_sides_open(repo_path, base, branch, &s, err, errlen) == -1)
 		goto out;
-	git_oid_tostr(out->tip, sizeof out->tip, git_commit_id(tc));
-	if (git_commit_tree(&a, bc) != 0 || git_commit_tree(&b, tc) != 0 ||
-	    git_diff_tree_to_tree(&diff, repo, a, b, NULL) != 0 ||
+	git_oid_tostr(out->tip, sizeof out->tip, git_commit_id(s.tc));
+	if (git_diff_tree_to_tree(&diff, s.repo, s.a, s.b, NULL) != 0 ||
 	    git_diff_find_similar(diff, NULL) != 0 ||
 	    git_diff_get_stats(&stats, diff) != 0) {
 		review_err(err, errlen, "cannot diff the run's branch");
@@ -239,11 +259,7 @@ review_diff(const char *repo_path, const char *base, const char *branch, int wan
 out:
 	git_diff_stats_free(stats);
 	git_diff_free(diff);
-	git_tree_free(b);
-	git_tree_free(a);
-	git_commit_free(tc);
-	git_commit_free(bc);
-	git_repository_free(repo);
+	review_sides_close(&s);
 	return rc;
 }
 

@@ -18,6 +18,7 @@
 #include "daemon.h"
 #include "enginepick.h"
 #include "engines.h"
+#include "jobspec.h"
 #include "json.h"
 #include "keys.h"
 #include "paths.h"
@@ -33,24 +34,8 @@ static const char *const tasks_keys[] = {
 };
 
 
-/*
- * Names appear in paths and branch names: letters, digits, '.', '_', '-', not
- * starting with '.' or '-', no "..", not ending in ".lock".
- */
-int
-tasks_name_valid(const char *s)
-{
-	size_t	len = strlen(s);
-
-	if (len == 0 || len > DAEMON_TASK_NAME_MAX || s[0] == '.' || s[0] == '-')
-		return 0;
-	if (strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
-	    != len)
-		return 0;
-	if (strstr(s, "..") != NULL || (len >= 5 && strcmp(s + len - 5, ".lock") == 0))
-		return 0;
-	return 1;
-}
+/* A task's name is a job file's name: jobspec_name_valid holds the one set of rules. */
+_Static_assert(DAEMON_TASK_NAME_MAX == JOBSPEC_MAX_NAME, "task and job names differ");
 
 /* A branch name by git's rules, short (no "refs/heads/"), not starting with '-'. */
 int
@@ -386,7 +371,7 @@ tasks_from_json(struct daemon *d, const cJSON *in, const struct store_task *base
 	if ((v = cJSON_GetObjectItemCaseSensitive(in, "name")) != NULL) {
 		if (base != NULL)
 			TASKS_FAIL("name", "a task cannot be renamed");
-		if (!cJSON_IsString(v) || !tasks_name_valid(v->valuestring))
+		if (!cJSON_IsString(v) || !jobspec_name_valid(v->valuestring))
 			TASKS_FAIL("name", "must be 1-%d of A-Z a-z 0-9 . _ -, not starting with "
 			    "'.' or '-'", DAEMON_TASK_NAME_MAX);
 		if (tasks_dup(&out->name, v->valuestring) == -1)

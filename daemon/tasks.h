@@ -12,7 +12,6 @@ struct daemon;
 int	tasks_from_json(struct daemon *, const cJSON *in, const struct store_task *base,
 	    struct store_task *out, char *field, size_t fieldlen, char *err, size_t errlen);
 cJSON	*tasks_to_json(const struct store_task *);
-int	tasks_name_valid(const char *);
 int	tasks_branch_valid(const char *);
 /*
  * The engine a new task (or an imported job) gets when it names none: a key named

@@ -74,6 +74,30 @@ out:
 	return rc;
 }
 
+int
+worktree_tree_dir(git_repository *repo, const git_tree *root, const char *repo_path,
+    const char *name, git_tree **dir, char *err, size_t errlen)
+{
+	const git_tree_entry	*e;
+	char			 what[128];
+
+	*dir = NULL;
+	if ((e = git_tree_entry_byname(root, name)) == NULL)
+		return 0;
+	if (git_tree_entry_filemode(e) == GIT_FILEMODE_LINK) {
+		snprintf(err, errlen, "%s: %s: refused: a symbolic link", repo_path, name);
+		return -1;
+	}
+	if (git_tree_entry_filemode(e) != GIT_FILEMODE_TREE)
+		return 0;
+	if (git_tree_lookup(dir, repo, git_tree_entry_id(e)) != 0) {
+		snprintf(what, sizeof what, "cannot read %s", name);
+		worktree_err(err, errlen, what, repo_path);
+		return -1;
+	}
+	return 1;
+}
+
 /* Idempotent: every entry point calls it, so no caller can forget. */
 static int	worktree_inited;
 
@@ -95,8 +119,7 @@ worktree_shutdown(void)
 	worktree_inited = 0;
 }
 
-/* Open the repository at repo_path exactly (no search upwards); err names it if not. */
-static int
+int
 worktree_open(const char *repo_path, git_repository **repo, char *err, size_t errlen)
 {
 	worktree_init();
@@ -507,13 +530,9 @@ worktree_diffstat(const char *repo_path, const char *base, const char *tip,
 	git_odb			*odb = NULL;
 	int			 rc = -1;
 
-	worktree_init();
 	memset(st, 0, sizeof *st);
-	if (git_repository_open_ext(&repo, repo_path, GIT_REPOSITORY_OPEN_NO_SEARCH,
-	    NULL) != 0) {
-		worktree_err(err, errlen, "not a git repository", repo_path);
+	if (worktree_open(repo_path, &repo, err, errlen) == -1)
 		return -1;
-	}
 	if (worktree_tree_of(repo, base, &a) != 0 || worktree_tree_of(repo, tip, &b) != 0) {
 		worktree_err(err, errlen, "cannot read the run's commits", repo_path);
 		goto out;

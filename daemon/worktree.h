@@ -27,9 +27,21 @@ void	worktree_err(char *err, size_t errlen, const char *what, const char *path);
 struct git_repository;
 struct git_tree_entry;
 struct git_blob;
+/* Open the repository at repo_path exactly (no search upwards); err names it if not. */
+int	worktree_open(const char *repo_path, struct git_repository **repo, char *err,
+	    size_t errlen);
 int	worktree_tree_blob(struct git_repository *repo, const struct git_tree_entry *e,
 	    const char *repo_path, const char *path, size_t max, struct git_blob **out,
 	    char *err, size_t errlen);
+/*
+ * The directory name at the top of a commit's tree root (.clockwork, .claude): 1 with
+ * *dir (freed with git_tree_free), 0 when there is none (no entry, or a file of that
+ * name), -1 with err naming repo_path and why (a symbolic link is refused).
+ */
+struct git_tree;
+int	worktree_tree_dir(struct git_repository *repo, const struct git_tree *root,
+	    const char *repo_path, const char *name, struct git_tree **dir, char *err,
+	    size_t errlen);
 int	worktree_create_run(const char *repo, const char *path, const char *branch,
 	    char *base_out, size_t baselen, char *objects_out, size_t objlen, char *err,
 	    size_t errlen);
