@@ -37,7 +37,10 @@
  * cannot judge), any tool outside the toolsets we offer, and, in plan mode, the file
  * tools that edit. Hermes ignores a hook that raises (invoke_hook logs and goes on), so
  * the plugin catches everything itself and blocks: a hook that is missing, dies or
- * outlives its timeout refuses the call.
+ * outlives its timeout refuses the call. Hermes goes on without a plugin that fails
+ * to load, so the runner starts it with TERMINAL_ENV naming a backend that does not
+ * exist (its terminal tool's check then fails and the tool is not offered: seen) and
+ * the plugin's register() sets it to "local".
  *
  * The stream. One-shot leaves the process's fd 1 alone (it swaps sys.stdout), so the
  * plugin writes its events there as JSON lines {"cw_hermes": 1, "type": ...}: "api"
@@ -182,6 +185,9 @@ static const char engine_hermes_plugin_py[] =
     "\n"
     "\n"
     "def register(ctx):\n"
+    "    # The runner starts Hermes with a terminal backend that does not exist, so that\n"
+    "    # without this plugin loaded Hermes offers no terminal tool at all.\n"
+    "    os.environ[\"TERMINAL_ENV\"] = \"local\"\n"
     "    ctx.register_hook(\"pre_tool_call\", _pre_tool_call)\n"
     "    ctx.register_hook(\"post_tool_call\", _post_tool_call)\n"
     "    ctx.register_hook(\"post_api_request\", _post_api_request)\n"
@@ -360,6 +366,13 @@ engine_hermes_prepare(const struct engine_run *r, struct strlist *argv,
 	    strlist_add(argv, ENGINE_HERMES_TOOLSETS) == -1)
 		goto nomem;
 	free(kv);
+	/*
+	 * A terminal backend that does not exist: Hermes then offers no terminal tool
+	 * (its check fails), and only the floor plugin, once loaded, sets "local". A
+	 * plugin that fails to load leaves the agent without a shell, not without a floor.
+	 */
+	if (strlist_add(env, "TERMINAL_ENV=" ENGINE_HERMES_NO_FLOOR) == -1)
+		goto nomem;
 	if (asprintf(&kv, "TERMINAL_CWD=%s", r->workdir) == -1) {
 		kv = NULL;
 		goto nomem;

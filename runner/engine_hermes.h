@@ -13,6 +13,8 @@
 #define ENGINE_HERMES_PLUGIN_DIR	"hermes-plugin"	/* in state_dir, read-only */
 #define ENGINE_HERMES_TOKEN_FILE	"hook.token"	/* in state_dir, 0400 */
 #define ENGINE_HERMES_SHELL_TOOL	"terminal"	/* its one tool that runs commands */
+/* TERMINAL_ENV until the floor plugin loads: no such backend, so no terminal tool. */
+#define ENGINE_HERMES_NO_FLOOR		"clockwork-floor-not-loaded"
 #define ENGINE_HERMES_TOOLSETS		"terminal,file,memory,skills,todo"
 /* The variable config.yaml names for the key (${...}, expanded by Hermes at load). */
 #define ENGINE_HERMES_KEY_ENV		"OPENAI_API_KEY"

@@ -18,10 +18,13 @@
 #   home    one run plants a memory (its memory tool), a memory file and a skill in
 #           its HERMES_HOME; the next run's model sees none of them and its
 #           HERMES_HOME has none; nothing was written under the real ~/.hermes
+#   budgets a runaway agent ends on its turn budget, and on its dollar budget (the
+#           runner's count of the scripted usage at prices.cw-test)
 #   plan    mode plan: write_file is refused, the plan is the final message
 #   failclosed the run's floor plugin, loaded by the venv's python with its hook
 #           swapped: a hook that is missing or dies refuses the call, one that exits 0
-#           allows it
+#           allows it; Hermes started as the runner starts it but with no plugin
+#           loaded offers the model no terminal tool
 #   approvals  Hermes' one-shot mode cannot ask: no approval was ever requested
 set -euo pipefail
 : "${CW_BIN:?}" "${CW_SRC:?}"
@@ -56,6 +59,14 @@ cat > "$T/scenarios.json" <<'EOF2'
  "look": [
   {"tool": "terminal", "input": {"command": "ls -R \"$HERMES_HOME/memories\" \"$HERMES_HOME/skills\"; cat \"$HERMES_HOME\"/memories/* 2>/dev/null; echo looked"}},
   {"text": "looked"}
+ ],
+ "spin": [
+  {"tool": "terminal", "input": {"command": "echo tick >> ticks.txt"}},
+  {"repeat": true}
+ ],
+ "noplug": [
+  {"tool": "terminal", "input": {"command": "echo ran > noplug-ran.txt"}},
+  {"text": "noplug done"}
  ],
  "plan": [
   {"tool": "write_file", "input": {"path": "plan-wrote.txt", "content": "x\n"}},
@@ -178,6 +189,23 @@ check "home: nothing written in the real ~/.hermes" test -z "$(ls -A "$HOME/.her
 check "home: every run's private home went with its TMPDIR" \
     test -z "$(find "$CLOCKWORK_HOME/tmp" -name engine-home -print 2>/dev/null)"
 
+# --- budgets: a runaway agent is stopped by its turn budget, and by its dollar budget ---
+# --budget-wait 0: a budget that ends the run (the pause is e2e/budget_engines's).
+id=$(run spin acceptEdits --turns 3 --budget-wait 0)
+r=$(report "$id")
+check "budgets: the run ended on its turn budget" has "$r" '"exit_reason":"budget_turns"'
+check "budgets: the turn budget run counted at least its 3 turns" test "$(spent "$r" turns)" -ge 3
+sql "DELETE FROM tasks WHERE name='spin'" 2>/dev/null || true
+cw task add spin2 --repo "$repo" --engine hermes --mode acceptEdits --seconds 180 \
+    --dollars 0.005 --budget-wait 0 --prompt "SCENARIO:spin Please do the scripted steps." \
+    >/dev/null || die "task add spin2"
+id=$(cw run start spin2) || die "run start spin2"
+wait_until 200 "spin2: run ended" ended "$id" || fail "spin2: the run did not end"
+r=$(report "$id")
+check "budgets: the run ended on its dollar budget (0.005, 0.002 a turn)" has "$r" '"exit_reason":"budget_dollars"'
+check "budgets: it was stopped at the turn that passed it (3 turns, 0.006)" \
+    python3 -c 'import json,sys; s=json.loads(sys.argv[1])["spent"]; sys.exit(0 if 0.005 < s["dollars"] < 0.0125 and s["turns"] <= 6 else 1)' "$r"
+
 # --- plan ----------------------------------------------------------------------------
 id=$(run plan plan)
 r=$(report "$id")
@@ -218,6 +246,23 @@ print('allowed' if r is None else 'refused: ' + r['message'])" 2>&1 | grep -v '^
 	check "failclosed: the plugin is read-only in the state directory" \
 	    test "$(stat -c %a "$plugin/__init__.py")" = 400
 fi
+
+# Hermes goes on without a plugin that fails to load; the runner's TERMINAL_ENV (a
+# backend that does not exist until the plugin sets "local") then leaves no terminal.
+# The real hermes, outside the sandbox, with a home whose config enables no plugin.
+tools=$(node "$lib/chat-tool-results.js" "$T/requests.jsonl" edit --tools)
+check "failclosed: with the plugin (the edit run), the terminal tool was offered" grep -qx terminal <<< "$tools"
+mkdir -p "$T/noplug-home" "$T/noplug-wt"
+printf 'model:\n  provider: custom\n  base_url: http://127.0.0.1:%s/v1\n  default: cw-test\n  api_key: "${OPENAI_API_KEY}"\nplugins:\n  enabled: []\n' \
+    "$(cat "$T/mport")" > "$T/noplug-home/config.yaml"
+(cd "$T/noplug-wt" && env -i PATH=/usr/bin:/bin HOME="$T/noplug-wt" HERMES_HOME="$T/noplug-home" \
+    OPENAI_API_KEY=$KEY TERMINAL_CWD="$T/noplug-wt" TERMINAL_ENV=clockwork-floor-not-loaded \
+    timeout 120 "$bindir/hermes" --oneshot="SCENARIO:noplug go" --toolsets terminal,file \
+    > "$T/noplug.out" 2>&1 || true)
+tools=$(node "$lib/chat-tool-results.js" "$T/requests.jsonl" noplug --tools)
+check "failclosed: without the plugin, the model was offered no terminal tool" \
+    bash -c "[ -n \"\$1\" ] && ! grep -qx terminal <<< \"\$1\"" _ "$tools"
+check "failclosed: without the plugin, no command ran" test ! -e "$T/noplug-wt/noplug-ran.txt"
 
 # --- approvals: this engine cannot ask, and none was asked ------------------------------
 check "approvals: none was requested for Hermes' runs" test "$(sql 'SELECT count(*) FROM approvals')" -eq 0

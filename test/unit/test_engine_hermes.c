@@ -103,6 +103,7 @@ test_prepare_and_home(void **state)
 	assert_string_equal(argv.v[2], "--toolsets");
 	assert_string_equal(argv.v[3], ENGINE_HERMES_TOOLSETS);
 	assert_true(strlist_contains(&env, "OPENAI_API_KEY=sk-secret-hermes"));
+	assert_true(strlist_contains(&env, "TERMINAL_ENV=" ENGINE_HERMES_NO_FLOOR));
 	snprintf(p, sizeof p, "TERMINAL_CWD=%s", work);
 	assert_true(strlist_contains(&env, p));
 	assert_true(strlist_contains(&files, st_dir));
@@ -122,6 +123,7 @@ test_prepare_and_home(void **state)
 	assert_int_equal(sb.st_mode & 0777, 0400);
 	assert_non_null(text = read_all(p));
 	assert_non_null(strstr(text, "\"pre_tool_call\""));
+	assert_non_null(strstr(text, "os.environ[\"TERMINAL_ENV\"] = \"local\""));
 	snprintf(p, sizeof p, "%s/hermes-plugin/clockwork-floor/clockwork.json", st_dir);
 	assert_non_null(text = read_all(p));
 	assert_null(strstr(text, "sk-secret"));
