@@ -269,7 +269,7 @@ engine_hermes_plugin_config(const struct engine_run *r, const char *token_file)
 	return text;
 }
 
-/* The plugin's directory in the state directory, with its three files, read-only. */
+/* The plugin's directory in the state directory, with its three files (0400). */
 static int
 engine_hermes_write_plugin(const struct engine_run *r, const char *token_path,
     char *err, size_t errlen)
@@ -301,11 +301,10 @@ engine_hermes_write_plugin(const struct engine_run *r, const char *token_path,
 	    engine_write_file(engine_hermes_plugin_path, "__init__.py",
 	    engine_hermes_plugin_py, 0400, path, sizeof path, err, errlen) == -1)
 		return -1;
-	if (chmod(engine_hermes_plugin_path, 0500) == -1 || chmod(base, 0500) == -1) {
-		snprintf(err, errlen, "hermes: chmod %s: %s", engine_hermes_plugin_path,
-		    strerror(errno));
-		return -1;
-	}
+	/*
+	 * The directories stay 0700: the sandbox grants the state directory read-only,
+	 * and the runner's own clean-up (and clockworkd's gc) must be able to remove them.
+	 */
 	return 0;
 }
 
