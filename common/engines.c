@@ -61,14 +61,19 @@ static const struct engine_info engines_table[] = {
 		.net_allow = "api.openai.com:443",
 	},
 	{
-		/* A Python package this machine's registries do not carry: docs/engines.md. */
+		/* hermes-agent from PyPI, in a venv of its own (scripts/setup-engines). */
 		.name = "hermes",
 		.binary = "hermes",
 		.label = "Hermes",
-		.caps = ENGINE_TAKES_PROMPT,
-		.key_env = NULL,
-		.floor = "not built: see docs/engines.md",
-		.ask = "not built: see docs/engines.md",
+		.caps = ENGINE_RUNNABLE | ENGINE_TAKES_PROMPT | ENGINE_CAN_FLOOR |
+		    ENGINE_CAN_DOLLARS | ENGINE_CAN_TURNS | ENGINE_TRANSCRIPT,
+		.key_env = "OPENAI_API_KEY",
+		.floor = "plugin (pre_tool_call) running cw-floor-hook on every terminal "
+		    "call, from the runner's read-only state directory, linked into the "
+		    "run's private HERMES_HOME; typing into a running process is refused",
+		.ask = "not available for this engine: `hermes --oneshot` answers its own "
+		    "approvals; contained by the sandbox and the floor",
+		.net_allow = "api.openai.com:443",
 	},
 	{
 		/*

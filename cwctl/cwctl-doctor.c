@@ -555,7 +555,7 @@ doctor_engines(struct doctor *dr)
 		doctor_add(dr, DOCTOR_WARN, "engines", "no agent engine on PATH", "only "
 		    "command tasks (and byok, with a key) can run", "install one: npm install "
 		    "-g @anthropic-ai/claude-code (claude), @openai/codex (codex) or "
-		    "opencode-ai (opencode)");
+		    "opencode-ai (opencode), or pip install hermes-agent in a venv (hermes)");
 }
 
 /* Connect to fd's address and send one GET /api/status; 1 when HTTP answers. */

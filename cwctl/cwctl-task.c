@@ -21,7 +21,7 @@ cwctl_task_usage(void)
 	    "                [--telegram-chat CHAT_ID [--telegram-allow USER_ID]...]\n"
 	    "                [--schedule queued|'CRON'] [--disabled] [--json]\n"
 	    "                without --engine: engines.default, else the first of claude, codex,\n"
-	    "                opencode on the daemon's PATH, else byok with a stored key\n"
+	    "                opencode, hermes on the daemon's PATH, else byok with a stored key\n"
 	    "       cwctl task add NAME --command LINE [--repo DIR] ...  (a shell line, not an agent)\n"
 	    "       cwctl task edit NAME [--prompt TEXT] [--mode M] [--dollars N] [--turns N]\n"
 	    "                [--seconds N] [--schedule queued|'CRON'] [--base BRANCH|default]\n"

@@ -16,12 +16,14 @@
 #include "engine_byok.h"
 #include "engine_claude.h"
 #include "engine_codex.h"
+#include "engine_hermes.h"
 #include "engine_opencode.h"
 
 static const struct engine_ops *const engine_table[] = {
 	&engine_claude_ops,
 	&engine_codex_ops,
 	&engine_opencode_ops,
+	&engine_hermes_ops,
 	&engine_byok_ops,
 };
 

@@ -687,12 +687,17 @@ spec_sandbox_enabled(const struct config *cfg, const char *engine, int sandbox_o
 /*
  * The engine's install: its binary's real path, and the package directory around it
  * (the nearest ancestor with a package.json, for npm-installed engines) with its
- * platform packages (spec_engine_platform()), read-only.
+ * platform packages (spec_engine_platform()), read-only. A Python engine installed in
+ * a virtual environment (Hermes: <venv>/bin/hermes, a script whose interpreter is
+ * <venv>/bin/python3 and whose code is in <venv>/lib/.../site-packages) gets the whole
+ * venv, the directory above its bin/ that holds pyvenv.cfg; the interpreter the venv
+ * links to is the system's, under /usr, granted already.
  */
 static int
 spec_engine_install(struct spec_build *b, const char *engine)
 {
 	char	 bin[PATH_MAX], dir[PATH_MAX], cur[PATH_MAX], probe[PATH_MAX + 16], *slash;
+	int	 venv = 0;
 
 	if (strcmp(engine, "command") == 0)
 		return 0;
@@ -702,9 +707,21 @@ spec_engine_install(struct spec_build *b, const char *engine)
 	snprintf(dir, sizeof dir, "%s", bin);
 	if ((slash = strrchr(dir, '/')) != NULL)
 		*slash = '\0';
-	/* An npm package keeps its binary a level or two below its package.json. */
+	/* A venv first: the engines' cache above it has a package.json of its own. */
 	snprintf(cur, sizeof cur, "%s", dir);
-	for (int up = 0; up < 4; up++) {
+	if ((slash = strrchr(cur, '/')) != NULL && slash != cur &&
+	    strcmp(slash, "/bin") == 0) {
+		*slash = '\0';
+		snprintf(probe, sizeof probe, "%s/pyvenv.cfg", cur);
+		if (access(probe, F_OK) == 0)
+			venv = 1;
+	}
+	/* An npm package keeps its binary a level or two below its package.json. */
+	if (venv)
+		snprintf(dir, sizeof dir, "%s", cur);
+	else
+		snprintf(cur, sizeof cur, "%s", dir);
+	for (int up = 0; !venv && up < 4; up++) {
 		snprintf(probe, sizeof probe, "%s/package.json", cur);
 		if (access(probe, F_OK) == 0) {
 			snprintf(dir, sizeof dir, "%s", cur);

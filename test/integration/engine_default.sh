@@ -51,7 +51,7 @@ set +e
 out=$(cwctl task add t --repo . --prompt P 2>&1); rc=$?
 set -e
 [ "$rc" = 1 ] || fail "task add with no engine anywhere: exit $rc: $out"
-for want in "engine: no engine to default to" "none of claude, codex, opencode is on the daemon's PATH ($SYS)" \
+for want in "engine: no engine to default to" "none of claude, codex, opencode, hermes is on the daemon's PATH ($SYS)" \
     "engines.default is not set in $CLOCKWORK_HOME/config.yaml" "no provider key is stored" "--command LINE"; do
 	grep -qF -- "$want" <<<"$out" || fail "the refusal does not say '$want': $out"
 done
@@ -94,7 +94,7 @@ printf '%s\n' sk-ant-test-not-real | cwctl key add work --provider anthropic \
 cwctl task add b1 --repo . --prompt P > "$T/o" || fail "byok default: $(cat "$T/o")"
 [ "$(sql "SELECT engine || ' ' || key_name || ' ' || permission_mode FROM tasks WHERE name = 'b1'")" = "byok work acceptEdits" ] ||
 	fail "byok default: $(sql "SELECT engine, key_name, permission_mode FROM tasks WHERE name = 'b1'")"
-grep -q "^engine byok, mode acceptEdits, the default: none of claude, codex, opencode is on the daemon's PATH" "$T/o" &&
+grep -q "^engine byok, mode acceptEdits, the default: none of claude, codex, opencode, hermes is on the daemon's PATH" "$T/o" &&
     grep -q "a provider key is stored, so Clockwork's own agent runs with it (work)" "$T/o" || fail "byok default said: $(cat "$T/o")"
 printf '%s\n' sk-ant-test-not-real | cwctl key add other --provider anthropic --model claude-sonnet-4-5 > /dev/null
 set +e

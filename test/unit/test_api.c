@@ -280,7 +280,7 @@ test_service_files(void **state)
 
 /*
  * Agent-first defaults (issue 23): a task that names no engine gets the first agent
- * CLI on PATH in the table's order (claude, codex, opencode), whatever PATH's order;
+ * CLI on PATH in the table's order (claude, codex, opencode, hermes), whatever PATH's order;
  * a program that cannot run, a directory, an empty or relative PATH entry is not
  * one; a named key means byok; nothing found is an error naming the engine field and
  * what to do. An agent's default mode is acceptEdits, the editing one.
@@ -311,7 +311,7 @@ test_task_default_engine(void **state)
 	assert_string_equal(field, "engine");
 	assert_int_equal(tasks_default_engine(NULL, NULL, eng, sizeof eng, key,
 	    sizeof key, why, sizeof why), -1);
-	assert_non_null(strstr(why, "none of claude, codex, opencode is on the daemon's "
+	assert_non_null(strstr(why, "none of claude, codex, opencode, hermes is on the daemon's "
 	    "PATH"));
 	assert_non_null(strstr(why, "--command LINE"));
 

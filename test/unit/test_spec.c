@@ -761,6 +761,72 @@ test_codex_install_and_home(void **state)
 }
 
 /*
+ * Hermes: a Python script in a venv (<venv>/bin/hermes, linked from the engines'
+ * .bin) whose interpreter and site-packages are in the venv. The whole venv is granted
+ * read-only (so the script's interpreter and its code can run), not the engines' cache
+ * above it, whose package.json an npm walk would stop at; HERMES_HOME is the run's
+ * private home, and nothing of the user's ~/.hermes is granted.
+ */
+static void
+test_hermes_venv_and_home(void **state)
+{
+	struct spec_context	 ctx;
+	struct config		 cfg;
+	struct sandbox_spec	 s;
+	char			 err[1024], eng[PATH_MAX], venv[PATH_MAX + 32], p[PATH_MAX + 64];
+	char			 path[2 * PATH_MAX];
+	const char		*hh, *old = getenv("PATH");
+	char			*saved = old != NULL ? strdup(old) : NULL;
+
+	(void)state;
+	snprintf(eng, sizeof eng, "%s/hengines", root);
+	snprintf(venv, sizeof venv, "%s/hermes-venv-1", eng);
+	snprintf(p, sizeof p, "mkdir -p '%s/bin' '%s/lib/python3.11/site-packages/hermes_cli' "
+	    "'%s/node_modules/.bin' && echo '{}' > '%s/package.json' && "
+	    "printf 'home = /usr/bin\n' > '%s/pyvenv.cfg' && "
+	    "printf '#!%s/bin/python3\n' > '%s/bin/hermes' && chmod 755 '%s/bin/hermes' && "
+	    "ln -s /usr/bin/python3 '%s/bin/python3' && "
+	    "ln -s '%s/bin/hermes' '%s/node_modules/.bin/hermes'", venv, venv, eng, eng, venv,
+	    venv, venv, venv, venv, venv, eng);
+	assert_int_equal(system(p), 0);
+	mkfile(".hermes/config.yaml", "model: {api_key: sk-user}\n");
+	snprintf(path, sizeof path, "%s/node_modules/.bin:%s", eng, old != NULL ? old :
+	    "/usr/bin:/bin");
+	setenv("PATH", path, 1);
+	config_defaults(&cfg);
+	memset(&ctx, 0, sizeof ctx);
+	ctx.workdir = work;
+	ctx.engine = "hermes";
+	ctx.home = home;
+	ctx.cwhome = cwhome;
+	ctx.run_id = "hermes-run";
+	assert_int_equal(spec_build(&ctx, &cfg, &s, err, sizeof err), 0);
+	assert_true(s.enabled);
+	/* The venv whole: its bin (the script, the interpreter link) and site-packages. */
+	assert_true(strlist_contains(&s.read_dirs, venv));
+	snprintf(p, sizeof p, "%s/lib/python3.11/site-packages/hermes_cli", venv);
+	assert_true(within_any(&s.read_dirs, p));
+	/* Not the cache around it. */
+	assert_false(strlist_contains(&s.read_dirs, eng));
+	snprintf(p, sizeof p, "%s/package.json", eng);
+	assert_false(strlist_contains(&s.read_files, p));
+	/* The private home, and no part of the user's ~/.hermes. */
+	snprintf(p, sizeof p, "%s/tmp/hermes-run/engine-home", cwhome);
+	assert_non_null(hh = env_get(&s, "HERMES_HOME"));
+	assert_string_equal(hh, p);
+	assert_true(within_any(&s.write_dirs, hh));
+	snprintf(p, sizeof p, "%s/.hermes", home);
+	assert_false(within_any(&s.read_dirs, p) || within_any(&s.read_files, p) ||
+	    within_any(&s.write_dirs, p));
+	done(&s);
+	config_free(&cfg);
+	if (saved != NULL) {
+		setenv("PATH", saved, 1);
+		free(saved);
+	}
+}
+
+/*
  * Claude Code's private home (SPEC G2): CLAUDE_CONFIG_DIR in the run's TMPDIR, 0700,
  * the login copied in, only the allowlisted keys of ~/.claude.json, nothing of the
  * user's ~/.claude granted, gone when the TMPDIR goes; a FIFO where the login should
@@ -864,6 +930,7 @@ main(void)
 		cmocka_unit_test(test_git_exec_readonly),
 		cmocka_unit_test(test_claude_private_home),
 		cmocka_unit_test(test_codex_install_and_home),
+		cmocka_unit_test(test_hermes_venv_and_home),
 		cmocka_unit_test(test_tmpdir_kept_while_survivors),
 	};
 
