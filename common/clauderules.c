@@ -152,13 +152,17 @@ clauderules_map(enum clauderules_list list, const char *text, struct clauderules
 		clauderules_other_tool(text, tlen, r);
 		return;
 	}
-	/* The specifier, between the parentheses, trimmed. */
+	/*
+	 * The specifier, between the parentheses, as written. Spaces around it are not
+	 * trimmed but refused: trimmed, "Bash(gi:*    )" became the prefix rule "gi",
+	 * broader than what it says (fuzz/clauderules); an import is never broader.
+	 */
 	spec = text[tlen] == '(' ? text + tlen + 1 : text + tlen;
 	end = text[tlen] == '(' ? text + strlen(text) - 1 : spec;
-	while (spec < end && *spec == ' ')
-		spec++;
-	while (end > spec && end[-1] == ' ')
-		end--;
+	if (spec < end && (*spec == ' ' || end[-1] == ' ')) {
+		clauderules_note(r, "spaces around the pattern: not mapped");
+		return;
+	}
 	n = (size_t)(end - spec);
 	if (memchr(spec, '\\', n) != NULL) {
 		clauderules_note(r, "an escape in the pattern: not mapped");

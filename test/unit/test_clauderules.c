@@ -59,6 +59,11 @@ test_clauderules_allow(void **state)
 	assert_int_equal(test_map(CLAUDERULES_ALLOW, "Bash()", NULL, 0), CLAUDERULES_NONE);
 	assert_int_equal(test_map(CLAUDERULES_ALLOW, "Bash(:*)", NULL, 0), CLAUDERULES_NONE);
 	assert_int_equal(test_map(CLAUDERULES_ALLOW, "Bash( * )", NULL, 0), CLAUDERULES_NONE);
+	/* fuzz/clauderules: trimmed, this was the prefix rule "gi" (a star not at its end). */
+	assert_int_equal(test_map(CLAUDERULES_ALLOW, "Bash(gi:*    )", NULL, 0),
+	    CLAUDERULES_NONE);
+	assert_int_equal(test_map(CLAUDERULES_ALLOW, "Bash( npm test:*)", NULL, 0),
+	    CLAUDERULES_NONE);
 	assert_int_equal(test_map(CLAUDERULES_ALLOW, "Bash(* *)", NULL, 0), CLAUDERULES_NONE);
 	/* Every subcommand of a program; a wildcard inside or without a boundary. */
 	assert_int_equal(test_map(CLAUDERULES_ALLOW, "Bash(npm:*)", NULL, 0),
