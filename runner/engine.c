@@ -89,6 +89,36 @@ engine_sbrules_free(struct engine_sbrules *r)
 }
 
 int
+engine_check_openai_run(const struct engine_run *r, const char *name, char *err,
+    size_t errlen)
+{
+	if (engine_check_hook(r->hook_path, err, errlen) == -1)
+		return -1;
+	if (r->port <= 0) {
+		snprintf(err, errlen, "%s: no bridge for the floor", name);
+		return -1;
+	}
+	if (r->mode == NULL || (strcmp(r->mode, "plan") != 0 &&
+	    strcmp(r->mode, "acceptEdits") != 0)) {
+		snprintf(err, errlen, "permission mode must be plan or acceptEdits");
+		return -1;
+	}
+	if (r->base_url == NULL || r->base_url[0] == '\0' ||
+	    (strncmp(r->base_url, "http://", 7) != 0 &&
+	    strncmp(r->base_url, "https://", 8) != 0) || strlen(r->base_url) > 4096) {
+		snprintf(err, errlen, "engines.%s.base_url must be set to the "
+		    "provider's http(s) URL (OpenAI-compatible chat completions)", name);
+		return -1;
+	}
+	if (r->model == NULL || r->model[0] == '\0' || strlen(r->model) > 256) {
+		snprintf(err, errlen, "engines.%s.model must be set (1 to 256 "
+		    "characters)", name);
+		return -1;
+	}
+	return 0;
+}
+
+int
 engine_check_hook(const char *path, char *err, size_t errlen)
 {
 	struct stat	st;

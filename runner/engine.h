@@ -219,6 +219,13 @@ void	engine_sbrules_free(struct engine_sbrules *);
 /* Shared by the engines' prepare() and home(). */
 /* 0 when path is an absolute executable file; else -1 with err (no hook, no run). */
 int	engine_check_hook(const char *path, char *err, size_t errlen);
+/*
+ * What an engine driven through an OpenAI-compatible provider and the bridge's floor
+ * (opencode, hermes) needs before anything is written: the hook, the bridge, a plan or
+ * acceptEdits mode, an http(s) engines.<name>.base_url and a model. 0, or -1 with err.
+ */
+int	engine_check_openai_run(const struct engine_run *r, const char *name, char *err,
+	    size_t errlen);
 /* Write text to dir/name (new file, mode, no link followed); its path in out. */
 int	engine_write_file(const char *dir, const char *name, const char *text,
 	    mode_t mode, char *out, size_t outlen, char *err, size_t errlen);

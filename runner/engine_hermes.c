@@ -317,29 +317,8 @@ engine_hermes_prepare(const struct engine_run *r, struct strlist *argv,
 	char	 token_path[PATH_MAX], *kv = NULL;
 	int	 rc = -1;
 
-	if (engine_check_hook(r->hook_path, err, errlen) == -1)
+	if (engine_check_openai_run(r, "hermes", err, errlen) == -1)
 		return -1;
-	if (r->port <= 0) {
-		snprintf(err, errlen, "hermes: no bridge for the floor");
-		return -1;
-	}
-	if (r->mode == NULL || (strcmp(r->mode, "plan") != 0 &&
-	    strcmp(r->mode, "acceptEdits") != 0)) {
-		snprintf(err, errlen, "permission mode must be plan or acceptEdits");
-		return -1;
-	}
-	if (r->base_url == NULL || r->base_url[0] == '\0' ||
-	    (strncmp(r->base_url, "http://", 7) != 0 &&
-	    strncmp(r->base_url, "https://", 8) != 0) || strlen(r->base_url) > 4096) {
-		snprintf(err, errlen, "engines.hermes.base_url must be set to the "
-		    "provider's http(s) URL (OpenAI-compatible chat completions)");
-		return -1;
-	}
-	if (r->model == NULL || r->model[0] == '\0' || strlen(r->model) > 256) {
-		snprintf(err, errlen, "engines.hermes.model must be set (1 to 256 "
-		    "characters)");
-		return -1;
-	}
 	if (r->resume_id != NULL) {
 		snprintf(err, errlen, "hermes: a run cannot be continued with this engine");
 		return -1;
