@@ -78,7 +78,15 @@ sandbox_recv(int fd, struct sandbox_msg *m, const struct sandbox_launch *l)
 	int		 fds[PLAN_MAX_LISTEN];
 
 	plan_msghdr(&mh, &iov, m, sizeof *m, cm.buf, sizeof cm.buf);
-	if ((n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC)) <= 0)
+	/*
+	 * A sandbox that ended with a message of ours unread in its queue (the carve's
+	 * ruleset, sent as it failed) leaves ECONNRESET on our socket, and the kernel
+	 * reports that error once, before the messages queued here: its reason among
+	 * them. Read past it; the error is cleared by being reported.
+	 */
+	if ((n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC)) == -1 && errno == ECONNRESET)
+		n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
+	if (n <= 0)
 		return n;
 	for (c = CMSG_FIRSTHDR(&mh); c != NULL; c = CMSG_NXTHDR(&mh, c)) {
 		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
