@@ -240,6 +240,33 @@ cwctl_run_print_report(const cJSON *rep)
 	printf("(the whole report: cwctl run show RUN --json)\n");
 }
 
+/* What a person did with the work (issue 27), and the commands when nothing yet. */
+static void
+cwctl_run_print_review(const cJSON *r)
+{
+	const cJSON	*rv = cJSON_GetObjectItemCaseSensitive(r, "review"), *p;
+	const char	*st = json_get_string(rv, "state"), *d, *id;
+
+	if (st == NULL)
+		return;
+	id = cwctl_vis(json_get_string(r, "id"));
+	d = json_get_string(rv, "detail");
+	if (strcmp(st, "waiting") == 0)
+		printf("review:       waiting (cwctl run diff|merge|land|push|discard %s)\n",
+		    id);
+	else
+		printf("review:       %s at %s%s%s%s\n", cwctl_vis(st),
+		    cwctl_run_or(json_get_string(rv, "at")), d != NULL && *d != '\0' ?
+		    " (" : "", d != NULL ? cwctl_vis(d) : "", d != NULL && *d != '\0' ?
+		    ")" : "");
+	if ((p = cJSON_GetObjectItemCaseSensitive(rv, "pushed")) != NULL &&
+	    cJSON_IsObject(p))
+		printf("pushed:       %s to %s at %s\n",
+		    cwctl_run_or(json_get_string(p, "branch")),
+		    cwctl_run_or(json_get_string(p, "remote")),
+		    cwctl_run_or(json_get_string(p, "at")));
+}
+
 static void
 cwctl_run_print(const cJSON *r)
 {
@@ -295,6 +322,7 @@ cwctl_run_print(const cJSON *r)
 	printf("created:      %s\n", (s = cwctl_vis(json_get_string(r, "created_at"))) ? s : "-");
 	if ((s = json_get_string(r, "ended_at")) != NULL)
 		printf("ended:        %s\n", cwctl_vis(s));
+	cwctl_run_print_review(r);
 	if ((rep = cJSON_GetObjectItemCaseSensitive(r, "report")) != NULL &&
 	    cJSON_IsObject(rep)) {
 		cwctl_run_print_engine(rep);

@@ -133,6 +133,10 @@ for x in "$a merged" "$b landed" "$c discarded" "$d waiting+pushed" "$e waiting+
 	grep "^$1 " "$T/all.out" | grep -qF " $2 " || fail "runs: $1 not $2: $(grep "^$1" "$T/all.out")"
 done
 [ "$(cwctl run list --review --json | grep -c '"state":')" = 2 ] || fail "run list --review --json"
+cwctl run show "$a" | grep -Eq '^review: +merged at 20.*Z \(into main, fast-forward\)$' ||
+    fail "run show: $(cwctl run show "$a" | grep review)"
+cwctl run show "$e" | grep -q "^review: *waiting (cwctl run diff|merge|land|push|discard $e)" &&
+    cwctl run show "$e" | grep -q "^pushed: *clockwork/five/$e to up at 20" || fail "run show: $(cwctl run show "$e")"
 read -r code body < <(api GET "/api/runs?review=maybe")
 [ "$code" = 400 ] || fail "review=maybe: $code"
 pass "runs --review lists only ended runs no one merged, landed or discarded; runs shows each state"
