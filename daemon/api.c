@@ -1663,7 +1663,7 @@ api_run_pushed(struct api_req *q, const char *id)
 	struct store_run	 r;
 	cJSON			*body, *a, *o;
 	const char		*remote, *branch;
-	char			 at[STORE_TIME_LEN];
+	char			 at[STORE_TIME_LEN], *mremote = NULL;
 	int			 rc;
 
 	if ((body = api_body(q)) == NULL)
@@ -1697,7 +1697,15 @@ api_run_pushed(struct api_req *q, const char *id)
 		goto out;
 	if (branch == NULL)
 		branch = r.branch;
-	if ((rc = store_run_set_pushed(q->d->store, r.id, remote, branch, at,
+	/*
+	 * A remote may be a URL with a token in it (--remote https://TOKEN@host/...):
+	 * masked before it is stored, as every record is as it enters the daemon.
+	 */
+	if ((mremote = mask_secrets(remote)) == NULL) {
+		api_error(q, 500, "internal", "out of memory");
+		goto out;
+	}
+	if ((rc = store_run_set_pushed(q->d->store, r.id, mremote, branch, at,
 	    sizeof at)) != 1) {
 		api_error(q, 500, "internal", "recording the push of run %s: %s", r.id,
 		    rc == 0 ? "it was landed or discarded meanwhile" :
@@ -1705,7 +1713,7 @@ api_run_pushed(struct api_req *q, const char *id)
 		goto out;
 	}
 	a = cJSON_CreateObject();
-	json_add_string(a, "remote", remote);
+	json_add_string(a, "remote", mremote);
 	json_add_string(a, "branch", branch);
 	json_add_string(a, "at", at);
 	journal_add(q->d, r.id, "run_pushed", cJSON_Duplicate(a, 1));
@@ -1716,6 +1724,7 @@ api_run_pushed(struct api_req *q, const char *id)
 	api_run_add_review(q, r.id, o);
 	api_ok(q, 200, o);
 out:
+	free(mremote);
 	cJSON_Delete(body);
 	store_run_free(&r);
 }

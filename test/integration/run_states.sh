@@ -150,3 +150,14 @@ cwctl runs --review > "$T/rv2.out"
 diff <(cut -d' ' -f1 "$T/rv.out") <(cut -d' ' -f1 "$T/rv2.out") >&2 || fail "runs --review changed over a restart"
 review_of "$d" | grep -q '"pushed":{"remote":"gh"' || fail "the push record did not survive"
 pass "states and the push record survive a daemon restart"
+
+# 9. A remote named by a URL with a password in it is stored and journaled masked.
+read -r code body < <(api POST "/api/runs/$d/pushed" '{"remote":"https://bob:hunter2pass@example.com/o/r.git"}')
+[ "$code" = 200 ] && echo "$body" | grep -q '"remote":"https://bob:\[MASKED\]@example.com/o/r.git"' ||
+    fail "pushed with a URL: $code $body"
+[ "$(sql "SELECT (SELECT count(*) FROM runs WHERE pushed_remote LIKE '%hunter2%') +
+    (SELECT count(*) FROM journal WHERE data LIKE '%hunter2%') +
+    (SELECT count(*) FROM audit WHERE data LIKE '%hunter2%')")" = 0 ] || fail "the password was stored"
+read -r code body < <(api POST "/api/runs/$b/pushed" '{"remote":"origin"}')
+[ "$code" = 409 ] && echo "$body" | grep -q '"code":"already_landed"' || fail "pushed after land: $code $body"
+pass "a push record's remote URL is masked; a landed run's push is refused by the API too"
