@@ -23,6 +23,7 @@
 #include "cwctl.h"
 #include "gitremote.h"
 #include "json.h"
+#include "runreview.h"
 #include "spawnchild.h"
 
 extern char **environ;
@@ -191,15 +192,14 @@ static int
 cwctl_push_refused(const char *id, const cJSON *run)
 {
 	const cJSON	*rv = cJSON_GetObjectItemCaseSensitive(run, "review");
-	const char	*st = json_get_string(rv, "state"), *at, *d;
+	const char	*st = json_get_string(rv, "state");
+	char		 said[768];
 
 	if (st != NULL && (strcmp(st, "landed") == 0 || strcmp(st, "discarded") == 0)) {
-		at = json_get_string(rv, "at");
-		d = json_get_string(rv, "detail");
-		fprintf(stderr, "cwctl: run %s was %s at %.10s %.8s UTC (%s): its branch is "
-		    "gone, nothing to push\n", cwctl_vis(id), st, at != NULL ? at : "",
-		    at != NULL && strlen(at) > 11 ? at + 11 : "",
-		    cwctl_vis(d != NULL ? d : ""));
+		runreview_said(id, st, json_get_string(rv, "at"),
+		    json_get_string(rv, "detail"), said, sizeof said);
+		fprintf(stderr, "cwctl: %s: its branch is gone, nothing to push\n",
+		    cwctl_vis(said));
 		return CWCTL_EXIT_DENIED;
 	}
 	if (!cJSON_IsObject(rv) && json_get_string(run, "branch") != NULL) {

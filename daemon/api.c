@@ -55,6 +55,7 @@
 #include "recover.h"
 #include "reporules.h"
 #include "review.h"
+#include "runreview.h"
 #include "runs.h"
 #include "secret.h"
 #include "store.h"
@@ -1384,7 +1385,8 @@ api_run_reviewed(struct api_req *q, const struct store_run *r, const char *verb,
 
 	if (r->review_state == NULL || (push && strcmp(r->review_state, "merged") == 0))
 		return 0;
-	runs_review_said(r, said, sizeof said);
+	runreview_said(r->id, r->review_state, r->review_at, r->review_detail, said,
+	    sizeof said);
 	snprintf(code, sizeof code, "already_%s", r->review_state);
 	d = cJSON_CreateObject();
 	json_add_string(d, "refused", said);

@@ -23,8 +23,7 @@ cJSON	*runs_to_json(const struct store_run *, int with_report);
  * JSON null for a run that has not ended or has no branch to review.
  */
 cJSON	*runs_review_json(const struct store_run *);
-/* "run X was merged at 2026-12-02 15:40:01 UTC (into main, fast-forward)" */
-void	 runs_review_said(const struct store_run *, char *buf, size_t len);
+
 int	runs_send(struct run *, cJSON *msg);
 /*
  * "Always for this task" on an answered approval (cwctl, the Inbox, Telegram): its

@@ -2706,19 +2706,6 @@ runs_review_json(const struct store_run *sr)
 	return o;
 }
 
-void
-runs_review_said(const struct store_run *sr, char *buf, size_t len)
-{
-	const char	*at = sr->review_at != NULL ? sr->review_at : "";
-	const char	*d = sr->review_detail;
-
-	/* "2026-12-02T15:40:01.123Z" read as a person says it. */
-	snprintf(buf, len, "run %s was %s at %.10s %.8s UTC%s%s%s", sr->id,
-	    sr->review_state != NULL ? sr->review_state : "reviewed", at,
-	    strlen(at) > 11 ? at + 11 : "", d != NULL && *d != '\0' ? " (" : "",
-	    d != NULL ? d : "", d != NULL && *d != '\0' ? ")" : "");
-}
-
 cJSON *
 runs_to_json(const struct store_run *sr, int with_report)
 {

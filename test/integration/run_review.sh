@@ -70,7 +70,7 @@ grep -q "$br fast-forward into main" "$T/m.out" || fail "merge output: $(cat "$T
 [ -f "$R/new.txt" ] && grep -q changed "$R/file.txt" || fail "working tree not updated"
 [ -z "$(git -C "$R" status --porcelain)" ] || fail "tree not clean: $(git -C "$R" status --porcelain)"
 set +e; cwctl run merge "$id" > "$T/m2.out" 2> "$T/m2.err"; rc=$?; set -e
-[ $rc = 3 ] && grep -q "run $id was merged at .* UTC (into main, fast-forward)" "$T/m2.err" ||
+[ $rc = 3 ] && grep -q "run $id was merged into main at .* UTC (fast-forward)" "$T/m2.err" ||
     fail "second merge: exit $rc $(cat "$T/m2.err")"
 cwctl journal --run "$id" --json | grep -q '"kind":	"run_merged"' || fail "journal: no run_merged"
 cwctl journal --audit --json | grep -q '"action":	"run.merge"' || fail "audit: no run.merge"

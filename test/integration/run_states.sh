@@ -32,9 +32,9 @@ a=$(run_task one 'echo a > a.txt')
 [ "$(review_of "$a")" = '{"state":"waiting","at":null,"detail":"","pushed":null}' ] ||
     fail "a finished run's review: $(review_of "$a")"
 cwctl run merge "$a" > "$T/m.out" || fail "merge: $(cat "$T/m.out")"
-refused "^cwctl: run $a was merged $WHEN \(into main, fast-forward\)$" run merge "$a"
-refused "run $a was merged $WHEN" run land "$a"
-refused "run $a was merged $WHEN" run discard "$a"
+refused "^cwctl: run $a was merged into main $WHEN \(fast-forward\)$" run merge "$a"
+refused "run $a was merged into main $WHEN" run land "$a"
+refused "run $a was merged into main $WHEN" run discard "$a"
 read -r code body < <(api POST "/api/runs/$a/merge" '{}')
 [ "$code" = 409 ] && echo "$body" | grep -q '"code":"already_merged"' || fail "API second merge: $code $body"
 review_of "$a" | grep -Eq '^\{"state":"merged","at":"20[0-9-]{8}T[0-9:.]{12}Z","detail":"into main, fast-forward","pushed":null}$' ||
@@ -56,9 +56,9 @@ grep -q "fast-forward into main" "$T/l.out" && grep -q "landed run $b" "$T/l.out
 ! git -C "$R" rev-parse -q --verify "clockwork/two/$b" >/dev/null || fail "land kept the branch"
 [ ! -e "$wt" ] || fail "land kept the worktree"
 ! git -C "$R" worktree list | grep -q "$b" || fail "git still lists the worktree"
-refused "run $b was landed $WHEN \(into main, fast-forward; branch clockwork/two/$b and its worktree removed\)" run merge "$b"
-refused "run $b was landed $WHEN" run discard "$b"
-refused "run $b was landed $WHEN" run push "$b"
+refused "run $b was landed into main $WHEN \(fast-forward; branch clockwork/two/$b and its worktree removed\)" run merge "$b"
+refused "run $b was landed into main $WHEN" run discard "$b"
+refused "run $b was landed into main $WHEN" run push "$b"
 [ "$(sql "SELECT count(*) FROM journal WHERE run_id = '$b' AND kind = 'run_landed'")" = 1 ] || fail "journal: no run_landed"
 [ "$(sql "SELECT count(*) FROM audit WHERE target = '$b' AND action = 'run.land'")" = 1 ] || fail "audit: no run.land"
 pass "land merges, then deletes the run's branch and worktree; nothing after it is accepted"
@@ -144,7 +144,7 @@ pass "runs --review lists only ended runs no one merged, landed or discarded; ru
 # 8. The states survive a restart.
 stop_daemon
 start_daemon --stop-grace 1
-refused "run $a was merged $WHEN" run merge "$a"
+refused "run $a was merged into main $WHEN" run merge "$a"
 refused "run $c was discarded $WHEN" run merge "$c"
 cwctl runs --review > "$T/rv2.out"
 diff <(cut -d' ' -f1 "$T/rv.out") <(cut -d' ' -f1 "$T/rv2.out") >&2 || fail "runs --review changed over a restart"
