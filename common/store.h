@@ -31,7 +31,7 @@
 struct sqlite3;
 struct store;
 
-#define STORE_SCHEMA_LATEST	17
+#define STORE_SCHEMA_LATEST	18
 #define STORE_TIME_LEN		25	/* "YYYY-MM-DDTHH:MM:SS.mmmZ" + NUL */
 #define STORE_ID_LEN		40	/* room for a generated or caller-chosen id */
 
@@ -249,6 +249,12 @@ struct store_run {
 	char			*base_ref;	/* NULL: the task's base */
 	char			*parent_run;	/* the run it retries or follows */
 	char			*continues;	/* the run whose branch it works on */
+	char			*review_state;	/* NULL, "merged", "landed", "discarded" */
+	char			*review_at;	/* when review_state was set */
+	char			*review_detail;	/* "into main (fast-forward)", ... */
+	char			*pushed_remote;	/* the last push, NULL: never pushed */
+	char			*pushed_branch;
+	char			*pushed_at;
 };
 
 /* "queued", ... and back. parse returns -1 (or STORE_EXIT_NONE) on unknown text. */
@@ -307,6 +313,22 @@ int	store_run_set_runner(struct store *, const char *id, int64_t pid, int64_t pg
 int	store_run_set_log_path(struct store *, const char *id, const char *path);
 /* Count one more proof-of-work export. */
 int	store_run_add_export(struct store *, const char *id);
+/*
+ * Record what a person did with an ended run's work (review_state above), once:
+ * 1 set (its time into at when given), 0 the run already has one (a second merge, a
+ * merge after a discard: the caller refuses it), -1 (ENOENT: no such run).
+ */
+int	store_run_set_review(struct store *, const char *id, const char *state,
+	    const char *detail, char *at, size_t atlen);
+/* Record a push of the run's branch: 1, 0 when landed or discarded (no branch), -1. */
+int	store_run_set_pushed(struct store *, const char *id, const char *remote,
+	    const char *branch, char *at, size_t atlen);
+/*
+ * Ended runs with a branch that no one has merged, landed or discarded: the ones
+ * waiting for a person (cwctl runs --review), newest first; limit 0: no limit.
+ */
+int	store_run_list_waiting(struct store *, size_t limit, struct store_run **out,
+	    size_t *n);
 void	store_run_free(struct store_run *);
 void	store_run_list_free(struct store_run *, size_t n);
 

@@ -18,7 +18,9 @@
 	" r.base_commit, r.final_commit, r.runner_pid, r.runner_pgid," \
 	" r.runner_start_time, r.sandboxed, r.spent_dollars, r.spent_turns," \
 	" r.spent_seconds, r.report, r.log_path, r.exported, r.created_at," \
-	" r.started_at, r.ended_at, r.prompt, r.base_ref, r.parent_run, r.continues"
+	" r.started_at, r.ended_at, r.prompt, r.base_ref, r.parent_run, r.continues," \
+	" r.review_state, r.review_at, r.review_detail, r.pushed_remote," \
+	" r.pushed_branch, r.pushed_at"
 #define RUN_FROM	" FROM runs r JOIN tasks t ON t.id = r.task_id"
 
 static int
@@ -59,7 +61,13 @@ store_run_row(sqlite3_stmt *stmt, void *p)
 	    store_col_text(stmt, 22, &r->prompt) ||
 	    store_col_text(stmt, 23, &r->base_ref) ||
 	    store_col_text(stmt, 24, &r->parent_run) ||
-	    store_col_text(stmt, 25, &r->continues))
+	    store_col_text(stmt, 25, &r->continues) ||
+	    store_col_text(stmt, 26, &r->review_state) ||
+	    store_col_text(stmt, 27, &r->review_at) ||
+	    store_col_text(stmt, 28, &r->review_detail) ||
+	    store_col_text(stmt, 29, &r->pushed_remote) ||
+	    store_col_text(stmt, 30, &r->pushed_branch) ||
+	    store_col_text(stmt, 31, &r->pushed_at))
 		return ENOMEM;
 	return 0;
 }
@@ -84,6 +92,12 @@ store_run_free(struct store_run *r)
 	free(r->base_ref);
 	free(r->parent_run);
 	free(r->continues);
+	free(r->review_state);
+	free(r->review_at);
+	free(r->review_detail);
+	free(r->pushed_remote);
+	free(r->pushed_branch);
+	free(r->pushed_at);
 	memset(r, 0, sizeof *r);
 }
 
@@ -195,6 +209,23 @@ store_run_list_unfinished(struct store *st, struct store_run **out, size_t *n)
 		return -1;
 	return store_collect(st, stmt, sizeof **out, store_run_row,
 	    store_run_free_v, (void **)out, n, "run list unfinished");
+}
+
+int
+store_run_list_waiting(struct store *st, size_t limit, struct store_run **out,
+    size_t *n)
+{
+	sqlite3_stmt	*stmt;
+
+	if (store_prepare(st, "SELECT " RUN_COLUMNS RUN_FROM
+	    " WHERE r.status NOT IN ('queued', 'starting', 'running')"
+	    " AND r.branch IS NOT NULL AND r.review_state IS NULL"
+	    " ORDER BY r.created_at DESC, r.rowid DESC LIMIT ?1", &stmt,
+	    "run list waiting") == -1)
+		return -1;
+	sqlite3_bind_int64(stmt, 1, store_limit(limit));
+	return store_collect(st, stmt, sizeof **out, store_run_row,
+	    store_run_free_v, (void **)out, n, "run list waiting");
 }
 
 /* After an UPDATE ... WHERE id = ? that changed nothing: was the row there? */
@@ -519,5 +550,67 @@ store_run_set_continues(struct store *st, const char *id, const char *continues,
 		return -1;
 	if (sqlite3_changes(st->db) == 0)
 		return store_fail(st, ENOENT, "run %s: no such queued run", id);
+	return 0;
+}
+
+/* ---- what a person did with the run's work (issue 27) ------------------------- */
+
+int
+store_run_set_review(struct store *st, const char *id, const char *state,
+    const char *detail, char *at, size_t atlen)
+{
+	sqlite3_stmt	*stmt;
+	char		 now[STORE_TIME_LEN];
+
+	if (state == NULL || (strcmp(state, "merged") != 0 &&
+	    strcmp(state, "landed") != 0 && strcmp(state, "discarded") != 0))
+		return store_fail(st, EINVAL, "run %s: bad review state", id);
+	/* The WHERE is the compare-and-set; the trigger is the backstop. */
+	if (store_prepare(st, "UPDATE runs SET review_state = ?2, review_at = ?3,"
+	    " review_detail = ?4 WHERE id = ?1 AND review_state IS NULL", &stmt,
+	    "run review") == -1)
+		return -1;
+	store_now(now, sizeof now);
+	store_bind_text(stmt, 1, id);
+	store_bind_text(stmt, 2, state);
+	store_bind_text(stmt, 3, now);
+	store_bind_text(stmt, 4, detail);
+	if (store_step_done(st, stmt, "run review") == -1)
+		return -1;
+	if (sqlite3_changes(st->db) == 1) {
+		if (at != NULL)
+			snprintf(at, atlen, "%s", now);
+		return 1;
+	}
+	if (store_run_missing(st, id, "run review") == -1)
+		return -1;
+	return 0;
+}
+
+int
+store_run_set_pushed(struct store *st, const char *id, const char *remote,
+    const char *branch, char *at, size_t atlen)
+{
+	sqlite3_stmt	*stmt;
+	char		 now[STORE_TIME_LEN];
+
+	if (store_prepare(st, "UPDATE runs SET pushed_remote = ?2, pushed_branch = ?3,"
+	    " pushed_at = ?4 WHERE id = ?1 AND (review_state IS NULL OR"
+	    " review_state = 'merged')", &stmt, "run pushed") == -1)
+		return -1;
+	store_now(now, sizeof now);
+	store_bind_text(stmt, 1, id);
+	store_bind_text(stmt, 2, remote);
+	store_bind_text(stmt, 3, branch);
+	store_bind_text(stmt, 4, now);
+	if (store_step_done(st, stmt, "run pushed") == -1)
+		return -1;
+	if (sqlite3_changes(st->db) == 1) {
+		if (at != NULL)
+			snprintf(at, atlen, "%s", now);
+		return 1;
+	}
+	if (store_run_missing(st, id, "run pushed") == -1)
+		return -1;
 	return 0;
 }

@@ -374,6 +374,41 @@ static const char store_schema_v17[] =
 "CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit"
 "  BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;";
 
+/*
+ * 18, issue 27: what a person did with a finished run's work. review_state is final
+ * (merged, landed: merged and its branch and worktree removed, discarded): the trigger
+ * refuses a second one, as for an approval's answer, so a second merge cannot be
+ * recorded even by raw SQL. A push is its own record beside it (a run may be pushed
+ * and merged). Runs merged or discarded by an older daemon are read back from the
+ * journal, so an upgrade does not show them as waiting; a discard after a merge is the
+ * later act and the branch is gone, so it wins.
+ */
+static const char store_schema_v18[] =
+"ALTER TABLE runs ADD COLUMN review_state TEXT"
+"  CHECK (review_state IS NULL OR review_state IN ('merged', 'landed', 'discarded'));"
+"ALTER TABLE runs ADD COLUMN review_at TEXT;"
+"ALTER TABLE runs ADD COLUMN review_detail TEXT;"
+"ALTER TABLE runs ADD COLUMN pushed_remote TEXT;"
+"ALTER TABLE runs ADD COLUMN pushed_branch TEXT;"
+"ALTER TABLE runs ADD COLUMN pushed_at TEXT;"
+"UPDATE runs SET review_state = 'discarded',"
+"  review_at = (SELECT ts FROM journal j WHERE j.run_id = runs.id"
+"    AND j.kind = 'run_discarded' ORDER BY j.id DESC LIMIT 1),"
+"  review_detail = 'branch ' || coalesce(branch, '?') || ' and its worktree removed'"
+"  WHERE EXISTS (SELECT 1 FROM journal j WHERE j.run_id = runs.id"
+"    AND j.kind = 'run_discarded');"
+"UPDATE runs SET review_state = 'merged',"
+"  review_at = (SELECT ts FROM journal j WHERE j.run_id = runs.id"
+"    AND j.kind = 'run_merged' ORDER BY j.id DESC LIMIT 1),"
+"  review_detail = (SELECT 'into ' || coalesce(json_extract(j.data, '$.into'), '?') ||"
+"    ', ' || coalesce(json_extract(j.data, '$.result'), '?') FROM journal j"
+"    WHERE j.run_id = runs.id AND j.kind = 'run_merged' ORDER BY j.id DESC LIMIT 1)"
+"  WHERE review_state IS NULL AND EXISTS (SELECT 1 FROM journal j"
+"    WHERE j.run_id = runs.id AND j.kind = 'run_merged');"
+"CREATE TRIGGER runs_review_final BEFORE UPDATE OF review_state ON runs"
+"  WHEN OLD.review_state IS NOT NULL"
+"  BEGIN SELECT RAISE(ABORT, 'run review already ended'); END;";
+
 const struct store_migration store_migrations[] = {
 	{ 1, "tasks, runs, run_events", store_schema_v1, 0 },
 	{ 2, "approvals", store_schema_v2, 0 },
@@ -394,6 +429,7 @@ const struct store_migration store_migrations[] = {
 	{ 15, "a continued run holds the branch it continues", store_schema_v15, 0 },
 	{ 16, "the bus event of a journal entry", store_schema_v16, 0 },
 	{ 17, "records stored raw by an older daemon, masked", store_schema_v17, 0 },
+	{ 18, "a run's review end state and its push", store_schema_v18, 0 },
 };
 const size_t store_n_migrations =
     sizeof store_migrations / sizeof store_migrations[0];

@@ -199,7 +199,8 @@ client_call(const char *method, const char *path, const cJSON *body, cJSON **out
 	code = json_get_string(e, "code");
 	fprintf(stderr, "cwctl: %s\n", msg != NULL ? msg : "the daemon refused the request");
 	rc = CWCTL_EXIT_FAILURE;
-	if (status == 409 && code != NULL && (strcmp(code, "already_answered") == 0 ||
+	/* already_answered, and a run already merged, landed or discarded (issue 27). */
+	if (status == 409 && code != NULL && (strncmp(code, "already_", 8) == 0 ||
 	    strcmp(code, "run_ended") == 0 || strcmp(code, "settings_changed") == 0))
 		rc = CWCTL_EXIT_DENIED;
 	if (status == 401 || status == 403)

@@ -1,6 +1,7 @@
 /*
- * cwctl run diff|merge|discard: review a finished run's branch and land it (or throw
- * it away). The daemon does the git work (review.c), so the Inbox's buttons and these
+ * cwctl run diff|merge|land|discard: review a finished run's branch and land it (or
+ * throw it away). Each of merge, land and discard is done once: the daemon refuses a
+ * second (exit 3), saying what was done and when. The daemon does the git work (review.c), so the Inbox's buttons and these
  * verbs take the same path and leave the same journal and audit entries.
  */
 #define _GNU_SOURCE
@@ -34,6 +35,10 @@ cwctl_review_help(FILE *f, const char *verb)	/* --help: cwctl.c, from its table 
 		    "  a file the run would write over that git does not track in the "
 		    "checkout\n  (an ignored .env) is left alone: the merge is refused "
 		    "(exit 1) and names it\n");
+	else if (strcmp(verb, "land") == 0)
+		fprintf(f, "usage: cwctl run land RUN [--into BRANCH] [--squash | --ff-only] "
+		    "[--accept-automation] [--json]\n  merge as run merge does, then delete "
+		    "the run's branch and worktree\n");
 	else
 		fprintf(f, "usage: cwctl run discard RUN [--json]\n"
 		    "  delete the run's branch and worktree\n");
@@ -216,6 +221,9 @@ cwctl_review_refused(const char *id, const cJSON *e)
 		return CWCTL_EXIT_AUTOMATION;
 	}
 	fprintf(stderr, "cwctl: %s\n", cwctl_vis(json_get_string(e, "message")));
+	/* Merged, landed or discarded already: a refusal (the message says when). */
+	if (code != NULL && strncmp(code, "already_", 8) == 0)
+		return CWCTL_EXIT_DENIED;
 	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(e, "left_alone"))
 		if (cJSON_IsString(f))
 			fprintf(stderr, "  left alone: %s\n", cwctl_vis(f->valuestring));
@@ -223,8 +231,8 @@ cwctl_review_refused(const char *id, const cJSON *e)
 }
 
 static int
-cwctl_review_merge(const char *id, const char *into, const char *mode, int accept,
-    int json)
+cwctl_review_merge(const char *id, const char *verb, const char *into,
+    const char *mode, int accept, int json)
 {
 	char		 path[320];
 	cJSON		*b, *o = NULL;
@@ -233,8 +241,8 @@ cwctl_review_merge(const char *id, const char *into, const char *mode, int accep
 	long		 status = 0;
 	int		 rc;
 
-	if (cwctl_review_path(id, "merge", "", path, sizeof path) == -1)
-		return cwctl_review_usage("merge");
+	if (cwctl_review_path(id, verb, "", path, sizeof path) == -1)
+		return cwctl_review_usage(verb);
 	b = cJSON_CreateObject();
 	if (into != NULL)
 		json_add_string(b, "into", into);
@@ -276,6 +284,9 @@ cwctl_review_merge(const char *id, const char *into, const char *mode, int accep
 			    cwctl_vis(json_get_string(o, "branch")), cwctl_vis(res),
 			    cwctl_vis(json_get_string(o, "into")),
 			    cwctl_vis(json_get_string(o, "commit")));
+		if (strcmp(verb, "land") == 0)
+			printf("landed run %s: branch %s and its worktree are gone\n",
+			    cwctl_vis(id), cwctl_vis(json_get_string(o, "branch")));
 	}
 	cJSON_Delete(o);
 	return CWCTL_EXIT_OK;
@@ -301,28 +312,29 @@ cwctl_review_discard(const char *id, int json)
 	return CWCTL_EXIT_OK;
 }
 
-/* argv[0] is the sub-verb: diff, merge or discard. */
+/* argv[0] is the sub-verb: diff, merge, land or discard. */
 int
 cwctl_run_review(int argc, char **argv)
 {
 	const char	*verb = argv[0], *id = NULL, *into = NULL, *mode = "merge";
-	int		 stat = 0, json = 0, accept = 0;
+	int		 stat = 0, json = 0, accept = 0, merge;
+
+	merge = strcmp(verb, "merge") == 0 || strcmp(verb, "land") == 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0)
 			json = 1;
 		else if (strcmp(verb, "diff") == 0 && strcmp(argv[i], "--stat") == 0)
 			stat = 1;
-		else if (strcmp(verb, "merge") == 0 &&
-		    strcmp(argv[i], "--accept-automation") == 0)
+		else if (merge && strcmp(argv[i], "--accept-automation") == 0)
 			accept = 1;
-		else if (strcmp(verb, "merge") == 0 && strcmp(argv[i], "--into") == 0) {
+		else if (merge && strcmp(argv[i], "--into") == 0) {
 			if (i + 1 >= argc) {
 				fprintf(stderr, "cwctl: --into needs a branch name\n");
 				return CWCTL_EXIT_USAGE;
 			}
 			into = argv[++i];
-		} else if (strcmp(verb, "merge") == 0 && (strcmp(argv[i], "--squash") == 0 ||
+		} else if (merge && (strcmp(argv[i], "--squash") == 0 ||
 		    strcmp(argv[i], "--ff-only") == 0)) {
 			if (strcmp(mode, "merge") != 0) {
 				fprintf(stderr, "cwctl: --squash and --ff-only exclude each "
@@ -346,7 +358,7 @@ cwctl_run_review(int argc, char **argv)
 	}
 	if (strcmp(verb, "diff") == 0)
 		return cwctl_review_diff(id, stat, json);
-	if (strcmp(verb, "merge") == 0)
-		return cwctl_review_merge(id, into, mode, accept, json);
+	if (merge)
+		return cwctl_review_merge(id, verb, into, mode, accept, json);
 	return cwctl_review_discard(id, json);
 }

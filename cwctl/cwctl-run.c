@@ -1,4 +1,4 @@
-/* cwctl run start|list|show|stop|logs. */
+/* cwctl run start|list|show|stop|logs, and cwctl runs (run list). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -21,7 +21,7 @@ cwctl_run_usage(void)
 {
 	fprintf(stderr,
 	    "usage: cwctl run start TASK [--wait] [--json]\n"
-	    "       cwctl run list [--task NAME] [--status S] [--limit N] [--json]\n"
+	    "       cwctl run list [--task NAME] [--status S] [--review] [--limit N] [--json]\n"
 	    "       cwctl run show RUN [--json]\n"
 	    "       cwctl run stop RUN\n"
 	    "       cwctl run logs [-f] [--raw | --json] RUN\n"
@@ -30,6 +30,8 @@ cwctl_run_usage(void)
 	    "       cwctl run continue RUN --prompt TEXT [--fresh] [--wait] [--json]\n"
 	    "       cwctl run diff RUN [--stat]\n"
 	    "       cwctl run merge RUN [--into BRANCH] [--squash | --ff-only] [--accept-automation]\n"
+	    "       cwctl run land RUN [--into BRANCH] [--squash | --ff-only] [--accept-automation]\n"
+	    "       cwctl run push RUN [--remote REMOTE] [--pr] [--json]\n"
 	    "       cwctl run discard RUN\n");
 	return CWCTL_EXIT_USAGE;
 }
@@ -238,6 +240,33 @@ cwctl_run_print_report(const cJSON *rep)
 	printf("(the whole report: cwctl run show RUN --json)\n");
 }
 
+/* What a person did with the work (issue 27), and the commands when nothing yet. */
+static void
+cwctl_run_print_review(const cJSON *r)
+{
+	const cJSON	*rv = cJSON_GetObjectItemCaseSensitive(r, "review"), *p;
+	const char	*st = json_get_string(rv, "state"), *d, *id;
+
+	if (st == NULL)
+		return;
+	id = cwctl_vis(json_get_string(r, "id"));
+	d = json_get_string(rv, "detail");
+	if (strcmp(st, "waiting") == 0)
+		printf("review:       waiting (cwctl run diff|merge|land|push|discard %s)\n",
+		    id);
+	else
+		printf("review:       %s at %s%s%s%s\n", cwctl_vis(st),
+		    cwctl_run_or(json_get_string(rv, "at")), d != NULL && *d != '\0' ?
+		    " (" : "", d != NULL ? cwctl_vis(d) : "", d != NULL && *d != '\0' ?
+		    ")" : "");
+	if ((p = cJSON_GetObjectItemCaseSensitive(rv, "pushed")) != NULL &&
+	    cJSON_IsObject(p))
+		printf("pushed:       %s to %s at %s\n",
+		    cwctl_run_or(json_get_string(p, "branch")),
+		    cwctl_run_or(json_get_string(p, "remote")),
+		    cwctl_run_or(json_get_string(p, "at")));
+}
+
 static void
 cwctl_run_print(const cJSON *r)
 {
@@ -293,6 +322,7 @@ cwctl_run_print(const cJSON *r)
 	printf("created:      %s\n", (s = cwctl_vis(json_get_string(r, "created_at"))) ? s : "-");
 	if ((s = json_get_string(r, "ended_at")) != NULL)
 		printf("ended:        %s\n", cwctl_vis(s));
+	cwctl_run_print_review(r);
 	if ((rep = cJSON_GetObjectItemCaseSensitive(r, "report")) != NULL &&
 	    cJSON_IsObject(rep)) {
 		cwctl_run_print_engine(rep);
@@ -507,10 +537,24 @@ cwctl_run_again(int argc, char **argv, int follow)
 	return cwctl_run_queued(o, wait, json, run);
 }
 
+/* The REVIEW column: waiting, merged, landed, discarded, "+pushed" beside; "-" live. */
+static const char *
+cwctl_run_review_word(const cJSON *r, char *buf, size_t len)
+{
+	const cJSON	*rv = cJSON_GetObjectItemCaseSensitive(r, "review");
+	const char	*st = json_get_string(rv, "state");
+
+	if (st == NULL)
+		return "-";
+	snprintf(buf, len, "%s%s", st, cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(rv,
+	    "pushed")) ? "+pushed" : "");
+	return cwctl_vis(buf);
+}
+
 static int
 cwctl_run_list(int argc, char **argv)
 {
-	char		 path[512], esc[160];
+	char		 path[512], esc[160], rv[48];
 	cJSON		*o = NULL, *a, *r;
 	const char	*s;
 	size_t		 off;
@@ -522,6 +566,11 @@ cwctl_run_list(int argc, char **argv)
 
 		if (strcmp(a1, "--json") == 0) {
 			json = 1;
+			continue;
+		}
+		/* Only what needs a person: ended, and not merged, landed or discarded. */
+		if (strcmp(a1, "--review") == 0) {
+			off += (size_t)snprintf(path + off, sizeof path - off, "&review=waiting");
 			continue;
 		}
 		if (v == NULL || client_escape(v, esc, sizeof esc) == -1 ||
@@ -550,15 +599,17 @@ cwctl_run_list(int argc, char **argv)
 	if (json)
 		cwctl_print_json(a);
 	else {
-		printf("%-26s %-20s %-11s %-15s %-9s %s\n", "RUN", "TASK", "STATUS", "REASON",
-		    "SANDBOX", "CREATED");
+		printf("%-26s %-20s %-11s %-15s %-9s %-16s %s\n", "RUN", "TASK", "STATUS",
+		    "REASON", "SANDBOX", "REVIEW", "CREATED");
 		cJSON_ArrayForEach(r, a) {
 			b = -1;
 			json_get_bool(r, "sandboxed", &b);
 			s = json_get_string(r, "exit_reason");
-			printf("%-26s %-20s %-11s %-15s %-9s %s\n", cwctl_vis(json_get_string(r, "id")),
+			printf("%-26s %-20s %-11s %-15s %-9s %-16s %s\n",
+			    cwctl_vis(json_get_string(r, "id")),
 			    cwctl_vis(json_get_string(r, "task")), cwctl_vis(json_get_string(r, "status")),
 			    s != NULL ? cwctl_vis(s) : "-", b == -1 ? "-" : b ? "yes" : "NO",
+			    cwctl_run_review_word(r, rv, sizeof rv),
 			    cwctl_vis(json_get_string(r, "created_at")));
 		}
 	}
@@ -754,6 +805,13 @@ cwctl_run_export(int argc, char **argv)
 	return CWCTL_EXIT_OK;
 }
 
+/* cwctl runs [--review] [...]: run list, the word a person types for it. */
+int
+cwctl_runs(int argc, char **argv)
+{
+	return cwctl_run_list(argc, argv);
+}
+
 int
 cwctl_run(int argc, char **argv)
 {
@@ -774,8 +832,10 @@ cwctl_run(int argc, char **argv)
 	if (strcmp(sub, "retry") == 0 || strcmp(sub, "continue") == 0)
 		return cwctl_run_again(argc - 1, argv + 1, strcmp(sub, "continue") == 0);
 	if (strcmp(sub, "diff") == 0 || strcmp(sub, "merge") == 0 ||
-	    strcmp(sub, "discard") == 0)
+	    strcmp(sub, "land") == 0 || strcmp(sub, "discard") == 0)
 		return cwctl_run_review(argc - 1, argv + 1);
+	if (strcmp(sub, "push") == 0)
+		return cwctl_run_push(argc - 1, argv + 1);
 	for (int i = 2; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0)
 			json = 1;

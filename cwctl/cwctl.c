@@ -33,9 +33,14 @@ static const struct cwctl_verb {
 	    "  run logs [-f] [--raw | --json] RUN   the readable transcript (--raw: the engine's lines)\n"
 	    "  run export RUN [--transcript] [-o FILE]   the run's proof-of-work HTML file\n"
 	    "  run diff RUN [--stat] | merge RUN [--into BRANCH] [--squash|--ff-only] | discard RUN\n"
+	    "  run land RUN [--into BRANCH] [--squash|--ff-only]   merge, then delete its branch and worktree\n"
+	    "  run push RUN [--remote REMOTE] [--pr]   push its branch with your own git; --pr: a pull request\n"
+	    "        (merge, land and discard are done once: a second is refused, exit 3, saying when)\n"
 	    "  run retry RUN | run continue RUN --prompt TEXT [--fresh] [--wait]   a new run from an earlier one\n"
 	    "                                        (continue resumes its conversation on RUN's own branch;\n"
 	    "                                        exit 6 no conversation, 7 busy, 8 branch not free)" },
+	{ "runs", cwctl_runs, "runs [--review] [--task NAME] [--status S] [--limit N] [--json]   runs and their\n"
+	    "        review state (--review: only ended runs no one has merged, landed or discarded)" },
 	{ "jobs", cwctl_jobs, "jobs discover [REPO] | list | preview NAME | enable NAME   repository jobs, imported disabled" },
 	{ "template", cwctl_template, "template export NAME [-o FILE] | import FILE [--repo DIR]   shareable task definitions" },
 	{ "approvals", cwctl_approvals, "approvals [--run RUN] [--json]   approvals waiting for an answer\n"
@@ -117,7 +122,9 @@ cwctl_usage(FILE *f)
 	fprintf(f, "usage: cwctl VERB [ARGS]\n       cwctl --help | --version\n\nverbs:\n");
 	for (size_t i = 0; i < sizeof cwctl_verbs / sizeof cwctl_verbs[0]; i++)
 		fprintf(f, "  %s\n", cwctl_verbs[i].usage);
-	fprintf(f, "\nexit codes: 0 ok; 1 the thing asked for failed; 2 usage; 3 denied;\n"
+	fprintf(f, "\nexit codes: 0 ok; 1 the thing asked for failed; 2 usage; 3 denied or\n"
+	    "refused (run merge|land|discard|push: the run was merged, landed or discarded\n"
+	    "already);\n"
 	    "4 clockworkd is not running; 5 run merge refused automation files\n"
 	    "(--accept-automation lands them); 6 run continue: no conversation to resume;\n"
 	    "7 run continue|retry: the run or its branch is busy; 8 run continue: its\n"

@@ -8,7 +8,9 @@
 #define CWCTL_EXIT_USAGE	2
 #define CWCTL_EXIT_DENIED	3	/* policy check: denied; approve/deny: refused;
 					   run --wait: the run was refused; task rules
-					   --import-repo: the settings changed since shown */
+					   --import-repo: the settings changed since shown;
+					   run merge|land|discard|push: the run was
+					   merged, landed or discarded already */
 #define CWCTL_EXIT_NODAEMON	4	/* clockworkd is not running */
 #define CWCTL_EXIT_AUTOMATION	5	/* run merge: automation files not accepted */
 #define CWCTL_EXIT_NO_CONVERSATION 6	/* run continue: the earlier run's conversation
@@ -42,7 +44,9 @@ int	cwctl_task(int argc, char **argv);	/* cwctl-task.c */
 int	cwctl_task_rules(int argc, char **argv);
 void	cwctl_task_rules_print(const cJSON *);
 int	cwctl_run(int argc, char **argv);	/* cwctl-run.c */
-int	cwctl_run_review(int argc, char **argv);	/* cwctl-review.c: diff, merge, discard */
+int	cwctl_runs(int argc, char **argv);	/* cwctl-run.c: run list */
+int	cwctl_run_review(int argc, char **argv);	/* cwctl-review.c: diff, merge, land, discard */
+int	cwctl_run_push(int argc, char **argv);	/* cwctl-push.c: run push */
 int	cwctl_approvals(int argc, char **argv);	/* cwctl-approvals.c */
 /* cwctl-approvals.c: one pending approval, with the commands that answer it. */
 void	cwctl_approvals_announce(FILE *, const cJSON *approval, const char *indent);

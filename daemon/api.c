@@ -55,6 +55,7 @@
 #include "recover.h"
 #include "reporules.h"
 #include "review.h"
+#include "runreview.h"
 #include "runs.h"
 #include "secret.h"
 #include "store.h"
@@ -625,14 +626,22 @@ api_runs_list(struct api_req *q)
 		task_id = t.id;
 		store_task_free(&t);
 	}
-	if (store_run_list(q->d->store, task_id, status, (size_t)limit, &v, &n) == -1) {
+	/* review=waiting: ended runs whose work no one has merged, landed or discarded. */
+	if ((s = api_param(q, "review")) != NULL && strcmp(s, "waiting") != 0) {
+		api_error(q, 400, "invalid_parameter", "review: only 'waiting' is a filter");
+		return;
+	}
+	if ((s != NULL ? store_run_list_waiting(q->d->store, (size_t)limit, &v, &n) :
+	    store_run_list(q->d->store, task_id, status, (size_t)limit, &v, &n)) == -1) {
 		api_error(q, 500, "internal", "%s", store_errmsg(q->d->store));
 		return;
 	}
 	o = cJSON_CreateObject();
 	a = cJSON_AddArrayToObject(o, "runs");
 	for (size_t i = 0; i < n; i++)
-		cJSON_AddItemToArray(a, runs_to_json(&v[i], 0));
+		if (s == NULL || ((task_id == 0 || v[i].task_id == task_id) &&
+		    (status == STORE_RUN_ANY || (int)v[i].status == status)))
+			cJSON_AddItemToArray(a, runs_to_json(&v[i], 0));
 	store_run_list_free(v, n);
 	api_ok(q, 200, o);
 }
@@ -1362,12 +1371,99 @@ out:
 }
 
 /*
+ * A run whose work a person has already merged, landed or discarded is refused any
+ * second one (issue 27), with what was done and when: 409 already_<state>. push is
+ * allowed after a merge (the branch is still there), not after a land or discard.
+ * Answers itself and returns -1 when refused.
+ */
+static int
+api_run_reviewed(struct api_req *q, const struct store_run *r, const char *verb,
+    int push)
+{
+	char	 said[512], code[48];
+	cJSON	*d;
+
+	if (r->review_state == NULL || (push && strcmp(r->review_state, "merged") == 0))
+		return 0;
+	runreview_said(r->id, r->review_state, r->review_at, r->review_detail, said,
+	    sizeof said);
+	snprintf(code, sizeof code, "already_%s", r->review_state);
+	d = cJSON_CreateObject();
+	json_add_string(d, "refused", said);
+	json_add_string(d, "state", r->review_state);
+	journal_audit(q->d, q->actor, verb, r->id, d);
+	api_error(q, 409, code, "%s", said);
+	return -1;
+}
+
+/* The run as the store has it now, its "review" object into o (a reply). */
+static void
+api_run_add_review(struct api_req *q, const char *id, cJSON *o)
+{
+	struct store_run	r;
+
+	if (store_run_get(q->d->store, id, &r) == 1) {
+		cJSON_AddItemToObject(o, "review", runs_review_json(&r));
+		store_run_free(&r);
+	} else
+		cJSON_AddNullToObject(o, "review");
+}
+
+/*
+ * Record state once and journal it (a, the journal's data, is consumed); 0, or -1
+ * when the store refused it.
+ */
+static int
+api_run_set_review(struct api_req *q, const struct store_run *r, const char *state,
+    const char *detail, const char *kind, const char *action, cJSON *a)
+{
+	char	at[STORE_TIME_LEN];
+	int	rc;
+
+	rc = store_run_set_review(q->d->store, r->id, state, detail, at, sizeof at);
+	if (rc != 1) {
+		log_error("run %s: recording it %s: %s", r->id, state, rc == 0 ?
+		    "it already has an end state" : store_errmsg(q->d->store));
+		cJSON_Delete(a);
+		return -1;
+	}
+	json_add_string(a, "review_state", state);
+	json_add_string(a, "detail", detail);
+	json_add_string(a, "at", at);
+	journal_add(q->d, r->id, kind, cJSON_Duplicate(a, 1));
+	json_add_string(a, "actor", q->actor);
+	journal_audit(q->d, q->actor, action, r->id, a);
+	return 0;
+}
+
+/*
+ * A continue of this run works on its branch (issue 23): its branch and worktree are
+ * not removed under it. Answers itself and returns -1 when held.
+ */
+static int
+api_run_branch_free(struct api_req *q, const struct store_run *r, const char *verb)
+{
+	char	holder[STORE_ID_LEN];
+	int	live = 0;
+
+	if (r->branch != NULL && store_run_branch_holder(q->d->store, r->branch, r->id,
+	    holder, sizeof holder, &live) == 1 && live) {
+		api_error(q, 409, "branch_held", "branch %s is held by run %s, which "
+		    "has not ended: %s once it ends", r->branch, holder, verb);
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * POST /api/runs/ID/merge {"into": BRANCH, "mode": "merge"|"ff-only"|"squash",
  * "accept_automation": true|false}. A run that changes automation files is refused
  * (409 automation_files, the files in "automation") unless accept_automation is true.
+ * POST /api/runs/ID/land takes the same and then removes the run's branch and
+ * worktree, as discard does: the work is in the target branch now.
  */
 static void
-api_run_merge(struct api_req *q, const char *id)
+api_run_merge(struct api_req *q, const char *id, int land)
 {
 	struct store_run	 r;
 	struct store_task	 t;
@@ -1376,8 +1472,8 @@ api_run_merge(struct api_req *q, const char *id)
 	enum review_mode	 mode = REVIEW_MERGE;
 	cJSON			*body = NULL, *a, *o;
 	const char		*into = NULL;
-	char			 err[1024];
-	int			 rc, accept = 0;
+	char			 err[1024], detail[512], derr[768];
+	int			 rc, accept = 0, gone = 1;
 
 	if (evbuffer_get_length(in) > 0 && (body = api_body(q)) == NULL)
 		return;
@@ -1407,9 +1503,15 @@ api_run_merge(struct api_req *q, const char *id)
 	}
 	if (!store_run_status_terminal(r.status)) {
 		api_error(q, 409, "run_live", "run %s is still %s: stop it or wait for it to "
-		    "end before merging", r.id, store_run_status_name(r.status));
+		    "end before %s", r.id, store_run_status_name(r.status),
+		    land ? "landing" : "merging");
 		goto out;
 	}
+	if (api_run_reviewed(q, &r, land ? "run.land_refused" : "run.merge_refused",
+	    0) == -1)
+		goto out;
+	if (land && api_run_branch_free(q, &r, "land") == -1)
+		goto out;
 	rc = review_merge(t.repo, r.id, r.branch, into, mode, accept, &res, err,
 	    sizeof err);
 	a = cJSON_CreateObject();
@@ -1427,7 +1529,8 @@ api_run_merge(struct api_req *q, const char *id)
 			cJSON_AddItemReferenceToObject(a, "conflicts", res.conflicts);
 		if (res.left_alone != NULL && cJSON_GetArraySize(res.left_alone) > 0)
 			cJSON_AddItemReferenceToObject(a, "left_alone", res.left_alone);
-		journal_audit(q->d, q->actor, "run.merge_refused", r.id, a);
+		journal_audit(q->d, q->actor, land ? "run.land_refused" :
+		    "run.merge_refused", r.id, a);
 		if (rc == REVIEW_AUTOMATION || rc == REVIEW_IGNORED) {
 			cJSON *e = cJSON_CreateObject(), *x;
 
@@ -1461,16 +1564,43 @@ api_run_merge(struct api_req *q, const char *id)
 	}
 	json_add_string(a, "result", res.result);
 	json_add_string(a, "commit", res.commit);
-	journal_add(q->d, r.id, "run_merged", cJSON_Duplicate(a, 1));
-	json_add_string(a, "actor", q->actor);
-	journal_audit(q->d, q->actor, "run.merge", r.id, a);
+	/*
+	 * Merged: that is recorded first, so that a land whose removal fails afterwards
+	 * still shows the work as merged (and refuses a second merge) rather than waiting.
+	 */
+	snprintf(detail, sizeof detail, "into %s, %s", res.into, res.result);
+	if (land) {
+		derr[0] = '\0';
+		if (review_discard(t.repo, r.worktree, r.id, r.branch, derr,
+		    sizeof derr) == -1)
+			gone = 0;
+		else
+			snprintf(detail, sizeof detail, "into %s, %s; branch %s and its "
+			    "worktree removed", res.into, res.result, r.branch);
+		if (!gone)
+			json_add_string(a, "remove_failed", derr);
+	}
+	if (api_run_set_review(q, &r, land && gone ? "landed" : "merged", detail,
+	    land && gone ? "run_landed" : "run_merged", land && gone ? "run.land" :
+	    "run.merge", a) == -1) {
+		review_merge_free(&res);
+		api_error(q, 500, "internal", "run %s was merged into %s but recording it "
+		    "failed: %s", r.id, res.into, store_errmsg(q->d->store));
+		goto out;
+	}
 	review_merge_free(&res);
+	if (land && !gone) {
+		api_error(q, 500, "internal", "run %s was merged into %s (%s), but removing "
+		    "its branch and worktree failed: %s", r.id, res.into, res.result, derr);
+		goto out;
+	}
 	o = cJSON_CreateObject();
 	json_add_string(o, "id", r.id);
 	json_add_string(o, "branch", r.branch);
 	json_add_string(o, "into", res.into);
 	json_add_string(o, "result", res.result);
 	json_add_string(o, "commit", res.commit);
+	api_run_add_review(q, r.id, o);
 	api_ok(q, 200, o);
 out:
 	cJSON_Delete(body);
@@ -1484,7 +1614,7 @@ api_run_discard(struct api_req *q, const char *id)
 {
 	struct store_run	 r;
 	struct store_task	 t;
-	char			 err[768];
+	char			 err[768], detail[512];
 	cJSON			*a, *o;
 
 	if (api_run_repo(q, id, &r, &t) == -1)
@@ -1494,18 +1624,9 @@ api_run_discard(struct api_req *q, const char *id)
 		    store_run_status_name(r.status));
 		goto out;
 	}
-	{
-		char	holder[STORE_ID_LEN];
-		int	live = 0;
-
-		/* A continue of this run works on its branch (issue 23): not under it. */
-		if (r.branch != NULL && store_run_branch_holder(q->d->store, r.branch, r.id,
-		    holder, sizeof holder, &live) == 1 && live) {
-			api_error(q, 409, "branch_held", "branch %s is held by run %s, which "
-			    "has not ended: discard once it ends", r.branch, holder);
-			goto out;
-		}
-	}
+	if (api_run_reviewed(q, &r, "run.discard_refused", 0) == -1 ||
+	    api_run_branch_free(q, &r, "discard") == -1)
+		goto out;
 	if (review_discard(t.repo, r.worktree, r.id, r.branch, err, sizeof err) == -1) {
 		api_error(q, 500, "internal", "discarding run %s: %s", r.id, err);
 		goto out;
@@ -1513,15 +1634,100 @@ api_run_discard(struct api_req *q, const char *id)
 	a = cJSON_CreateObject();
 	json_add_string(a, "branch", r.branch);
 	json_add_string(a, "repo", t.repo);
-	journal_add(q->d, r.id, "run_discarded", cJSON_Duplicate(a, 1));
-	journal_audit(q->d, q->actor, "run.discard", r.id, a);
+	snprintf(detail, sizeof detail, "branch %s and its worktree removed", r.branch);
+	if (api_run_set_review(q, &r, "discarded", detail, "run_discarded",
+	    "run.discard", a) == -1) {
+		api_error(q, 500, "internal", "run %s was discarded but recording it "
+		    "failed: %s", r.id, store_errmsg(q->d->store));
+		goto out;
+	}
 	o = cJSON_CreateObject();
 	json_add_string(o, "id", r.id);
 	json_add_string(o, "branch", r.branch);
 	cJSON_AddBoolToObject(o, "discarded", 1);
+	api_run_add_review(q, r.id, o);
 	api_ok(q, 200, o);
 out:
 	store_task_free(&t);
+	store_run_free(&r);
+}
+
+/*
+ * POST /api/runs/ID/pushed {"remote": R, "branch": B}: cwctl pushed the run's branch.
+ * The push itself is not the daemon's: it is the person's own git with their own
+ * credentials (ssh-agent, a credential helper, gh's token), which the daemon neither
+ * has nor should; cwctl runs it as them (cwctl-push.c) and then records it here. So
+ * this records a claim of the local user's (API_AUTH_LOCAL), journaled as such.
+ */
+static void
+api_run_pushed(struct api_req *q, const char *id)
+{
+	struct store_run	 r;
+	cJSON			*body, *a, *o;
+	const char		*remote, *branch;
+	char			 at[STORE_TIME_LEN], *mremote = NULL;
+	int			 rc;
+
+	if ((body = api_body(q)) == NULL)
+		return;
+	cJSON_ArrayForEach(a, body)
+		if (a->string == NULL || (strcmp(a->string, "remote") != 0 &&
+		    strcmp(a->string, "branch") != 0) || !cJSON_IsString(a)) {
+			api_error(q, 400, "invalid_field", "%.64s: unknown field or of the "
+			    "wrong type", a->string != NULL ? a->string : "?");
+			cJSON_Delete(body);
+			return;
+		}
+	remote = json_get_string(body, "remote");
+	branch = json_get_string(body, "branch");
+	if (remote == NULL || *remote == '\0' || strlen(remote) > 255 ||
+	    (branch != NULL && strlen(branch) > 255)) {
+		api_error(q, 400, "invalid_field", "remote: the remote pushed to is "
+		    "required (at most 255 bytes), and branch at most 255");
+		cJSON_Delete(body);
+		return;
+	}
+	if (api_run_lookup(q, id, &r) == -1) {
+		cJSON_Delete(body);
+		return;
+	}
+	if (r.branch == NULL) {
+		api_error(q, 409, "no_branch", "run %s has no branch", r.id);
+		goto out;
+	}
+	if (api_run_reviewed(q, &r, "run.push_refused", 1) == -1)
+		goto out;
+	if (branch == NULL)
+		branch = r.branch;
+	/*
+	 * A remote may be a URL with a token in it (--remote https://TOKEN@host/...):
+	 * masked before it is stored, as every record is as it enters the daemon.
+	 */
+	if ((mremote = mask_secrets(remote)) == NULL) {
+		api_error(q, 500, "internal", "out of memory");
+		goto out;
+	}
+	if ((rc = store_run_set_pushed(q->d->store, r.id, mremote, branch, at,
+	    sizeof at)) != 1) {
+		api_error(q, 500, "internal", "recording the push of run %s: %s", r.id,
+		    rc == 0 ? "it was landed or discarded meanwhile" :
+		    store_errmsg(q->d->store));
+		goto out;
+	}
+	a = cJSON_CreateObject();
+	json_add_string(a, "remote", mremote);
+	json_add_string(a, "branch", branch);
+	json_add_string(a, "at", at);
+	journal_add(q->d, r.id, "run_pushed", cJSON_Duplicate(a, 1));
+	json_add_string(a, "actor", q->actor);
+	journal_audit(q->d, q->actor, "run.push", r.id, a);
+	o = cJSON_CreateObject();
+	json_add_string(o, "id", r.id);
+	api_run_add_review(q, r.id, o);
+	api_ok(q, 200, o);
+out:
+	free(mremote);
+	cJSON_Delete(body);
 	store_run_free(&r);
 }
 
@@ -1969,7 +2175,9 @@ static void api_run_export_json(struct api_req *q) { api_run_export(q, q->seg[2]
 static void api_run_export_html(struct api_req *q) { api_run_export(q, q->seg[2], 1); }
 static void api_approval_answer_r(struct api_req *q) { api_approval_answer(q, q->seg[2]); }
 static void api_run_diff_r(struct api_req *q) { api_run_diff(q, q->seg[2]); }
-static void api_run_merge_r(struct api_req *q) { api_run_merge(q, q->seg[2]); }
+static void api_run_merge_r(struct api_req *q) { api_run_merge(q, q->seg[2], 0); }
+static void api_run_land_r(struct api_req *q) { api_run_merge(q, q->seg[2], 1); }
+static void api_run_pushed_r(struct api_req *q) { api_run_pushed(q, q->seg[2]); }
 static void api_run_discard_r(struct api_req *q) { api_run_discard(q, q->seg[2]); }
 
 /*
@@ -2031,6 +2239,8 @@ static const struct api_route api_routes[] = {
 	{ "api/runs/*/diff",		EVHTTP_REQ_GET,	   API_AUTH_INBOX, api_run_diff_r },
 	{ "api/runs/*/merge",		EVHTTP_REQ_POST,   API_AUTH_INBOX, api_run_merge_r },
 	{ "api/runs/*/discard",		EVHTTP_REQ_POST,   API_AUTH_INBOX, api_run_discard_r },
+	{ "api/runs/*/land",		EVHTTP_REQ_POST,   API_AUTH_INBOX, api_run_land_r },
+	{ "api/runs/*/pushed",		EVHTTP_REQ_POST,   API_AUTH_LOCAL, api_run_pushed_r },
 	{ "api/runs/*/log",		EVHTTP_REQ_GET,	   API_AUTH_INBOX, api_run_log_r },
 	{ "api/runs/*/events",		EVHTTP_REQ_GET,	   API_AUTH_INBOX, api_run_events_r },
 	{ "api/runs/*/transcript",	EVHTTP_REQ_GET,	   API_AUTH_INBOX, api_run_transcript_r },

@@ -17,6 +17,13 @@ int	recover_runs(struct daemon *);
 int	recover_quarantine(struct daemon *, const char *id, const char *workdir,
 	    char *out, size_t outlen);
 cJSON	*runs_to_json(const struct store_run *, int with_report);
+/*
+ * What a person did with the run's work (issue 27), the object the Inbox reads:
+ * {"state": "waiting"|"merged"|"landed"|"discarded", "at", "detail", "pushed"}; a
+ * JSON null for a run that has not ended or has no branch to review.
+ */
+cJSON	*runs_review_json(const struct store_run *);
+
 int	runs_send(struct run *, cJSON *msg);
 /*
  * "Always for this task" on an answered approval (cwctl, the Inbox, Telegram): its

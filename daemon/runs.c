@@ -2681,6 +2681,32 @@ runs_conversation_load(struct daemon *d, struct run *r, const char *engine, char
 
 /* A run as the API shows it; the report is masked on the way out. */
 cJSON *
+runs_review_json(const struct store_run *sr)
+{
+	cJSON	*o, *p;
+
+	if (!store_run_status_terminal(sr->status) || (sr->branch == NULL &&
+	    sr->review_state == NULL))
+		return cJSON_CreateNull();
+	o = cJSON_CreateObject();
+	json_add_string(o, "state", sr->review_state != NULL ? sr->review_state :
+	    "waiting");
+	if (sr->review_at != NULL)
+		json_add_string(o, "at", sr->review_at);
+	else
+		cJSON_AddNullToObject(o, "at");
+	json_add_string(o, "detail", sr->review_detail != NULL ? sr->review_detail : "");
+	if (sr->pushed_at == NULL)
+		cJSON_AddNullToObject(o, "pushed");
+	else if ((p = cJSON_AddObjectToObject(o, "pushed")) != NULL) {
+		json_add_string(p, "remote", sr->pushed_remote);
+		json_add_string(p, "branch", sr->pushed_branch);
+		json_add_string(p, "at", sr->pushed_at);
+	}
+	return o;
+}
+
+cJSON *
 runs_to_json(const struct store_run *sr, int with_report)
 {
 	cJSON	*o = cJSON_CreateObject(), *s, *rep;
@@ -2724,6 +2750,7 @@ runs_to_json(const struct store_run *sr, int with_report)
 	json_add_string(o, "base_ref", sr->base_ref);
 	if (sr->prompt != NULL)
 		json_add_string(o, "prompt", sr->prompt);
+	cJSON_AddItemToObject(o, "review", runs_review_json(sr));
 	if (with_report) {
 		/* Masked when it was stored (runs_report_store). */
 		rep = sr->report != NULL ? json_parse(sr->report, strlen(sr->report)) : NULL;

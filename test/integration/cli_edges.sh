@@ -128,7 +128,9 @@ comp() {	# comp WORD...: what completes the last word
 	PATH="$CW_BIN:$PATH" bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _cwctl; echo "${COMPREPLY[*]}"' \
 	    _ "$T/comp.bash" "$@"
 }
-[ "$(comp cwctl ru)" = run ] || fail "verb: $(comp cwctl ru)"
+[ "$(comp cwctl ru)" = "run runs" ] || fail "verb: $(comp cwctl ru)"
+[ "$(comp cwctl run la)" = land ] && [ "$(comp cwctl run push --p)" = --pr ] &&
+    [ "$(comp cwctl runs --rev)" = --review ] || fail "land, push, runs: $(comp cwctl run push --p)"
 [ "$(comp cwctl run di)" = "diff discard" ] || fail "run sub-verb: $(comp cwctl run di)"
 [ "$(comp cwctl run merge --ff)" = --ff-only ] || fail "merge option: $(comp cwctl run merge --ff)"
 [ "$(comp cwctl run start fromf)" = fromfile ] || fail "task name from the daemon: $(comp cwctl run start fromf)"

@@ -81,10 +81,15 @@ done
     --data-binary '{"name":"x","prompt":"y"}')" = 404 ] || fail "task add through the gateway"
 [ "$(get /inbox/api/inbox/revoke -b "$J" -X POST -H "X-CSRF-Token: $csrf" -H "Origin: $B")" = 404 ] ||
     fail "revoke through the gateway"
-# The run actions the page has (start, stop, merge, discard) need the CSRF token too.
-for p in "/inbox/api/runs/$id/stop" "/inbox/api/runs/$id/merge" "/inbox/api/runs/$id/discard"; do
+# The run actions the page has (start, stop, merge, land, discard) need the CSRF token
+# too; recording a push is cwctl's (the person's own git), not on the gateway.
+for p in "/inbox/api/runs/$id/stop" "/inbox/api/runs/$id/merge" "/inbox/api/runs/$id/land" \
+    "/inbox/api/runs/$id/discard"; do
 	[ "$(get "$p" -b "$J" -X POST -H "Origin: $B")" = 403 ] || fail "$p without the CSRF token"
 done
+[ "$(get "/inbox/api/runs/$id/pushed" -b "$J" -X POST -H "X-CSRF-Token: $csrf" -H "Origin: $B" \
+    -H 'Content-Type: application/json' --data-binary '{"remote":"origin"}')" = 404 ] ||
+    fail "recording a push through the gateway"
 [ "$(get /inbox/api/runs -b "$J" -X POST -H "Origin: $B" -H 'Content-Type: application/json' \
     --data-binary '{"task":"x"}')" = 403 ] || fail "run start without the CSRF token"
 run_is "$id" running || run_is "$id" starting || fail "a refused stop changed the run: $(run_status "$id")"

@@ -69,10 +69,12 @@ grep -q "$br fast-forward into main" "$T/m.out" || fail "merge output: $(cat "$T
 [ "$(git -C "$R" rev-parse HEAD)" = "$(git -C "$R" rev-parse "$br")" ] || fail "HEAD not at the branch"
 [ -f "$R/new.txt" ] && grep -q changed "$R/file.txt" || fail "working tree not updated"
 [ -z "$(git -C "$R" status --porcelain)" ] || fail "tree not clean: $(git -C "$R" status --porcelain)"
-cwctl run merge "$id" | grep -q 'nothing to do' || fail "second merge is not a no-op"
+set +e; cwctl run merge "$id" > "$T/m2.out" 2> "$T/m2.err"; rc=$?; set -e
+[ $rc = 3 ] && grep -q "run $id was merged into main at .* UTC (fast-forward)" "$T/m2.err" ||
+    fail "second merge: exit $rc $(cat "$T/m2.err")"
 cwctl journal --run "$id" --json | grep -q '"kind":	"run_merged"' || fail "journal: no run_merged"
 cwctl journal --audit --json | grep -q '"action":	"run.merge"' || fail "audit: no run.merge"
-pass "merge fast-forwards the checked-out branch and its files; journal and audit record it"
+pass "merge fast-forwards the checked-out branch and its files; journal and audit record it; a second merge is refused (exit 3)"
 
 # 4. A conflict is reported by file; nothing is half-merged.
 id2=$(run_task clash 'echo from-run > file.txt')

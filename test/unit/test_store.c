@@ -432,6 +432,98 @@ test_migration_17_masks(void **state)
 	store_close(st);
 }
 
+/*
+ * Migration 18 (issue 27): runs an older daemon merged or discarded come back with
+ * that state from the journal (a discard after a merge wins); the state is set once,
+ * by the store's compare-and-set and by the trigger under raw SQL; a push is recorded
+ * beside a merge but not after a land or discard; the waiting list leaves them out.
+ */
+static void
+test_migration_18_review(void **state)
+{
+	struct fixture		*fx = *state;
+	struct store		*st = NULL;
+	struct store_run	 r, *v;
+	char			 err[512], path[192], at[STORE_TIME_LEN];
+	size_t			 n;
+	int64_t			 tid;
+
+	snprintf(path, sizeof path, "%s/v17.db", fx->dir);
+	if (store_open_at_version(path, 17, &st, err, sizeof err) != 0)
+		fail_msg("open at 17: %s", err);
+	tid = add_task(st, "nightly");
+	for (int i = 0; i < 4; i++) {
+		char id[16], sql[160];
+
+		snprintf(id, sizeof id, "run-%d", i);
+		assert_int_equal(store_run_create(st, tid, id, NULL, 0), 0);
+		assert_int_equal(store_run_set_status(st, id, STORE_RUN_COMPLETED,
+		    STORE_EXIT_COMPLETED), 1);
+		snprintf(sql, sizeof sql, "clockwork/nightly/%s", id);
+		assert_int_equal(store_run_set_git(st, id, NULL, sql, "abc", NULL), 0);
+	}
+	assert_int_equal(store_journal_append(st, "run-1", "run_merged",
+	    "{\"into\":\"main\",\"result\":\"fast-forward\"}"), 0);
+	assert_int_equal(store_journal_append(st, "run-2", "run_merged",
+	    "{\"into\":\"main\",\"result\":\"merged\"}"), 0);
+	assert_int_equal(store_journal_append(st, "run-2", "run_discarded", "{}"), 0);
+	store_close(st);
+
+	st = open_ok(path);
+	assert_int_equal(store_run_get(st, "run-1", &r), 1);
+	assert_string_equal(r.review_state, "merged");
+	assert_string_equal(r.review_detail, "into main, fast-forward");
+	assert_non_null(r.review_at);
+	store_run_free(&r);
+	assert_int_equal(store_run_get(st, "run-2", &r), 1);
+	assert_string_equal(r.review_state, "discarded");
+	store_run_free(&r);
+	assert_int_equal(store_run_get(st, "run-0", &r), 1);
+	assert_null(r.review_state);
+	store_run_free(&r);
+	assert_int_equal(store_run_list_waiting(st, 0, &v, &n), 0);
+	assert_int_equal(n, 2);
+	assert_true(strcmp(v[0].id, "run-3") == 0 && strcmp(v[1].id, "run-0") == 0);
+	store_run_list_free(v, n);
+
+	/* Once: a second state is refused by the store and by the trigger. */
+	assert_int_equal(store_run_set_review(st, "run-0", "landed", "into main, merged",
+	    at, sizeof at), 1);
+	assert_true(strlen(at) == STORE_TIME_LEN - 1 && at[STORE_TIME_LEN - 2] == 'Z');
+	assert_int_equal(store_run_set_review(st, "run-0", "merged", "again", NULL, 0), 0);
+	assert_int_equal(store_run_set_review(st, "run-1", "discarded", "x", NULL, 0), 0);
+	assert_int_equal(store_run_set_review(st, "nope", "merged", "x", NULL, 0), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_int_equal(store_run_set_review(st, "run-3", "waiting", "x", NULL, 0), -1);
+	assert_int_not_equal(sqlite3_exec(store_db(st), "UPDATE runs SET review_state ="
+	    " 'discarded' WHERE id = 'run-1'", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_not_equal(sqlite3_exec(store_db(st), "UPDATE runs SET review_state ="
+	    " 'pushed' WHERE id = 'run-3'", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(store_run_get(st, "run-0", &r), 1);
+	assert_string_equal(r.review_state, "landed");
+	assert_string_equal(r.review_detail, "into main, merged");
+	store_run_free(&r);
+
+	/* A push beside a merge, or before any state; not after a land or a discard. */
+	assert_int_equal(store_run_set_pushed(st, "run-1", "origin", "clockwork/nightly/run-1",
+	    at, sizeof at), 1);
+	assert_int_equal(store_run_set_pushed(st, "run-3", "up", "b3", NULL, 0), 1);
+	assert_int_equal(store_run_set_pushed(st, "run-0", "origin", "b0", NULL, 0), 0);
+	assert_int_equal(store_run_set_pushed(st, "run-2", "origin", "b2", NULL, 0), 0);
+	assert_int_equal(store_run_get(st, "run-1", &r), 1);
+	assert_string_equal(r.review_state, "merged");
+	assert_string_equal(r.pushed_remote, "origin");
+	assert_string_equal(r.pushed_branch, "clockwork/nightly/run-1");
+	assert_string_equal(r.pushed_at, at);
+	store_run_free(&r);
+	/* Pushed is not reviewed: run-3 still waits for a person. */
+	assert_int_equal(store_run_list_waiting(st, 0, &v, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(v[0].id, "run-3");
+	store_run_list_free(v, n);
+	store_close(st);
+}
+
 static void
 test_newer_version_refused(void **state)
 {
@@ -1320,6 +1412,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_concurrent_first_open, setup,
 		    teardown),
 		cmocka_unit_test(test_time_format),
+		cmocka_unit_test_setup_teardown(test_migration_18_review, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_task_rules_import, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_task_rules, setup, teardown),
 	};
