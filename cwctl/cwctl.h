@@ -66,6 +66,7 @@ int	cwctl_task(int argc, char **argv);	/* cwctl-task.c */
 int	cwctl_task_rules(int argc, char **argv);
 void	cwctl_task_rules_print(const cJSON *);
 int	cwctl_run(int argc, char **argv);	/* cwctl-run.c */
+void	cwctl_hint_run(const char *id);	/* cwctl-hint.c: on a terminal, what to type next */
 int	cwctl_run_review(int argc, char **argv);	/* cwctl-review.c: diff, merge, discard */
 int	cwctl_approvals(int argc, char **argv);	/* cwctl-approvals.c */
 /* cwctl-approvals.c: one pending approval, with the commands that answer it. */
