@@ -313,7 +313,11 @@ cwctl_opts_check(int argc, char **argv)
 	int			 i, npos = 0;
 
 	if ((c = cwctl_opts_find(argc, argv)) == NULL) {
-		if (argc < 2)
+		if (!cwctl_opts_has_subs(argv[0]))
+			/* A verb added to cwctl.c without its rows here: said, not guessed. */
+			fprintf(stderr, "cwctl: %s: the verb has no row in the option table "
+			    "(cwctl/cwctl-opts.c)\n", argv[0]);
+		else if (argc < 2)
 			fprintf(stderr, "cwctl: %s: a subcommand is needed (try cwctl %s "
 			    "--help)\n", argv[0], argv[0]);
 		else
