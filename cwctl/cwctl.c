@@ -188,8 +188,10 @@ main(int argc, char **argv)
 				return CWCTL_EXIT_OK;
 			}
 			/* Usage errors first, before the verb asks the daemon anything. */
-			if ((rc = cwctl_opts_check(argc - 1, argv + 1)) != 0)
+			if ((rc = cwctl_opts_check(argc - 1, argv + 1)) != 0) {
+				fprintf(stderr, "usage: cwctl %s\n", cwctl_verbs[i].usage);
 				return rc;
+			}
 			return cwctl_verbs[i].fn(argc - 1, argv + 1);
 		}
 	fprintf(stderr, "cwctl: unknown verb or flag '%s' (try cwctl --help)\n", argv[1]);
