@@ -450,8 +450,10 @@ cwctl_run_queued(cJSON *o, int wait, int json, const char *from)
 	if (!wait) {
 		if (json)
 			cwctl_print_json(o);
-		else
+		else {
 			printf("%s\n", id);
+			cwctl_hint_run(id);
+		}
 		cJSON_Delete(o);
 		return CWCTL_EXIT_OK;
 	}

@@ -122,13 +122,21 @@ cwctl_usage(FILE *f)
 	fprintf(f, "usage: cwctl VERB [ARGS]\n       cwctl --help | --version\n\nverbs:\n");
 	for (size_t i = 0; i < sizeof cwctl_verbs / sizeof cwctl_verbs[0]; i++)
 		fprintf(f, "  %s\n", cwctl_verbs[i].usage);
-	fprintf(f, "\nexit codes: 0 ok; 1 the thing asked for failed; 2 usage; 3 denied or\n"
-	    "refused (run merge|land|discard|push: the run was merged, landed or discarded\n"
-	    "already);\n"
-	    "4 clockworkd is not running; 5 run merge refused automation files\n"
-	    "(--accept-automation lands them); 6 run continue: no conversation to resume;\n"
-	    "7 run continue|retry: the run or its branch is busy; 8 run continue: its\n"
-	    "branch is gone, checked out elsewhere, or its kept worktree is not clean.\n");
+	fprintf(f, "\n(cwctl VERB --help: its options.)\n"
+	    "\nexit codes:\n"
+	    "  0  ok\n"
+	    "  1  the thing asked for failed (a runtime failure)\n"
+	    "  2  usage: an unknown verb, subcommand or option, a missing argument or value\n"
+	    "  3  refused: policy check denied; approve|deny refused; run --wait: the run\n"
+	    "     was refused; task rules --import-repo: the settings changed since shown;\n"
+	    "     run merge|land|discard|push: the run was merged, landed or discarded\n"
+	    "     already\n"
+	    "  4  clockworkd is not running\n"
+	    "  5  run merge refused automation files (--accept-automation lands them)\n"
+	    "  6  run continue: no conversation to resume (--fresh starts anew)\n"
+	    "  7  run continue|retry: the run has not ended, or its branch is busy\n"
+	    "  8  run continue: a person must act: its branch is gone, checked out\n"
+	    "     elsewhere, or its kept worktree is not clean\n");
 }
 
 /*
@@ -147,9 +155,18 @@ cwctl_wants_help(int argc, char **argv)
 	return 0;
 }
 
+/* The verbs, in the order of the table (the completion lists them). */
+const char *
+cwctl_verb(size_t i)
+{
+	return i < sizeof cwctl_verbs / sizeof cwctl_verbs[0] ? cwctl_verbs[i].name : NULL;
+}
+
 int
 main(int argc, char **argv)
 {
+	int	rc;
+
 	if (argc < 2) {
 		cwctl_usage(stderr);
 		return CWCTL_EXIT_USAGE;
@@ -162,11 +179,25 @@ main(int argc, char **argv)
 		printf("cwctl %s\n", CW_VERSION);
 		return CWCTL_EXIT_OK;
 	}
+	/* For the tests and the completion: the option table, the verbs. */
+	if (strcmp(argv[1], "__options") == 0)
+		return cwctl_opts_dump();
+	if (strcmp(argv[1], "__verbs") == 0) {
+		for (size_t i = 0; i < sizeof cwctl_verbs / sizeof cwctl_verbs[0]; i++)
+			printf("%s\n", cwctl_verbs[i].name);
+		return CWCTL_EXIT_OK;
+	}
 	for (size_t i = 0; i < sizeof cwctl_verbs / sizeof cwctl_verbs[0]; i++)
 		if (strcmp(argv[1], cwctl_verbs[i].name) == 0) {
 			if (cwctl_wants_help(argc - 2, argv + 2)) {
 				printf("usage: cwctl %s\n", cwctl_verbs[i].usage);
+				cwctl_opts_help(stdout, argc - 1, argv + 1);
 				return CWCTL_EXIT_OK;
+			}
+			/* Usage errors first, before the verb asks the daemon anything. */
+			if ((rc = cwctl_opts_check(argc - 1, argv + 1)) != 0) {
+				fprintf(stderr, "usage: cwctl %s\n", cwctl_verbs[i].usage);
+				return rc;
 			}
 			return cwctl_verbs[i].fn(argc - 1, argv + 1);
 		}

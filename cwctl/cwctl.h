@@ -26,6 +26,30 @@
 
 #include <cjson/cJSON.h>
 
+/* One option of a command (cwctl-opts.c): arg NULL for a flag, else its value's name. */
+struct cwctl_opt {
+	const char	*name;
+	const char	*arg;
+	const char	*help;
+};
+/* One command: a verb, or a verb's subcommand (sub NULL: the verb on its own). */
+struct cwctl_cmd {
+	const char		*verb;
+	const char		*sub;
+	const char		*alias;		/* another name for sub, or NULL */
+	int			 nargs;		/* positional arguments needed, at least */
+	int			 flags;
+#define CWCTL_CMD_STOP	0x1			/* options end at the first argument */
+	const char		*complete;	/* positionals' completion: TASK, RUN,
+						   APPROVAL (from the daemon) and words */
+	const struct cwctl_opt	*opts;		/* ends with a NULL name */
+};
+const struct cwctl_cmd *cwctl_opts_cmds(size_t *);
+const struct cwctl_cmd *cwctl_opts_find(int argc, char **argv);
+int	cwctl_opts_check(int argc, char **argv);
+void	cwctl_opts_help(FILE *, int argc, char **argv);
+int	cwctl_opts_dump(void);
+
 /* Terminal-safe printing of text from runs (cwctl.c, common/vis.h). */
 const char *cwctl_vis(const char *s);		/* NULL stays NULL */
 int	cwctl_read_secret(const char *what, const char *prompt, char *buf, size_t len);
@@ -45,6 +69,7 @@ int	cwctl_task_rules(int argc, char **argv);
 void	cwctl_task_rules_print(const cJSON *);
 int	cwctl_run(int argc, char **argv);	/* cwctl-run.c */
 int	cwctl_runs(int argc, char **argv);	/* cwctl-run.c: run list */
+void	cwctl_hint_run(const char *id);	/* cwctl-hint.c: on a terminal, what to type next */
 int	cwctl_run_review(int argc, char **argv);	/* cwctl-review.c: diff, merge, land, discard */
 int	cwctl_run_push(int argc, char **argv);	/* cwctl-push.c: run push */
 int	cwctl_approvals(int argc, char **argv);	/* cwctl-approvals.c */
@@ -64,6 +89,7 @@ int	cwctl_service(int argc, char **argv);	/* cwctl-service.c */
 int	cwctl_jobs(int argc, char **argv);	/* cwctl-jobs.c */
 int	cwctl_template(int argc, char **argv);	/* cwctl-template.c */
 int	cwctl_completion(int argc, char **argv);	/* cwctl-completion.c */
+const char *cwctl_verb(size_t);	/* cwctl.c: the i-th verb of the table, NULL past its end */
 extern const char cwctl_service_systemd[], cwctl_service_launchd[];
 char	*cwctl_service_render(const char *tmpl, const char *bindir);
 

@@ -38,6 +38,9 @@ clockworkd_usage(FILE *f)
 	    "       clockworkd --check-config [--config FILE]\n"
 	    "       clockworkd --help | --version\n\n"
 	    "  -f, --foreground      stay attached; log to stderr as well as the log file\n"
+	    "                        (without it: start-up errors go to stderr, then, once\n"
+	    "                        started, stdin, stdout and stderr are let go and the\n"
+	    "                        log file is the only log)\n"
 	    "  --config FILE         configuration (default $CLOCKWORK_HOME/config.yaml)\n"
 	    "  --stop-grace SECONDS  SIGTERM-to-SIGKILL grace when a run is stopped (5)\n"
 	    "  --runner PATH         cw-runner to use (default: next to clockworkd)\n"
@@ -79,7 +82,8 @@ clockworkd_background(struct server_options *o)
 			close(devnull);
 		}
 		o->ready_fd = p[1];
-		/* stderr stays until ready, so start-up errors reach the terminal. */
+		/* stderr stays until ready (server_detach()), so start-up errors reach the
+		   terminal. */
 		_exit(server_main(o));
 	}
 	close(p[1]);

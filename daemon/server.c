@@ -307,6 +307,26 @@ server_find_runner(struct daemon *d, const char *given)
 	return 0;
 }
 
+/*
+ * Started in the background, once start-up has been told to the caller: let go of the
+ * terminal's stderr (stdin and stdout went at the fork), so that whoever started us,
+ * a shell's $(...) or a pipe, sees it close; from here on the log file is the only log.
+ */
+static void
+server_detach(void)
+{
+	int	fd;
+
+	log_init("clockworkd", LOG_INFO, 0);
+	if ((fd = open("/dev/null", O_WRONLY | O_CLOEXEC)) == -1) {
+		log_warn("/dev/null: %s; stderr stays open", strerror(errno));
+		return;
+	}
+	if (dup2(fd, STDERR_FILENO) == -1)
+		log_warn("stderr to /dev/null: %s", strerror(errno));
+	close(fd);
+}
+
 int
 server_main(const struct server_options *o)
 {
@@ -431,7 +451,7 @@ server_main(const struct server_options *o)
 		close(o->ready_fd);
 	}
 	if (!d.foreground)
-		log_init("clockworkd", LOG_INFO, 0);
+		server_detach();
 	if (event_base_dispatch(d.base) == -1)
 		log_error("event loop failed");
 	else
