@@ -78,7 +78,7 @@ api_summary_count(cJSON *hosts, const struct store_run_event *v, size_t *omitted
 
 /* The run's hosts into o: "hosts", "hosts_omitted", "hosts_incomplete". */
 static int
-api_summary_hosts(struct api_req *q, const char *id, cJSON *o)
+api_summary_hosts(struct store *st, const char *id, cJSON *o)
 {
 	struct store_run_event	*v;
 	size_t			 n, seen = 0, omitted = 0;
@@ -88,8 +88,7 @@ api_summary_hosts(struct api_req *q, const char *id, cJSON *o)
 	if ((hosts = cJSON_AddArrayToObject(o, "hosts")) == NULL)
 		return -1;
 	for (;;) {
-		if (store_run_event_list(q->d->store, id, since, API_SUMMARY_PAGE, &v,
-		    &n) == -1)
+		if (store_run_event_list(st, id, since, API_SUMMARY_PAGE, &v, &n) == -1)
 			return -1;
 		for (size_t i = 0; i < n; i++) {
 			if (strcmp(v[i].kind, "net") == 0 || strcmp(v[i].kind, "net_deny") == 0)
@@ -112,6 +111,7 @@ api_summary_hosts(struct api_req *q, const char *id, cJSON *o)
 void
 api_summary_run(struct api_req *q)
 {
+	struct daemon		*d = q->d;
 	struct store_run	 r;
 	struct store_task	 t;
 	const char		*prompt, *from;
@@ -124,7 +124,7 @@ api_summary_run(struct api_req *q)
 	/* A continue carries its own prompt; any other run asked its task's. */
 	prompt = r.prompt;
 	from = "run";
-	if (prompt == NULL && store_task_get(q->d->store, r.task_id, &t) == 1) {
+	if (prompt == NULL && store_task_get(d->store, r.task_id, &t) == 1) {
 		prompt = t.prompt;
 		from = "task";
 	}
@@ -136,10 +136,10 @@ api_summary_run(struct api_req *q)
 		free(masked);
 	} else
 		cJSON_AddNullToObject(o, "asked");
-	if (api_summary_hosts(q, r.id, o) == -1) {
+	if (api_summary_hosts(d->store, r.id, o) == -1) {
 		cJSON_Delete(o);
 		api_error(q, 500, "internal", "run %s: its events cannot be read: %s", r.id,
-		    store_errmsg(q->d->store));
+		    store_errmsg(d->store));
 	} else
 		api_ok(q, 200, o);
 	store_task_free(&t);
