@@ -362,22 +362,25 @@ function duration(s) {
 function shq(s) { return /^[A-Za-z0-9._\/:=-]+$/.test(s) ? s : "'" + s.replace(/'/g, "'\\''") + "'"; }
 
 // The run's review state: the daemon's "review" field, or, from a daemon that has none
-// yet, what the run's journal says was done with it (run_merged, run_discarded).
+// yet, what the run's journal says was done with it (run_merged, run_discarded). The
+// branch it went into comes from the journal when the field does not name it.
 function reviewOf(r, journal) {
-  if (r.review && typeof r.review.state === 'string') return r.review;
-  const rv = { state: 'waiting', at: null, detail: '', pushed: null };
+  const jr = { state: 'waiting', at: null, detail: '', into: null, pushed: null };
   for (const j of journal) {
     const d = j.data || {};
-    if (j.kind === 'run_merged') {
-      rv.state = 'merged'; rv.at = j.ts;
-      rv.detail = 'into ' + (d.into || '?') + (d.result ? ' (' + d.result + ')' : '');
+    if (j.kind === 'run_merged' || j.kind === 'run_landed') {
+      jr.state = j.kind === 'run_merged' ? 'merged' : 'landed';
+      jr.at = j.ts;
+      jr.into = typeof d.into === 'string' ? d.into : null;
+      jr.detail = typeof d.result === 'string' ? d.result : '';
     } else if (j.kind === 'run_discarded') {
-      rv.state = 'discarded'; rv.at = j.ts; rv.detail = 'branch and worktree deleted';
-    } else if (j.kind === 'run_landed') {
-      rv.state = 'landed'; rv.at = j.ts; rv.detail = 'into ' + (d.into || '?');
+      jr.state = 'discarded'; jr.at = j.ts; jr.detail = 'branch and worktree deleted';
     }
   }
-  return rv;
+  const rv = r.review;
+  if (!rv || typeof rv.state !== 'string') return jr;
+  return { state: rv.state, at: rv.at || null, detail: typeof rv.detail === 'string' ? rv.detail : '',
+    into: typeof rv.into === 'string' ? rv.into : jr.into, pushed: rv.pushed || null };
 }
 
 const LIVE = ['queued', 'starting', 'running'];
@@ -388,9 +391,11 @@ function renderState(r, rv, hasChanges) {
   const live = LIVE.includes(r.status);
   let cls = rv.state, text;
   if (live) { cls = 'live'; text = 'Running (' + r.status + '): review once it ends'; }
-  else if (rv.state === 'merged') text = 'Merged ' + (rv.detail || '') + (rv.at ? ' ' + clock(rv.at) : '');
-  else if (rv.state === 'landed') text = 'Landed ' + (rv.detail || '') + (rv.at ? ' ' + clock(rv.at) : '') + ': branch and worktree removed';
-  else if (rv.state === 'discarded') text = 'Discarded' + (rv.at ? ' ' + clock(rv.at) : '') + (rv.detail ? ' (' + rv.detail + ')' : '');
+  else if (['merged', 'landed', 'discarded'].includes(rv.state)) {
+    // "Merged into main 15:40:07 (fast-forward)"
+    text = rv.state[0].toUpperCase() + rv.state.slice(1) + (rv.into && rv.state !== 'discarded' ? ' into ' + rv.into : '') +
+      (rv.at ? ' ' + clock(rv.at) : '') + (rv.detail ? ' (' + rv.detail + ')' : '');
+  }
   else if (!r.branch) { cls = 'none'; text = 'Finished (' + statusText(r) + '): a scratch run, nothing to merge'; }
   else if (!hasChanges) { cls = 'none'; text = 'Finished (' + statusText(r) + '): the run changed nothing'; }
   else text = 'Waiting for your review: ' + statusText(r);
