@@ -268,7 +268,9 @@ function renderRuns() {
     b.addEventListener('click', () => { location.hash = '#run/' + r.id; });
     td.append(b);
     tr.append(td, el('td', '', r.task));
-    tr.append(el('td', 'st-' + r.status, statusText(r)));
+    // What was done with it, once the daemon says (its "review" field, issue 27).
+    const rs = r.review && typeof r.review.state === 'string' && r.review.state !== 'waiting' ? r.review.state : '';
+    tr.append(el('td', 'st-' + r.status, statusText(r) + (rs ? ' · ' + rs : '')));
     const t = state.tasks[r.task];
     tr.append(el('td', '', t ? t.engine : '?'));
     tr.append(el('td', r.sandboxed === false ? 'no' : '',
