@@ -62,4 +62,7 @@ void	 api_jobs_task_history(struct api_req *);
 void	 api_jobs_run_retry(struct api_req *);
 void	 api_jobs_run_continue(struct api_req *);
 
+/* api-summary.c: GET /api/runs/ID/summary, what the review page says of a run. */
+void	 api_summary_run(struct api_req *);
+
 #endif

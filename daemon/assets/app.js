@@ -4,7 +4,7 @@
 'use strict';
 
 const state = { csrf: null, tasks: {}, runs: [], approvals: [], journal: [], jobs: [],
-  expanded: new Set(),
+  expanded: new Set(), curFile: -1, runDiff: null, runSum: null, runAuto: [],
   runView: null, diffOf: null, logOffset: 0, busy: false, pending: new Set(),
   dirty: new Set(), flushTimer: null, logBusy: false, logAgain: false, es: null };
 
@@ -268,7 +268,9 @@ function renderRuns() {
     b.addEventListener('click', () => { location.hash = '#run/' + r.id; });
     td.append(b);
     tr.append(td, el('td', '', r.task));
-    tr.append(el('td', 'st-' + r.status, statusText(r)));
+    // What was done with it, once the daemon says (its "review" field, issue 27).
+    const rs = r.review && typeof r.review.state === 'string' && r.review.state !== 'waiting' ? r.review.state : '';
+    tr.append(el('td', 'st-' + r.status, statusText(r) + (rs ? ' · ' + rs : '')));
     const t = state.tasks[r.task];
     tr.append(el('td', '', t ? t.engine : '?'));
     tr.append(el('td', r.sandboxed === false ? 'no' : '',
@@ -326,47 +328,356 @@ function renderTasks() {
   }
 }
 
-// The run's branch against its base: the file list and the patch, as text only.
+// Dollars as cwctl shows them: cents, and a fraction of a cent under a dollar.
+function money(d) { d = d || 0; return '$' + (d > 0 && d < 1 ? d.toFixed(4) : d.toFixed(2)); }
+// A run's spend: "cost unknown" when its model has no price (spent.dollars_known false).
+function spentMoney(sp) { return sp && sp.dollars_known === false ? 'cost unknown' : money(sp && sp.dollars); }
+function turns(n) { n = n || 0; return n + (n === 1 ? ' turn' : ' turns'); }
+
+// The status, and the exit reason only when it says more ("stopped (budget_turns)").
+function statusText(r) {
+  return r.status + (r.exit_reason && r.exit_reason !== r.status ? ' (' + r.exit_reason + ')' : '');
+}
+
+// ---- The run's review page (issue 27) ----------------------------------------------
+// Everything below puts run data into the page with textContent only: paths, diff
+// lines, journal text and report fields are the run's, so untrusted.
+
+// "15:40:07" in the viewer's time, the whole instant in the element's title.
+function clock(iso) {
+  const t = Date.parse(iso);
+  return isNaN(t) ? String(iso) : new Date(t).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit', hour12: false });
+}
+function timeEl(iso) {
+  const t = el('time', '', clock(iso));
+  t.dateTime = iso;
+  t.title = iso;
+  return t;
+}
+function duration(s) {
+  s = Math.max(0, Math.round(s));
+  if (s < 60) return s + ' s';
+  if (s < 3600) return Math.floor(s / 60) + ' min ' + (s % 60) + ' s';
+  return Math.floor(s / 3600) + ' h ' + Math.round((s % 3600) / 60) + ' min';
+}
+// A word for the shell: single-quoted, so nothing in it is expanded.
+function shq(s) { return /^[A-Za-z0-9._\/:=-]+$/.test(s) ? s : "'" + s.replace(/'/g, "'\\''") + "'"; }
+
+// The run's review state: the daemon's "review" field, or, from a daemon that has none
+// yet, what the run's journal says was done with it (run_merged, run_discarded). The
+// branch it went into comes from the journal when the field does not name it.
+function reviewOf(r, journal) {
+  const jr = { state: 'waiting', at: null, detail: '', into: null, pushed: null };
+  for (const j of journal) {
+    const d = j.data || {};
+    if (j.kind === 'run_merged' || j.kind === 'run_landed') {
+      jr.state = j.kind === 'run_merged' ? 'merged' : 'landed';
+      jr.at = j.ts;
+      jr.into = typeof d.into === 'string' ? d.into : null;
+      jr.detail = typeof d.result === 'string' ? d.result : '';
+    } else if (j.kind === 'run_discarded') {
+      jr.state = 'discarded'; jr.at = j.ts; jr.detail = 'branch and worktree deleted';
+    }
+  }
+  const rv = r.review;
+  if (!rv || typeof rv.state !== 'string') return jr;
+  return { state: rv.state, at: rv.at || null, detail: typeof rv.detail === 'string' ? rv.detail : '',
+    into: typeof rv.into === 'string' ? rv.into : jr.into, pushed: rv.pushed || null };
+}
+
+const LIVE = ['queued', 'starting', 'running'];
+
+// The state line at the top of the page, and which buttons still apply.
+function renderState(r, rv, hasChanges) {
+  const p = $('run-state');
+  const live = LIVE.includes(r.status);
+  let cls = rv.state, text;
+  if (live) { cls = 'live'; text = 'Running (' + r.status + '): review once it ends'; }
+  else if (['merged', 'landed', 'discarded'].includes(rv.state)) {
+    // "Merged into main 15:40:07 (fast-forward)"
+    text = rv.state[0].toUpperCase() + rv.state.slice(1) + (rv.into && rv.state !== 'discarded' ? ' into ' + rv.into : '') +
+      (rv.at ? ' ' + clock(rv.at) : '') + (rv.detail ? ' (' + rv.detail + ')' : '');
+  }
+  else if (!r.branch) { cls = 'none'; text = 'Finished (' + statusText(r) + '): a scratch run, nothing to merge'; }
+  else if (!hasChanges) { cls = 'none'; text = 'Finished (' + statusText(r) + '): the run changed nothing'; }
+  else text = 'Waiting for your review: ' + statusText(r);
+  if (rv.pushed && rv.pushed.remote) {
+    text += ' · pushed to ' + rv.pushed.remote + '/' + (rv.pushed.branch || '') +
+      (rv.pushed.at ? ' ' + clock(rv.pushed.at) : '');
+  }
+  p.className = 'state state-' + cls;
+  p.dataset.state = live ? 'live' : rv.state;
+  p.textContent = text;
+  const waiting = !live && rv.state === 'waiting' && hasChanges;
+  $('run-stop').hidden = !live;
+  $('run-merge').hidden = !waiting;
+  $('run-land').hidden = !(waiting || rv.state === 'merged');
+  $('run-discard').hidden = !waiting;
+  $('run-push').hidden = live || !r.branch || rv.state === 'landed' || rv.state === 'discarded' ||
+    (!hasChanges && rv.state === 'waiting');
+  $('run-continue').hidden = live || !r.branch || rv.state === 'landed' || rv.state === 'discarded';
+}
+
+// The diff split at each "diff --git" line: one block per file, in the files' order.
+function splitPatch(patch) {
+  const out = [];
+  let cur = null;
+  for (const line of (patch || '').split('\n')) {
+    if (line.startsWith('diff ') || cur === null) { cur = []; out.push(cur); }
+    cur.push(line);
+  }
+  if (out.length && out[out.length - 1].length === 1 && out[out.length - 1][0] === '') out.pop();
+  return out;
+}
+function lineClass(line, inHead) {
+  if (inHead) return 'd-head';
+  if (line.startsWith('@@')) return 'd-hunk';
+  if (line[0] === '+') return 'd-add';
+  if (line[0] === '-') return 'd-del';
+  if (line[0] === '\\') return 'd-note';
+  return 'd-ctx';
+}
+function setFold(sec, open) {
+  const b = sec.querySelector('.dfile-toggle');
+  b.setAttribute('aria-expanded', open ? 'true' : 'false');
+  sec.querySelector('.diff').hidden = !open;
+  sec.classList.toggle('folded', !open);
+}
+function gotoFile(i) {
+  const secs = document.querySelectorAll('#run-diff .dfile');
+  if (!secs.length) return;
+  i = Math.max(0, Math.min(secs.length - 1, i));
+  state.curFile = i;
+  secs.forEach((s, k) => s.classList.toggle('current', k === i));
+  const b = secs[i].querySelector('.dfile-toggle');
+  b.focus({ preventScroll: true });
+  secs[i].scrollIntoView({ block: 'start' });
+}
+
+// The run's branch against its base: the file list and one foldable block per file.
 async function loadDiff(r) {
   const files = $('run-files');
-  const pre = $('run-diff');
+  const box = $('run-diff');
   let d = null;
-  if (r.branch && ['completed', 'failed', 'stopped', 'interrupted'].includes(r.status)) {
+  if (r.branch && !LIVE.includes(r.status)) {
     try { d = await api('/inbox/api/runs/' + encodeURIComponent(r.id) + '/diff'); } catch (e) {
       $('run-nodiff').textContent = 'No changes to show: ' + e.message;
     }
   } else $('run-nodiff').textContent = r.branch ? 'The diff shows once the run has ended.' : 'No branch (a scratch run).';
   if (state.runView !== r.id) return null;
   files.replaceChildren();
-  pre.replaceChildren();
+  box.replaceChildren();
+  state.curFile = -1;
   const has = !!(d && d.files && d.files.length);
   $('run-nodiff').hidden = has;
-  pre.hidden = !has;
+  box.hidden = !has;
   if (d && !has) $('run-nodiff').textContent = 'The run changed nothing.';
   if (!has) return d;
-  for (const f of d.files) {
-    const li = el('li', '', f.status + '  ' + f.path);
-    li.append(el('span', 'ins', '+' + f.insertions), el('span', 'del', '-' + f.deletions));
+  const chunks = splitPatch(d.patch);
+  const byOrder = chunks.length === d.files.length;
+  chunks.forEach((chunk, i) => {
+    const f = byOrder ? d.files[i] : null;
+    const name = f ? f.path : chunk[0];
+    const sec = el('section', 'dfile');
+    sec.id = 'dfile-' + i;
+    sec.dataset.path = name;
+    const head = el('div', 'dfile-head');
+    const tog = el('button', 'dfile-toggle', name);
+    tog.type = 'button';
+    tog.setAttribute('aria-expanded', 'true');
+    tog.setAttribute('aria-controls', 'dbody-' + i);
+    tog.addEventListener('click', () => { setFold(sec, sec.classList.contains('folded')); state.curFile = i; });
+    head.append(tog);
+    if (f) head.append(el('span', 'fstat', f.status), el('span', 'ins', '+' + f.insertions), el('span', 'del', '-' + f.deletions));
+    const pre = el('pre', 'diff');
+    pre.id = 'dbody-' + i;
+    pre.tabIndex = 0;
+    let inHead = true;
+    for (const line of chunk) {
+      if (inHead && line.startsWith('@@')) inHead = false;
+      pre.append(el('div', lineClass(line, inHead), line === '' ? ' ' : line));
+    }
+    sec.append(head, pre);
+    box.append(sec);
+    // The file list: each name goes to its file's block, unfolded.
+    const li = el('li');
+    const b = el('button', 'link fname', (f ? f.status + '  ' : '') + name);
+    b.type = 'button';
+    b.addEventListener('click', () => { setFold(sec, true); gotoFile(i); });
+    li.append(b);
+    if (f) li.append(el('span', 'ins', '+' + f.insertions), el('span', 'del', '-' + f.deletions));
     files.append(li);
-  }
-  for (const line of (d.patch || '').split('\n')) {
-    const cls = /^(diff |index |--- |\+\+\+ )/.test(line) ? 'd-head' : line[0] === '@' ? 'd-hunk' :
-      line[0] === '+' ? 'd-add' : line[0] === '-' ? 'd-del' : '';
-    const div = el('div', cls, line);
-    pre.append(div);
-  }
-  if (d.truncated) pre.append(el('div', 'd-head', '[the diff was cut at 4 MiB]'));
+  });
+  if (d.truncated) box.append(el('p', 'd-head', '[the diff was cut at 4 MiB]'));
   return d;
 }
 
+// One journal entry of the run as a short sentence; the data's own words, as text.
+function journalText(j) {
+  const d = j.data && typeof j.data === 'object' ? j.data : {};
+  const s = (k) => (typeof d[k] === 'string' || typeof d[k] === 'number' ? String(d[k]) : '');
+  switch (j.kind) {
+    case 'approval_request': return ['asked', 'approval asked: ' + s('tool') + (s('command') ? ' ' + s('command') : '') +
+      (s('risk') ? ' (' + s('risk') + (s('risk_rule') ? ', ' + s('risk_rule') : '') + ')' : '')];
+    case 'approval_answer': return ['answer', s('tool') + ' ' + (s('decision') === 'allow' ? 'allowed' : 'denied') + (s('by') ? ' by ' + s('by') : '') + (s('message') ? ': ' + s('message') : '')];
+    case 'approval_expired': case 'approval_timeout': return ['expired', 'no answer in time: denied' + (s('reason') ? ' (' + s('reason') + ')' : '')];
+    case 'approval_limit': return ['refused', 'too many questions at once: denied' + (s('reason') ? ' (' + s('reason') + ')' : '')];
+    case 'run_merged': return ['merged', 'merged into ' + s('into') + (s('result') ? ' (' + s('result') + ')' : '') + (s('commit') ? ' at ' + s('commit').slice(0, 12) : '')];
+    case 'run_discarded': return ['discarded', 'discarded: branch ' + s('branch') + ' deleted'];
+    case 'net_deny': return ['network', 'refused ' + s('host') + (s('port') ? ':' + s('port') : '') + (s('reason') ? ': ' + s('reason') : '')];
+    case 'floor_deny': case 'rule_deny': case 'floor_hit': case 'policy_deny': case 'deny_list_hit':
+      return ['refused', 'refused ' + (s('command') || s('tool')) + (s('rule') ? ' (' + s('rule') + ')' : '') + (s('reason') ? ': ' + s('reason') : '')];
+    case 'budget_paused': return ['budget', 'paused at its budget' + (s('limit') ? ' (' + s('limit') + ')' : '')];
+    case 'budget_resumed': return ['budget', 'budget extended, the run goes on'];
+    case 'sandbox_disabled': return ['refused', 'ran WITHOUT the sandbox'];
+    case 'worktree_detached': return ['branch', 'worktree detached: run ' + s('by_run') + ' continues on ' + s('branch')];
+    default: {
+      // What else the journal holds: its plain fields, never its JSON.
+      const parts = [];
+      for (const k of Object.keys(d)) if (s(k) && k !== 'run_id' && k !== 'kind') parts.push(k + ' ' + s(k));
+      const t = parts.join(', ');
+      return [j.kind.replace(/_/g, ' '), t.length > 240 ? t.slice(0, 240) + '…' : t];
+    }
+  }
+}
+
+function renderTimeline(r, journal) {
+  const ol = $('run-timeline');
+  ol.replaceChildren();
+  const items = [];
+  if (r.created_at) items.push({ ts: r.created_at, kind: 'queued', ev: 'queued', text: 'run of task ' + r.task + ' queued' });
+  if (r.started_at) items.push({ ts: r.started_at, kind: 'started', ev: 'started', text: 'started' + (r.sandboxed === true ? ', sandboxed' : r.sandboxed === false ? ', NOT sandboxed' : '') });
+  for (const j of journal) {
+    const t = journalText(j);
+    items.push({ ts: j.ts, kind: j.kind, ev: t[0], text: t[1] });
+  }
+  if (r.ended_at) items.push({ ts: r.ended_at, kind: 'ended', ev: 'ended', text: statusText(r) });
+  items.sort((a, b) => (Date.parse(a.ts) || 0) - (Date.parse(b.ts) || 0));
+  $('run-notime').hidden = items.length > 0;
+  for (const it of items) {
+    const li = el('li', 'tl-' + it.ev.replace(/[^a-z]/g, ''));
+    li.dataset.kind = it.kind;
+    li.append(timeEl(it.ts), el('span', 'ev', it.ev), el('span', 'txt', it.text));
+    ol.append(li);
+  }
+}
+
+// The summary: what was asked, what it did, what it cost and took, who answered, where
+// it connected, which automation files it touched.
+function renderSummary(r, sum, journal, diff) {
+  const dl = $('run-facts');
+  dl.replaceChildren();
+  const rep = r.report || {};
+  const t = state.tasks[r.task];
+  const block = (text) => { const b = el('div', 'asked', text); return b; };
+  if (sum && typeof sum.asked === 'string') factNode(dl, 'Asked', block(sum.asked));
+  fact(dl, 'Task', r.task + (t ? ' · ' + t.engine : ''));
+  fact(dl, 'Status', statusText(r));
+  const did = [];
+  if (typeof rep.result === 'string') did.push(rep.result);
+  else if (typeof rep.exit_code === 'number') did.push('the command exited ' + rep.exit_code);
+  const ds = rep.git && rep.git.diffstat;
+  if (ds) did.push(ds.files_changed + (ds.files_changed === 1 ? ' file' : ' files') + ' changed, +' + ds.insertions + ' −' + ds.deletions);
+  else if (diff && diff.files) did.push(diff.files.length + ' files changed');
+  if (did.length) factNode(dl, 'What it did', block(did.join('\n')));
+  const sp = r.spent || {};
+  const b = rep.budget || {};
+  fact(dl, 'Cost', spentMoney(sp) + ', ' + turns(sp.turns) +
+    (b.dollars ? ' (budget ' + money(b.dollars) + ', ' + turns(b.turns) + ')' : '') +
+    (rep.cost_unknown ? ' · cost unknown: ' + rep.cost_unknown : ''));
+  if (r.started_at && r.ended_at) {
+    fact(dl, 'Time', duration((Date.parse(r.ended_at) - Date.parse(r.started_at)) / 1000) + ', ' +
+      clock(r.started_at) + ' – ' + clock(r.ended_at) + (b.paused_seconds ? ' (paused ' + duration(b.paused_seconds) + ')' : ''));
+  } else fact(dl, 'Time', (sp.seconds || 0).toFixed(1) + ' s so far');
+  // Approvals: asked, and how each ended, from the run's journal.
+  let asked = 0, allowed = 0, denied = 0, expired = 0;
+  for (const j of journal) {
+    if (j.kind === 'approval_request') asked++;
+    else if (j.kind === 'approval_answer') { if (j.data && j.data.decision === 'allow') allowed++; else denied++; }
+    else if (j.kind === 'approval_expired' || j.kind === 'approval_timeout') expired++;
+  }
+  if (!asked && rep.approvals && rep.approvals.count) asked = rep.approvals.count;
+  fact(dl, 'Approvals', asked === 0 ? 'none asked' : asked + ' asked: ' + allowed + ' allowed, ' + denied +
+    ' denied' + (expired ? ', ' + expired + ' unanswered (denied)' : ''));
+  const eng = rep.engine;
+  if (eng && eng.approvals) fact(dl, 'Who answers', eng.approvals);
+  // Network: the mode, and each host the run reached or was refused.
+  const hosts = (sum && Array.isArray(sum.hosts)) ? sum.hosts : [];
+  const net = el('div');
+  net.append(el('div', '', 'network ' + (typeof rep.network === 'string' ? rep.network : 'unknown') +
+    (hosts.length ? '' : ': no connection')));
+  if (hosts.length) {
+    const ul = el('ul', 'hosts');
+    for (const h of hosts) {
+      const li = el('li', h.denied && !h.allowed ? 'denied' : '');
+      const hp = (String(h.host).includes(':') ? '[' + h.host + ']' : h.host) + ':' + h.port;
+      li.append(el('code', '', hp), ' ' + [h.allowed ? h.allowed + ' allowed' : '', h.denied ? h.denied + ' refused' : '']
+        .filter(Boolean).join(', '));
+      ul.append(li);
+    }
+    net.append(ul);
+  }
+  if (sum && (sum.hosts_omitted || sum.hosts_incomplete)) net.append(el('div', 'muted', 'more hosts than listed'));
+  factNode(dl, 'Network hosts', net);
+  const git = rep.git || {};
+  state.runAuto = Array.isArray(git.automation) ? git.automation : [];
+  if (state.runAuto.length) {
+    const ul = el('ul', 'autofiles');
+    for (const f of state.runAuto) ul.append(el('li', '', f.status + ' ' + f.path + ' (' + f.what + ')'));
+    const box = el('div');
+    box.append(ul, el('div', 'muted', 'held back in the worktree; merging asks you to confirm them'));
+    factNode(dl, 'Automation files', box);
+  } else fact(dl, 'Automation files', 'none touched');
+  if (typeof git.quarantine === 'string') {
+    fact(dl, 'Not imported', (git.error || '') + ' — kept, untrusted and inert, in ' + git.quarantine +
+      ' (a bundle and plain files; see its README.txt)');
+  }
+  fact(dl, 'Sandboxed', r.sandboxed === true ? 'yes' : r.sandboxed === false ? 'NO' : 'unknown');
+  if (eng) fact(dl, 'Floor', eng.floor);
+  fact(dl, 'Branch', r.branch);
+}
+function factNode(dl, k, node) { const dd = el('dd'); dd.append(node); dl.append(el('dt', '', k), dd); }
+
+// A command for the person's own terminal: the daemon does not hold their git
+// credentials (push), and the Inbox does not start follow-ups of its own (continue).
+function showCommand(kind, id) {
+  const box = $('run-cmd');
+  const prompt = $('run-cmd-prompt');
+  const update = () => {
+    $('run-cmd-text').textContent = kind === 'push' ? 'cwctl run push ' + id :
+      'cwctl run continue ' + id + ' --prompt ' + shq(prompt.value.trim() || 'What to do next');
+  };
+  box.dataset.kind = kind;
+  $('run-cmd-why').textContent = kind === 'push' ?
+    'Push sends the branch with your own git and credentials, which the daemon does not hold: run this in a terminal.' :
+    'Continue starts a new run on this run\'s branch with your follow-up; run this in a terminal.';
+  prompt.hidden = $('run-cmd-label').hidden = kind !== 'continue';
+  prompt.oninput = update;
+  update();
+  box.hidden = false;
+  if (kind === 'continue') prompt.focus(); else $('run-cmd-copy').focus();
+}
+async function copyCommand() {
+  const text = $('run-cmd-text').textContent;
+  try { await navigator.clipboard.writeText(text); $('run-result').textContent = 'Copied: ' + text; } catch (e) {
+    const sel = window.getSelection();
+    const rg = document.createRange();
+    rg.selectNodeContents($('run-cmd-text'));
+    sel.removeAllRanges();
+    sel.addRange(rg);
+    $('run-result').textContent = 'Selected: copy it with Ctrl+C';
+  }
+}
+
 async function runAction(what, id) {
-  const btns = ['run-stop', 'run-merge', 'run-discard'].map($);
+  const btns = ['run-stop', 'run-merge', 'run-land', 'run-discard'].map($);
   btns.forEach((b) => { b.disabled = true; });
   try {
     // A run that changes automation files (SPEC U3) lands only after the person has
     // been shown their names and confirmed; the daemon refuses it otherwise.
-    let body = what === 'merge' ? {} : null;
-    const auto = what === 'merge' ? (state.runAuto || []) : [];
+    const lands = what === 'merge' || what === 'land';
+    let body = lands ? {} : null;
+    const auto = lands ? (state.runAuto || []) : [];
     if (auto.length) {
       const names = auto.map((f) => '  ' + f.status + ' ' + f.path + ' (' + f.what + ')').join('\n');
       if (!window.confirm('Run ' + id + ' changes automation files: tools run them when a checkout ' +
@@ -381,23 +692,24 @@ async function runAction(what, id) {
     const r = await post('/inbox/api/runs/' + encodeURIComponent(id) + '/' + what, body);
     $('run-result').textContent = what === 'merge' ? (r.result === 'up-to-date' ?
       r.into + ' already has run ' + id : 'Merged run ' + id + ' into ' + r.into + ' (' + r.result + ')') :
+      what === 'land' ? 'Landed run ' + id + (r.into ? ' in ' + r.into : '') + (r.result ? ' (' + r.result + ')' : '') :
       what === 'discard' ? 'Discarded run ' + id + ' and its branch' : 'Stopping run ' + id;
-  } catch (e) { $('run-result').textContent = 'Could not ' + what + ' run ' + id + ': ' + e.message; }
+  } catch (e) {
+    $('run-result').textContent = 'Could not ' + what + ' run ' + id + ': ' + e.message +
+      (what === 'land' && /HTTP 40[45]|no such|not found/i.test(e.message) ?
+        ' (this clockworkd has no land yet: Merge, then Discard)' : '');
+  }
   btns.forEach((b) => { b.disabled = false; });
   $('run-discard').textContent = 'Discard';
+  $('run-land').textContent = 'Land';
   state.diffOf = null;
   refresh();
 }
 
-// Dollars as cwctl shows them: cents, and a fraction of a cent under a dollar.
-function money(d) { d = d || 0; return '$' + (d > 0 && d < 1 ? d.toFixed(4) : d.toFixed(2)); }
-// A run's spend: "cost unknown" when its model has no price (spent.dollars_known false).
-function spentMoney(sp) { return sp && sp.dollars_known === false ? 'cost unknown' : money(sp && sp.dollars); }
-function turns(n) { n = n || 0; return n + (n === 1 ? ' turn' : ' turns'); }
-
-// The status, and the exit reason only when it says more ("stopped (budget_turns)").
-function statusText(r) {
-  return r.status + (r.exit_reason && r.exit_reason !== r.status ? ' (' + r.exit_reason + ')' : '');
+// Discard and Land ask twice, on the page itself (no dialog): the branch goes.
+function twice(b, label, fn) {
+  if (b.textContent !== label + ': click again to confirm') { b.textContent = label + ': click again to confirm'; return; }
+  fn();
 }
 
 function fact(dl, k, v) { dl.append(el('dt', '', k), el('dd', '', v === null || v === undefined ? '–' : v)); }
@@ -405,50 +717,65 @@ function fact(dl, k, v) { dl.append(el('dt', '', k), el('dd', '', v === null || 
 async function loadRunView() {
   const id = state.runView;
   if (!id) return;
-  let r;
-  try { r = await api('/inbox/api/runs/' + encodeURIComponent(id)); } catch (e) { setStatus(e.message); return; }
+  let r, journal = [];
+  try {
+    const got = await Promise.all([api('/inbox/api/runs/' + encodeURIComponent(id)),
+      api('/inbox/api/journal?run=' + encodeURIComponent(id))]);
+    r = got[0];
+    journal = (got[1] && got[1].entries) || [];
+  } catch (e) { setStatus(e.message); return; }
+  if (state.runView !== id) return;
   $('run-id').textContent = r.id;
-  const dl = $('run-facts');
-  dl.replaceChildren();
-  fact(dl, 'Task', r.task);
-  fact(dl, 'Status', statusText(r));
-  const t = state.tasks[r.task];
-  fact(dl, 'Engine', t ? t.engine : '?');
-  fact(dl, 'Sandboxed', r.sandboxed === true ? 'yes' : r.sandboxed === false ? 'NO' : 'unknown');
-  const sp = r.spent || {};
-  fact(dl, 'Spent', spentMoney(sp) + ', ' + turns(sp.turns) + ', ' + (sp.seconds || 0).toFixed(1) + ' s');
-  if (r.report && r.report.cost_unknown) fact(dl, 'Cost', 'unknown: ' + r.report.cost_unknown);
-  fact(dl, 'Branch', r.branch);
-  // How this engine's run was contained: the report says, from the engine table.
-  const eng = r.report && r.report.engine;
-  if (eng) {
-    fact(dl, 'Floor', eng.floor);
-    fact(dl, 'Approvals', eng.approvals);
-  }
-  if (r.report && typeof r.report.result === 'string') fact(dl, 'Result', r.report.result);
-  const git = (r.report && r.report.git) || {};
-  state.runAuto = Array.isArray(git.automation) ? git.automation : [];
-  if (state.runAuto.length) {
-    fact(dl, 'Automation files', state.runAuto.map((f) => f.status + ' ' + f.path + ' (' + f.what + ')').join('; ') +
-      ' — held back in the worktree; merging asks you to confirm them');
-  }
-  if (typeof git.quarantine === 'string') {
-    fact(dl, 'Not imported', (git.error || '') + ' — kept, untrusted and inert, in ' + git.quarantine +
-      ' (a bundle and plain files; see its README.txt)');
-  }
   $('run-report').textContent = r.report ? JSON.stringify(r.report, null, 2) : '(no report yet)';
-  const live = ['queued', 'starting', 'running'].includes(r.status);
-  $('run-stop').hidden = !live;
-  // The diff once per state of the run (it only changes when the run ends or lands).
+  // The diff and the summary once per state of the run (they change when it ends).
   const key = r.id + ' ' + r.status;
   if (state.diffOf !== key) {
     state.diffOf = key;
-    const d = await loadDiff(r);
-    const landable = !!(d && d.files && d.files.length);
-    $('run-merge').hidden = !landable;
-    $('run-discard').hidden = !landable;
+    state.runDiff = await loadDiff(r);
+    state.runSum = null;
+    try { state.runSum = await api('/inbox/api/runs/' + encodeURIComponent(id) + '/summary'); } catch (e) { state.runSum = null; }
+    if (state.runView !== id) return;
   }
+  const d = state.runDiff;
+  renderSummary(r, state.runSum, journal, d);
+  renderTimeline(r, journal);
+  renderState(r, reviewOf(r, journal), !!(d && d.files && d.files.length));
   $('run-export').href = '/workforce/runs/' + encodeURIComponent(r.id) + '/proof-of-work';
+}
+
+// Keyboard shortcuts on the run page. Never inside a field, never with a modifier
+// (the browser's own shortcuts stay), and m/l ask before they act.
+function onKey(e) {
+  if (!state.runView || $('run').hidden || e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || e.isComposing) return;
+  const t = e.target;
+  if (t && t.closest && t.closest('input, textarea, select, [contenteditable=""], [contenteditable="true"]')) return;
+  const id = state.runView;
+  const can = (b) => !$(b).hidden && !$(b).disabled;
+  const n = document.querySelectorAll('#run-diff .dfile').length;
+  switch (e.key) {
+    case 'j': if (n) gotoFile(state.curFile + 1); break;
+    case 'k': if (n) gotoFile(state.curFile < 0 ? 0 : state.curFile - 1); break;
+    case 'o': {
+      const sec = document.querySelectorAll('#run-diff .dfile')[state.curFile < 0 ? 0 : state.curFile];
+      if (sec) setFold(sec, sec.classList.contains('folded'));
+      break;
+    }
+    case 'm':
+      if (can('run-merge') && window.confirm('Merge run ' + id + ' into its repository?')) runAction('merge', id);
+      break;
+    case 'l':
+      if (can('run-land') && window.confirm('Land run ' + id + ': merge it, then delete its branch and worktree?')) runAction('land', id);
+      break;
+    case 'p': if (can('run-push')) showCommand('push', id); break;
+    case 'c': if (can('run-continue')) showCommand('continue', id); break;
+    case '?': $('run-help').hidden = !$('run-help').hidden; break;
+    case 'Escape':
+      if (!$('run-help').hidden) $('run-help').hidden = true;
+      else { location.hash = ''; }
+      break;
+    default: return;
+  }
+  e.preventDefault();
 }
 
 // One transcript entry (common/transcript.h) as a line of text; never HTML.
@@ -527,9 +854,12 @@ function route() {
   state.diffOf = null;
   state.logOffset = 0;
   state.rawLog = false;
+  state.curFile = -1;
   $('run-result').textContent = '';
   $('run-log').textContent = '';
   $('run-report').textContent = '';
+  $('run-cmd').hidden = true;
+  $('run-help').hidden = true;
   if (!state.csrf) return;
   $('run').hidden = !id;
   if (id) { loadRunView(); followLog(); $('run-close').focus(); }
@@ -615,7 +945,11 @@ function onEvent(type, ev) {
     case 'log':
       if (mine) touch('log');
       break;
-    case 'journal': touch('journal'); break;
+    case 'journal':
+      touch('journal');
+      // The run page's timeline and state come from its journal too.
+      if (mine) touch('run');
+      break;
     case 'task': touch('tasks', 'jobs'); break;
     // Events were lost (the stream's buffer passed them by): read everything.
     case 'gap': touch(...PARTS, 'log'); break;
@@ -666,15 +1000,13 @@ async function start() {
   $('run-close').addEventListener('click', () => { location.hash = ''; $('h-runs').focus(); });
   $('run-stop').addEventListener('click', () => runAction('stop', state.runView));
   $('run-merge').addEventListener('click', () => runAction('merge', state.runView));
-  // Discard asks twice, on the page itself (no dialog): the branch's commits go.
-  $('run-discard').addEventListener('click', (ev) => {
-    const b = ev.currentTarget;
-    if (b.textContent !== 'Discard: click again to confirm') {
-      b.textContent = 'Discard: click again to confirm';
-      return;
-    }
-    runAction('discard', state.runView);
-  });
+  $('run-land').addEventListener('click', (ev) => twice(ev.currentTarget, 'Land', () => runAction('land', state.runView)));
+  $('run-discard').addEventListener('click', (ev) => twice(ev.currentTarget, 'Discard', () => runAction('discard', state.runView)));
+  $('run-push').addEventListener('click', () => showCommand('push', state.runView));
+  $('run-continue').addEventListener('click', () => showCommand('continue', state.runView));
+  $('run-cmd-copy').addEventListener('click', copyCommand);
+  $('run-keys').addEventListener('click', () => { $('run-help').hidden = !$('run-help').hidden; });
+  document.addEventListener('keydown', onKey);
   window.addEventListener('hashchange', route);
   // The stream first: a change made while the page reads its first state is not lost.
   listen();

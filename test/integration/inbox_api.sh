@@ -34,7 +34,8 @@ wait_until 10 "approval pending" sh -c "sqlite3 '$CLOCKWORK_HOME/clockwork.db' \
     fail "no pending approval"
 aid=$(sql "SELECT id FROM approvals WHERE run_id='$id'")
 
-for p in /inbox/api/approvals /inbox/api/runs /inbox/api/journal "/inbox/api/runs/$id/log" /inbox/session /inbox/api/events; do
+for p in /inbox/api/approvals /inbox/api/runs /inbox/api/journal "/inbox/api/runs/$id/log" \
+    "/inbox/api/runs/$id/summary" /inbox/session /inbox/api/events; do
 	code=$(get "$p")
 	[ "$code" = 401 ] || fail "$p without a session: $code"
 	if grep -q -e "$aid" -e "$id" -e 'rm -rf' "$T/b"; then fail "$p leaks data without a session"; fi
@@ -74,6 +75,12 @@ wait_until 10 "log written" sh -c "grep -q . '$(run_field "$id" log_path)'" || t
 for p in /inbox/api/runs "/inbox/api/runs/$id" /inbox/api/journal /inbox/api/tasks; do
 	[ "$(get "$p" -b "$J")" = 200 ] || fail "$p with a session: $(cat "$T/b")"
 done
+# The review page's summary (issue 27): what was asked, masked like every record.
+[ "$(get "/inbox/api/runs/$id/summary" -b "$J")" = 200 ] || fail "summary with a session: $(cat "$T/b")"
+grep -q '"asked":"echo \\"key sk-ant-\[MASKED\]' "$T/b" && ! grep -q 'AAAAAAAAAAAAAAAA' "$T/b" &&
+    grep -q '"asked_from":"task"' "$T/b" && grep -q '"hosts":\[\]' "$T/b" ||
+    fail "summary: $(cat "$T/b")"
+[ "$(get "/inbox/api/runs/no-such-run/summary" -b "$J")" = 404 ] || fail "summary of no run: $(cat "$T/b")"
 for p in /inbox/api/status /inbox/api/audit /inbox/api/inbox/code; do
 	[ "$(get "$p" -b "$J")" = 404 ] || fail "$p should not be on the gateway"
 done

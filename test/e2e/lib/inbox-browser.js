@@ -26,6 +26,7 @@ function approvalField(field, cmdPart) {
     { encoding: 'utf8' }).trim();
 }
 function stateOf(cmdPart) { return approvalField('state', cmdPart); }
+const { contrastIn } = require('./contrast.js');
 
 async function main() {
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'cw-chromium-'));
@@ -160,7 +161,8 @@ async function main() {
 
     // 6. The run view follows the readable transcript and shows the report.
     await page.getByRole('button', { name: `Open run ${cfg.approveRun}` }).click();
-    await page.locator('#run-report', { hasText: '"status"' }).waitFor(DEADLINE(90));
+    // The whole report is kept, folded, under the summary.
+    await page.locator('#run-report', { hasText: '"status"' }).waitFor({ state: 'attached', ...DEADLINE(90) });
     await page.locator('#run-facts', { hasText: 'completed' }).waitFor(DEADLINE(30));
     await page.locator('#run-log .tr-final').first().waitFor(DEADLINE(30));
     const log = await page.locator('#run-log').innerText();
@@ -190,6 +192,12 @@ async function main() {
     const stopBtn = page.locator('#run-stop');
     await stopBtn.waitFor({ state: 'visible', ...DEADLINE(30) });
     await page.locator('#run-log .tr-waiting').first().waitFor(DEADLINE(90));
+    // Issue 27: the "waiting for approval" line is readable (WCAG AA, >= 4.5:1, from
+    // the computed colours of its text and tag against the band behind them).
+    for (const sel of ['#run-log .tr-waiting', '#run-log .tr-waiting .tr-tag']) {
+      const c = await page.evaluate(contrastIn, sel);
+      must(c && c.ratio >= 4.5, `the waiting line (${sel}) passes WCAG AA: ${c && c.ratio.toFixed(2)}:1 (${c && c.fg} on ${c && c.bg})`);
+    }
     await stopBtn.click();
     await page.locator('#run-facts', { hasText: 'stopped' }).waitFor(DEADLINE(60));
     ok('Start a run and Stop from the page: the run started, waited, and was stopped');
