@@ -428,6 +428,9 @@ cwctl_run_wait(const char *id, int json)
 		cwctl_print_json(o);
 	else
 		cwctl_run_print(o);
+	/* The end, for a person who looked away: the terminal's bell (stderr, a tty only). */
+	if (isatty(STDERR_FILENO))
+		fputc('\a', stderr);
 	ok = strcmp(json_get_string(o, "status"), "completed") == 0;
 	/* Refused (nothing ran: the sandbox or a limit could not be held): exit 3. */
 	refused = strcmp(json_get_string(o, "status"), "refused") == 0;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # cwctl run start (retry, continue) prints the run's id and, when standard output is a
 # terminal (a pty from script(1)), the commands to follow and review it, each a real
-# command that works on that run (issue 27). Captured by a script, only the id.
+# command that works on that run (issue 27). Captured by a script, only the id. With
+# --wait, the bell at the end on a terminal.
 . "${CW_SRC:?}/test/integration/daemon_lib.bash" || exit 1
 command -v script > /dev/null || { echo "SKIP: no script(1)"; exit 77; }
 
@@ -45,3 +46,12 @@ rid=$(head -n 1 "$T/retry.out")
 grep -qF "cwctl run logs -f $rid" "$T/retry.out" || fail "run retry on a terminal: $(cat "$T/retry.out")"
 wait_until 60 "run $rid to end" run_ended "$rid" || fail "run $rid did not end"
 pass "run retry on a terminal says the same"
+
+# 5. run start --wait rings the terminal's bell when the run ends (issue 27: a person
+#    who looked away hears it); with stderr not a terminal, no bell.
+script -qec "$CW_BIN/cwctl run start t --wait" /dev/null < /dev/null > "$T/wait.tty" ||
+    fail "run start --wait on a pty: $(cat "$T/wait.tty")"
+grep -q $'\a' "$T/wait.tty" || fail "no bell at the end of --wait on a terminal: $(od -c "$T/wait.tty" | tail -3)"
+cwctl run start t --wait > "$T/wait.pipe" 2>&1 || fail "run start --wait into a pipe: $(cat "$T/wait.pipe")"
+! grep -q $'\a' "$T/wait.pipe" || fail "a bell into a pipe"
+pass "run start --wait rings the bell at the end on a terminal, not into a pipe"
