@@ -71,3 +71,21 @@ lo=$(run_field "$id" report | python3 -c 'import json,sys; print(json.dumps(json
 [ "$lo" = '{"entries": 0, "files": 0, "paths": []}' ] || fail "plain run's left_out: $lo"
 git -C "$R" show "clockwork/plain/$id:file.txt" | grep -q more || fail "plain run not committed"
 pass "a run with no build outputs commits everything and reports nothing left out"
+
+# The opt-in: a task that keeps its build outputs commits them (and says so).
+cwctl task add keep --engine command --repo "$R" --mode acceptEdits --keep-build-outputs \
+    --prompt 'mkdir -p k && echo "x = 1" > k/m.py && python3 -c "import sys; sys.path.insert(0, \"k\"); import m"' >/dev/null
+cwctl task show keep | grep -q '^build outputs: *committed' || fail "task show: $(cwctl task show keep)"
+cwctl task show keep --json | grep -q '"keep_build_outputs":	true' || fail "task json: $(cwctl task show keep --json)"
+cwctl run start keep --wait > "$T/wait.out" || fail "run keep: $(cat "$T/wait.out")"
+id=$(sed -n 's/^run: *//p' "$T/wait.out")
+git -C "$R" ls-tree -r --name-only "clockwork/keep/$id" | grep -q '^k/__pycache__/m\..*\.pyc$' ||
+    fail "keep_build_outputs: __pycache__ not committed: $(git -C "$R" ls-tree -r --name-only "clockwork/keep/$id")"
+kb=$(run_field "$id" report | python3 -c 'import json,sys; s=json.load(sys.stdin)["seal"]; print(s.get("kept_build_outputs"), "left_out" in s)')
+[ "$kb" = "True False" ] || fail "keep run's report seal: $kb"
+# And back off: the next run leaves them out again.
+cwctl task edit keep --no-keep-build-outputs >/dev/null || fail "task edit --no-keep-build-outputs"
+cwctl task show keep --json | grep -q '"keep_build_outputs":	false' || fail "edit did not turn it off"
+set +e; cwctl task add bad --engine command --prompt x --keep-build-outputs=yes >/dev/null 2>&1; rc=$?; set -e
+[ "$rc" = 2 ] || fail "--keep-build-outputs=yes is not a usage error (exit $rc)"
+pass "a task opts in with --keep-build-outputs (its runs commit them, the report says kept), and out with --no-keep-build-outputs"
