@@ -123,25 +123,31 @@ sealskip_has(const struct sealskip_rec *v, size_t n, const char *prefix, size_t 
 	return !whole || v[i].path[plen] == '\0';
 }
 
-/* A git path as ls-files prints it: relative, no empty, "." or ".." component. */
+/*
+ * A git path as ls-files prints it: relative, no empty, "." or ".." component; an
+ * untracked one may end with '/' (a repository of its own inside the tree, which git
+ * lists whole: `cargo new` makes one).
+ */
 static int
-sealskip_path_ok(const char *p)
+sealskip_path_ok(const char *p, int untracked)
 {
-	const char	*c = p, *s;
-	size_t		 len;
+	size_t	 n = strlen(p), len;
 
-	if (*p == '\0' || *p == '/')
+	if (untracked && n > 1 && p[n - 1] == '/')
+		n--;
+	if (n == 0 || p[0] == '/')
 		return 0;
-	for (;;) {
-		s = strchr(c, '/');
-		len = s != NULL ? (size_t)(s - c) : strlen(c);
-		if (len == 0 || (len == 1 && c[0] == '.') ||
-		    (len == 2 && c[0] == '.' && c[1] == '.'))
+	for (size_t i = 0; i < n; i += len + 1) {
+		len = 0;
+		while (i + len < n && p[i + len] != '/')
+			len++;
+		if (len == 0 || (len == 1 && p[i] == '.') ||
+		    (len == 2 && p[i] == '.' && p[i + 1] == '.'))
 			return 0;
-		if (s == NULL)
+		if (i + len == n)
 			return 1;
-		c = s + 1;
 	}
+	return 0;
 }
 
 /*
@@ -212,7 +218,7 @@ sealskip_plan(const char *listing, size_t len, struct sealskip *out, char *err,
 		z = r + strlen(r);
 		/* "T path": T one of git's ls-files -t tags, '?' untracked. */
 		if (z - r < 3 || r[1] != ' ' || strchr("HSMRCK?", r[0]) == NULL ||
-		    !sealskip_path_ok(r + 2)) {
+		    !sealskip_path_ok(r + 2, r[0] == '?')) {
 			snprintf(err, errlen, "malformed entry %zu in the listing", nall + 1);
 			goto out;
 		}

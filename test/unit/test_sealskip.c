@@ -126,11 +126,29 @@ test_plan_tracked_is_kept(void **state)
 }
 
 static void
+test_plan_nested_repository(void **state)
+{
+	char	 out[2048];
+	size_t	 files;
+
+	(void)state;
+	/*
+	 * git lists a repository inside the tree whole, with a '/' (cargo new makes one):
+	 * accepted, committed as git would (a gitlink), left out only under a rule's dir.
+	 */
+	plan_str("H a\n? newcrate/\n? web/node_modules/dep/\n? p/__pycache__/x.pyc\n", out,
+	    sizeof out, &files);
+	assert_string_equal(out, "p/__pycache__/:1,web/node_modules/:1,");
+	assert_int_equal(files, 2);
+}
+
+static void
 test_plan_refuses_malformed(void **state)
 {
 	static const char *const bad[] = {
 		"? /abs.pyc\n", "? a/../b.pyc\n", "? ./a.pyc\n", "? a//b.pyc\n",
-		"? a/\n", "?a.pyc\n", "X a.pyc\n", "? \n", "H\n",
+		"H a/\n", "? a//\n", "? /\n", "? ../\n", "?a.pyc\n", "X a.pyc\n", "? \n",
+		"H\n", "? a/b.pyc/\n/\n",
 	};
 	struct sealskip	 s;
 	char		 buf[256], err[128];
@@ -161,6 +179,7 @@ main(void)
 		cmocka_unit_test(test_plan_context),
 		cmocka_unit_test(test_plan_tracked_is_kept),
 		cmocka_unit_test(test_plan_refuses_malformed),
+		cmocka_unit_test(test_plan_nested_repository),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
