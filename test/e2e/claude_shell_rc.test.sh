@@ -76,7 +76,8 @@ for want in probe-start home-listable rc-is-empty login-ran interactive-ran "git
 	check "the transcript has $want" grep -qF "$want" "$T/log"
 	check "the model was sent $want" grep -qF "$want" "$T/results"
 done
-check "no Permission denied in the transcript" bash -c "! grep -q 'Permission denied' '$T/log'"
+# (The runner's own note about the cgroup a normal user could not make is not the shell.)
+check "no Permission denied in the transcript" bash -c "! grep 'Permission denied' '$T/log' | grep -vq 'limits: no cgroup'"
 check "no Permission denied sent to the model" bash -c "! grep -q 'Permission denied' '$T/results'"
 check "no startup file of the user's was sourced" bash -c "! grep -q USER-RC-SOURCED '$T/log' '$T/results'"
 home=$(sed -n "s/^.*home=\(\/[^ ]*\).*$/\1/p" "$T/log" | head -n 1)

@@ -37,7 +37,10 @@ for want in login-shell-ran interactive-shell-ran sh-login-ran rc-is-empty \
     "git-name=Home Person" home-writable; do
 	grep -qF "$want" "$T/log" || fail "'$want' missing from the transcript: $(cat "$T/log")"
 done
-! grep -q 'Permission denied' "$T/log" || fail "Permission denied in the transcript: $(grep 'Permission denied' "$T/log")"
+# (The runner's own note about the cgroup it could not make, as a normal user, is not
+# the run's shell.)
+denied=$(grep 'Permission denied' "$T/log" | grep -v '^limits: no cgroup' || true)
+[ -z "$denied" ] || fail "Permission denied in the transcript: $denied"
 ! grep -q 'SOURCED' "$T/log" || fail "the user's startup file was sourced: $(grep SOURCED "$T/log")"
 run_is "$id" completed || fail "the run $(run_status "$id"): $(cat "$T/log")"
 pass "login, interactive and sh shells source no rc of the user's; no Permission denied; ~/.gitconfig still found"
