@@ -618,8 +618,8 @@ run_report_limits(struct run *r, cJSON *lim)
 }
 
 /*
- * The build outputs the seal left out of the commit (sealskip.h), still in the
- * worktree: the first SEALSKIP_REPORT_MAX entries by path, with exact totals.
+ * The build outputs the seal left out of the commit (sealskip.h): the first
+ * SEALSKIP_REPORT_MAX entries by path, with exact totals.
  */
 static void
 run_report_left_out(struct run *r, cJSON *seal)
@@ -3041,8 +3041,8 @@ run_seal(struct run *r)
 		    r->git_branch, r->seal.tip);
 	if (r->seal.skip.files > 0)
 		run_note(r, "left out of the commit: %zu build output file(s) in %zu "
-		    "place(s), first %s (a task commits them with keep_build_outputs)", r->seal.skip.files, r->seal.skip.n,
-		    r->seal.skip.v[0].path);
+		    "place(s), first %s (a task commits them with keep_build_outputs)",
+		    r->seal.skip.files, r->seal.skip.n, r->seal.skip.v[0].path);
 	if (r->seal.skip_error[0] != '\0')
 		run_note(r, "seal: %s", r->seal.skip_error);
 }
