@@ -31,7 +31,7 @@
 struct sqlite3;
 struct store;
 
-#define STORE_SCHEMA_LATEST	18
+#define STORE_SCHEMA_LATEST	19
 #define STORE_TIME_LEN		25	/* "YYYY-MM-DDTHH:MM:SS.mmmZ" + NUL */
 #define STORE_ID_LEN		40	/* room for a generated or caller-chosen id */
 
@@ -96,6 +96,7 @@ struct store_task {
 	char	*source;		/* JSON: where an imported task came from */
 	char	*preview;		/* JSON: its security preview */
 	int	 needs_review;		/* 1: only an explicit enable may enable it */
+	int	 keep_build_outputs;	/* 1: the seal commits build outputs too */
 };
 
 /* Insert t (id and timestamps ignored); *id gets the new id. A taken name: EINVAL. */

@@ -409,6 +409,14 @@ static const char store_schema_v18[] =
 "  WHEN OLD.review_state IS NOT NULL"
 "  BEGIN SELECT RAISE(ABORT, 'run review already ended'); END;";
 
+/*
+ * A task's seal keeps the build outputs its runs make (issue 27): the seal leaves them
+ * out of the commit unless a person said the repository commits them.
+ */
+static const char store_schema_v19[] =
+"ALTER TABLE tasks ADD COLUMN keep_build_outputs INTEGER NOT NULL DEFAULT 0"
+"  CHECK (keep_build_outputs IN (0, 1));";
+
 const struct store_migration store_migrations[] = {
 	{ 1, "tasks, runs, run_events", store_schema_v1, 0 },
 	{ 2, "approvals", store_schema_v2, 0 },
@@ -430,6 +438,7 @@ const struct store_migration store_migrations[] = {
 	{ 16, "the bus event of a journal entry", store_schema_v16, 0 },
 	{ 17, "records stored raw by an older daemon, masked", store_schema_v17, 0 },
 	{ 18, "a run's review end state and its push", store_schema_v18, 0 },
+	{ 19, "a task keeps its build outputs in the seal", store_schema_v19, 0 },
 };
 const size_t store_n_migrations =
     sizeof store_migrations / sizeof store_migrations[0];

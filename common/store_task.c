@@ -18,7 +18,7 @@
 	" budget_turns, budget_seconds, schedule, enabled, created_at, updated_at," \
 	" limit_processes, limit_memory_mb, telegram_chat_id, telegram_allowed_user_ids," \
 	" base, archived, source, preview, needs_review, key_name, budget_wait," \
-	" max_dollars"
+	" max_dollars, keep_build_outputs"
 
 static int
 store_task_row(sqlite3_stmt *stmt, void *p)
@@ -39,6 +39,7 @@ store_task_row(sqlite3_stmt *stmt, void *p)
 	    sqlite3_column_int(stmt, 23);
 	t->max_dollars = sqlite3_column_type(stmt, 24) == SQLITE_NULL ? -1 :
 	    sqlite3_column_double(stmt, 24);
+	t->keep_build_outputs = sqlite3_column_int(stmt, 25);
 	if (store_col_text(stmt, 16, &t->telegram_allowed_user_ids) ||
 	    store_col_text(stmt, 22, &t->key_name) ||
 	    store_col_text(stmt, 1, &t->name) || store_col_text(stmt, 2, &t->repo) ||
@@ -92,7 +93,8 @@ store_task_list_free(struct store_task *v, size_t n)
 
 /*
  * Bind the editable fields of t at ?1..?10 (name .. enabled), ?13 and ?14 (limits),
- * ?15 and ?16 (Telegram delivery), ?17 (base), ?21 (key), ?22 and ?23 (budget pause).
+ * ?15 and ?16 (Telegram delivery), ?17 (base), ?21 (key), ?22 and ?23 (budget pause),
+ * ?24 (the seal keeps build outputs).
  */
 static void
 store_task_bind(sqlite3_stmt *stmt, const struct store_task *t)
@@ -125,6 +127,7 @@ store_task_bind(sqlite3_stmt *stmt, const struct store_task *t)
 		sqlite3_bind_double(stmt, 23, t->max_dollars);
 	else
 		sqlite3_bind_null(stmt, 23);
+	sqlite3_bind_int(stmt, 24, t->keep_build_outputs ? 1 : 0);
 }
 
 int
@@ -140,9 +143,9 @@ store_task_add(struct store *st, const struct store_task *t, int64_t *id)
 	    " permission_mode, budget_dollars, budget_turns, budget_seconds, schedule,"
 	    " enabled, created_at, updated_at, limit_processes, limit_memory_mb,"
 	    " telegram_chat_id, telegram_allowed_user_ids, base, source, preview,"
-	    " needs_review, key_name, budget_wait, max_dollars)"
+	    " needs_review, key_name, budget_wait, max_dollars, keep_build_outputs)"
 	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, ?13, ?14, ?15,"
-	    " ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)", &stmt, "task add") == -1)
+	    " ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)", &stmt, "task add") == -1)
 		return -1;
 	store_now(now, sizeof now);
 	store_task_bind(stmt, t);
@@ -171,7 +174,8 @@ store_task_update(struct store *st, const struct store_task *t)
 	    " budget_turns = ?7, budget_seconds = ?8, schedule = ?9, enabled = ?10,"
 	    " updated_at = ?11, limit_processes = ?13, limit_memory_mb = ?14,"
 	    " telegram_chat_id = ?15, telegram_allowed_user_ids = ?16, base = ?17,"
-	    " key_name = ?21, budget_wait = ?22, max_dollars = ?23 WHERE id = ?12", &stmt, "task update") == -1)
+	    " key_name = ?21, budget_wait = ?22, max_dollars = ?23,"
+	    " keep_build_outputs = ?24 WHERE id = ?12", &stmt, "task update") == -1)
 		return -1;
 	store_now(now, sizeof now);
 	store_task_bind(stmt, t);

@@ -42,6 +42,8 @@ static const struct cwctl_opt cwctl_o_task_add[] = {
 	V("--telegram-allow", "USER_ID", "a Telegram user who may answer them (repeatable)"),
 	V("--schedule", "queued|'CRON'", "when it runs: on demand, or a cron line"),
 	F("--disabled", "add it disabled"),
+	F("--keep-build-outputs", "commit the build outputs runs make (left out by default)"),
+	F("--no-keep-build-outputs", "leave them out of the commit again"),
 	F("--json", "print the task as JSON"),
 	END
 };

@@ -17,7 +17,7 @@ cwctl_task_usage(void)
 	    "                [--repo DIR] [--engine E] [--key NAME]  (byok: a key from cwctl key list)\n"
 	    "                [--mode acceptEdits|plan] [--dollars N] [--turns N] [--seconds N]\n"
 	    "                [--budget-wait SECONDS|default] [--max-dollars N|default]\n"
-	    "                [--processes N] [--memory-mb N]\n"
+	    "                [--processes N] [--memory-mb N] [--keep-build-outputs]\n"
 	    "                [--telegram-chat CHAT_ID [--telegram-allow USER_ID]...]\n"
 	    "                [--schedule queued|'CRON'] [--disabled] [--json]\n"
 	    "                without --engine: engines.default, else the first of claude, codex,\n"
@@ -27,6 +27,7 @@ cwctl_task_usage(void)
 	    "                [--seconds N] [--schedule queued|'CRON'] [--base BRANCH|default]\n"
 	    "                [--repo DIR] [--engine E] [--processes N] [--memory-mb N] [--json]\n"
 	    "                [--budget-wait SECONDS|default] [--max-dollars N|default]\n"
+	    "                [--keep-build-outputs | --no-keep-build-outputs]\n"
 	    "       cwctl task history NAME [--json]\n"
 	    "       cwctl task list [--json]\n"
 	    "       cwctl task show NAME [--json]\n"
@@ -77,6 +78,10 @@ cwctl_task_print(const cJSON *t)
 		printf(", %.0f MiB\n", n);
 	else
 		printf(", memory from the configuration\n");
+	b = 0;
+	json_get_bool(t, "keep_build_outputs", &b);
+	printf("build outputs:   %s\n", b ? "committed (keep_build_outputs)" :
+	    "left out of the run's commit");
 	printf("schedule:        %s\n", (s = cwctl_vis(json_get_string(t, "schedule"))) ? s : "?");
 	b = 0;
 	json_get_bool(t, "enabled", &b);
@@ -202,6 +207,12 @@ cwctl_task_add(int argc, char **argv, int edit)
 		}
 		if (strcmp(a, "--disabled") == 0) {
 			cJSON_AddBoolToObject(b, "enabled", 0);
+			continue;
+		}
+		/* The seal commits build outputs too (docs/configuration.md). */
+		if (strcmp(a, "--keep-build-outputs") == 0 ||
+		    strcmp(a, "--no-keep-build-outputs") == 0) {
+			cJSON_AddBoolToObject(b, "keep_build_outputs", a[2] == 'k');
 			continue;
 		}
 		if (v == NULL) {

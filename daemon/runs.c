@@ -1512,6 +1512,9 @@ runs_send_spec(struct run *r, const struct store_task *t)
 		json_add_string(g, "branch", r->branch);
 		json_add_string(g, "base", r->base_commit);
 		json_add_string(g, "objects", r->git_objects);
+		/* The seal leaves build outputs out unless the task keeps them (seal.h). */
+		if (t->keep_build_outputs && (g = cJSON_AddObjectToObject(m, "seal")) != NULL)
+			cJSON_AddTrueToObject(g, "keep_build_outputs");
 	}
 	json_add_string(m, "clockwork_home", r->d->home);
 	/* For the runner's own writes to the log while no daemon is attached. */

@@ -31,6 +31,7 @@ static const char *const tasks_keys[] = {
 	"name", "repo", "prompt", "engine", "permission_mode", "budget_dollars",
 	"budget_turns", "budget_seconds", "schedule", "enabled", "limit_processes",
 	"limit_memory_mb", "delivery", "base", "key", "budget_wait", "max_dollars",
+	"keep_build_outputs",
 };
 
 
@@ -351,6 +352,7 @@ tasks_from_json(struct daemon *d, const cJSON *in, const struct store_task *base
 		out->max_dollars = base->max_dollars;
 		out->limit_processes = base->limit_processes;
 		out->limit_memory_mb = base->limit_memory_mb;
+		out->keep_build_outputs = base->keep_build_outputs;
 		out->telegram_chat_id = base->telegram_chat_id;
 		if (tasks_dup(&out->telegram_allowed_user_ids,
 		    base->telegram_allowed_user_ids) == -1 ||
@@ -511,6 +513,13 @@ tasks_from_json(struct daemon *d, const cJSON *in, const struct store_task *base
 		out->limit_memory_mb = i;
 	}
 
+	/* The seal commits build outputs too (runner/sealskip.c): the repository's choice. */
+	if ((v = cJSON_GetObjectItemCaseSensitive(in, "keep_build_outputs")) != NULL) {
+		if (!cJSON_IsBool(v))
+			TASKS_FAIL("keep_build_outputs", "must be true or false");
+		out->keep_build_outputs = cJSON_IsTrue(v);
+	}
+
 	if ((v = cJSON_GetObjectItemCaseSensitive(in, "schedule")) != NULL) {
 		if (!cJSON_IsString(v))
 			TASKS_FAIL("schedule", "must be \"queued\" or a cron expression");
@@ -611,6 +620,7 @@ tasks_to_json(const struct store_task *t)
 		cJSON_AddNullToObject(o, "max_dollars");
 	cJSON_AddNumberToObject(o, "limit_processes", t->limit_processes);
 	cJSON_AddNumberToObject(o, "limit_memory_mb", t->limit_memory_mb);
+	cJSON_AddBoolToObject(o, "keep_build_outputs", t->keep_build_outputs);
 	json_add_string(o, "schedule", t->schedule);
 	cJSON_AddBoolToObject(o, "enabled", t->enabled);
 	if (t->telegram_chat_id != 0) {

@@ -174,6 +174,7 @@ struct run {
 	int			 have_spec;
 	struct seal_result	 seal;
 	int			 seal_done;	/* 1 sealed, -1 the seal failed */
+	int			 seal_keep_outputs;	/* the task keeps build outputs */
 	char			 seal_error[512];
 	int			 sandbox_off;
 	char			 token[33];
@@ -616,6 +617,31 @@ run_report_limits(struct run *r, cJSON *lim)
 	}
 }
 
+/*
+ * The build outputs the seal left out of the commit (sealskip.h): the first
+ * SEALSKIP_REPORT_MAX entries by path, with exact totals.
+ */
+static void
+run_report_left_out(struct run *r, cJSON *seal)
+{
+	const struct sealskip	*k = &r->seal.skip;
+	cJSON			*lo, *paths;
+
+	if (r->seal.kept_outputs) {
+		cJSON_AddTrueToObject(seal, "kept_build_outputs");
+		return;
+	}
+	if ((lo = cJSON_AddObjectToObject(seal, "left_out")) == NULL)
+		return;
+	cJSON_AddNumberToObject(lo, "files", (double)k->files);
+	cJSON_AddNumberToObject(lo, "entries", (double)k->n);
+	if ((paths = cJSON_AddArrayToObject(lo, "paths")) != NULL)
+		for (size_t i = 0; i < k->n && i < SEALSKIP_REPORT_MAX; i++)
+			cJSON_AddItemToArray(paths, cJSON_CreateString(k->v[i].path));
+	if (r->seal.skip_error[0] != '\0')
+		cJSON_AddStringToObject(lo, "error", r->seal.skip_error);
+}
+
 static void
 run_report(struct run *r, const char *status)
 {
@@ -661,6 +687,7 @@ run_report(struct run *r, const char *status)
 			cJSON_AddStringToObject(seal, "tip", r->seal.tip);
 			cJSON_AddBoolToObject(seal, "bundle", r->seal.bundle);
 			cJSON_AddBoolToObject(seal, "committed", r->seal.committed);
+			run_report_left_out(r, seal);
 		} else
 			cJSON_AddStringToObject(seal, "error", r->seal_error);
 	}
@@ -1669,6 +1696,17 @@ run_parse(struct run *r, const cJSON *j)
 			RUN_FAIL("git.base must be a commit id");
 		if (r->git_objects == NULL || r->git_objects[0] != '/')
 			RUN_FAIL("git.objects must be an absolute path");
+	}
+	/* The seal's options (seal.h): a task that commits its build outputs keeps them. */
+	if ((g = cJSON_GetObjectItemCaseSensitive(j, "seal")) != NULL) {
+		const cJSON	*kb;
+
+		if (!cJSON_IsObject(g))
+			RUN_FAIL("seal must be an object");
+		kb = cJSON_GetObjectItemCaseSensitive(g, "keep_build_outputs");
+		if (kb != NULL && !cJSON_IsBool(kb))
+			RUN_FAIL("seal.keep_build_outputs must be true or false");
+		r->seal_keep_outputs = cJSON_IsTrue(kb);
 	}
 	if (run_abs_list(cJSON_GetObjectItemCaseSensitive(j, "context"), &r->context, 1))
 		RUN_FAIL("context must be an array of absolute paths");
@@ -2949,6 +2987,7 @@ run_free(struct run *r)
 		close(r->resume_fd);
 	free(r->git_branch);
 	free(r->git_base);
+	seal_result_free(&r->seal);
 	free(r->git_objects);
 	if (r->have_spec)
 		spec_free(&r->spec);
@@ -2990,7 +3029,8 @@ run_seal(struct run *r)
 	if (r->git_branch == NULL || !r->have_spec || r->pid <= 0)
 		return;
 	if (seal_run(&r->spec, r->cg.version != 0 ? &r->cg : NULL, r->git_branch,
-	    r->git_base, r->run_id, &r->seal, r->seal_error, sizeof r->seal_error) == -1) {
+	    r->git_base, r->run_id, r->seal_keep_outputs, &r->seal, r->seal_error,
+	    sizeof r->seal_error) == -1) {
 		r->seal_done = -1;
 		run_note(r, "%s", r->seal_error);
 		return;
@@ -2999,6 +3039,12 @@ run_seal(struct run *r)
 	if (r->seal.committed)
 		run_note(r, "work left uncommitted was committed on %s as %s",
 		    r->git_branch, r->seal.tip);
+	if (r->seal.skip.files > 0)
+		run_note(r, "left out of the commit: %zu build output file(s) in %zu "
+		    "place(s), first %s (a task commits them with keep_build_outputs)",
+		    r->seal.skip.files, r->seal.skip.n, r->seal.skip.v[0].path);
+	if (r->seal.skip_error[0] != '\0')
+		run_note(r, "seal: %s", r->seal.skip_error);
 }
 
 /* The engine has ended (or never watched): end every descendant, then report. */

@@ -1337,13 +1337,120 @@ spec_policy_grants(struct spec_build *b, const struct policy_resolved *r)
 	return 0;
 }
 
+/*
+ * A run's shell starts in a HOME of its own (issue 27): <TMPDIR>/home, discarded with
+ * the TMPDIR. Its shells' startup files are empty files, so that no shell a tool or an
+ * engine starts (bash -l, bash -i, Claude Code's snapshot of the user's shell) sources
+ * the user's, which the view does not show or shows unreadable: the agent saw
+ * "bash: ~/.bashrc: Permission denied" on every command, and a user's rc is not a
+ * run's to execute anyway. An entry of the user's home that a grant shows (or holds a
+ * grant beneath it) is a symlink to it, so that what a tool finds through $HOME
+ * (~/.gitconfig, ~/.rustup, ~/.cargo/bin, ...) is what it found before: a link grants
+ * nothing, the view and Landlock decide. Entries no grant shows get no link, so that
+ * their names stay as hidden as before (a link to them would resolve to nothing in
+ * the view anyway). An exec (no run id) keeps the user's HOME: a person's command.
+ */
+static const char *const spec_home_empty[] = {
+	".bashrc", ".bash_profile", ".bash_login", ".profile", ".bash_logout",
+	".zshenv", ".zprofile", ".zshrc", ".zlogin", ".zlogout", ".kshrc", ".mkshrc",
+};
+
+#define SPEC_HOME_LINKS_MAX	4096
+
+static int
+spec_home_is_empty(const char *name)
+{
+	for (size_t i = 0; i < sizeof spec_home_empty / sizeof spec_home_empty[0]; i++)
+		if (strcmp(name, spec_home_empty[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* 1 when some grant is path or lies beneath it. */
+static int
+spec_granted_within(const struct spec_build *b, const char *path)
+{
+	const struct strlist	*lists[] = { &b->s->read_dirs, &b->s->write_dirs,
+	    &b->s->read_files, &b->s->write_files };
+
+	for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
+		for (size_t j = 0; j < lists[i]->n; j++)
+			if (paths_within(lists[i]->v[j], path))
+				return 1;
+	return 0;
+}
+
+static int
+spec_private_home(struct spec_build *b, char *out, size_t outlen)
+{
+	DIR		*d;
+	struct dirent	*de;
+	char		 path[PATH_MAX], target[PATH_MAX], canon[PATH_MAX];
+	char		 chome[PATH_MAX];
+	size_t		 links = 0;
+	int		 fd;
+
+	if ((size_t)snprintf(out, outlen, "%s/home", b->s->tmpdir) >= outlen)
+		return spec_fail(b, ENAMETOOLONG, "spec: private HOME path too long");
+	if (mkdir(out, 0700) == -1)
+		return spec_fail(b, errno, "spec: create the private HOME %s: %s", out,
+		    strerror(errno));
+	for (size_t i = 0; i < sizeof spec_home_empty / sizeof spec_home_empty[0]; i++) {
+		if ((size_t)snprintf(path, sizeof path, "%s/%s", out, spec_home_empty[i]) >=
+		    sizeof path)
+			return spec_fail(b, ENAMETOOLONG, "spec: private HOME path too long");
+		if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		    0600)) == -1)
+			return spec_fail(b, errno, "spec: create %s: %s", path,
+			    strerror(errno));
+		close(fd);
+	}
+	/* The user's home unreadable or gone: a home of empty startup files only. */
+	if (paths_canonical(b->home, chome, sizeof chome) == -1 ||
+	    (d = opendir(chome)) == NULL)
+		return 0;
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+		    spec_home_is_empty(de->d_name))
+			continue;
+		if (links >= SPEC_HOME_LINKS_MAX) {
+			closedir(d);
+			return spec_note(b, "private HOME: links to the first %d entries of "
+			    "%s only", SPEC_HOME_LINKS_MAX, b->home);
+		}
+		if ((size_t)snprintf(canon, sizeof canon, "%s/%s", chome, de->d_name) >=
+		    sizeof canon || !spec_granted_within(b, canon))
+			continue;
+		if ((size_t)snprintf(path, sizeof path, "%s/%s", out, de->d_name) >=
+		    sizeof path || (size_t)snprintf(target, sizeof target, "%s/%s",
+		    b->home, de->d_name) >= sizeof target)
+			continue;
+		if (symlink(target, path) == -1) {
+			int	 save = errno;
+
+			closedir(d);
+			return spec_fail(b, save, "spec: link %s in the private HOME: %s",
+			    de->d_name, strerror(save));
+		}
+		links++;
+	}
+	closedir(d);
+	return 0;
+}
+
 static int
 spec_environment(struct spec_build *b, const struct policy_resolved *r)
 {
+	char		 home[PATH_MAX];
+
 	extern char	**environ;
 	const char	 *v;
 
-	if (spec_setenv(b, "HOME", b->home) == -1)
+	if (b->ctx->run_id != NULL && b->s->tmpdir != NULL && !b->s->tmpdir_view) {
+		if (spec_private_home(b, home, sizeof home) == -1 ||
+		    spec_setenv(b, "HOME", home) == -1)
+			return -1;
+	} else if (spec_setenv(b, "HOME", b->home) == -1)
 		return -1;
 	for (size_t i = 0; i < sizeof spec_env_pass / sizeof spec_env_pass[0]; i++)
 		if ((v = getenv(spec_env_pass[i])) != NULL &&

@@ -100,6 +100,8 @@ escaped() {	# the paths task A wrote that are not its own run's or task's
 	sed -n 's/^CW-WROTE //p' <<<"$(log "$ida")" | while read -r p; do
 		case $p in
 		"$CLOCKWORK_HOME/caches/tasks/$tid/"*) ;;
+		# The run's own HOME, in its TMPDIR: gone with the run (issue 27).
+		"$CLOCKWORK_HOME/tmp/$ida/home/"*) ;;
 		*) echo "$p" ;;
 		esac
 	done | grep -E "$1" | tr '\n' ' '

@@ -349,7 +349,35 @@ test_env_allowlist(void **state)
 	assert_null(env_get(&s, "SECRET_X"));
 	assert_string_equal(env_get(&s, "MY_API_KEY"), "sk-configured-value");
 	assert_string_equal(env_get(&s, "CW_RUN_TEST"), "1");
-	assert_string_equal(env_get(&s, "HOME"), home);
+	/*
+	 * A run's HOME is its own (issue 27): <TMPDIR>/home, the shells' startup files
+	 * empty, a link only for what a grant shows of the user's home.
+	 */
+	{
+		char		 want[PATH_MAX], p[PATH_MAX], l[PATH_MAX];
+		struct stat	 st;
+		ssize_t		 n;
+
+		snprintf(want, sizeof want, "%s/home", s.tmpdir);
+		assert_string_equal(env_get(&s, "HOME"), want);
+		snprintf(p, sizeof p, "%s/.bashrc", want);
+		assert_int_equal(lstat(p, &st), 0);
+		assert_true(S_ISREG(st.st_mode) && st.st_size == 0);
+		snprintf(p, sizeof p, "%s/.profile", want);
+		assert_int_equal(lstat(p, &st), 0);
+		assert_true(S_ISREG(st.st_mode) && st.st_size == 0);
+		/* ~/.config holds ~/.config/git/config, which spec_home_files() grants. */
+		snprintf(p, sizeof p, "%s/.config", want);
+		assert_true((n = readlink(p, l, sizeof l - 1)) > 0);
+		l[n] = '\0';
+		snprintf(p, sizeof p, "%s/.config", home);
+		assert_string_equal(l, p);
+		/* ~/.ssh and ~/.aws: no grant shows them, so not even their names. */
+		snprintf(p, sizeof p, "%s/.ssh", want);
+		assert_int_equal(lstat(p, &st), -1);
+		snprintf(p, sizeof p, "%s/.aws", want);
+		assert_int_equal(lstat(p, &st), -1);
+	}
 	assert_non_null(env_get(&s, "PATH"));
 	for (size_t i = 0; i < s.env.n; i++)
 		assert_null(strstr(s.env.v[i], "leak-me-not"));

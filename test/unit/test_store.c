@@ -143,6 +143,19 @@ add_task(struct store *st, const char *name)
 	return id;
 }
 
+/* A task in a store at an older version, whose tasks table lacks later columns. */
+static int64_t
+add_task_old(struct store *st, const char *name)
+{
+	char	 sql[256];
+
+	snprintf(sql, sizeof sql, "INSERT INTO tasks (name, repo, prompt, engine,"
+	    " permission_mode, created_at, updated_at) VALUES ('%s', '/srv/repo',"
+	    " 'fix the tests', 'claude', 'acceptEdits', 'now', 'now')", name);
+	assert_int_equal(sqlite3_exec(store_db(st), sql, NULL, NULL, NULL), SQLITE_OK);
+	return sqlite3_last_insert_rowid(store_db(st));
+}
+
 /* Read a whole file; *len gets its size. */
 static char *
 slurp(const char *path, size_t *len)
@@ -223,11 +236,11 @@ populate(struct store *st, int v)
 
 	if (v < 1)
 		return;
-	if (v < 13) {
+	if (v < 19) {
 		/*
 		 * Before migration 5 the tasks table has no limit columns, before 6 no
 		 * Telegram columns, before 7 no base or review columns, before 10 no key
-		 * name, before 13 no budget pause: raw SQL.
+		 * name, before 13 no budget pause, before 19 no keep_build_outputs: raw SQL.
 		 */
 		assert_int_equal(sqlite3_exec(store_db(st), "INSERT INTO tasks (name, repo,"
 		    " prompt, engine, permission_mode, created_at, updated_at) VALUES"
@@ -407,7 +420,7 @@ test_migration_17_masks(void **state)
 	if (store_open_at_version(path, 16, &st, err, sizeof err) != 0)
 		fail_msg("open at 16: %s", err);
 	snprintf(json, sizeof json, "{\"command\":\"git push https://%s@github.com/o/r\"}", tok);
-	tid = add_task(st, "nightly");
+	tid = add_task_old(st, "nightly");
 	assert_int_equal(store_run_create(st, tid, "run-1", NULL, 0), 0);
 	assert_int_equal(store_run_set_report(st, "run-1", json), 0);
 	assert_int_equal(store_run_event_append(st, "run-1", "log", json, NULL), 0);
@@ -451,7 +464,7 @@ test_migration_18_review(void **state)
 	snprintf(path, sizeof path, "%s/v17.db", fx->dir);
 	if (store_open_at_version(path, 17, &st, err, sizeof err) != 0)
 		fail_msg("open at 17: %s", err);
-	tid = add_task(st, "nightly");
+	tid = add_task_old(st, "nightly");
 	for (int i = 0; i < 4; i++) {
 		char id[16], sql[160];
 
@@ -1012,11 +1025,16 @@ test_tasks_crud(void **state)
 	t.id = a;
 	t.schedule = "0 3 * * *";
 	t.prompt = "write more docs";
+	t.keep_build_outputs = 1;
 	assert_int_equal(store_task_update(st, &t), 0);
 	assert_int_equal(store_task_get(st, a, &got), 1);
 	assert_string_equal(got.schedule, "0 3 * * *");
 	assert_string_equal(got.prompt, "write more docs");
+	assert_int_equal(got.keep_build_outputs, 1);
 	store_task_free(&got);
+	/* The column's CHECK: only 0 and 1. */
+	assert_int_not_equal(sqlite3_exec(store_db(st), "UPDATE tasks SET "
+	    "keep_build_outputs = 2", NULL, NULL, NULL), SQLITE_OK);
 	store_close(st);
 }
 
