@@ -31,7 +31,7 @@
 struct sqlite3;
 struct store;
 
-#define STORE_SCHEMA_LATEST	19
+#define STORE_SCHEMA_LATEST	20
 #define STORE_TIME_LEN		25	/* "YYYY-MM-DDTHH:MM:SS.mmmZ" + NUL */
 #define STORE_ID_LEN		40	/* room for a generated or caller-chosen id */
 
@@ -97,6 +97,7 @@ struct store_task {
 	char	*preview;		/* JSON: its security preview */
 	int	 needs_review;		/* 1: only an explicit enable may enable it */
 	int	 keep_build_outputs;	/* 1: the seal commits build outputs too */
+	int	 notify_end;		/* 1: each run's end is announced (desktop, chat) */
 };
 
 /* Insert t (id and timestamps ignored); *id gets the new id. A taken name: EINVAL. */
@@ -509,6 +510,7 @@ struct store_telegram_notice {
 	char	*task;
 	char	*report;		/* JSON text */
 	int64_t	 chat_id;
+	int	 notify_end;		/* the task's: its runs' ends are announced */
 };
 int	store_telegram_notices_due(struct store *, size_t limit,
 	    struct store_telegram_notice **out, size_t *n);

@@ -417,6 +417,20 @@ static const char store_schema_v19[] =
 "ALTER TABLE tasks ADD COLUMN keep_build_outputs INTEGER NOT NULL DEFAULT 0"
 "  CHECK (keep_build_outputs IN (0, 1));";
 
+/*
+ * A task says whether the end of each of its runs is announced (issue 27): a desktop
+ * notification where the daemon has a session bus, and one message in the task's
+ * Telegram chat. On by default; the runs that ended before count as announced, so that
+ * an upgrade does not send a chat every run it ever had (telegram_run_notices holds
+ * the runs announced, as for migration 11). A run whose work needs a person's eye
+ * (automation files, quarantine) is announced whatever the task says.
+ */
+static const char store_schema_v20[] =
+"ALTER TABLE tasks ADD COLUMN notify_end INTEGER NOT NULL DEFAULT 1"
+"  CHECK (notify_end IN (0, 1));"
+"INSERT OR IGNORE INTO telegram_run_notices (run_id, chat_id, created_at)"
+"  SELECT id, 0, 'before migration 20' FROM runs WHERE report IS NOT NULL;";
+
 const struct store_migration store_migrations[] = {
 	{ 1, "tasks, runs, run_events", store_schema_v1, 0 },
 	{ 2, "approvals", store_schema_v2, 0 },
@@ -439,6 +453,7 @@ const struct store_migration store_migrations[] = {
 	{ 17, "records stored raw by an older daemon, masked", store_schema_v17, 0 },
 	{ 18, "a run's review end state and its push", store_schema_v18, 0 },
 	{ 19, "a task keeps its build outputs in the seal", store_schema_v19, 0 },
+	{ 20, "a task announces its runs' ends", store_schema_v20, 0 },
 };
 const size_t store_n_migrations =
     sizeof store_migrations / sizeof store_migrations[0];

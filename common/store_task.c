@@ -18,7 +18,7 @@
 	" budget_turns, budget_seconds, schedule, enabled, created_at, updated_at," \
 	" limit_processes, limit_memory_mb, telegram_chat_id, telegram_allowed_user_ids," \
 	" base, archived, source, preview, needs_review, key_name, budget_wait," \
-	" max_dollars, keep_build_outputs"
+	" max_dollars, keep_build_outputs, notify_end"
 
 static int
 store_task_row(sqlite3_stmt *stmt, void *p)
@@ -40,6 +40,7 @@ store_task_row(sqlite3_stmt *stmt, void *p)
 	t->max_dollars = sqlite3_column_type(stmt, 24) == SQLITE_NULL ? -1 :
 	    sqlite3_column_double(stmt, 24);
 	t->keep_build_outputs = sqlite3_column_int(stmt, 25);
+	t->notify_end = sqlite3_column_int(stmt, 26);
 	if (store_col_text(stmt, 16, &t->telegram_allowed_user_ids) ||
 	    store_col_text(stmt, 22, &t->key_name) ||
 	    store_col_text(stmt, 1, &t->name) || store_col_text(stmt, 2, &t->repo) ||
@@ -128,6 +129,7 @@ store_task_bind(sqlite3_stmt *stmt, const struct store_task *t)
 	else
 		sqlite3_bind_null(stmt, 23);
 	sqlite3_bind_int(stmt, 24, t->keep_build_outputs ? 1 : 0);
+	sqlite3_bind_int(stmt, 25, t->notify_end ? 1 : 0);
 }
 
 int
@@ -143,9 +145,10 @@ store_task_add(struct store *st, const struct store_task *t, int64_t *id)
 	    " permission_mode, budget_dollars, budget_turns, budget_seconds, schedule,"
 	    " enabled, created_at, updated_at, limit_processes, limit_memory_mb,"
 	    " telegram_chat_id, telegram_allowed_user_ids, base, source, preview,"
-	    " needs_review, key_name, budget_wait, max_dollars, keep_build_outputs)"
+	    " needs_review, key_name, budget_wait, max_dollars, keep_build_outputs,"
+	    " notify_end)"
 	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, ?13, ?14, ?15,"
-	    " ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)", &stmt, "task add") == -1)
+	    " ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)", &stmt, "task add") == -1)
 		return -1;
 	store_now(now, sizeof now);
 	store_task_bind(stmt, t);
@@ -175,7 +178,7 @@ store_task_update(struct store *st, const struct store_task *t)
 	    " updated_at = ?11, limit_processes = ?13, limit_memory_mb = ?14,"
 	    " telegram_chat_id = ?15, telegram_allowed_user_ids = ?16, base = ?17,"
 	    " key_name = ?21, budget_wait = ?22, max_dollars = ?23,"
-	    " keep_build_outputs = ?24 WHERE id = ?12", &stmt, "task update") == -1)
+	    " keep_build_outputs = ?24, notify_end = ?25 WHERE id = ?12", &stmt, "task update") == -1)
 		return -1;
 	store_now(now, sizeof now);
 	store_task_bind(stmt, t);

@@ -211,6 +211,7 @@ store_telegram_notice_row(sqlite3_stmt *stmt, void *p)
 	struct store_telegram_notice	*it = p;
 
 	it->chat_id = sqlite3_column_int64(stmt, 2);
+	it->notify_end = sqlite3_column_int(stmt, 4);
 	if (store_col_text(stmt, 0, &it->run_id) || store_col_text(stmt, 1, &it->task) ||
 	    store_col_text(stmt, 3, &it->report))
 		return ENOMEM;
@@ -231,12 +232,19 @@ store_telegram_notices_due(struct store *st, size_t limit,
 {
 	sqlite3_stmt	*stmt;
 
-	if (store_prepare(st, "SELECT r.id, t.name, t.telegram_chat_id, r.report"
+	/*
+	 * An ended run (its report is stored once it has ended and its work has been
+	 * imported) of a task with a chat: announced when the task says so (notify_end),
+	 * and always when its work needs a person's eye.
+	 */
+	if (store_prepare(st, "SELECT r.id, t.name, t.telegram_chat_id, r.report,"
+	    " t.notify_end"
 	    " FROM runs r JOIN tasks t ON t.id = r.task_id"
 	    " LEFT JOIN telegram_run_notices n ON n.run_id = r.id"
 	    " WHERE n.run_id IS NULL AND t.telegram_chat_id IS NOT NULL"
 	    "   AND r.report IS NOT NULL"
-	    "   AND (COALESCE(json_array_length(r.report, '$.git.automation'), 0) > 0"
+	    "   AND (t.notify_end = 1"
+	    "     OR COALESCE(json_array_length(r.report, '$.git.automation'), 0) > 0"
 	    "     OR json_extract(r.report, '$.git.quarantine') IS NOT NULL)"
 	    " ORDER BY r.rowid LIMIT ?1", &stmt, "telegram notices") == -1)
 		return -1;

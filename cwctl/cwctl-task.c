@@ -18,6 +18,7 @@ cwctl_task_usage(void)
 	    "                [--mode acceptEdits|plan] [--dollars N] [--turns N] [--seconds N]\n"
 	    "                [--budget-wait SECONDS|default] [--max-dollars N|default]\n"
 	    "                [--processes N] [--memory-mb N] [--keep-build-outputs]\n"
+	    "                [--no-notify-end]  (each run's end: desktop, the task's chat)\n"
 	    "                [--telegram-chat CHAT_ID [--telegram-allow USER_ID]...]\n"
 	    "                [--schedule queued|'CRON'] [--disabled] [--json]\n"
 	    "                without --engine: engines.default, else the first of claude, codex,\n"
@@ -28,6 +29,7 @@ cwctl_task_usage(void)
 	    "                [--repo DIR] [--engine E] [--processes N] [--memory-mb N] [--json]\n"
 	    "                [--budget-wait SECONDS|default] [--max-dollars N|default]\n"
 	    "                [--keep-build-outputs | --no-keep-build-outputs]\n"
+	    "                [--notify-end | --no-notify-end]\n"
 	    "       cwctl task history NAME [--json]\n"
 	    "       cwctl task list [--json]\n"
 	    "       cwctl task show NAME [--json]\n"
@@ -82,6 +84,10 @@ cwctl_task_print(const cJSON *t)
 	json_get_bool(t, "keep_build_outputs", &b);
 	printf("build outputs:   %s\n", b ? "committed (keep_build_outputs)" :
 	    "left out of the run's commit");
+	b = 1;
+	json_get_bool(t, "notify_end", &b);
+	printf("run ends:        %s\n", b ? "announced (desktop, the task's chat)" :
+	    "not announced (notify_end off)");
 	printf("schedule:        %s\n", (s = cwctl_vis(json_get_string(t, "schedule"))) ? s : "?");
 	b = 0;
 	json_get_bool(t, "enabled", &b);
@@ -213,6 +219,11 @@ cwctl_task_add(int argc, char **argv, int edit)
 		if (strcmp(a, "--keep-build-outputs") == 0 ||
 		    strcmp(a, "--no-keep-build-outputs") == 0) {
 			cJSON_AddBoolToObject(b, "keep_build_outputs", a[2] == 'k');
+			continue;
+		}
+		/* Each run's end announced (desktop, the task's chat): on by default. */
+		if (strcmp(a, "--notify-end") == 0 || strcmp(a, "--no-notify-end") == 0) {
+			cJSON_AddBoolToObject(b, "notify_end", strcmp(a, "--notify-end") == 0);
 			continue;
 		}
 		if (v == NULL) {

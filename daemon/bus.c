@@ -323,3 +323,21 @@ bus_stats(const struct bus *b, size_t *events, size_t *bytes, size_t *subs)
 	*bytes = b->bytes;
 	*subs = b->n_subs;
 }
+
+int
+bus_run_ended(const struct bus_event *e)
+{
+	cJSON		*o;
+	const cJSON	*data;
+	const char	*st;
+	int		 ended = 0;
+
+	if (e->type != BUS_RUN || (o = json_parse(e->json, e->len)) == NULL)
+		return 0;
+	if ((data = cJSON_GetObjectItemCaseSensitive(o, "data")) != NULL &&
+	    (st = json_get_string(data, "status")) != NULL)
+		ended = strcmp(st, "queued") != 0 && strcmp(st, "starting") != 0 &&
+		    strcmp(st, "running") != 0;
+	cJSON_Delete(o);
+	return ended;
+}

@@ -98,6 +98,8 @@ int		 bus_replay(struct bus *, uint64_t after, const struct bus_filter *,
 /* The oldest id the ring holds (the next id when it is empty). */
 uint64_t	 bus_oldest_id(const struct bus *);
 int		 bus_match(const struct bus_filter *, const struct bus_event *);
+/* Does a BUS_RUN event say its run ended (a status past queued, starting, running)? */
+int		 bus_run_ended(const struct bus_event *);
 const char	*bus_type_name(enum bus_type);
 /* A comma-separated list of type names as a mask; -1 with the bad name in bad. */
 int		 bus_types_parse(const char *list, unsigned *mask, char *bad, size_t badlen);

@@ -142,6 +142,7 @@ jobs_task_defaults(struct daemon *d, struct store_task *t, const char *name,
 	t->max_dollars = -1;
 	t->enabled = 0;
 	t->needs_review = 1;
+	t->notify_end = 1;
 	return 0;
 }
 

@@ -1,6 +1,7 @@
 /*
- * A desktop notification for each new approval (config desktop_notifications, off by
- * default), through the session bus's org.freedesktop.Notifications (libdbus).
+ * A desktop notification for each new approval and for the end of each run whose task
+ * announces it (config desktop_notifications, off by default; a task's notify_end, on
+ * by default), through the session bus's org.freedesktop.Notifications (libdbus).
  *
  * Without a session bus (a server, this test machine) nothing is shown and
  * notify_state() says why; the daemon goes on. The bus is the user's own, on a local
@@ -25,6 +26,8 @@
 #include "json.h"
 #include "log.h"
 #include "notify.h"
+#include "store.h"
+#include "runend.h"
 #include "vis.h"
 
 struct notify {
@@ -180,7 +183,53 @@ notify_update_state(struct notify *n)
 	}
 }
 
-/* An approval event from the bus: a new pending one is one notification. */
+/*
+ * A run that ended, of a task that announces its runs' ends (notify_end): one
+ * notification with its end line (runend.h) and the command to review.
+ * The stored run and task are read once, at its end; they are the daemon's own.
+ */
+static void
+notify_run_end(struct notify *n, const struct bus_event *e)
+{
+	struct store_run	 r;
+	struct store_task	 t;
+	cJSON			*rep;
+	char			*line = NULL, *run = NULL, *task = NULL, *text = NULL;
+	int			 announce;
+
+	if (e->run == NULL || store_run_get(n->d->store, e->run, &r) != 1)
+		return;
+	announce = store_task_get(n->d->store, r.task_id, &t) == 1;
+	if (announce && !t.notify_end) {
+		store_task_free(&t);
+		announce = 0;
+	}
+	if (announce) {
+		rep = r.report != NULL ? json_parse(r.report, strlen(r.report)) : NULL;
+		line = runend_line(rep);
+		cJSON_Delete(rep);
+		run = vis_str(r.id, 0);
+		task = vis_str(t.name != NULL ? t.name : "?", 0);
+		if (line != NULL && run != NULL && task != NULL &&
+		    asprintf(&text, "%s %s\nrun %s\ncwctl run diff %s", task, line, run,
+		    run) != -1) {
+#ifdef CW_HAVE_DBUS
+			notify_send(n, "Clockwork: run finished", text);
+#endif
+		}
+		store_task_free(&t);
+	}
+	free(text);
+	free(line);
+	free(run);
+	free(task);
+	store_run_free(&r);
+}
+
+/*
+ * An event from the bus: a new pending approval is one notification, and so is the
+ * end of a run whose task announces it.
+ */
 static void
 notify_event(const struct bus_event *e, void *arg)
 {
@@ -191,7 +240,14 @@ notify_event(const struct bus_event *e, void *arg)
 	char		 summary[160], *run;
 
 	notify_update_state(n);
-	if (!n->d->cfg.desktop_notifications || (o = json_parse(e->json, e->len)) == NULL)
+	if (!n->d->cfg.desktop_notifications)
+		return;
+	if (e->type == BUS_RUN) {
+		if (bus_run_ended(e))
+			notify_run_end(n, e);
+		return;
+	}
+	if ((o = json_parse(e->json, e->len)) == NULL)
 		return;
 	data = cJSON_GetObjectItemCaseSensitive(o, "data");
 	state = data != NULL ? json_get_string(data, "state") : NULL;
@@ -230,11 +286,11 @@ notify_start(struct daemon *d)
 	n->d = d;
 	snprintf(n->state, sizeof n->state, "off");
 	/*
-	 * Only approvals asked from now on: those from before this start were announced
-	 * by the previous daemon.
+	 * Only approvals asked and runs ended from now on: those from before this start
+	 * were announced by the previous daemon.
 	 */
 	memset(&f, 0, sizeof f);
-	f.types = 1u << BUS_APPROVAL;
+	f.types = 1u << BUS_APPROVAL | 1u << BUS_RUN;
 	if (d->bus != NULL && (n->sub = bus_subscribe(d->bus, &f, notify_event, n)) == NULL) {
 		free(n);
 		return -1;

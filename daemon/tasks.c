@@ -31,7 +31,7 @@ static const char *const tasks_keys[] = {
 	"name", "repo", "prompt", "engine", "permission_mode", "budget_dollars",
 	"budget_turns", "budget_seconds", "schedule", "enabled", "limit_processes",
 	"limit_memory_mb", "delivery", "base", "key", "budget_wait", "max_dollars",
-	"keep_build_outputs",
+	"keep_build_outputs", "notify_end",
 };
 
 
@@ -353,6 +353,7 @@ tasks_from_json(struct daemon *d, const cJSON *in, const struct store_task *base
 		out->limit_processes = base->limit_processes;
 		out->limit_memory_mb = base->limit_memory_mb;
 		out->keep_build_outputs = base->keep_build_outputs;
+		out->notify_end = base->notify_end;
 		out->telegram_chat_id = base->telegram_chat_id;
 		if (tasks_dup(&out->telegram_allowed_user_ids,
 		    base->telegram_allowed_user_ids) == -1 ||
@@ -368,6 +369,7 @@ tasks_from_json(struct daemon *d, const cJSON *in, const struct store_task *base
 		out->budget_wait = -1;	/* the configuration's, at each run's start */
 		out->max_dollars = -1;
 		out->enabled = 1;
+		out->notify_end = 1;
 	}
 
 	if ((v = cJSON_GetObjectItemCaseSensitive(in, "name")) != NULL) {
@@ -519,6 +521,12 @@ tasks_from_json(struct daemon *d, const cJSON *in, const struct store_task *base
 			TASKS_FAIL("keep_build_outputs", "must be true or false");
 		out->keep_build_outputs = cJSON_IsTrue(v);
 	}
+	/* Each run's end announced (desktop, the task's chat): notify.c, telegram.c. */
+	if ((v = cJSON_GetObjectItemCaseSensitive(in, "notify_end")) != NULL) {
+		if (!cJSON_IsBool(v))
+			TASKS_FAIL("notify_end", "must be true or false");
+		out->notify_end = cJSON_IsTrue(v);
+	}
 
 	if ((v = cJSON_GetObjectItemCaseSensitive(in, "schedule")) != NULL) {
 		if (!cJSON_IsString(v))
@@ -621,6 +629,7 @@ tasks_to_json(const struct store_task *t)
 	cJSON_AddNumberToObject(o, "limit_processes", t->limit_processes);
 	cJSON_AddNumberToObject(o, "limit_memory_mb", t->limit_memory_mb);
 	cJSON_AddBoolToObject(o, "keep_build_outputs", t->keep_build_outputs);
+	cJSON_AddBoolToObject(o, "notify_end", t->notify_end);
 	json_add_string(o, "schedule", t->schedule);
 	cJSON_AddBoolToObject(o, "enabled", t->enabled);
 	if (t->telegram_chat_id != 0) {

@@ -836,8 +836,9 @@ tg_notice_done(struct telegram *tg, struct tg_call *c, struct tgapi_reply *r,
 }
 
 /*
- * Runs whose work needs a person's eye (SPEC U3: automation files, quarantine) get
- * one message in their task's chat.
+ * Each ended run of a task with a chat gets one message there: its end, when the task
+ * announces its runs' ends (notify_end, on by default), and always when its work
+ * needs a person's eye (SPEC U3: automation files, quarantine).
  */
 static void
 tg_sweep_notices(struct telegram *tg)
@@ -845,7 +846,7 @@ tg_sweep_notices(struct telegram *tg)
 	struct store_telegram_notice	*v;
 	struct tg_call			*c;
 	cJSON				*p, *rep;
-	char				*text;
+	char				*text, url[128];
 	size_t				 n;
 	int				 busy;
 
@@ -861,7 +862,11 @@ tg_sweep_notices(struct telegram *tg)
 		if (busy)
 			continue;
 		rep = json_parse(v[i].report, strlen(v[i].report));
-		text = tgapi_notice_text(v[i].task, v[i].run_id, rep);
+		if (tg->d->port > 0)
+			snprintf(url, sizeof url, "http://127.0.0.1:%d/#run/%s", tg->d->port,
+			    v[i].run_id);
+		text = tgapi_notice_text(v[i].task, v[i].run_id, rep,
+		    tg->d->port > 0 ? url : NULL, v[i].notify_end);
 		cJSON_Delete(rep);
 		if (text == NULL)
 			continue;
@@ -900,25 +905,6 @@ tg_kick(struct telegram *tg)
 		event_active(tg->kick_ev, EV_TIMEOUT, 0);
 }
 
-/* Does a run event say the run ended? Its notice may be due. */
-static int
-tg_run_ended(const struct bus_event *e)
-{
-	cJSON		*o;
-	const cJSON	*data;
-	const char	*st;
-	int		 ended = 0;
-
-	if ((o = json_parse(e->json, e->len)) == NULL)
-		return 0;
-	if ((data = cJSON_GetObjectItemCaseSensitive(o, "data")) != NULL &&
-	    (st = json_get_string(data, "status")) != NULL)
-		ended = strcmp(st, "queued") != 0 && strcmp(st, "starting") != 0 &&
-		    strcmp(st, "running") != 0;
-	cJSON_Delete(o);
-	return ended;
-}
-
 /* The bus: an approval asked, answered or expired, or a run that ended. */
 static void
 tg_event(const struct bus_event *e, void *arg)
@@ -927,7 +913,7 @@ tg_event(const struct bus_event *e, void *arg)
 
 	if (tg->token == NULL)
 		return;
-	if (e->type == BUS_APPROVAL || (e->type == BUS_RUN && tg_run_ended(e)))
+	if (e->type == BUS_APPROVAL || (e->type == BUS_RUN && bus_run_ended(e)))
 		tg_kick(tg);
 }
 

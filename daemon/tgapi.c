@@ -13,6 +13,7 @@
 
 #include "json.h"
 #include "record.h"
+#include "runend.h"
 #include "tgapi.h"
 #include "vis.h"
 
@@ -392,20 +393,33 @@ tgapi_add(char *buf, size_t len, size_t *off, const char *s)
 }
 
 char *
-tgapi_notice_text(const char *task, const char *run_id, const cJSON *report)
+tgapi_notice_text(const char *task, const char *run_id, const cJSON *report,
+    const char *review_url, int announce_end)
 {
 	const cJSON	*git = cJSON_GetObjectItemCaseSensitive(report, "git");
 	const cJSON	*list = cJSON_GetObjectItemCaseSensitive(git, "automation"), *f;
 	const char	*q = json_get_string(git, "quarantine");
-	char		*buf;
+	char		*buf, *line;
 	size_t		 off = 0, len = TGAPI_TEXT_MAX;
 	int		 i = 0;
 
-	if (cJSON_GetArraySize(list) == 0 && q == NULL)
+	if (!announce_end && cJSON_GetArraySize(list) == 0 && q == NULL)
 		return NULL;
 	if ((buf = malloc(len)) == NULL)
 		return NULL;
 	buf[0] = '\0';
+	if ((line = runend_line(report)) == NULL) {
+		free(buf);
+		return NULL;
+	}
+	tgapi_add(buf, len, &off, "Run ");
+	tgapi_add_shown(buf, len, &off, run_id);
+	tgapi_add(buf, len, &off, " of task ");
+	tgapi_add_shown(buf, len, &off, task);
+	tgapi_add(buf, len, &off, " ");
+	tgapi_add(buf, len, &off, line);
+	tgapi_add(buf, len, &off, ".\n\n");
+	free(line);
 	if (cJSON_GetArraySize(list) > 0) {
 		tgapi_add(buf, len, &off, "Automation files in a run's work (tools run them "
 		    "when a checkout is opened). They are held back in its worktree; merging "
@@ -430,7 +444,17 @@ tgapi_notice_text(const char *task, const char *run_id, const cJSON *report)
 		tgapi_add_shown(buf, len, &off, q);
 		tgapi_add(buf, len, &off, "\n");
 	}
-	tgapi_add(buf, len, &off, "\nrun: ");
+	/* What to type next, and the Inbox's page of the run on this machine. */
+	tgapi_add(buf, len, &off, cJSON_GetArraySize(list) > 0 || q != NULL ? "\n" : "");
+	tgapi_add(buf, len, &off, "Review: cwctl run diff ");
+	tgapi_add_shown(buf, len, &off, run_id);
+	tgapi_add(buf, len, &off, ", then cwctl run merge (or land, push, discard) ");
+	tgapi_add_shown(buf, len, &off, run_id);
+	if (review_url != NULL) {
+		tgapi_add(buf, len, &off, "\nInbox: ");
+		tgapi_add_shown(buf, len, &off, review_url);
+	}
+	tgapi_add(buf, len, &off, "\n\nrun: ");
 	tgapi_add_shown(buf, len, &off, run_id);
 	tgapi_add(buf, len, &off, "\ntask: ");
 	tgapi_add_shown(buf, len, &off, task);

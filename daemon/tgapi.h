@@ -82,12 +82,16 @@ int	tgapi_chat_is_group(const char *type, int64_t chat_id);
  */
 char	*tgapi_message_text(const struct store_telegram_item *, time_t now);
 /*
- * The text of a run's notice (SPEC U3): the automation files its work changes (listed;
- * merging needs --accept-automation) or that its work was refused into quarantine
- * and where. Paths masked and made visible; cut to TGAPI_TEXT_MAX. Newly allocated,
- * or NULL (also when report asks for nothing).
+ * The text of a run's notice: the end of the run in one line (runend.h: how it
+ * ended, the files its work changed) and what to type to review it, the Inbox's page
+ * of it (review_url, or NULL); before those, the automation files its work changes
+ * (SPEC U3: listed; merging needs --accept-automation) or that its work was refused
+ * into quarantine and where. Paths masked and made visible; cut to TGAPI_TEXT_MAX.
+ * Newly allocated, or NULL (also when nothing is to be said: announce_end 0 and the
+ * work needs no eye).
  */
-char	*tgapi_notice_text(const char *task, const char *run_id, const cJSON *report);
+char	*tgapi_notice_text(const char *task, const char *run_id, const cJSON *report,
+	    const char *review_url, int announce_end);
 /*
  * The inline keyboard of a pending approval: Approve, "Always for this task" when
  * always (not for a budget question), Deny. NULL on ENOMEM or a too-long id.

@@ -272,7 +272,8 @@ done
 pass "killed mid-poll and restarted: resumes at the stored offset ($off_before); a press made while down is handled once; no press answered twice"
 
 # 7b. With a session bus (a private dbus-daemon): a new approval is announced through
-# org.freedesktop.Notifications.Notify, seen by dbus-monitor on that bus.
+# org.freedesktop.Notifications.Notify, seen by dbus-monitor on that bus, and so is
+# the run's end.
 if command -v dbus-daemon >/dev/null && command -v dbus-monitor >/dev/null; then
 	bus=$(dbus-daemon --session --fork --print-address=1 --print-pid=1) || fail "dbus-daemon"
 	echo "$bus" | sed -n 2p > "$T/pids/bus"
@@ -296,6 +297,13 @@ if command -v dbus-daemon >/dev/null && command -v dbus-monitor >/dev/null; then
 	cwctl approve "$aid6" >/dev/null || fail "approve $aid6"
 	wait_until 10 "run ended" run_ended "$id6" || fail "run 6 did not end"
 	pass "with a session bus: one org.freedesktop.Notifications.Notify per new approval, naming it"
+	# The run's end (issue 27): its task announces its runs' ends by default.
+	wait_until 10 "the end's Notify" grep -q 'string "Clockwork: run finished"' "$T/mon.out" ||
+	    fail "no Notify for the run's end: $(cat "$T/mon.out")"
+	grep -q "ask finished: " "$T/mon.out" && grep -q "cwctl run diff $id6" "$T/mon.out" ||
+	    fail "the end's Notify arguments: $(cat "$T/mon.out")"
+	[ "$(grep -c 'member=Notify' "$T/mon.out")" = 2 ] || fail "the end notified more than once"
+	pass "with a session bus: the run's end is one more Notify, its end line and the review command"
 else
 	echo "skip - no dbus-daemon: desktop notifications through a bus not tested"
 fi

@@ -4,7 +4,8 @@
 # (test/fixtures/telegram-bot-api.py): a run that commits automation files gets one
 # message in its task's chat listing them (made visible: a path's escape bytes do not
 # reach the chat raw); a run refused into quarantine gets one naming the quarantine;
-# an ordinary run gets none; a daemon restart sends nothing twice.
+# an ordinary run gets one announcing its end (issue 27), a task with --no-notify-end
+# none; a daemon restart sends nothing twice.
 . "${CW_SRC:?}/test/integration/daemon_lib.bash" || exit 1
 command -v python3 >/dev/null || fail "python3 is needed for the Bot API stand-in"
 mkdir -p "$T/pids"
@@ -51,14 +52,28 @@ t=$(texts 502)
 grep -q "quarantine/$q" <<< "$t" && grep -q 'not imported' <<< "$t" || fail "the quarantine notice: $t"
 pass "a run refused into quarantine: one Telegram message names where its work is kept"
 
-# 3. An ordinary run: no message. Then a restart: nothing is sent twice.
+# 3. An ordinary run: one message, its end (issue 27: the task announces its runs'
+# ends, notify_end, on by default): how it ended, what it changed, what to type and the
+# Inbox's page. A task with --no-notify-end: none. Then a restart: nothing is sent twice.
 o=$(run_task plain 503 'echo fine > fine.txt; git add fine.txt; git -c user.name=a -c user.email=a@b commit -qm fine')
+wait_until 20 "the end notice of run $o" count 503 1 || fail "no end notice for an ordinary run"
+t=$(texts 503)
+grep -q "Run $o of task plain finished: completed, 1 file changed (+1 -0)" <<< "$t" &&
+    grep -q "cwctl run diff $o" <<< "$t" && grep -q "http://127.0.0.1:[0-9]*/#run/$o" <<< "$t" ||
+    fail "the end notice: $t"
+pass "an ordinary run: one Telegram message, its end line, the review command and the Inbox page"
+cwctl task add quiet --engine command --repo "$R" --mode acceptEdits --telegram-chat 505 \
+    --no-notify-end --prompt 'echo q > q.txt; git add q.txt; git -c user.name=a -c user.email=a@b commit -qm q' >/dev/null ||
+    fail "task add --no-notify-end"
+cwctl task show quiet | grep -q '^run ends: *not announced' || fail "task show: $(cwctl task show quiet)"
+qid=$(cwctl run start quiet) || fail "run start quiet"
+wait_until 90 "run $qid" run_ended "$qid" || fail "run $qid did not end"
 stop_daemon
 start_daemon --stop-grace 1
 cwctl status >/dev/null
 # The sweep that would resend has run once the next run's notice (chat 504) is out.
 run_task auto2 504 'mkdir -p .idea && echo x > .idea/workspace.xml; git add -A; git -c user.name=a -c user.email=a@b commit -qm idea' >/dev/null
 wait_until 20 "the notice in chat 504" count 504 1 || fail "no notice after the restart"
-[ "$(tgq "len([m for m in s['sent'] if m['chat']['id']==503])")" = 0 ] || fail "an ordinary run got a notice"
-[ "$(tgq "len([m for m in s['sent'] if m['chat']['id'] in (501, 502)])")" = 2 ] || fail "a notice was sent twice"
-pass "an ordinary run gets no notice; after a restart nothing is sent twice"
+[ "$(tgq "len([m for m in s['sent'] if m['chat']['id']==505])")" = 0 ] || fail "a --no-notify-end task's run was announced"
+[ "$(tgq "len([m for m in s['sent'] if m['chat']['id'] in (501, 502, 503)])")" = 3 ] || fail "a notice was sent twice"
+pass "a task with --no-notify-end gets no end message; after a restart nothing is sent twice"

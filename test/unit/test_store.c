@@ -236,11 +236,12 @@ populate(struct store *st, int v)
 
 	if (v < 1)
 		return;
-	if (v < 19) {
+	if (v < 20) {
 		/*
 		 * Before migration 5 the tasks table has no limit columns, before 6 no
 		 * Telegram columns, before 7 no base or review columns, before 10 no key
-		 * name, before 13 no budget pause, before 19 no keep_build_outputs: raw SQL.
+		 * name, before 13 no budget pause, before 19 no keep_build_outputs, before
+		 * 20 no notify_end: raw SQL.
 		 */
 		assert_int_equal(sqlite3_exec(store_db(st), "INSERT INTO tasks (name, repo,"
 		    " prompt, engine, permission_mode, created_at, updated_at) VALUES"
@@ -406,6 +407,66 @@ test_migrate_from_each_version(void **state)
  * Migration 17 masks what an older daemon stored raw (records are masked as they enter
  * from then on), and the journal and the audit log are append-only again after it.
  */
+/*
+ * Migration 20: a task announces its runs' ends unless told not to, and the runs that
+ * had ended before count as announced (no chat gets every old run at the upgrade);
+ * one still running is announced when it ends.
+ */
+static void
+test_migration_20_announced(void **state)
+{
+	struct fixture	*fx = *state;
+	struct store	*st = NULL;
+	struct store_task t;
+	char		 err[512], path[192];
+	int64_t		 tid;
+
+	snprintf(path, sizeof path, "%s/v19.db", fx->dir);
+	if (store_open_at_version(path, 19, &st, err, sizeof err) != 0)
+		fail_msg("open at 19: %s", err);
+	assert_int_equal(sqlite3_exec(store_db(st), "INSERT INTO tasks (name, repo,"
+	    " prompt, engine, permission_mode, created_at, updated_at, telegram_chat_id)"
+	    " VALUES ('nightly', '/srv/repo', 'fix', 'claude', 'acceptEdits', 'now', 'now',"
+	    " 42)", NULL, NULL, NULL), SQLITE_OK);
+	tid = sqlite3_last_insert_rowid(store_db(st));
+	assert_int_equal(store_run_create(st, tid, "run-old", NULL, 0), 0);
+	assert_int_equal(store_run_set_report(st, "run-old", "{\"status\":\"completed\"}"), 0);
+	assert_int_equal(store_run_create(st, tid, "run-live", NULL, 0), 0);
+	store_close(st);
+
+	st = open_ok(path);
+	assert_int_equal(store_task_get(st, tid, &t), 1);
+	assert_int_equal(t.notify_end, 1);
+	store_task_free(&t);
+	assert_int_equal(sql_int(st, "SELECT count(*) FROM telegram_run_notices"
+	    " WHERE run_id = 'run-old'"), 1);
+	assert_int_equal(sql_int(st, "SELECT count(*) FROM telegram_run_notices"
+	    " WHERE run_id = 'run-live'"), 0);
+	assert_int_equal(store_run_set_report(st, "run-live", "{\"status\":\"completed\"}"), 0);
+	{
+		struct store_telegram_notice	*v;
+		size_t				 n;
+
+		assert_int_equal(store_telegram_notices_due(st, 10, &v, &n), 0);
+		assert_int_equal(n, 1);
+		assert_string_equal(v[0].run_id, "run-live");
+		assert_int_equal(v[0].notify_end, 1);
+		store_telegram_notice_list_free(v, n);
+	}
+	/* A task that does not announce: nothing due for an ordinary run. */
+	assert_int_equal(sqlite3_exec(store_db(st), "UPDATE tasks SET notify_end = 0",
+	    NULL, NULL, NULL), SQLITE_OK);
+	{
+		struct store_telegram_notice	*v;
+		size_t				 n;
+
+		assert_int_equal(store_telegram_notices_due(st, 10, &v, &n), 0);
+		assert_int_equal(n, 0);
+		store_telegram_notice_list_free(v, n);
+	}
+	store_close(st);
+}
+
 static void
 test_migration_17_masks(void **state)
 {
@@ -1403,6 +1464,7 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_open_missing_directory, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_migration_20_announced, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_from_each_version, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_migration_17_masks, setup, teardown),
