@@ -44,6 +44,8 @@ static const struct cwctl_opt cwctl_o_task_add[] = {
 	F("--disabled", "add it disabled"),
 	F("--keep-build-outputs", "commit the build outputs runs make (left out by default)"),
 	F("--no-keep-build-outputs", "leave them out of the commit again"),
+	F("--notify-end", "announce each run's end: desktop, the task's chat (the default)"),
+	F("--no-notify-end", "do not announce the runs' ends (work that needs an eye still is)"),
 	F("--json", "print the task as JSON"),
 	END
 };
