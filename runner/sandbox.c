@@ -21,12 +21,10 @@
 #include <libgen.h>
 #include <limits.h>
 #include <signal.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -194,12 +192,12 @@ sandbox_plan_write(int fd, const struct sandbox_spec *s, const struct sandbox_la
  * the caller lives across the vfork.
  */
 static pid_t __attribute__((noinline))
-sandbox_start(const char *prog, char *const argv[], const int fds[6],
+sandbox_start(const char *prog, char *const argv[], const int fds[5],
     const struct cgroup_run *cg)
 {
 	static char *const	 noenv[] = { NULL };
 	struct sandbox_msg	 m;
-	int			 hi[6];
+	int			 hi[5];
 	pid_t			 pid;
 
 	if ((pid = vfork()) != 0)
@@ -213,15 +211,15 @@ sandbox_start(const char *prog, char *const argv[], const int fds[6],
 		goto fail;
 	}
 	/* Each is first lifted above 4, so the dups cannot clobber one another. */
-	for (int i = 0; i < 6; i++)
+	for (int i = 0; i < 5; i++)
 		if ((hi[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 10)) == -1)
 			goto fdfail;
-	for (int i = 0; i < 6; i++)
+	for (int i = 0; i < 5; i++)
 		if (dup3(hi[i], i, 0) == -1)
 			goto fdfail;
-	if (syscall(SYS_close_range, 6, ~0U, 0) == -1) {
+	if (syscall(SYS_close_range, 5, ~0U, 0) == -1) {
 		/* Pre-5.9 kernels: close them one by one. */
-		for (int fd = 6; fd < 65536; fd++)
+		for (int fd = 5; fd < 65536; fd++)
 			close(fd);
 	}
 	execve(prog, argv, noenv);
@@ -274,11 +272,10 @@ sandbox_prestart(struct sandbox_pre *pre, const struct sandbox_launch *l, char *
 	const char	*prog;
 	char		**argv = NULL;
 	size_t		 argc;
-	int		 p[2] = { -1, -1 }, fds[6], null = -1, planfd = -1, gofd = -1;
-	int		 saved_errno;
+	int		 p[2] = { -1, -1 }, fds[5], null = -1, planfd = -1, saved_errno;
 
 	pre->outer = -1;
-	pre->sock = pre->planfd = pre->gofd = -1;
+	pre->sock = pre->planfd = -1;
 	if (l->argv == NULL || l->argv[0] == NULL) {
 		snprintf(err, errlen, "nothing to run");
 		errno = EINVAL;
@@ -305,10 +302,6 @@ sandbox_prestart(struct sandbox_pre *pre, const struct sandbox_launch *l, char *
 		snprintf(err, errlen, "memfd_create: %s", strerror(errno));
 		goto fail;
 	}
-	if ((gofd = eventfd(0, EFD_CLOEXEC)) == -1) {
-		snprintf(err, errlen, "eventfd: %s", strerror(errno));
-		goto fail;
-	}
 	/* A socket, not a pipe: the listeners of a network namespace come back on it. */
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, p) == -1) {
 		snprintf(err, errlen, "socketpair: %s", strerror(errno));
@@ -324,7 +317,6 @@ sandbox_prestart(struct sandbox_pre *pre, const struct sandbox_launch *l, char *
 	fds[2] = l->fd_err < 0 ? null : l->fd_err;
 	fds[3] = p[1];
 	fds[4] = planfd;
-	fds[5] = gofd;
 	/*
 	 * Every signal stays blocked across the vfork and the exec, so that none runs a
 	 * runner handler in the child; cw-sandbox resets them all and unblocks them in the
@@ -343,21 +335,17 @@ sandbox_prestart(struct sandbox_pre *pre, const struct sandbox_launch *l, char *
 		snprintf(err, errlen, "vfork: %s", strerror(saved_errno));
 		close(p[0]);
 		close(planfd);
-		close(gofd);
 		errno = saved_errno;
 		return -1;
 	}
 	pre->sock = p[0];
 	pre->planfd = planfd;
-	pre->gofd = gofd;
 	return 0;
 fail:
 	saved_errno = errno;
 	free(argv);
 	if (planfd != -1)
 		close(planfd);
-	if (gofd != -1)
-		close(gofd);
 	if (null != -1)
 		close(null);
 	for (int i = 0; i < 2; i++)
@@ -380,32 +368,23 @@ sandbox_prestart_abort(struct sandbox_pre *pre)
 		close(pre->sock);
 	if (pre->planfd != -1)
 		close(pre->planfd);
-	if (pre->gofd != -1)
-		close(pre->gofd);
 	if (pre->outer > 0)
 		sandbox_reap(pre->outer);
 	pre->outer = -1;
-	pre->sock = pre->planfd = pre->gofd = -1;
+	pre->sock = pre->planfd = -1;
 	errno = saved_errno;
 }
 
-/*
- * Tell a started cw-sandbox that its plan is written: 1 on its eventfd (plan.h:
- * PLAN_GOFD). Not a message on the socket: a socket's (or a pipe's) wakeup tells the
- * scheduler that the waker is about to sleep, so the woken cw-sandbox is put on the
- * runner's own core, where the runner goes on with the carve, while the other core
- * idles; an eventfd's wakeup leaves it on the core it started on.
- */
+/* Tell a started cw-sandbox that its plan is written (PLAN_GO). */
 static int
-sandbox_go(int gofd)
+sandbox_go(int sock)
 {
-	uint64_t	 one = 1;
-	ssize_t		 n;
+	ssize_t	 n;
 
 	do
-		n = write(gofd, &one, sizeof one);
+		n = send(sock, PLAN_GO, sizeof PLAN_GO, MSG_NOSIGNAL);
 	while (n == -1 && errno == EINTR);
-	return n == (ssize_t)sizeof one ? 0 : -1;
+	return n == (ssize_t)sizeof PLAN_GO ? 0 : -1;
 }
 
 pid_t
@@ -462,13 +441,13 @@ apply_sandbox(struct sandbox_spec *s, const struct sandbox_launch *l,
 		*refused = 1;
 		goto fail;
 	}
-	if (sandbox_go(pre->gofd) == -1) {
+	if (sandbox_go(pre->sock) == -1 && errno != EPIPE && errno != ECONNRESET) {
+		/* One that has ended already left its reason on the socket (read below). */
 		snprintf(err, errlen, "starting cw-sandbox: %s", strerror(errno));
 		goto fail;
 	}
 	close(pre->planfd);
-	close(pre->gofd);
-	pre->planfd = pre->gofd = -1;
+	pre->planfd = -1;
 	outer = pre->outer;
 	p[0] = pre->sock;
 	pre->sock = -1;

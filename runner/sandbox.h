@@ -42,14 +42,13 @@ struct sandbox_launch {
 /*
  * A cw-sandbox started before its plan exists (sandbox_prestart): its exec, its loader
  * and its C library's start run on the other core while the runner builds the spec.
- * It waits for 1 on its eventfd (plan.h: PLAN_GOFD) and reads the plan only then;
- * closing the socket instead (sandbox_prestart_abort) ends it having done nothing.
+ * It waits on its socket for PLAN_GO and reads the plan only then; closing the socket
+ * instead (sandbox_prestart_abort) ends it having done nothing.
  */
 struct sandbox_pre {
 	pid_t	 outer;		/* the cw-sandbox process; -1: none */
 	int	 sock;		/* our end of its message socket (its fd 3) */
 	int	 planfd;	/* the memfd it holds as fd 4, empty until apply_sandbox() */
-	int	 gofd;		/* the eventfd it holds as fd 5: 1 once the plan is written */
 };
 
 /* What the running kernel enforced for this run, for the run's report. */

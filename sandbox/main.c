@@ -8,14 +8,12 @@
  *
  * Only cw-runner starts it (runner/sandbox.c), with the message socket on fd 3;
  * started any other way it refuses. The runner may start it before the plan is
- * written (runner/sandbox.h: sandbox_prestart): the plan is read once the eventfd on
- * fd 5 says so, never before.
+ * written (runner/sandbox.h: sandbox_prestart): the plan is read once the socket says
+ * PLAN_GO, never before.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,41 +76,23 @@ read_plan(int fd, size_t *len)
 }
 
 /*
- * Wait for the runner's word that the plan is written: 1 on the eventfd PLAN_GOFD.
- * A socket that ends first is a runner that gave up before the plan (a refused spec,
- * a bad config): it has said why itself, and nothing here has been done, so nothing
- * is said. A socket that speaks first is not a runner of ours.
+ * Wait for the runner's word that the plan is written (PLAN_GO). A socket that ends
+ * first is a runner that gave up before the plan (a refused spec, a bad config): it
+ * has said why itself, and nothing here has been done, so nothing is said.
  */
 static void
 wait_go(void)
 {
-	struct pollfd	 pfd[2] = { { PLAN_GOFD, POLLIN, 0 }, { PLAN_MSGFD, POLLIN, 0 } };
-	uint64_t	 v;
-	char		 c;
-	ssize_t		 n;
+	char	 go[sizeof PLAN_GO + 1];
+	ssize_t	 n;
 
-	for (;;) {
-		if (poll(pfd, 2, -1) == -1) {
-			if (errno == EINTR)
-				continue;
-			fatal("waiting for the plan: poll");
-		}
-		if (pfd[0].revents & POLLNVAL)
-			fatal("no descriptor on fd 5 says when the plan is written");
-		if (pfd[0].revents & POLLIN)
-			break;
-		if (pfd[1].revents != 0) {
-			if (recv(PLAN_MSGFD, &c, 1, MSG_DONTWAIT) == 0)
-				_exit(127);
-			fatal("the runner's socket spoke before the plan was written");
-		}
-	}
 	do
-		n = read(PLAN_GOFD, &v, sizeof v);
+		n = recv(PLAN_MSGFD, go, sizeof go, 0);
 	while (n == -1 && errno == EINTR);
-	if (n != (ssize_t)sizeof v || v != 1)
-		fatal("fd 5 did not say the plan was written");
-	close(PLAN_GOFD);
+	if (n == 0)
+		_exit(127);
+	if (n != (ssize_t)sizeof PLAN_GO || memcmp(go, PLAN_GO, sizeof PLAN_GO) != 0)
+		fatal("the runner's socket did not say the plan was written");
 }
 
 int

@@ -2,7 +2,7 @@
  * The plan: everything cw-sandbox needs to build one sandbox, decided by cw-runner
  * (spec.c: the view, the grants, the environment; run.c: the limits) and handed over
  * in a memfd on fd PLAN_FD: `cw-sandbox --plan-fd 4 -- CMD [ARG...]`, read once the
- * runner says so on PLAN_GOFD. cw-sandbox decides nothing; it parses the plan and takes the steps (sandbox/steps.c).
+ * runner's socket says PLAN_GO. cw-sandbox decides nothing; it parses the plan and takes the steps (sandbox/steps.c).
  *
  * The format, built for a parser that must refuse rather than guess:
  *
@@ -28,7 +28,6 @@
 
 #define PLAN_MSGFD		3
 #define PLAN_FD			4
-#define PLAN_GOFD		5
 
 #define PLAN_MAGIC		"CWPLAN1\n"
 #define PLAN_MAX		(8 << 20)	/* the whole plan, bytes */
@@ -87,12 +86,13 @@ struct sandbox_msg {
 #define SANDBOX_CARVED		"carved"
 
 /*
- * Runner to sandbox, first of all: 1 added to the eventfd on PLAN_GOFD says the plan on
- * PLAN_FD is written and may be read. The runner starts cw-sandbox before it has built
- * the plan (runner/sandbox.h: sandbox_prestart), so that the exec and the start of the
- * C library overlap the spec's build; a sandbox whose socket ends first exits 127
- * having done nothing, and one whose socket speaks first refuses.
+ * Runner to sandbox, first of all: the plan on PLAN_FD is written and may be read.
+ * The runner starts cw-sandbox before it has built the plan (runner/sandbox.h:
+ * sandbox_prestart), so that the exec and the start of the C library overlap the
+ * spec's build; a sandbox whose socket ends before this message exits 127 having done
+ * nothing, and any other message is refused.
  */
+#define PLAN_GO			"plan"
 
 /* Control data of one descriptor, aligned as a cmsghdr (both sides of the socket). */
 union plan_cmsg_fd {

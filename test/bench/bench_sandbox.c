@@ -29,8 +29,9 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
+
+#include "plan.h"
 
 #define WARMUP	10
 #define MAXCMDS	8
@@ -75,6 +76,16 @@ run_once(char **env, char **argv, int devnull, int *failed, double *cpu)
 	int status;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	/*
+	 * cw-sandbox reads its plan once told the plan is written (plan.h: PLAN_GO), as
+	 * cw-runner tells it: the word waits in the socket for the start that reads it.
+	 */
+	for (char **e = env; *e != NULL; e++)
+		if (strncmp(*e, "CW_BENCH_PLAN=", 14) == 0 &&
+		    send(plansock[0], PLAN_GO, sizeof PLAN_GO, 0) == -1) {
+			perror("bench_sandbox: send");
+			exit(2);
+		}
 	if ((pid = fork()) < 0) {
 		perror("fork");
 		exit(2);
@@ -89,14 +100,9 @@ run_once(char **env, char **argv, int devnull, int *failed, double *cpu)
 				putenv(*env);
 				continue;
 			}
-			/*
-			 * The socket is above 9 (main): no dup2 clobbers another. cw-sandbox
-			 * reads its plan once fd 5 says it is written (plan.h: PLAN_GOFD),
-			 * as cw-runner says it: here it is said before the start.
-			 */
+			/* The socket is above 9 (main): neither dup2 clobbers the other. */
 			if (dup2(plansock[1], 3) == -1 ||
-			    (fd = open(*env + 14, O_RDONLY)) == -1 || dup2(fd, 4) == -1 ||
-			    (fd = eventfd(1, 0)) == -1 || dup2(fd, 5) == -1)
+			    (fd = open(*env + 14, O_RDONLY)) == -1 || dup2(fd, 4) == -1)
 				_exit(126);
 		}
 		execvp(argv[0], argv);
