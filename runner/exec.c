@@ -266,7 +266,6 @@ runner_cmd_exec(int argc, char **argv)
 	struct sandbox_spec	 s;
 	struct sandbox_report	 r;
 	struct sandbox_launch	 l;
-	struct sandbox_pre	 pre;
 	struct sigaction	 sa;
 	char			 err[1024];
 	int			 rc, refused, status = 0, reaped = 0;
@@ -282,39 +281,27 @@ runner_cmd_exec(int argc, char **argv)
 		return exec_usage("exec", o.workdir == NULL ? "--workdir is required" :
 		    "no command after --");
 	}
+	rc = exec_spec("exec", &o, &s);
+	strlist_free(&o.context);
+	if (rc != 0)
+		return rc;
+	if (!s.enabled)
+		fprintf(stderr, "cw-runner: SANDBOX DISABLED (%s): the command runs "
+		    "unconfined, with every right you have\n", s.disabled_by);
 	/* Orphans of the command (setsid, double fork) reparent to us, so we can end them. */
 	if (proc_subreaper() == -1) {
 		fprintf(stderr, "cw-runner exec: subreaper: %s\n", strerror(errno));
-		strlist_free(&o.context);
+		exec_spec_done(&s, 0);
 		return RUNNER_EXIT_FAILURE;
 	}
+
 	memset(&l, 0, sizeof l);
 	l.argv = o.cmd;
+	l.cwd = s.workdir;
 	l.fd_in = 0;
 	l.fd_out = 1;
 	l.fd_err = 2;
 	l.new_session = 1;
-	/*
-	 * cw-sandbox is started first, and told to go once the spec is built: its exec
-	 * and its start overlap the build (a third of an exec's start, on two cores).
-	 */
-	if (sandbox_prestart(&pre, &l, err, sizeof err) == -1) {
-		fprintf(stderr, "cw-runner exec: %s%s\n", errno == ENOENT ? "refused: " : "",
-		    err);
-		strlist_free(&o.context);
-		return errno == ENOENT ? RUNNER_EXIT_REFUSED : RUNNER_EXIT_FAILURE;
-	}
-	l.pre = &pre;
-	rc = exec_spec("exec", &o, &s);
-	strlist_free(&o.context);
-	if (rc != 0) {
-		sandbox_prestart_abort(&pre);
-		return rc;
-	}
-	if (!s.enabled)
-		fprintf(stderr, "cw-runner: SANDBOX DISABLED (%s): the command runs "
-		    "unconfined, with every right you have\n", s.disabled_by);
-	l.cwd = s.workdir;
 	pid = apply_sandbox(&s, &l, &r, &refused, err, sizeof err);
 	if (pid == -1) {
 		if (refused) {

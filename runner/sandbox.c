@@ -160,29 +160,36 @@ sandbox_plan(const struct sandbox_spec *s, const struct sandbox_launch *l, int a
 	return plan_build(&p, buf, len, err, errlen);
 }
 
-/* The plan of this launch into fd (the empty memfd cw-sandbox holds): 0, or -1 with err. */
+/* The plan of this launch in a memfd at offset 0: its descriptor, or -1 with err. */
 static int
-sandbox_plan_write(int fd, const struct sandbox_spec *s, const struct sandbox_launch *l,
-    int abi, char *err, size_t errlen)
+sandbox_plan_fd(const struct sandbox_spec *s, const struct sandbox_launch *l, int abi,
+    char *err, size_t errlen)
 {
 	char		*buf;
 	size_t		 len, off = 0;
 	ssize_t		 n;
+	int		 fd;
 
 	if (sandbox_plan(s, l, abi, &buf, &len, err, errlen) == -1)
 		return -1;
+	if ((fd = memfd_create("cw-plan", MFD_CLOEXEC)) == -1) {
+		snprintf(err, errlen, "memfd_create: %s", strerror(errno));
+		free(buf);
+		return -1;
+	}
 	while (off < len) {
 		if ((n = write(fd, buf + off, len - off)) == -1 && errno == EINTR)
 			continue;
 		if (n <= 0) {
 			snprintf(err, errlen, "writing the plan: %s", strerror(errno));
 			free(buf);
+			close(fd);
 			return -1;
 		}
 		off += (size_t)n;
 	}
 	free(buf);
-	return 0;
+	return fd;
 }
 
 /*
@@ -264,42 +271,74 @@ sandbox_reap(pid_t pid)
 		;
 }
 
-int
-sandbox_prestart(struct sandbox_pre *pre, const struct sandbox_launch *l, char *err,
-    size_t errlen)
+pid_t
+apply_sandbox(struct sandbox_spec *s, const struct sandbox_launch *l,
+    struct sandbox_report *r, int *refused, char *err, size_t errlen)
 {
-	sigset_t	 all, saved;
-	const char	*prog;
-	char		**argv = NULL;
-	size_t		 argc;
-	int		 p[2] = { -1, -1 }, fds[5], null = -1, planfd = -1, saved_errno;
+	struct sandbox_msg	 m;
+	sigset_t		 all, saved;
+	const char		*prog;
+	char			**argv = NULL;
+	size_t			 argc;
+	int			 p[2] = { -1, -1 }, fds[5], null = -1, planfd = -1;
+	int			 abi = 0, fatal = 0, saved_errno, rfd = -1, clone_err = 0;
+	uid_t			 uid = getuid();
+	pid_t			 outer, pid = -1;
+	ssize_t			 n;
 
-	pre->outer = -1;
-	pre->sock = pre->planfd = -1;
+	*refused = 0;
+	memset(r, 0, sizeof *r);
 	if (l->argv == NULL || l->argv[0] == NULL) {
 		snprintf(err, errlen, "nothing to run");
 		errno = EINVAL;
 		return -1;
 	}
+	r->sandboxed = s->enabled;
+	if (!s->enabled) {
+		if (strlist_add(&r->not_enforced, "sandbox disabled (CW_SANDBOX=off): no layer "
+		    "is applied, the command runs with the runner's own rights") == -1)
+			goto nomem;
+	} else {
+		/* Fail closed (S6): without Landlock there is no allowlist at all. */
+		if ((abi = landlock_abi()) < 1) {
+			*refused = 1;
+			snprintf(err, errlen, "landlock: not available in this kernel; refusing "
+			    "to run unconfined (CW_SANDBOX=off would run it without a sandbox)");
+			errno = ENOSYS;
+			return -1;
+		}
+		if (landlock_limits(abi, &r->not_enforced) == -1)
+			goto nomem;
+		/* The loud opt-out (SPEC N1): the run shares the host's network. */
+		if (s->net_open && strlist_add(&r->not_enforced, "network: open (config "
+		    "network: open): no network namespace and no egress proxy; the run "
+		    "reaches every host, and every service on this machine's loopback "
+		    "and LAN") == -1)
+			goto nomem;
+	}
 	if ((prog = sandbox_program(err, errlen)) == NULL) {
+		*refused = 1;
 		errno = ENOENT;
 		return -1;
 	}
 	for (argc = 0; l->argv[argc] != NULL; argc++)
 		;
-	if ((argv = calloc(argc + 5, sizeof *argv)) == NULL) {
-		snprintf(err, errlen, "%s", strerror(ENOMEM));
-		errno = ENOMEM;
-		return -1;
-	}
+	if ((argv = calloc(argc + 5, sizeof *argv)) == NULL)
+		goto nomem;
 	argv[0] = "cw-sandbox";
 	argv[1] = "--plan-fd";
 	argv[2] = "4";
 	argv[3] = "--";
 	for (size_t i = 0; i < argc; i++)
 		argv[4 + i] = l->argv[i];
-	if ((planfd = memfd_create("cw-plan", MFD_CLOEXEC)) == -1) {
-		snprintf(err, errlen, "memfd_create: %s", strerror(errno));
+	if ((planfd = sandbox_plan_fd(s, l, abi, err, errlen)) == -1)
+		goto fail;
+	/*
+	 * A deferred carve's rules go into a ruleset made here: the runner adds them
+	 * while cw-sandbox builds the view, and hands the ruleset over.
+	 */
+	if (s->carve != NULL && s->enabled && (rfd = landlock_ruleset(abi, err, errlen)) == -1) {
+		*refused = 1;
 		goto fail;
 	}
 	/* A socket, not a pipe: the listeners of a network namespace come back on it. */
@@ -324,134 +363,23 @@ sandbox_prestart(struct sandbox_pre *pre, const struct sandbox_launch *l, char *
 	 */
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, &saved);
-	pre->outer = sandbox_start(prog, argv, fds, l->cgroup);
+	outer = sandbox_start(prog, argv, fds, l->cgroup);
 	saved_errno = errno;
 	sigprocmask(SIG_SETMASK, &saved, NULL);
 	close(p[1]);
+	p[1] = -1;
+	close(planfd);
+	planfd = -1;
 	if (null != -1)
 		close(null);
+	null = -1;
 	free(argv);
-	if (pre->outer == -1) {
+	argv = NULL;
+	if (outer == -1) {
 		snprintf(err, errlen, "vfork: %s", strerror(saved_errno));
-		close(p[0]);
-		close(planfd);
 		errno = saved_errno;
-		return -1;
-	}
-	pre->sock = p[0];
-	pre->planfd = planfd;
-	return 0;
-fail:
-	saved_errno = errno;
-	free(argv);
-	if (planfd != -1)
-		close(planfd);
-	if (null != -1)
-		close(null);
-	for (int i = 0; i < 2; i++)
-		if (p[i] != -1)
-			close(p[i]);
-	errno = saved_errno;
-	return -1;
-}
-
-/*
- * End a cw-sandbox that has not been told to go: its socket's end is its signal to
- * exit (before it has read the plan, it has done nothing); then it is reaped.
- */
-void
-sandbox_prestart_abort(struct sandbox_pre *pre)
-{
-	int	 saved_errno = errno;
-
-	if (pre->sock != -1)
-		close(pre->sock);
-	if (pre->planfd != -1)
-		close(pre->planfd);
-	if (pre->outer > 0)
-		sandbox_reap(pre->outer);
-	pre->outer = -1;
-	pre->sock = pre->planfd = -1;
-	errno = saved_errno;
-}
-
-/* Tell a started cw-sandbox that its plan is written (PLAN_GO). */
-static int
-sandbox_go(int sock)
-{
-	ssize_t	 n;
-
-	do
-		n = send(sock, PLAN_GO, sizeof PLAN_GO, MSG_NOSIGNAL);
-	while (n == -1 && errno == EINTR);
-	return n == (ssize_t)sizeof PLAN_GO ? 0 : -1;
-}
-
-pid_t
-apply_sandbox(struct sandbox_spec *s, const struct sandbox_launch *l,
-    struct sandbox_report *r, int *refused, char *err, size_t errlen)
-{
-	struct sandbox_msg	 m;
-	struct sandbox_pre	 own, *pre = l->pre;
-	int			 p[2] = { -1, -1 };
-	int			 abi = 0, fatal = 0, saved_errno, rfd = -1, clone_err = 0;
-	uid_t			 uid = getuid();
-	pid_t			 outer, pid = -1;
-	ssize_t			 n;
-
-	*refused = 0;
-	memset(r, 0, sizeof *r);
-	r->sandboxed = s->enabled;
-	if (!s->enabled) {
-		if (strlist_add(&r->not_enforced, "sandbox disabled (CW_SANDBOX=off): no layer "
-		    "is applied, the command runs with the runner's own rights") == -1)
-			goto nomem;
-	} else {
-		/* Fail closed (S6): without Landlock there is no allowlist at all. */
-		if ((abi = landlock_abi()) < 1) {
-			*refused = 1;
-			snprintf(err, errlen, "landlock: not available in this kernel; refusing "
-			    "to run unconfined (CW_SANDBOX=off would run it without a sandbox)");
-			errno = ENOSYS;
-			goto fail;
-		}
-		if (landlock_limits(abi, &r->not_enforced) == -1)
-			goto nomem;
-		/* The loud opt-out (SPEC N1): the run shares the host's network. */
-		if (s->net_open && strlist_add(&r->not_enforced, "network: open (config "
-		    "network: open): no network namespace and no egress proxy; the run "
-		    "reaches every host, and every service on this machine's loopback "
-		    "and LAN") == -1)
-			goto nomem;
-	}
-	if (pre == NULL) {
-		if (sandbox_prestart(&own, l, err, errlen) == -1) {
-			*refused = errno == ENOENT;
-			return -1;
-		}
-		pre = &own;
-	}
-	if (sandbox_plan_write(pre->planfd, s, l, abi, err, errlen) == -1)
-		goto fail;
-	/*
-	 * A deferred carve's rules go into a ruleset made here: the runner adds them
-	 * while cw-sandbox builds the view, and hands the ruleset over.
-	 */
-	if (s->carve != NULL && s->enabled && (rfd = landlock_ruleset(abi, err, errlen)) == -1) {
-		*refused = 1;
 		goto fail;
 	}
-	if (sandbox_go(pre->sock) == -1 && errno != EPIPE && errno != ECONNRESET) {
-		/* One that has ended already left its reason on the socket (read below). */
-		snprintf(err, errlen, "starting cw-sandbox: %s", strerror(errno));
-		goto fail;
-	}
-	close(pre->planfd);
-	pre->planfd = -1;
-	outer = pre->outer;
-	p[0] = pre->sock;
-	pre->sock = -1;
-	pre->outer = -1;
 	if (!s->enabled)
 		pid = outer;	/* no namespace: cw-sandbox becomes the command */
 
@@ -593,16 +521,22 @@ nomem_child:
 	return -1;
 fail:
 	saved_errno = errno;
+	free(argv);
+	if (planfd != -1)
+		close(planfd);
 	if (rfd != -1)
 		close(rfd);
-	if (pre != NULL)
-		sandbox_prestart_abort(pre);
+	if (null != -1)
+		close(null);
+	for (int i = 0; i < 2; i++)
+		if (p[i] != -1)
+			close(p[i]);
 	errno = saved_errno;
 	return -1;
 nomem:
 	snprintf(err, errlen, "%s", strerror(ENOMEM));
 	errno = ENOMEM;
-	goto fail;
+	return -1;
 }
 
 void

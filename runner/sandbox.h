@@ -36,19 +36,6 @@ struct sandbox_launch {
 	const struct sockaddr_in *listen;
 	size_t		 n_listen;
 	int		*listen_fds;
-	struct sandbox_pre *pre;	/* NULL, or the cw-sandbox sandbox_prestart() started */
-};
-
-/*
- * A cw-sandbox started before its plan exists (sandbox_prestart): its exec, its loader
- * and its C library's start run on the other core while the runner builds the spec.
- * It waits on its socket for PLAN_GO and reads the plan only then; closing the socket
- * instead (sandbox_prestart_abort) ends it having done nothing.
- */
-struct sandbox_pre {
-	pid_t	 outer;		/* the cw-sandbox process; -1: none */
-	int	 sock;		/* our end of its message socket (its fd 3) */
-	int	 planfd;	/* the memfd it holds as fd 4, empty until apply_sandbox() */
 };
 
 /* What the running kernel enforced for this run, for the run's report. */
@@ -70,14 +57,6 @@ struct sandbox_report {
  * is finished here, in the parent, while the child makes its namespaces: the grants it
  * adds reach the child before Landlock, and the spec holds them on return.
  */
-/*
- * Start cw-sandbox for l (its argv, stdio and cgroup are all it needs yet): 0, or -1
- * with err. l->pre must then be set to pre for apply_sandbox(), which takes it over
- * (on success and on failure alike), or pre ended with sandbox_prestart_abort().
- */
-int	sandbox_prestart(struct sandbox_pre *, const struct sandbox_launch *, char *err,
-	    size_t errlen);
-void	sandbox_prestart_abort(struct sandbox_pre *);
 pid_t	apply_sandbox(struct sandbox_spec *, const struct sandbox_launch *,
 	    struct sandbox_report *, int *refused, char *err, size_t errlen);
 void	sandbox_report_free(struct sandbox_report *);

@@ -7,9 +7,7 @@
  *   cw-sandbox --plan-fd 4 -- CMD [ARG...]
  *
  * Only cw-runner starts it (runner/sandbox.c), with the message socket on fd 3;
- * started any other way it refuses. The runner may start it before the plan is
- * written (runner/sandbox.h: sandbox_prestart): the plan is read once the socket says
- * PLAN_GO, never before.
+ * started any other way it refuses.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -75,26 +73,6 @@ read_plan(int fd, size_t *len)
 	return buf;
 }
 
-/*
- * Wait for the runner's word that the plan is written (PLAN_GO). A socket that ends
- * first is a runner that gave up before the plan (a refused spec, a bad config): it
- * has said why itself, and nothing here has been done, so nothing is said.
- */
-static void
-wait_go(void)
-{
-	char	 go[sizeof PLAN_GO + 1];
-	ssize_t	 n;
-
-	do
-		n = recv(PLAN_MSGFD, go, sizeof go, 0);
-	while (n == -1 && errno == EINTR);
-	if (n == 0)
-		_exit(127);
-	if (n != (ssize_t)sizeof PLAN_GO || memcmp(go, PLAN_GO, sizeof PLAN_GO) != 0)
-		fatal("the runner's socket did not say the plan was written");
-}
-
 int
 main(int argc, char **argv)
 {
@@ -118,7 +96,6 @@ main(int argc, char **argv)
 	/* Ours only: the command must not inherit the runner's socket (its EOF says "exec'd"). */
 	if (fcntl(PLAN_MSGFD, F_SETFD, FD_CLOEXEC) == -1)
 		fatal("fd 3: fcntl");
-	wait_go();
 	buf = read_plan(fd, &len);
 	close(fd);
 	if (plan_parse(buf, len, &p, err, sizeof err) == -1)

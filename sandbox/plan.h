@@ -1,8 +1,8 @@
 /*
  * The plan: everything cw-sandbox needs to build one sandbox, decided by cw-runner
  * (spec.c: the view, the grants, the environment; run.c: the limits) and handed over
- * in a memfd on fd PLAN_FD: `cw-sandbox --plan-fd 4 -- CMD [ARG...]`, read once the
- * runner's socket says PLAN_GO. cw-sandbox decides nothing; it parses the plan and takes the steps (sandbox/steps.c).
+ * in a memfd on fd PLAN_FD: `cw-sandbox --plan-fd 4 -- CMD [ARG...]`. cw-sandbox
+ * decides nothing; it parses the plan and takes the steps (sandbox/steps.c).
  *
  * The format, built for a parser that must refuse rather than guess:
  *
@@ -84,15 +84,6 @@ struct sandbox_msg {
  * other message, runs nothing.
  */
 #define SANDBOX_CARVED		"carved"
-
-/*
- * Runner to sandbox, first of all: the plan on PLAN_FD is written and may be read.
- * The runner starts cw-sandbox before it has built the plan (runner/sandbox.h:
- * sandbox_prestart), so that the exec and the start of the C library overlap the
- * spec's build; a sandbox whose socket ends before this message exits 127 having done
- * nothing, and any other message is refused.
- */
-#define PLAN_GO			"plan"
 
 /* Control data of one descriptor, aligned as a cmsghdr (both sides of the socket). */
 union plan_cmsg_fd {

@@ -31,8 +31,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "plan.h"
-
 #define WARMUP	10
 #define MAXCMDS	8
 
@@ -76,16 +74,6 @@ run_once(char **env, char **argv, int devnull, int *failed, double *cpu)
 	int status;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	/*
-	 * cw-sandbox reads its plan once told the plan is written (plan.h: PLAN_GO), as
-	 * cw-runner tells it: the word waits in the socket for the start that reads it.
-	 */
-	for (char **e = env; *e != NULL; e++)
-		if (strncmp(*e, "CW_BENCH_PLAN=", 14) == 0 &&
-		    send(plansock[0], PLAN_GO, sizeof PLAN_GO, 0) == -1) {
-			perror("bench_sandbox: send");
-			exit(2);
-		}
 	if ((pid = fork()) < 0) {
 		perror("fork");
 		exit(2);
