@@ -553,6 +553,25 @@ store_run_set_continues(struct store *st, const char *id, const char *continues,
 	return 0;
 }
 
+/*
+ * Step stmt, a compare-and-set UPDATE of run id stamped now: 1 when it changed the run
+ * (at, when given, gets now), 0 when the run is there but was not changed, -1 (the
+ * run is missing: ENOENT; or the store failed).
+ */
+static int
+store_run_cas(struct store *st, sqlite3_stmt *stmt, const char *id, const char *now,
+    char *at, size_t atlen, const char *what)
+{
+	if (store_step_done(st, stmt, what) == -1)
+		return -1;
+	if (sqlite3_changes(st->db) == 1) {
+		if (at != NULL)
+			snprintf(at, atlen, "%s", now);
+		return 1;
+	}
+	return store_run_missing(st, id, what) == -1 ? -1 : 0;
+}
+
 /* ---- what a person did with the run's work (issue 27) ------------------------- */
 
 int
@@ -575,16 +594,7 @@ store_run_set_review(struct store *st, const char *id, const char *state,
 	store_bind_text(stmt, 2, state);
 	store_bind_text(stmt, 3, now);
 	store_bind_text(stmt, 4, detail);
-	if (store_step_done(st, stmt, "run review") == -1)
-		return -1;
-	if (sqlite3_changes(st->db) == 1) {
-		if (at != NULL)
-			snprintf(at, atlen, "%s", now);
-		return 1;
-	}
-	if (store_run_missing(st, id, "run review") == -1)
-		return -1;
-	return 0;
+	return store_run_cas(st, stmt, id, now, at, atlen, "run review");
 }
 
 int
@@ -603,14 +613,5 @@ store_run_set_pushed(struct store *st, const char *id, const char *remote,
 	store_bind_text(stmt, 2, remote);
 	store_bind_text(stmt, 3, branch);
 	store_bind_text(stmt, 4, now);
-	if (store_step_done(st, stmt, "run pushed") == -1)
-		return -1;
-	if (sqlite3_changes(st->db) == 1) {
-		if (at != NULL)
-			snprintf(at, atlen, "%s", now);
-		return 1;
-	}
-	if (store_run_missing(st, id, "run pushed") == -1)
-		return -1;
-	return 0;
+	return store_run_cas(st, stmt, id, now, at, atlen, "run pushed");
 }
