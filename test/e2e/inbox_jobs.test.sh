@@ -10,12 +10,7 @@
 set -euo pipefail
 : "${CW_BIN:?}" "${CW_SRC:?}"
 
-[ -x /usr/bin/chromium ] || { echo "FAIL - /usr/bin/chromium is missing (scripts/setup installs it)"; exit 1; }
-bindir=$("$CW_SRC/scripts/setup-engines" | tail -n 1)
-modules=$(dirname "$bindir")
-[ -d "$modules/playwright-core" ] || { echo "FAIL - playwright-core is not in $modules"; exit 1; }
-shots=${CW_INBOX_SHOTS:-${CW_BUILD:-/tmp}/inbox-shots}
-mkdir -p "$shots"
+. "$CW_SRC/test/e2e/lib/browser.bash"
 lib="$CW_SRC/test/e2e/lib"
 E2E_NAME=inbox_jobs
 . "$CW_SRC/test/e2e/lib/harness.bash"

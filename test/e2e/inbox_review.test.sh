@@ -22,12 +22,7 @@
 # review-390.png; docs/img/review-*.png are copies of them.
 set -euo pipefail
 : "${CW_BIN:?}" "${CW_SRC:?}"
-[ -x /usr/bin/chromium ] || { echo "FAIL - /usr/bin/chromium is missing (scripts/setup installs it)"; exit 1; }
-bindir=$("$CW_SRC/scripts/setup-engines" | tail -n 1)
-modules=$(dirname "$bindir")
-[ -d "$modules/playwright-core" ] || { echo "FAIL - playwright-core is not in $modules"; exit 1; }
-shots=${CW_INBOX_SHOTS:-${CW_BUILD:-/tmp}/inbox-shots}
-mkdir -p "$shots"
+. "$CW_SRC/test/e2e/lib/browser.bash"
 E2E_NAME=inbox-review
 . "$CW_SRC/test/e2e/lib/harness.bash"
 
