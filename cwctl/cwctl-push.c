@@ -167,14 +167,14 @@ cwctl_push_pr(const char *repo, const char *remote, const char *branch, int json
 {
 	enum gitremote_forge	 f;
 	char			 url[1024], page[2048], path[512], ref[320];
-	char			 title[512], body[8192];
+	char			 title[520], body[8200];
 	char			*get[] = { "git", "remote", "get-url", (char *)remote, NULL };
 	char			*subj[] = { "git", "log", "-1", "--format=%s", ref, "--", NULL };
 	char			*msg[] = { "git", "log", "-1", "--format=%b", ref, "--", NULL };
 	char			*gh[] = { "gh", "pr", "create", "--head", (char *)branch,
 				    "--fill", NULL };
 	char			*glab[] = { "glab", "mr", "create", "--source-branch",
-				    (char *)branch, "--title", title, "--description", body,
+				    (char *)branch, title, body,
 				    "--yes", NULL };
 	int			 have_gh, have_glab, rc;
 
@@ -188,10 +188,17 @@ cwctl_push_pr(const char *repo, const char *remote, const char *branch, int json
 		rc = cwctl_push_run(repo, gh, json);
 	} else if (have_glab && f != GITREMOTE_GITHUB) {
 		snprintf(ref, sizeof ref, "refs/heads/%s", branch);
-		if (cwctl_push_output(repo, subj, title, sizeof title) == -1)
-			snprintf(title, sizeof title, "%s", branch);
-		if (cwctl_push_output_all(repo, msg, body, sizeof body, 1) == -1)
-			snprintf(body, sizeof body, "%s", title);
+		/*
+		 * "--title=..." in one word: the run wrote the message, and a subject
+		 * of "-x" must stay a value; a description of "-" opens glab's editor.
+		 */
+		memcpy(title, "--title=", 8);
+		memcpy(body, "--description=", 14);
+		if (cwctl_push_output(repo, subj, title + 8, sizeof title - 8) == -1)
+			snprintf(title + 8, sizeof title - 8, "%s", branch);
+		if (cwctl_push_output_all(repo, msg, body + 14, sizeof body - 14, 1) == -1 ||
+		    strcmp(body + 14, "-") == 0)
+			snprintf(body + 14, sizeof body - 14, "%s", title + 8);
 		json_add_string(o, "pr_tool", "glab");
 		rc = cwctl_push_run(repo, glab, json);
 	} else if (gitremote_compare_url(url, branch, page, sizeof page) == 0) {

@@ -139,7 +139,7 @@ echo private > "$R/private.txt"; git -C "$R" add private.txt; git -C "$R" -c use
 PATH="$T/bin" cwctl run push "$d" --remote gl --pr > "$T/p.out" 2> "$T/p.err" || fail "push --pr with glab: $(cat "$T/p.err")"
 [ "$(git ls-remote "$T/remote3.git" "refs/heads/$br" | cut -f1)" = "$(git -C "$R" rev-parse "$br")" ] ||
     fail "glab pushed the person's checkout as the run's branch: $(cat "$T/glab.args")"
-grep -q -- "--source-branch $br" "$T/glab.args" && grep -q -- "--title $(git -C "$R" log -1 --format=%s "$br")" "$T/glab.args" ||
+grep -q -- "--source-branch $br" "$T/glab.args" && grep -q -- "--title=$(git -C "$R" log -1 --format=%s "$br") " "$T/glab.args" ||
     fail "glab was not asked for the run's branch with its subject: $(cat "$T/glab.args")"
 git -C "$R" checkout -q main
 rm -f "$T/bin/glab"
