@@ -57,12 +57,13 @@ cwctl_push_on_path(const char *name)
 }
 
 /*
- * A command's first line of output (git config, git remote get-url), in repo, with the
- * user's environment; its stderr is the user's. 0 with out, -1 when it failed or said
- * nothing.
+ * A command's first line of output (git config, git remote get-url), or all of it when
+ * whole (trailing newlines cut), in repo, with the user's environment; its stderr is
+ * the user's. 0 with out, -1 when it failed or said nothing.
  */
 static int
-cwctl_push_output(const char *repo, char *const *argv, char *out, size_t outlen)
+cwctl_push_output_all(const char *repo, char *const *argv, char *out, size_t outlen,
+    int whole)
 {
 	struct spawnchild	 s;
 	pid_t			 pid;
@@ -95,11 +96,20 @@ cwctl_push_output(const char *repo, char *const *argv, char *out, size_t outlen)
 			off += (size_t)n;
 	close(p[0]);
 	out[off] = '\0';
-	out[strcspn(out, "\r\n")] = '\0';
+	if (!whole)
+		out[strcspn(out, "\r\n")] = '\0';
+	while (off > 0 && (out[off - 1] == '\n' || out[off - 1] == '\r'))
+		out[--off] = '\0';
 	if (spawnchild_wait(pid, &status) == -1 || !WIFEXITED(status) ||
 	    WEXITSTATUS(status) != 0 || out[0] == '\0')
 		return -1;
 	return 0;
+}
+
+static int
+cwctl_push_output(const char *repo, char *const *argv, char *out, size_t outlen)
+{
+	return cwctl_push_output_all(repo, argv, out, outlen, 0);
 }
 
 /* Run argv in repo as the user, on the user's terminal (stdout to stderr for --json). */
@@ -143,18 +153,29 @@ cwctl_push_default_remote(const char *repo, char *out, size_t outlen)
 	snprintf(out, outlen, "origin");
 }
 
-/* --pr: gh or glab when installed (the forge's own, by the remote's URL), else the page. */
+/*
+ * --pr: gh or glab when installed (the forge's own, by the remote's URL), else the page.
+ * glab is given the title and description (the branch's last commit) and never
+ * --fill: with --fill, glab mr create also pushes HEAD, the checkout the person is on,
+ * to the source branch (gitlab-org/cli MR 4070; --push=false is ignored there before
+ * that fix), which would send a branch of the person's own as the run's, or to a
+ * remote they did not name. gh pr create with --head pushes nothing.
+ */
 static int
 cwctl_push_pr(const char *repo, const char *remote, const char *branch, int json,
     cJSON *o)
 {
 	enum gitremote_forge	 f;
-	char			 url[1024], page[2048], path[512];
+	char			 url[1024], page[2048], path[512], ref[320];
+	char			 title[520], body[8200];
 	char			*get[] = { "git", "remote", "get-url", (char *)remote, NULL };
+	char			*subj[] = { "git", "log", "-1", "--format=%s", ref, "--", NULL };
+	char			*msg[] = { "git", "log", "-1", "--format=%b", ref, "--", NULL };
 	char			*gh[] = { "gh", "pr", "create", "--head", (char *)branch,
 				    "--fill", NULL };
 	char			*glab[] = { "glab", "mr", "create", "--source-branch",
-				    (char *)branch, "--fill", "--yes", NULL };
+				    (char *)branch, title, body,
+				    "--yes", NULL };
 	int			 have_gh, have_glab, rc;
 
 	if (cwctl_push_output(repo, get, url, sizeof url) == -1)
@@ -166,6 +187,18 @@ cwctl_push_pr(const char *repo, const char *remote, const char *branch, int json
 		json_add_string(o, "pr_tool", "gh");
 		rc = cwctl_push_run(repo, gh, json);
 	} else if (have_glab && f != GITREMOTE_GITHUB) {
+		snprintf(ref, sizeof ref, "refs/heads/%s", branch);
+		/*
+		 * "--title=..." in one word: the run wrote the message, and a subject
+		 * of "-x" must stay a value; a description of "-" opens glab's editor.
+		 */
+		memcpy(title, "--title=", 8);
+		memcpy(body, "--description=", 14);
+		if (cwctl_push_output(repo, subj, title + 8, sizeof title - 8) == -1)
+			snprintf(title + 8, sizeof title - 8, "%s", branch);
+		if (cwctl_push_output_all(repo, msg, body + 14, sizeof body - 14, 1) == -1 ||
+		    strcmp(body + 14, "-") == 0)
+			snprintf(body + 14, sizeof body - 14, "%s", title + 8);
 		json_add_string(o, "pr_tool", "glab");
 		rc = cwctl_push_run(repo, glab, json);
 	} else if (gitremote_compare_url(url, branch, page, sizeof page) == 0) {

@@ -9,10 +9,17 @@ const state = { csrf: null, tasks: {}, runs: [], approvals: [], journal: [], job
   dirty: new Set(), flushTimer: null, logBusy: false, logAgain: false, es: null };
 
 function $(id) { return document.getElementById(id); }
+// The characters that show nothing or reorder what follows (bidi overrides, isolates,
+// zero-width ones: the set cwctl escapes, common/vis.c), as \uXXXX: a run names its
+// files and writes its lines, and "notes\u202etxt.sh" would read "noteshs.txt".
+const HIDDEN = /[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u3164\ufeff\uffa0\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufe00-\ufe0f\ufff9-\ufffb\u{1d173}-\u{1d17a}\u{e0000}-\u{e0fff}]/gu;
+function shown(s) {
+  return String(s).replace(HIDDEN, (c) => '\\u' + c.codePointAt(0).toString(16).padStart(4, '0'));
+}
 function el(tag, cls, text) {
   const e = document.createElement(tag);
   if (cls) e.className = cls;
-  if (text !== undefined && text !== null) e.textContent = String(text);
+  if (text !== undefined && text !== null) e.textContent = shown(text);
   return e;
 }
 function setStatus(t) { $('status').textContent = t; }
@@ -407,7 +414,7 @@ function renderState(r, rv, hasChanges) {
   }
   p.className = 'state state-' + cls;
   p.dataset.state = live ? 'live' : rv.state;
-  p.textContent = text;
+  p.textContent = shown(text);
   const waiting = !live && rv.state === 'waiting' && hasChanges;
   $('run-stop').hidden = !live;
   $('run-merge').hidden = !waiting;
@@ -726,7 +733,7 @@ async function loadRunView() {
   } catch (e) { setStatus(e.message); return; }
   if (state.runView !== id) return;
   $('run-id').textContent = r.id;
-  $('run-report').textContent = r.report ? JSON.stringify(r.report, null, 2) : '(no report yet)';
+  $('run-report').textContent = r.report ? shown(JSON.stringify(r.report, null, 2)) : '(no report yet)';
   // The diff and the summary once per state of the run (they change when it ends).
   const key = r.id + ' ' + r.status;
   if (state.diffOf !== key) {

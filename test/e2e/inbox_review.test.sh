@@ -2,9 +2,10 @@
 # The Inbox's review page of a finished run (issue 27), in Debian's Chromium through
 # playwright-core (lib/inbox-review.js). A `command` task run by the real sandboxed
 # cw-runner reaches one allowed loopback host, asks for another (a network approval,
-# denied from cwctl while the page shows the "waiting" line), then changes four files:
+# denied from cwctl while the page shows the "waiting" line), then changes five files:
 # one whose lines hold `<img src=x onerror=...>`, one whose path is HTML, one with a
-# 600-character line, one more. The page, at 1280 px and at 390 px:
+# 600-character line, one whose name holds U+202E (right-to-left override), one more.
+# The page, at 1280 px and at 390 px:
 #   - the waiting line and the review state line pass WCAG AA (contrast from the
 #     computed colours, >= 4.5);
 #   - the summary says what was asked, what it did, cost, time, approvals, the hosts
@@ -13,6 +14,8 @@
 #     block per file with a file list; each folds and unfolds; j/k/o move and fold, and
 #     never fire inside a text field; ? opens the help;
 #   - the HTML in a diff line and in a path is text (no <img> element, nothing ran);
+#   - a bidi control in a path is shown as \u202e, as cwctl shows it (vis.c), never
+#     raw: "notes<RLO>txt.sh" would read "noteshs.txt";
 #   - the timeline is sentences with times, not JSON;
 #   - no horizontal overflow (the long line scrolls inside its own block);
 #   - Push and Continue show the exact cwctl command to copy;
@@ -53,6 +56,7 @@ curl -s -m 120 -o /dev/null http://127.0.0.1:9/ ;
 printf 'base\nchanged <img src=x onerror=window.__pwned=1>\nline three\n' > README &&
 echo '<b>bold</b>' > '<img src=x onerror=window.__pwned=2>.txt' &&
 echo 'long $LONG end' > long.txt &&
+echo rtl > \"\$(printf 'notes\\342\\200\\256txt.sh')\" &&
 printf 'int main(void)\n{\n\treturn 1;\n}\n' > src/main.c" >/dev/null || die "task add"
 cw network review --ask --allow "127.0.0.1:$HPORT" >/dev/null || die "cwctl network"
 run=$(cw run start review) || die "run start"

@@ -55,3 +55,24 @@ esac
 [ ! -e "$home" ] || fail "the run's private HOME outlived the run"
 [ "$(cat "$HOME/.bashrc")" = 'echo USER-BASHRC-SOURCED' ] || fail "the user's .bashrc changed"
 pass "HOME is the run's own (under its TMPDIR, gone with it); the user's home is untouched and its ungranted names unseen"
+
+# A run's HOME is its to rearrange, and the runner's cleanup outside the sandbox must
+# follow none of it: links to the user's home and to a directory of theirs beside the
+# run's own files, then HOME itself swapped for a link to the user's home. Its TMPDIR
+# goes; the user's files stay.
+mkdir -p "$HOME/keep-dir" && echo kept > "$HOME/keep-dir/file" && echo kept > "$HOME/keep-file"
+cwctl task add home2 --engine command --repo "$T/repo" --mode acceptEdits --prompt "
+ln -s '$HOME/keep-dir' \"\$HOME/dir-link\" && ln -s '$HOME/keep-file' \"\$HOME/file-link\" &&
+ln -s '$HOME' \"\$HOME/home-link\" && mkdir \"\$HOME/sub\" && ln -s '$HOME/keep-dir' \"\$HOME/sub/deep\" &&
+echo links-made
+h=\$HOME; cd / && rm -rf \"\$h\" && ln -s '$HOME' \"\$h\" && echo home-swapped" >/dev/null
+cwctl run start home2 --wait > "$T/wait2.out" || true
+id2=$(sed -n 's/^run: *//p' "$T/wait2.out")
+[ -n "$id2" ] || fail "no run: $(cat "$T/wait2.out")"
+cwctl run log "$id2" > "$T/log2" 2>&1
+grep -q links-made "$T/log2" && grep -q home-swapped "$T/log2" || fail "the run could not plant its links: $(cat "$T/log2")"
+[ ! -e "$CLOCKWORK_HOME/tmp/$id2" ] && [ ! -L "$CLOCKWORK_HOME/tmp/$id2" ] || fail "the run's TMPDIR outlived it: $(ls -la "$CLOCKWORK_HOME/tmp/$id2")"
+[ "$(cat "$HOME/keep-dir/file")" = kept ] && [ "$(cat "$HOME/keep-file")" = kept ] &&
+    [ "$(cat "$HOME/.bashrc")" = 'echo USER-BASHRC-SOURCED' ] && [ -d "$HOME/secret-project-name" ] ||
+    fail "the cleanup of the run's HOME followed a link into the user's home: $(ls -la "$HOME")"
+pass "links a run plants in its HOME, and HOME swapped for a link, are removed, never followed: the user's home stays whole"

@@ -110,6 +110,41 @@ PATH="$T/bin" cwctl run push "$d" --remote gh --pr > "$T/p.out" 2> "$T/p.err" ||
 ! grep -q 'open a pull request' "$T/p.out" || fail "the compare URL printed although gh ran"
 pass "--pr: gh pr create when gh is installed, else the compare page derived from a GitHub remote URL"
 
+# 5b. --pr through glab pushes nothing of its own. glab mr create --fill also pushes
+# HEAD, the checkout the person is on, to the MR's source branch (gitlab-org/cli
+# MR 4070: "--fill always pushes the source branch", its test records "git push origin
+# HEAD:<source>"); a person on a branch of their own ahead of the run's would have
+# their unreviewed commits sent as the run's. This glab does what glab does with
+# --fill or --push; the remote must keep the run's tip.
+git init -q --bare "$T/remote3.git"
+git -C "$R" remote add gl https://gitlab.com/g/p.git
+git -C "$R" remote set-url --push gl "$T/remote3.git"
+rm -f "$T/bin/gh"
+cat > "$T/bin/glab" <<EOS
+#!/bin/sh
+echo "glab \$*" > "$T/glab.args"
+src=
+while [ \$# -gt 0 ]; do
+	case \$1 in
+	--source-branch) src=\$2; shift ;;
+	--fill|-f|--push|--push=true) push=1 ;;
+	esac
+	shift
+done
+[ -z "\$push" ] || git push -q gl "HEAD:refs/heads/\$src"
+EOS
+chmod +x "$T/bin/glab"
+git -C "$R" checkout -q -b mine "$br"
+echo private > "$R/private.txt"; git -C "$R" add private.txt; git -C "$R" -c user.name=t -c user.email=t@example.com commit -q -m 'the person: not for the remote'
+PATH="$T/bin" cwctl run push "$d" --remote gl --pr > "$T/p.out" 2> "$T/p.err" || fail "push --pr with glab: $(cat "$T/p.err")"
+[ "$(git ls-remote "$T/remote3.git" "refs/heads/$br" | cut -f1)" = "$(git -C "$R" rev-parse "$br")" ] ||
+    fail "glab pushed the person's checkout as the run's branch: $(cat "$T/glab.args")"
+grep -q -- "--source-branch $br" "$T/glab.args" && grep -q -- "--title=$(git -C "$R" log -1 --format=%s "$br") " "$T/glab.args" ||
+    fail "glab was not asked for the run's branch with its subject: $(cat "$T/glab.args")"
+git -C "$R" checkout -q main
+rm -f "$T/bin/glab"
+pass "--pr: glab mr create for the branch, titled by its commit, pushing nothing (not the person's HEAD)"
+
 # 6. The default remote is the upstream remote of the branch the repository is on.
 e=$(run_task five 'echo e > e.txt')
 git init -q --bare "$T/up.git"
@@ -148,7 +183,7 @@ refused "run $a was merged into main $WHEN" run merge "$a"
 refused "run $c was discarded $WHEN" run merge "$c"
 cwctl runs --review > "$T/rv2.out"
 diff <(cut -d' ' -f1 "$T/rv.out") <(cut -d' ' -f1 "$T/rv2.out") >&2 || fail "runs --review changed over a restart"
-review_of "$d" | grep -q '"pushed":{"remote":"gh"' || fail "the push record did not survive"
+review_of "$d" | grep -q '"pushed":{"remote":"gl"' || fail "the push record did not survive"
 pass "states and the push record survive a daemon restart"
 
 # 9. A remote named by a URL with a password in it is stored and journaled masked.

@@ -77,7 +77,7 @@ async function main() {
     });
     must(facts.Asked && facts.Asked.includes('curl -s -m 30') && facts.Asked.includes(cfg.htmlPath),
       'the summary says what was asked (the task\'s prompt, HTML in it as text)');
-    must(/4 files changed, \+\d+ −\d+/.test(facts['What it did'] || ''), `what it did: ${facts['What it did']}`);
+    must(/5 files changed, \+\d+ −\d+/.test(facts['What it did'] || ''), `what it did: ${facts['What it did']}`);
     must(/^\$0\.00, 0 turns/.test(facts.Cost || '') && /\d+ s, /.test(facts.Time || ''),
       `cost and time: ${facts.Cost} / ${facts.Time}`);
     must(facts.Approvals === '1 asked: 0 allowed, 1 denied', `approvals: ${facts.Approvals}`);
@@ -89,8 +89,14 @@ async function main() {
 
     // 4. The diff: a file list, one block per file, coloured.
     const names = await page.locator('#run-files .fname').allInnerTexts();
-    must(names.length === 4 && names.some((x) => x.includes(cfg.htmlPath)),
-      `the file list names the four files, the HTML path as text: ${names.join(' | ')}`);
+    must(names.length === 5 && names.some((x) => x.includes(cfg.htmlPath)),
+      `the file list names the five files, the HTML path as text: ${names.join(' | ')}`);
+    // A run names its files: a bidi override would show another name than git's.
+    const bidi = await page.evaluate(() => ({
+      raw: /[\u200b-\u200f\u2028-\u202e\u2060-\u206f]/.test(document.querySelector('#run').textContent),
+      shown: [...document.querySelectorAll('#run-files .fname')].some((d) => d.textContent.includes('notes\\u202etxt.sh')),
+    }));
+    must(!bidi.raw && bidi.shown, `a path's U+202E is shown as \\u202e, never raw: ${JSON.stringify(bidi)} ${names.join(' | ')}`);
     const inert = await page.evaluate(() => ({
       img: document.querySelectorAll('#run img, #run b').length, pwned: typeof window.__pwned,
       line: [...document.querySelectorAll('#run-diff .d-add')].some((d) => d.textContent.includes('<img src=x onerror=window.__pwned=1>')),
