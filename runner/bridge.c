@@ -57,7 +57,7 @@ struct bridge {
 	int			 max_pending;
 	int			 npending;
 	struct asklimit		*asks;		/* the run's approval budget, or NULL */
-	int			 pending_full;	/* the last call met max_pending */
+	int64_t			 pending_noted;	/* when max_pending was last reported, ms */
 	struct bridge_pendq	 pending;
 	struct record_list	 denials;	/* bounded: see record.h */
 	struct record_list	 approvals;
@@ -78,6 +78,8 @@ struct bridge {
 
 /* The daemon takes tool names up to this long (runs_approval_request). */
 #define BRIDGE_TOOL_MAX	256
+/* A limit met again within this long after it was reported is the same burst. */
+#define BRIDGE_LIMIT_QUIET_MS	60000
 
 static const char *bridge_versions[] = CW_MCP_VERSIONS;
 static const char *const bridge_command_fields[] = {
@@ -566,6 +568,7 @@ bridge_tools_call(struct bridge *b, const cJSON *id, const cJSON *params, void *
 	struct floor_result	 fr;
 	struct bridge_pending	*p;
 	cJSON			*msg;
+	int64_t			 now;
 
 	name = json_get_string(params, "name");
 	if (name == NULL || strcmp(name, BRIDGE_TOOL_NAME) != 0)
@@ -633,18 +636,24 @@ bridge_tools_call(struct bridge *b, const cJSON *id, const cJSON *params, void *
 	 */
 	if (b->npending >= b->max_pending) {
 		bridge_record_approval(b, NULL, tool, "deny", "limit", NULL);
-		if (!b->pending_full && (msg = bridge_event(b, "approval_limit")) != NULL) {
+		/*
+		 * Once a minute at most: in a flood the waiting count dips below the limit
+		 * as abandoned calls are dropped and fills again at once, which is still
+		 * one burst.
+		 */
+		now = clock_mono_ms();
+		if ((b->pending_noted == 0 || now - b->pending_noted >= BRIDGE_LIMIT_QUIET_MS) &&
+		    (msg = bridge_event(b, "approval_limit")) != NULL) {
 			cJSON_AddStringToObject(msg, "tool", tool);
 			cJSON_AddStringToObject(msg, "limit", "pending");
 			cJSON_AddStringToObject(msg, "reason", "too many approval requests are "
 			    "already waiting for an answer");
 			bridge_emit(b, msg);
+			b->pending_noted = now;
 		}
-		b->pending_full = 1;
 		return bridge_tool_result(id, 0, NULL,
 		    "too many approval requests are already waiting for an answer");
 	}
-	b->pending_full = 0;
 	if (bridge_too_large(input)) {
 		bridge_record_approval(b, NULL, tool, "deny", "limit", "input too large");
 		if ((msg = bridge_event(b, "approval_too_large")) != NULL) {

@@ -62,6 +62,13 @@ flood() {
 }
 stored() { sql "SELECT count(*) FROM approvals WHERE run_id = '$1'"; }
 journaled() { sql "SELECT count(*) FROM journal WHERE run_id = '$1' AND kind = '$2'"; }
+# Each approval_limit row as who counted (the runner, or clockworkd's second count) and
+# which limit it met, one per line.
+limits() {
+	sql "SELECT coalesce(json_extract(data, '\$.by'), 'runner') || '/' ||
+	    coalesce(json_extract(data, '\$.limit'), '?') FROM journal
+	    WHERE run_id = '$1' AND kind = 'approval_limit' ORDER BY id" | tr '\n' ' '
+}
 
 start_daemon --stop-grace 1
 id=$(flood flood-defaults)
@@ -96,7 +103,7 @@ start_daemon --stop-grace 1
 id=$(flood flood-per-run)
 log=$(run_field "$id" log_path)
 s=$(stored "$id") lim=$(journaled "$id" approval_limit)
-echo "max_per_run 20: $s approvals stored, $lim approval_limit journal rows; $(grep -o 'sent [0-9]*' "$log")"
+echo "max_per_run 20: $s approvals stored, $lim approval_limit journal rows ($(limits "$id")); $(grep -o 'sent [0-9]*' "$log")"
 why=
 grep -q '^sent 2000' "$log" || why="the flood did not run ($(run_status "$id"): $(tail -c 300 "$log" | tr '\n' ' '));"
 [ "${s:-0}" -le 20 ] || why="$why $s approvals stored (at most 20);"
